@@ -1,0 +1,65 @@
+import fs from 'node:fs'
+import pg from 'pg'
+import { PGlite } from '@electric-sql/pglite'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import { vector } from '@electric-sql/pglite-pgvector'
+import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch'
+
+// Every int8 column (positions, revisions, counts) fits in 2^53 (DESIGN.md convention 2).
+pg.types.setTypeParser(20, (v) => Number(v))
+
+export type Pool = pg.Pool
+export type Client = pg.PoolClient
+export type Queryable = Pick<pg.Pool, 'query'>
+
+export interface Database {
+  pool: pg.Pool
+  kind: 'pglite' | 'postgres'
+  /** The URL of a Postgres server, for adapters that need their own connection (LISTEN). */
+  url?: string
+  close(): Promise<void>
+}
+
+export const openPglite = async (dataDir: string | PGlite): Promise<Database> => {
+  let db: PGlite
+  if (typeof dataDir === 'string') {
+    if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true })
+    db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } })
+  } else db = dataDir
+  const pool = new pg.Pool(createPgConfig(db) as unknown as pg.PoolConfig)
+  return {
+    pool,
+    kind: 'pglite',
+    close: async () => {
+      await pool.end()
+      await db.close()
+    },
+  }
+}
+
+export const openPostgres = async (url: string, max = 10): Promise<Database> => {
+  const pool = new pg.Pool({ connectionString: url, max })
+  // A server-side error on an idle client must not crash the process; the next query reports it.
+  pool.on('error', () => undefined)
+  await pool.query('SELECT 1')
+  return { pool, kind: 'postgres', url, close: () => pool.end() }
+}
+
+export const openDatabase = (config: { databaseUrl?: string; dataDir: string }): Promise<Database> =>
+  config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(`${config.dataDir}/pg`)
+
+/** Runs fn in a transaction on one client; rolls back when it throws. */
+export const inTransaction = async <T>(pool: pg.Pool, fn: (client: Client) => Promise<T>): Promise<T> => {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    const result = await fn(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}

@@ -1,0 +1,94 @@
+// The event store port, modelled on EventStoreDB's semantics so that an EventStoreDB adapter
+// maps onto it one to one (appendToStream / readStream / readAll / subscribeToAll).
+
+export type Actor =
+  | { kind: 'human'; userId: string }
+  | { kind: 'agent'; client: string; skill?: string }
+  | { kind: 'system'; process: string }
+
+/** DESIGN.md convention 3; workspaceId scopes the event for audit. */
+export interface EventMetadata {
+  actor: Actor
+  correlationId: string
+  causationId: string | null
+  at: string
+  workspaceId?: string
+}
+
+export interface EventData {
+  id: string
+  type: string
+  data: unknown
+  metadata: EventMetadata
+}
+
+export interface RecordedEvent extends EventData {
+  streamId: string
+  /** 0-based revision of the event in its stream. */
+  revision: number
+  /** Global position in the log: increases in commit order, never reused. */
+  position: number
+  /** ISO time the store recorded the event. */
+  time: string
+}
+
+/** 'no_stream': the stream must not exist; 'stream_exists': it must; a number: its current revision. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number
+
+export interface AppendResult {
+  /** Revision of the last appended event (the expected revision for the next append). */
+  nextExpectedRevision: number
+  /** Global position of the last appended event. */
+  position: number
+}
+
+export class WrongExpectedVersion extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual revision, or 'no_stream'. */
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`)
+    this.name = 'WrongExpectedVersion'
+  }
+}
+
+export interface ReadStreamOptions {
+  /** First revision to read (inclusive), default 0. */
+  fromRevision?: number
+  maxCount?: number
+}
+
+export interface ReadAllOptions {
+  /** Read events with a position strictly after this one; default: from the start. */
+  after?: number
+  maxCount?: number
+}
+
+export interface Subscription {
+  unsubscribe(): Promise<void>
+  /** Resolves when the subscription stops (unsubscribed, or failed with the handler's error). */
+  readonly done: Promise<void>
+}
+
+export interface EventStore {
+  append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>
+  /** Events of a stream forwards; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>
+  /** The current revision of a stream, or 'no_stream'. */
+  streamRevision(streamId: string): Promise<number | 'no_stream'>
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>
+  /** Position of the last committed event, 0 when the log is empty. */
+  headPosition(): Promise<number>
+  /** Catch up from `after`, then live; the handler sees each event once, in position order. */
+  subscribeToAll(options: { after?: number }, handler: (event: RecordedEvent) => Promise<void>): Subscription
+  /**
+   * Calls the listener when new events may have been appended (by this process or, where the
+   * backend can tell, another one). Returns a function that removes the listener.
+   */
+  onAppend(listener: () => void): () => void
+  close(): Promise<void>
+}
+
+export const START = 0

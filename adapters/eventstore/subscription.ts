@@ -1,0 +1,54 @@
+import type { EventStore, RecordedEvent, Subscription } from './port'
+
+const BATCH = 500
+
+/**
+ * Catch-up-then-live subscription built from readAll and onAppend: reads batches after the
+ * last delivered position, and when it reaches the head waits for an append signal (or the
+ * poll interval, for appends the backend cannot signal).
+ */
+export const pollingSubscription = (
+  store: Pick<EventStore, 'readAll' | 'onAppend'>,
+  after: number,
+  handler: (event: RecordedEvent) => Promise<void>,
+  pollMs = 1000,
+): Subscription => {
+  let stopped = false
+  let wake: (() => void) | undefined
+  const off = store.onAppend(() => wake?.())
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs)
+      wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  const loop = async () => {
+    let position = after
+    try {
+      while (!stopped) {
+        // Arm the wake-up before reading so an append between the read and the wait is not missed.
+        const waiting = sleep()
+        const events = await store.readAll({ after: position, maxCount: BATCH })
+        for (const event of events) {
+          if (stopped) return
+          await handler(event)
+          position = event.position
+        }
+        if (events.length < BATCH && !stopped) await waiting
+      }
+    } finally {
+      off()
+    }
+  }
+  const done = loop()
+  return {
+    done,
+    unsubscribe: async () => {
+      stopped = true
+      wake?.()
+      await done.catch(() => undefined)
+    },
+  }
+}
