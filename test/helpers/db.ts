@@ -12,7 +12,7 @@ let template: Promise<PGlite> | undefined
 export const testPglite = async (): Promise<Database> => {
   template ??= PGlite.create({ extensions: { vector, pg_textsearch } })
   const clone = await (await template).clone()
-  return openPglite(clone)
+  return openPglite(clone as PGlite)
 }
 
 /** The Postgres server of TEST_DATABASE_URL, when set (.ci/run sets it). */

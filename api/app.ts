@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto'
+import Router from '@koa/router'
+import Koa from 'koa'
+import { koaBody } from 'koa-body'
+import type { Deps } from './deps'
+import { ApiError, envelopeOf, statusOf } from './errors'
+import { openApiDocument } from './openapi'
+import { type AnyRoute, mount, send } from './route'
+import { adminRoutes } from './routes/admin'
+import { auditRoutes } from './routes/audit'
+import { authRoutes } from './routes/auth'
+import { mountHealth } from './routes/health'
+import { operatorRoutes } from './routes/operators'
+
+export const JSON_LIMIT = '2mb'
+
+/** Every route of the API, mounted and documented from this one table. */
+export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes]
+
+export const openApiExtra = {
+  '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },
+  '/api/v1/openapi.json': { get: { summary: 'This document', tags: ['meta'], responses: { default: { description: 'OpenAPI 3.1' } } } },
+}
+
+const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())
+
+export const createApp = (deps: Deps) => {
+  const app = new Koa()
+  app.proxy = false
+
+  // Request id, one log line per request, and the one place failures become the envelope.
+  app.use(async (ctx, next) => {
+    const requestId = requestIdOf(ctx.get('x-request-id'))
+    const started = process.hrtime.bigint()
+    ctx.state.requestId = requestId
+    ctx.state.log = deps.log.child({ requestId })
+    ctx.set('x-request-id', requestId)
+    try {
+      await next()
+      if (ctx.body === undefined && ctx.status === 404) throw new ApiError('NOT_FOUND', `no route ${ctx.method} ${ctx.path}`)
+    } catch (error) {
+      writeError(ctx, error)
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request')
+  })
+
+  app.use(koaBody({ json: true, jsonStrict: true, jsonLimit: JSON_LIMIT, multipart: false, urlencoded: false, text: false }))
+
+  const router = new Router()
+  mountHealth(router, deps)
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = openApiDocument(routes, openApiExtra)
+  })
+  mount(router, deps, routes)
+  app.use(router.routes())
+  app.use(router.allowedMethods({ throw: true }))
+  return { app, router }
+}
+
+const writeError = (ctx: Koa.Context, error: unknown) => {
+  let apiError: ApiError
+  if (error instanceof ApiError) apiError = error
+  else {
+    const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
+    if (status === 413) apiError = new ApiError('PAYLOAD_TOO_LARGE', `the request body is over ${JSON_LIMIT}`)
+    else if (status === 405) apiError = new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`)
+    else if (status === 501) apiError = new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`)
+    else if (status === 400 || status === 415 || status === 422) {
+      apiError = new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
+    } else {
+      ctx.state.log?.error({ err: error }, 'unhandled error')
+      apiError = new ApiError('INTERNAL_ERROR', 'an internal error occurred; it has been logged')
+    }
+  }
+  for (const [k, v] of Object.entries(apiError.headers ?? {})) ctx.set(k, v)
+  const allowed = (error as { headers?: Record<string, string> })?.headers?.Allow
+  if (allowed) ctx.set('Allow', allowed)
+  ctx.status = statusOf(apiError.code)
+  ctx.body = envelopeOf(apiError.code, apiError.message, apiError.details)
+}
+
+export { send }

@@ -1,0 +1,92 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { Context } from 'koa'
+import { hashSecret } from '../commands/secrets'
+import { type Permission, type Role, permissionsOf } from '../domain/shared'
+import type { Deps } from './deps'
+import { ApiError } from './errors'
+
+export type Identity =
+  | {
+      kind: 'user'
+      userId: string
+      email: string
+      name: string
+      workspaceId: string
+      workspaceName: string
+      role: Role
+      tokenId: string
+      issuedAt: string
+      expiresAt: string
+    }
+  | { kind: 'apiKey'; keyId: string; workspaceId: string; name: string; role: Role }
+  | { kind: 'admin' }
+  | { kind: 'anonymous' }
+
+export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'admin'
+
+const bearerOf = (ctx: Context) => {
+  const header = ctx.get('authorization')
+  if (!header) throw new ApiError('UNAUTHORIZED', 'missing Authorization header (Bearer token)')
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) throw new ApiError('INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"')
+  return match[1]
+}
+
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+
+export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Promise<Identity> => {
+  switch (mode) {
+    case 'none':
+      return { kind: 'anonymous' }
+    case 'admin': {
+      const token = bearerOf(ctx)
+      if (!sameHash(hashSecret(token), deps.adminTokenHash)) throw new ApiError('INVALID_TOKEN', 'the admin token is not valid')
+      return { kind: 'admin' }
+    }
+    case 'bearer': {
+      const token = bearerOf(ctx)
+      const { rows } = await deps.db.pool.query(
+        `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
+         FROM access_tokens t
+         JOIN users u ON u.id = t.user_id
+         JOIN workspaces w ON w.id = t.workspace_id
+         LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+         WHERE t.token_hash = $1`,
+        [hashSecret(token)],
+      )
+      const row = rows[0]
+      if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now() || !row.role) {
+        throw new ApiError('INVALID_TOKEN', 'the access token is invalid, revoked or expired')
+      }
+      return {
+        kind: 'user',
+        userId: row.user_id,
+        email: row.email,
+        name: row.name,
+        workspaceId: row.workspace_id,
+        workspaceName: row.workspace_name,
+        role: row.role,
+        tokenId: row.id,
+        issuedAt: row.issued_at.toISOString(),
+        expiresAt: row.expires_at.toISOString(),
+      }
+    }
+    case 'apiKey': {
+      const key = ctx.get('x-api-key')
+      if (!key) throw new ApiError('UNAUTHORIZED', 'missing x-api-key header')
+      const { rows } = await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [hashSecret(key)])
+      const row = rows[0]
+      if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN', 'the API key is invalid or revoked')
+      // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.
+      return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, name: row.name, role: 'editor' }
+    }
+  }
+}
+
+/** The one permission check: admins pass, users and keys need the permission of their role. */
+export const authorize = (identity: Identity, permission: Permission | undefined) => {
+  if (!permission || identity.kind === 'admin' || identity.kind === 'anonymous') return
+  if (!permissionsOf(identity.role).includes(permission)) {
+    throw new ApiError('FORBIDDEN', `this requires the permission ${permission}`)
+  }
+}

@@ -1,0 +1,87 @@
+import * as t from 'io-ts'
+import * as E from 'fp-ts/Either'
+
+// Each variable is decoded from its string form; a bad value stops the start with one line.
+const withDefault = <A>(codec: t.Type<A, unknown, unknown>, fallback: A) =>
+  new t.Type<A, unknown, unknown>(codec.name, codec.is, (u, c) => (u === undefined || u === '' ? t.success(fallback) : codec.validate(u, c)), codec.encode)
+
+const intInRange = (min: number, max: number) =>
+  new t.Type<number, unknown, unknown>(
+    `an integer between ${min} and ${max}`,
+    (u): u is number => typeof u === 'number',
+    (u, c) => {
+      const n = typeof u === 'string' && /^-?\d+$/.test(u.trim()) ? Number(u) : NaN
+      return Number.isInteger(n) && n >= min && n <= max ? t.success(n) : t.failure(u, c)
+    },
+    String,
+  )
+
+const booleanString = new t.Type<boolean, unknown, unknown>(
+  'true or false',
+  (u): u is boolean => typeof u === 'boolean',
+  (u, c) => (u === 'true' || u === '1' ? t.success(true) : u === 'false' || u === '0' ? t.success(false) : t.failure(u, c)),
+  String,
+)
+
+const postgresUrl = new t.Type<string, unknown, unknown>(
+  'a postgres:// or postgresql:// URL',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^postgres(ql)?:\/\/\S+$/.test(u) ? t.success(u) : t.failure(u, c)),
+  String,
+)
+
+const secret = new t.Type<string, unknown, unknown>(
+  'at least 16 characters',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && u.length >= 16 ? t.success(u) : t.failure(u, c)),
+  String,
+)
+
+const optional = <A>(codec: t.Type<A, unknown, unknown>) => withDefault(t.union([codec, t.undefined]), undefined)
+
+export const ConfigCodec = t.type({
+  PORT: withDefault(intInRange(0, 65535), 3000),
+  HOST: withDefault(t.string, '0.0.0.0'),
+  DATA_DIR: withDefault(t.string, './data'),
+  DATABASE_URL: optional(postgresUrl),
+  KB_ADMIN_TOKEN: optional(secret),
+  LOG_LEVEL: withDefault(t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }), 'info'),
+  READ_YOUR_WRITES_TIMEOUT_MS: withDefault(intInRange(0, 60000), 5000),
+  SHUTDOWN_TIMEOUT_MS: withDefault(intInRange(0, 600000), 10000),
+  KB_ALLOW_PRIVATE_URLS: withDefault(booleanString, false),
+})
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl?: string
+  adminToken?: string
+  logLevel: string
+  readYourWritesTimeoutMs: number
+  shutdownTimeoutMs: number
+  allowPrivateUrls: boolean
+}
+
+/** Decodes the environment; Left is one line naming the variable and what it must be. */
+export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => {
+  const decoded = ConfigCodec.decode(Object.fromEntries(Object.keys(ConfigCodec.props).map((k) => [k, env[k]])))
+  if (E.isLeft(decoded)) {
+    const error = decoded.left[0]
+    const name = error.context[1]?.key ?? '?'
+    const expected = error.context[error.context.length - 1].type.name
+    return E.left(`Invalid configuration: ${name} must be ${expected} (got ${JSON.stringify(error.value)})`)
+  }
+  const c = decoded.right
+  return E.right({
+    port: c.PORT,
+    host: c.HOST,
+    dataDir: c.DATA_DIR,
+    databaseUrl: c.DATABASE_URL,
+    adminToken: c.KB_ADMIN_TOKEN,
+    logLevel: c.LOG_LEVEL,
+    readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
+    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    allowPrivateUrls: c.KB_ALLOW_PRIVATE_URLS,
+  })
+}

@@ -1,0 +1,18 @@
+import type { Logger } from 'pino'
+import type { Database } from '../adapters/db'
+import type { EventStore } from '../adapters/eventstore/port'
+import type { ProjectionRunner } from '../projections/runner'
+import type { Config } from './config'
+
+/** What route handlers are given: the store to write, the database to read, the runner to wait on. */
+export interface Deps {
+  config: Config
+  db: Database
+  store: EventStore
+  runner: ProjectionRunner
+  log: Logger
+  /** SHA-256 of the admin token. */
+  adminTokenHash: string
+  /** Set while the service drains on shutdown. */
+  state: { ready: boolean }
+}

@@ -1,0 +1,30 @@
+import * as E from 'fp-ts/Either'
+import { createLogger } from '../adapters/logger'
+import { loadConfig } from './config'
+import { startService } from './service'
+
+const config = loadConfig(process.env)
+if (E.isLeft(config)) {
+  process.stderr.write(`${config.left}\n`)
+  process.exit(1)
+}
+const log = createLogger(config.right.logLevel)
+const service = await startService(config.right, log)
+
+const shutdown = (signal: string) => {
+  log.info({ signal }, 'shutting down')
+  const force = setTimeout(() => {
+    log.error('shutdown timed out; exiting')
+    process.exit(1)
+  }, config.right.shutdownTimeoutMs)
+  force.unref()
+  service.stop().then(
+    () => process.exit(0),
+    (error) => {
+      log.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    },
+  )
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'))
+process.once('SIGINT', () => shutdown('SIGINT'))

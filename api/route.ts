@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto'
+import type Router from '@koa/router'
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import type { Context } from 'koa'
+import type { CommandContext } from '../commands/handle'
+import type { DomainError, Permission } from '../domain/shared'
+import { type AuthMode, type Identity, authenticate, authorize } from './auth'
+import type { Deps } from './deps'
+import { ApiError, statusOf } from './errors'
+import { describeErrors } from './validation'
+
+export interface Reply {
+  data: unknown
+  status?: number
+  /** Position of the events the request appended: the answer waits for the read models to reach it. */
+  position?: number
+  headers?: Record<string, string>
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P
+  query: Q
+  body: B
+  identity: Identity
+  /** Metadata for the commands the handler sends. */
+  command: CommandContext
+  ctx: Context
+}
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete'
+  path: string
+  summary: string
+  tag: string
+  auth: AuthMode
+  permission?: Permission
+  params?: t.Type<P, unknown, unknown>
+  query?: t.Type<Q, unknown, unknown>
+  body?: t.Type<B, unknown, unknown>
+  handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
+}
+
+export type AnyRoute = RouteSpec<any, any, any>
+
+export const route = <P = unknown, Q = unknown, B = unknown>(spec: RouteSpec<P, Q, B>): AnyRoute => spec
+
+const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknown): E.Either<string[], A> => {
+  if (!codec) return E.right(value as A)
+  const result = codec.decode(value)
+  return E.isLeft(result) ? E.left(describeErrors(result.left)) : E.right(result.right)
+}
+
+const actorOf = (identity: Identity): CommandContext['actor'] => {
+  switch (identity.kind) {
+    case 'user':
+      return { kind: 'human', userId: identity.userId }
+    case 'apiKey':
+      return { kind: 'agent', client: identity.name }
+    case 'admin':
+      return { kind: 'system', process: 'admin-api' }
+    case 'anonymous':
+      return { kind: 'system', process: 'anonymous' }
+  }
+}
+
+/** Writes a success envelope (or lets the error middleware write a failure). */
+export const send = (ctx: Context, status: number, data: unknown) => {
+  ctx.status = status
+  ctx.body = { success: true, data }
+}
+
+export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
+  for (const spec of routes) {
+    router[spec.method](spec.path, async (ctx: Context) => {
+      const identity = await authenticate(deps, ctx, spec.auth)
+      authorize(identity, spec.permission)
+      const problems: string[] = []
+      const parts = [
+        decode(spec.params, ctx.params ?? {}),
+        decode(spec.query, ctx.query ?? {}),
+        decode(spec.body, (ctx.request as { body?: unknown }).body ?? {}),
+      ]
+      for (const part of parts) if (E.isLeft(part)) problems.push(...part.left)
+      if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
+      const [params, query, body] = parts.map((p) => (p as E.Right<unknown>).right)
+      const command: CommandContext = {
+        actor: actorOf(identity),
+        at: new Date().toISOString(),
+        correlationId: String(ctx.state.requestId ?? randomUUID()),
+        ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
+      }
+      const result = await spec.handler({ params, query, body, identity, command, ctx }, deps)
+      if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
+      const reply = result.right
+      if (reply.position && reply.position > 0) {
+        const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
+        if (!caughtUp) ctx.set('x-read-models-lag', 'true')
+      }
+      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
+      send(ctx, reply.status ?? 200, reply.data)
+    })
+  }
+}
+
+export { statusOf }
+
+/** A command's result as a reply: its position drives read-your-writes, the rest is the data. */
+export const replyWith = <T extends { position: number }>(
+  result: E.Either<DomainError, T>,
+  status = 200,
+  pick?: (r: T) => unknown,
+): E.Either<DomainError, Reply> =>
+  E.map((r: T) => {
+    const { position, ...data } = r
+    return { data: pick ? pick(r) : data, position, status }
+  })(result)

@@ -1,0 +1,49 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { issueAccessToken, roleOf } from '../../commands/accounts'
+import { fail, permissionsOf } from '../../domain/shared'
+import * as c from '../codecs'
+import { type AnyRoute, route } from '../route'
+
+/** SPEC.md "Authentication and workspace". */
+export const authRoutes: AnyRoute[] = [
+  route({
+    method: 'post', path: '/api/v1/auth/validate', tag: 'auth', auth: 'bearer', summary: 'Validate the access token',
+    handler: async ({ identity }) => {
+      if (identity.kind !== 'user') throw new Error('bearer auth yields a user')
+      return E.right({
+        data: {
+          valid: true,
+          user: {
+            id: identity.userId,
+            email: identity.email,
+            name: identity.name,
+            current_workspace: { id: identity.workspaceId, name: identity.workspaceName, role: identity.role },
+          },
+          token: { issued_at: identity.issuedAt, expires_at: identity.expiresAt },
+        },
+      })
+    },
+  }),
+  route({
+    method: 'post', path: '/api/v1/auth/switch-workspace', tag: 'auth', auth: 'bearer', summary: 'Switch the active workspace; answers a new token',
+    body: t.type({ workspace_id: c.id }),
+    handler: async ({ identity, body, command }, { store, db }) => {
+      if (identity.kind !== 'user') throw new Error('bearer auth yields a user')
+      // Unknown workspaces and foreign ones answer alike: no existence leak.
+      const role = await roleOf(store, body.workspace_id, identity.userId)
+      if (!role) return fail('WORKSPACE_ACCESS_DENIED', 'you have no access to that workspace')
+      const ttlSeconds = Math.max(60, Math.round((Date.parse(identity.expiresAt) - Date.parse(identity.issuedAt)) / 1000))
+      const issued = await issueAccessToken(store, { ...command, workspaceId: body.workspace_id }, { userId: identity.userId, workspaceId: body.workspace_id, ttlSeconds })
+      if (E.isLeft(issued)) return issued
+      const { rows } = await db.pool.query('SELECT id, name, slug FROM workspaces WHERE id = $1', [body.workspace_id])
+      return E.right({
+        data: {
+          workspace: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug, role, permissions: permissionsOf(role) },
+          access_token: issued.right.access_token,
+        },
+        position: issued.right.position,
+      })
+    },
+  }),
+]

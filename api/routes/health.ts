@@ -1,0 +1,26 @@
+import type Router from '@koa/router'
+import type { Deps } from '../deps'
+
+/** Readiness and each dependency's state: 200 when ready, 503 otherwise. */
+export const mountHealth = (router: Router, deps: Deps) => {
+  router.get('/health', async (ctx) => {
+    const dependencies: Record<string, unknown> = {}
+    let ready = deps.state.ready
+    try {
+      await deps.db.pool.query('SELECT 1')
+      dependencies.database = { status: 'up', kind: deps.db.kind }
+      dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
+    } catch (error) {
+      ready = false
+      dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }
+    }
+    const projections = deps.runner.statuses()
+    if (projections.some((p) => p.state === 'failed')) ready = false
+    dependencies.projections = projections.map((p) => ({ name: p.name, state: p.state, position: p.position }))
+    const data = { status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready', dependencies }
+    ctx.status = ready ? 200 : 503
+    ctx.body = ready
+      ? { success: true, data }
+      : { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: `the service is ${data.status}`, details: [JSON.stringify(dependencies)] } }
+  })
+}

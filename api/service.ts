@@ -1,0 +1,66 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import { type Database, openDatabase } from '../adapters/db'
+import { PostgresEventStore } from '../adapters/eventstore/postgres'
+import type { Logger } from '../adapters/logger'
+import { hashSecret, newSecret } from '../commands/secrets'
+import { projectors } from '../projections'
+import { dropShadowSchemas } from '../projections/rebuild'
+import { ProjectionRunner } from '../projections/runner'
+import { createApp } from './app'
+import type { Config } from './config'
+import type { Deps } from './deps'
+
+/** The admin token: KB_ADMIN_TOKEN, or one generated on first start into DATA_DIR/admin-token (0600). */
+export const adminToken = (config: Config, log: Logger): string => {
+  if (config.adminToken) return config.adminToken
+  const file = path.join(config.dataDir, 'admin-token')
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim()
+  fs.mkdirSync(config.dataDir, { recursive: true })
+  const token = newSecret('kba')
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 })
+  // Printed once, on the start that created it; later starts read the file.
+  process.stderr.write(`Admin token (saved to ${file}): ${token}\n`)
+  log.warn({ file }, 'generated a new admin token')
+  return token
+}
+
+export interface Service {
+  url: string
+  deps: Deps
+  server: http.Server
+  stop(): Promise<void>
+}
+
+export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
+  const db = database ?? (await openDatabase(config))
+  const store = await PostgresEventStore.open(db)
+  await dropShadowSchemas(db)
+  const runner = new ProjectionRunner(db, store, projectors, log)
+  await runner.start()
+  const state = { ready: false }
+  const deps: Deps = { config, db, store, runner, log, adminTokenHash: hashSecret(adminToken(config, log)), state }
+  const { app } = createApp(deps)
+  const server = http.createServer(app.callback())
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
+  const address = server.address() as { port: number }
+  state.ready = true
+  const url = `http://127.0.0.1:${address.port}`
+  log.info({ url, database: db.kind }, 'service ready')
+
+  let stopping: Promise<void> | undefined
+  const stop = () =>
+    (stopping ??= (async () => {
+      state.ready = false
+      // Stop accepting; in-flight requests finish; then the store closes cleanly.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      await closed
+      await runner.stop()
+      await store.close()
+      await db.close()
+      log.info('service stopped')
+    })())
+  return { url, deps, server, stop }
+}

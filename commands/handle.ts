@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import { PathReporter } from 'io-ts/PathReporter'
+import type { Actor, EventMetadata, EventStore } from '../adapters/eventstore/port'
+import { WrongExpectedVersion } from '../adapters/eventstore/port'
+import type { Decider, DomainError } from '../domain/shared'
+
+/** Who asks, when, and for which workspace; becomes the metadata of every appended event. */
+export interface CommandContext {
+  actor: Actor
+  at: string
+  correlationId: string
+  causationId?: string | null
+  workspaceId?: string
+}
+
+export interface Handled<Event> {
+  events: Event[]
+  /** Global position of the last appended event; 0 when the command was already satisfied. */
+  position: number
+  /** Stream revision after the command, or 'no_stream'. */
+  revision: number | 'no_stream'
+}
+
+export const metadataOf = (ctx: CommandContext): EventMetadata => ({
+  actor: ctx.actor,
+  correlationId: ctx.correlationId,
+  causationId: ctx.causationId ?? null,
+  at: ctx.at,
+  ...(ctx.workspaceId ? { workspaceId: ctx.workspaceId } : {}),
+})
+
+/** Loads a stream and folds it, checking each event against the aggregate's codec. */
+export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
+  const recorded = await store.readStream(streamId)
+  let state = decider.initialState()
+  for (const r of recorded) {
+    const decoded = decider.events.decode({ type: r.type, data: r.data })
+    if (E.isLeft(decoded)) throw new Error(`${streamId}@${r.revision}: ${PathReporter.report(decoded).join('; ')}`)
+    state = decider.evolve(state, decoded.right)
+  }
+  const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : 'no_stream'
+  return { state, revision }
+}
+
+const RETRIES = 3
+
+/**
+ * The one command handler: read the stream, fold, decide, append with the revision read.
+ * With `expectedRevision` (a client's guard) a stale revision answers VERSION_CONFLICT; without
+ * it a concurrent writer makes the handler re-read and decide again.
+ */
+export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<C, Ev, S>,
+  command: C,
+  ctx: CommandContext,
+  options: { expectedRevision?: number | 'no_stream' } = {},
+): Promise<E.Either<DomainError, Handled<Ev>>> => {
+  for (let attempt = 0; ; attempt++) {
+    const { state, revision } = await load(store, streamId, decider)
+    if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+      return E.left(versionConflict(streamId, revision))
+    }
+    const decided = decider.decide(command, state)
+    if (E.isLeft(decided)) return decided
+    const events = decided.right
+    if (events.length === 0) return E.right({ events, position: 0, revision })
+    const metadata = metadataOf(ctx)
+    try {
+      const result = await store.append(
+        streamId,
+        events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata })),
+        revision,
+      )
+      return E.right({ events, position: result.position, revision: result.nextExpectedRevision })
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersion)) throw error
+      if (options.expectedRevision !== undefined) return E.left(versionConflict(streamId, error.actual))
+      if (attempt >= RETRIES) throw error
+    }
+  }
+}
+
+export const versionConflict = (streamId: string, actual: number | 'no_stream'): DomainError => ({
+  code: 'VERSION_CONFLICT',
+  message: `${streamId} is at revision ${String(actual)}`,
+  details: [`currentRevision: ${String(actual)}`],
+})

@@ -1,0 +1,29 @@
+import * as E from 'fp-ts/Either'
+import type { EventStore } from '../adapters/eventstore/port'
+import { reservation } from '../domain/reservation'
+import type { DomainError } from '../domain/shared'
+import { type CommandContext, handle, load } from './handle'
+import { streams } from './streams'
+
+/**
+ * Claims a unique key for an owner through its reservation stream. A holder whose own stream
+ * does not exist (a crash between the reservation and the creation) loses the key to the claimant.
+ */
+export const reserve = async (
+  store: EventStore,
+  ctx: CommandContext,
+  scope: string,
+  key: string,
+  ownerId: string,
+  ownerStream: (ownerId: string) => string,
+): Promise<E.Either<DomainError, void>> => {
+  const streamId = streams.reservation(scope, key)
+  const { state } = await load(store, streamId, reservation)
+  const holderExists = state.ownerId !== null && (await store.streamRevision(ownerStream(state.ownerId))) !== 'no_stream'
+  const result = await handle(store, streamId, reservation, { type: 'Reserve', data: { key, ownerId, holderExists } }, ctx)
+  return E.map(() => undefined)(result)
+}
+
+export const release = async (store: EventStore, ctx: CommandContext, scope: string, key: string, ownerId: string) => {
+  await handle(store, streams.reservation(scope, key), reservation, { type: 'Release', data: { key, ownerId } }, ctx)
+}

@@ -1,0 +1,13 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+/** A new random secret with a readable prefix (kbt_ access token, kbk_ API key). */
+export const newSecret = (prefix: 'kbt' | 'kbk' | 'kba') => `${prefix}_${randomBytes(32).toString('base64url')}`
+
+/** Tokens and keys are stored only as this hash. */
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
+
+export const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(hashSecret(a))
+  const y = Buffer.from(hashSecret(b))
+  return timingSafeEqual(x, y)
+}

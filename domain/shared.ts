@@ -1,0 +1,47 @@
+import * as t from 'io-ts'
+import * as E from 'fp-ts/Either'
+
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'VERSION_CONFLICT'
+  | 'FORBIDDEN'
+  | 'QUOTA_EXCEEDED'
+  | 'WORKSPACE_ACCESS_DENIED'
+
+/** An expected failure of a command, mapped to the HTTP envelope in one table (api/errors.ts). */
+export interface DomainError {
+  code: ErrorCode
+  message: string
+  details?: string[]
+}
+
+export const fail = (code: ErrorCode, message: string, details?: string[]): E.Either<DomainError, never> =>
+  E.left(details ? { code, message, details } : { code, message })
+
+/** The decider of an aggregate (emmett's shape): pure, no clock, no random, no I/O. */
+export interface Decider<Command, Event, State> {
+  initialState: () => State
+  evolve: (state: State, event: Event) => State
+  decide: (command: Command, state: State) => E.Either<DomainError, Event[]>
+  /** Codec of the aggregate's events, used to check events read back from the store. */
+  events: t.Type<Event, unknown, unknown>
+}
+
+export const Role = t.keyof({ owner: null, admin: null, editor: null, viewer: null })
+export type Role = t.TypeOf<typeof Role>
+
+export type Permission = 'read:knowledge' | 'write:knowledge' | 'read:tools' | 'write:tools'
+
+export const permissionsOf = (role: Role): Permission[] =>
+  role === 'viewer'
+    ? ['read:knowledge', 'read:tools']
+    : ['read:knowledge', 'write:knowledge', 'read:tools', 'write:tools']
+
+/** Owners and admins manage the workspace (and read its audit trail). */
+export const managesWorkspace = (role: Role) => role === 'owner' || role === 'admin'
+
+export const assertNever = (x: never): never => {
+  throw new Error(`unexpected value ${JSON.stringify(x)}`)
+}

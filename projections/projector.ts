@@ -1,0 +1,30 @@
+import type { Client } from '../adapters/db'
+import type { RecordedEvent } from '../adapters/eventstore/port'
+
+/**
+ * A projector owns some tables and builds them from events. Its SQL uses unqualified table
+ * names: the runner sets the search_path, so a rebuild can build the same tables in a fresh
+ * schema and swap them in.
+ */
+export interface Projector {
+  name: string
+  /** Bump when `schema` or `apply` change meaning: the runner then rebuilds at start-up. */
+  version: number
+  /** Tables it owns (and only it writes). */
+  tables: string[]
+  /** DDL creating the tables and their indexes, unqualified names, no IF NOT EXISTS needed. */
+  schema: string
+  /** Event types it applies ('all' for every event); other events only move its checkpoint. */
+  handles: readonly string[] | 'all'
+  /** Must be idempotent: applying an event twice changes nothing. */
+  apply(tx: Client, event: RecordedEvent): Promise<void>
+}
+
+export const checkpointSchema = `
+CREATE TABLE IF NOT EXISTS projection_checkpoints (
+  name text PRIMARY KEY,
+  position bigint NOT NULL,
+  version integer NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+`
