@@ -1,0 +1,85 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import type { Database } from '../../adapters/db'
+import { createLogger } from '../../adapters/logger'
+import { loadConfig } from '../../api/config'
+import { type Service, startService } from '../../api/service'
+import { testPglite } from './db'
+
+export const ADMIN = 'test-admin-token-0123456789'
+
+export interface Response {
+  status: number
+  body: any
+  headers: Headers
+}
+
+export type Call = (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Response>
+
+export const client = (base: string): Call => async (method, p, options = {}) => {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) }
+  if (options.token) headers.authorization = `Bearer ${options.token}`
+  let body: string | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) body = JSON.stringify(options.body)
+  if (body !== undefined) headers['content-type'] ??= 'application/json'
+  const res = await fetch(base + p, { method, headers, body })
+  const text = await res.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers }
+}
+
+export interface TestService extends Service {
+  call: Call
+  dataDir: string
+}
+
+/** The whole service on a fresh PGlite (or the given database), on a free port. */
+export const startTestService = async (env: Record<string, string> = {}, db?: Database): Promise<TestService> => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, ...env })
+  if (E.isLeft(config)) throw new Error(config.left)
+  const service = await startService(config.right, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), db ?? (await testPglite()))
+  return {
+    ...service,
+    dataDir,
+    call: client(service.url),
+    stop: async () => {
+      await service.stop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const ok = (r: Response, status = 200) => {
+  if (r.status !== status || r.body?.success !== true) throw new Error(`expected ${status} success, got ${r.status} ${JSON.stringify(r.body)}`)
+  return r.body.data
+}
+
+export interface Member {
+  userId: string
+  workspaceId: string
+  token: string
+  tokenId: string
+}
+
+/** A user with a role in a (new or given) workspace, and an access token for it. */
+export const seedMember = async (call: Call, role = 'owner', workspaceId?: string, email?: string): Promise<Member> => {
+  const user = ok(await call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: email ?? `u${Math.random().toString(36).slice(2)}@example.com`, name: 'Test User' } }), 201)
+  const ws = workspaceId ?? ok(await call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: `Workspace ${Math.random().toString(36).slice(2)}` } }), 201).id
+  ok(await call('POST', `/api/v1/admin/workspaces/${ws}/members`, { token: ADMIN, body: { userId: user.id, role } }))
+  const token = ok(await call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: user.id, workspaceId: ws } }), 201)
+  return { userId: user.id, workspaceId: ws, token: token.access_token, tokenId: token.id }
+}
+
+export const expectError = (r: Response, status: number, code: string) => {
+  if (r.status !== status || r.body?.success !== false || r.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${r.status} ${JSON.stringify(r.body)}`)
+  }
+  return r.body.error as { code: string; message: string; details?: string[] }
+}

@@ -1,0 +1,150 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import pino from 'pino'
+import { type Database, inTransaction } from '../../adapters/db'
+import { PostgresEventStore } from '../../adapters/eventstore/postgres'
+import { projectors } from '../../projections'
+import type { Projector } from '../../projections/projector'
+import { rebuildProjector } from '../../projections/rebuild'
+import { ProjectionRunner, installProjector } from '../../projections/runner'
+import { event } from '../contract/eventstore'
+import { testPglite } from '../helpers/db'
+import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
+
+const silent = pino({ level: 'silent' })
+
+/** Every row of every table a projector owns, in a stable order. */
+export const dump = async (db: Database, projector: Projector) => {
+  const out: Record<string, unknown[]> = {}
+  for (const table of projector.tables) out[table] = (await db.pool.query(`SELECT * FROM ${table} ORDER BY 1, 2`)).rows
+  return out
+}
+
+const test = suite<{ svc: TestService }>('projections: runner, idempotence, rebuild')
+test.before(async (ctx) => {
+  ctx.svc = await startTestService()
+  for (let i = 0; i < 3; i++) await seedMember(ctx.svc.call, 'editor')
+})
+test.after(async ({ svc }) => svc.stop())
+
+test('every projector is idempotent: applying every event twice changes nothing', async ({ svc }) => {
+  const { db, store } = svc.deps
+  const events = await store.readAll({})
+  for (const p of projectors) {
+    const before = await dump(db, p)
+    await inTransaction(db.pool, async (tx) => {
+      for (const e of events) if (p.handles === 'all' || p.handles.includes(e.type)) await p.apply(tx, e)
+    })
+    assert.equal(await dump(db, p), before, p.name)
+  }
+})
+
+test('rebuild from zero into fresh tables equals the live tables, and the API keeps answering', async ({ svc }) => {
+  const { db, store } = svc.deps
+  const m = await seedMember(svc.call)
+  for (const p of projectors) {
+    const before = await dump(db, p)
+    // Reads during the rebuild keep working against the old tables.
+    const reading = (async () => {
+      for (let i = 0; i < 5; i++) ok(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }))
+    })()
+    const report = await rebuildProjector(db, store, p, silent)
+    await reading
+    assert.is(report.position, await store.headPosition())
+    assert.equal(await dump(db, p), before, p.name)
+  }
+  const leftovers = await db.pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname LIKE 'kb_rebuild_%'")
+  assert.is(leftovers.rows[0].n, 0)
+})
+
+test('the admin endpoint rebuilds all and reports status with lag 0; unknown name 404', async ({ svc }) => {
+  const rebuilt = ok(await svc.call('POST', '/api/v1/admin/projections/all/rebuild', { token: ADMIN }))
+  assert.equal(rebuilt.rebuilt.map((r: any) => r.name), projectors.map((p) => p.name))
+  const status = ok(await svc.call('GET', '/api/v1/admin/projections', { token: ADMIN }))
+  assert.ok(status.head > 0)
+  for (const p of status.projections) {
+    assert.is(p.lag, 0)
+    assert.is(p.state, 'running')
+  }
+  const missing = await svc.call('POST', '/api/v1/admin/projections/nope/rebuild', { token: ADMIN })
+  assert.is(missing.status, 404)
+  // Writes after the swap land in the new tables.
+  const m = await seedMember(svc.call)
+  ok(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }))
+})
+
+test('a projector that throws stops at that event, logs its position, and never skips it', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  const lines: any[] = []
+  const log = pino({ level: 'error' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
+  const seen: number[] = []
+  const fragile: Projector = {
+    name: 'fragile', version: 1, tables: ['fragile_rows'],
+    schema: 'CREATE TABLE fragile_rows (position bigint PRIMARY KEY)',
+    handles: ['Good', 'Bad'],
+    async apply(tx, e) {
+      if (e.type === 'Bad') throw new Error('cannot apply Bad')
+      seen.push(e.position)
+      await tx.query('INSERT INTO fragile_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
+    },
+  }
+  await store.append('s-1', [event('Good')], 'no_stream')
+  const bad = await store.append('s-1', [event('Bad')], 0)
+  await store.append('s-1', [event('Good')], 1)
+  const runner = new ProjectionRunner(db, store, [fragile], log)
+  await runner.start()
+  const reached = await runner.waitFor(bad.position + 1, 1500)
+  assert.is(reached, false)
+  const [status] = runner.statuses()
+  assert.is(status.state, 'failed')
+  assert.is(status.error?.position, bad.position)
+  assert.is(lines[0]?.position, bad.position)
+  assert.is(lines[0]?.projector, 'fragile')
+  const rows = await db.pool.query('SELECT position FROM fragile_rows')
+  const cp = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'fragile'")
+  // The batch with the bad event rolled back whole: nothing after the last good checkpoint.
+  assert.ok(cp.rows[0].position < bad.position)
+  assert.ok(rows.rows.every((r: any) => r.position <= cp.rows[0].position))
+  await runner.stop()
+  await store.close()
+  await db.close()
+})
+
+test('a projector whose version changed is rebuilt from position 0 at start', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  await store.append('s-2', [event('Good'), event('Good')], 'no_stream')
+  const p = (version: number): Projector => ({
+    name: 'versioned', version, tables: ['versioned_rows'],
+    schema: `CREATE TABLE versioned_rows (position bigint PRIMARY KEY, v int NOT NULL)`,
+    handles: ['Good'],
+    apply: async (tx, e) => void (await tx.query('INSERT INTO versioned_rows VALUES ($1, $2) ON CONFLICT DO NOTHING', [e.position, version])),
+  })
+  for (const version of [1, 2]) {
+    const runner = new ProjectionRunner(db, store, [p(version)], silent)
+    await runner.start()
+    assert.ok(await runner.waitFor(await store.headPosition(), 3000))
+    await runner.stop()
+    const { rows } = await db.pool.query('SELECT DISTINCT v FROM versioned_rows')
+    assert.equal(rows.map((r: any) => r.v), [version])
+  }
+  await installProjector(db, p(2))
+  await store.close()
+  await db.close()
+})
+
+test('read-your-writes: a lagging read model sets x-read-models-lag on the write answer', async () => {
+  const svc = await startTestService({ READ_YOUR_WRITES_TIMEOUT_MS: '0' })
+  try {
+    // Stop the projectors so no write can be caught up with.
+    await svc.deps.runner.stop()
+    const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'lag@example.com', name: 'L' } })
+    assert.is(r.status, 201)
+    assert.is(r.headers.get('x-read-models-lag'), 'true')
+  } finally {
+    await svc.stop()
+  }
+})
+
+test.run()
