@@ -38,6 +38,9 @@ export const createApp = (deps: Deps) => {
     try {
       await next()
       if (ctx.body === undefined && ctx.status === 404) throw new ApiError('NOT_FOUND', `no route ${ctx.method} ${ctx.path}`)
+      if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
+        throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`)
+      }
     } catch (error) {
       writeError(ctx, error)
     }
@@ -54,7 +57,7 @@ export const createApp = (deps: Deps) => {
   })
   mount(router, deps, routes)
   app.use(router.routes())
-  app.use(router.allowedMethods({ throw: true }))
+  app.use(router.allowedMethods())
   return { app, router }
 }
 
@@ -64,8 +67,6 @@ const writeError = (ctx: Koa.Context, error: unknown) => {
   else {
     const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
     if (status === 413) apiError = new ApiError('PAYLOAD_TOO_LARGE', `the request body is over ${JSON_LIMIT}`)
-    else if (status === 405) apiError = new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`)
-    else if (status === 501) apiError = new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`)
     else if (status === 400 || status === 415 || status === 422) {
       apiError = new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
     } else {
@@ -74,8 +75,6 @@ const writeError = (ctx: Koa.Context, error: unknown) => {
     }
   }
   for (const [k, v] of Object.entries(apiError.headers ?? {})) ctx.set(k, v)
-  const allowed = (error as { headers?: Record<string, string> })?.headers?.Allow
-  if (allowed) ctx.set('Allow', allowed)
   ctx.status = statusOf(apiError.code)
   ctx.body = envelopeOf(apiError.code, apiError.message, apiError.details)
 }

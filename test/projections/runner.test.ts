@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
-import { type Database, inTransaction } from '../../adapters/db'
+import { inTransaction } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import { projectors } from '../../projections'
 import type { Projector } from '../../projections/projector'
@@ -9,16 +9,10 @@ import { rebuildProjector } from '../../projections/rebuild'
 import { ProjectionRunner, installProjector } from '../../projections/runner'
 import { event } from '../contract/eventstore'
 import { testPglite } from '../helpers/db'
+import { dump } from '../helpers/dump'
 import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 const silent = pino({ level: 'silent' })
-
-/** Every row of every table a projector owns, in a stable order. */
-export const dump = async (db: Database, projector: Projector) => {
-  const out: Record<string, unknown[]> = {}
-  for (const table of projector.tables) out[table] = (await db.pool.query(`SELECT * FROM ${table} ORDER BY 1, 2`)).rows
-  return out
-}
 
 const test = suite<{ svc: TestService }>('projections: runner, idempotence, rebuild')
 test.before(async (ctx) => {

@@ -1,0 +1,97 @@
+// The operator CLI: `npm run kb -- projections status | projections rebuild <name|all> | stream <streamId>`.
+// With DATABASE_URL it opens the server directly (many processes may). On the embedded PGlite,
+// which allows one process, it calls the running service's admin API, and opens DATA_DIR itself
+// only when no service answers.
+import fs from 'node:fs'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import { openDatabase } from '../adapters/db'
+import { PostgresEventStore } from '../adapters/eventstore/postgres'
+import { createLogger } from '../adapters/logger'
+import { loadConfig } from '../api/config'
+import { projectors } from '../projections'
+import { checkpointSchema } from '../projections/projector'
+import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
+
+const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId>'
+
+const die = (message: string): never => {
+  process.stderr.write(`${message}\n`)
+  process.exit(2)
+}
+
+const config = loadConfig(process.env)
+if (E.isLeft(config)) die(config.left)
+const cfg = (config as E.Right<import('../api/config').Config>).right
+const log = createLogger(process.env.LOG_LEVEL ?? 'warn')
+
+type Request = { method: string; path: string }
+
+const requestOf = (args: string[]): Request => {
+  const [a, b, c] = args
+  if (a === 'projections' && b === 'status') return { method: 'GET', path: '/api/v1/admin/projections' }
+  if (a === 'projections' && b === 'rebuild' && c) return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
+  if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
+  return die(usage)
+}
+
+const adminToken = () => {
+  if (cfg.adminToken) return cfg.adminToken
+  const file = path.join(cfg.dataDir, 'admin-token')
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : die(`no admin token: set KB_ADMIN_TOKEN or start the service once to create ${file}`)
+}
+
+const viaService = async (base: string, req: Request) => {
+  const res = await fetch(base + req.path, { method: req.method, headers: { authorization: `Bearer ${adminToken()}` } })
+  const body = (await res.json()) as { success: boolean; data?: any; error?: { code: string; message: string; details?: string[] } }
+  if (!body.success) die(`${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`)
+  return body.data
+}
+
+const direct = async (args: string[]) => {
+  const db = await openDatabase(cfg)
+  const store = await PostgresEventStore.open(db)
+  await db.pool.query(checkpointSchema)
+  try {
+    const [a, b, c] = args
+    if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
+    if (a === 'projections' && b === 'rebuild') {
+      const selected = selectProjectors(projectors, c) ?? die(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
+      return { rebuilt: await rebuild(db, store, selected, log) }
+    }
+    const events = await store.readStream(b)
+    if (events.length === 0) die(`NOT_FOUND: no stream ${b}`)
+    return { streamId: b, events }
+  } finally {
+    await store.close()
+    await db.close()
+  }
+}
+
+const running = async (base: string) => {
+  try {
+    await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const print = (args: string[], data: any) => {
+  if (args[0] === 'stream') {
+    for (const e of data.events) process.stdout.write(`${JSON.stringify(e)}\n`)
+    return
+  }
+  if (args[1] === 'status') {
+    process.stdout.write(`head position ${data.head}\n`)
+    for (const p of data.projections) process.stdout.write(`${p.name.padEnd(16)} position ${String(p.position).padStart(10)}  lag ${String(p.lag).padStart(8)}${p.state ? `  ${p.state}` : ''}\n`)
+    return
+  }
+  for (const r of data.rebuilt) process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
+}
+
+const args = process.argv.slice(2)
+const req = requestOf(args)
+const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
+const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base))) ? await viaService(base, req) : await direct(args)
+print(args, data)

@@ -1,0 +1,124 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import pino from 'pino'
+import { openPglite } from '../../adapters/db'
+import { PostgresEventStore } from '../../adapters/eventstore/postgres'
+import { projectors } from '../../projections'
+import { rebuildProjector } from '../../projections/rebuild'
+import { dump } from '../helpers/dump'
+import { ADMIN, client, ok, seedMember } from '../helpers/service'
+
+const run = promisify(execFile)
+
+interface Proc {
+  child: ChildProcess
+  base: string
+  exited: Promise<number | null>
+  output: () => string
+}
+
+const start = async (dataDir: string, port: number): Promise<Proc> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
+    } catch {}
+    if (child.exitCode !== null) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`service did not start: ${out}`)
+}
+
+const kb = (dataDir: string, port: number, ...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent' } })
+
+const test = suite('the service as a process: SIGKILL recovery, graceful shutdown, the kb CLI')
+
+test('killed during a burst of writes: every acknowledged write survives, projections resume and equal a rebuild', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-crash-'))
+  const port = 42000 + Math.floor(Math.random() * 2000)
+  try {
+    let proc = await start(dataDir, port)
+    const call = client(proc.base)
+    const m = await seedMember(call, 'owner')
+    const acknowledged: { id: string; token: string }[] = []
+    let stop = false
+    const writers = Array.from({ length: 6 }, async () => {
+      while (!stop) {
+        try {
+          const r = await call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: m.userId, workspaceId: m.workspaceId } })
+          if (r.status === 201) acknowledged.push({ id: r.body.data.id, token: r.body.data.access_token })
+        } catch {
+          return // the connection died with the process
+        }
+      }
+    })
+    while (acknowledged.length < 30) await new Promise((r) => setTimeout(r, 20))
+    proc.child.kill('SIGKILL')
+    stop = true
+    await Promise.all(writers)
+    await proc.exited
+
+    proc = await start(dataDir, port)
+    const again = client(proc.base)
+    // Projections resume from their checkpoints: wait until they report no lag.
+    for (let i = 0; i < 100; i++) {
+      const status = ok(await again('GET', '/api/v1/admin/projections', { token: ADMIN }))
+      if (status.projections.every((p: any) => p.lag === 0)) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    for (const a of acknowledged) ok(await again('POST', '/api/v1/auth/validate', { token: a.token }))
+
+    // The CLI talks to the running service (PGlite allows one process).
+    const status = await kb(dataDir, port, 'projections', 'status')
+    assert.match(status.stdout, /accounts\s+position\s+\d+\s+lag\s+0/)
+
+    // A graceful stop leaves PGlite whole: reopen the files, compare live tables to a rebuild.
+    proc.child.kill('SIGTERM')
+    assert.is(await proc.exited, 0)
+    const db = await openPglite(path.join(dataDir, 'pg'))
+    const store = await PostgresEventStore.open(db)
+    for (const p of projectors) {
+      const live = await dump(db, p)
+      await rebuildProjector(db, store, p, pino({ level: 'silent' }))
+      assert.equal(await dump(db, p), live, p.name)
+    }
+    const tokens = await db.pool.query('SELECT count(*)::int AS n FROM access_tokens WHERE user_id = $1', [m.userId])
+    assert.ok(tokens.rows[0].n >= acknowledged.length + 1)
+    await store.close()
+    await db.close()
+
+    // With no service running, the CLI opens DATA_DIR itself.
+    const stream = await kb(dataDir, port, 'stream', `token-${acknowledged[0].id}`)
+    const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    assert.equal(lines.map((e) => e.type), ['AccessTokenIssued'])
+    assert.not.ok(stream.stdout.includes(acknowledged[0].token))
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test('a bad configuration value stops the start with one line naming the variable', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { env: { ...process.env, PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let err = ''
+  child.stderr.on('data', (d) => (err += d))
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  assert.is(code, 1)
+  assert.is(err.trim(), 'Invalid configuration: PORT must be an integer between 0 and 65535 (got "abc")')
+})
+
+test.run()

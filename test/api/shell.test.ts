@@ -1,0 +1,103 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import * as E from 'fp-ts/Either'
+import { routes } from '../../api/app'
+import { loadConfig } from '../../api/config'
+import { toOpenApiPath } from '../../api/openapi'
+import { ADMIN, type TestService, expectError, ok, startTestService } from '../helpers/service'
+
+const test = suite<{ svc: TestService }>('API shell: envelope, errors, request ids, OpenAPI, configuration')
+test.before(async (ctx) => {
+  ctx.svc = await startTestService()
+})
+test.after(async ({ svc }) => svc.stop())
+
+test('GET /health reports readiness and each dependency', async ({ svc }) => {
+  const data = ok(await svc.call('GET', '/health'))
+  assert.is(data.status, 'ready')
+  assert.is(data.dependencies.database.status, 'up')
+  assert.equal(data.dependencies.projections.map((p: any) => p.state), ['running', 'running'])
+})
+
+test('unknown route: 404 NOT_FOUND in the envelope; wrong method: 405 with Allow', async ({ svc }) => {
+  expectError(await svc.call('GET', '/api/v1/nothing-here'), 404, 'NOT_FOUND')
+  const r = await svc.call('PUT', '/api/v1/admin/users', { token: ADMIN })
+  expectError(r, 405, 'METHOD_NOT_ALLOWED')
+  assert.match(r.headers.get('allow') ?? '', /POST/)
+})
+
+test('malformed JSON and a non-object body: 400 VALIDATION_ERROR with details', async ({ svc }) => {
+  const e = expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '{"email": "a@b.co",' }), 400, 'VALIDATION_ERROR')
+  assert.ok(e.details!.length > 0)
+  expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '"just a string"' }), 400, 'VALIDATION_ERROR')
+  expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '[1,2]' }), 400, 'VALIDATION_ERROR')
+})
+
+test('a body over the limit: 413 PAYLOAD_TOO_LARGE', async ({ svc }) => {
+  const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'big@example.com', name: 'x'.repeat(3 * 1024 * 1024) } })
+  expectError(r, 413, 'PAYLOAD_TOO_LARGE')
+})
+
+test('wrong types and unknown enum values name each field; nothing is written', async ({ svc }) => {
+  const head = await svc.deps.store.headPosition()
+  const e = expectError(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 7, slug: 'Not A Slug' } }), 400, 'VALIDATION_ERROR')
+  assert.equal(e.details, ['name: must be a string of 1-200 characters', 'slug: must be a slug of lowercase letters, digits and dashes (1-60)'])
+  const t = expectError(await svc.call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: 'u', workspaceId: 'w', ttlSeconds: 1.5 } }), 400, 'VALIDATION_ERROR')
+  assert.equal(t.details, ['ttlSeconds: must be an integer between 60 and 31536000'])
+  assert.is(await svc.deps.store.headPosition(), head)
+})
+
+test('unknown JSON fields are ignored, never applied', async ({ svc }) => {
+  const data = ok(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Ignored fields', id: 'chosen-id', createdBy: 'x', workspaceId: 'y' } }), 201)
+  assert.is.not(data.id, 'chosen-id')
+  const events = await svc.deps.store.readStream(`workspace-${data.id}`)
+  assert.equal(Object.keys(events[0].data as object).sort(), ['name', 'slug', 'workspaceId'])
+})
+
+test('x-request-id: generated when absent, echoed when given; errors carry it too', async ({ svc }) => {
+  const a = await svc.call('GET', '/health')
+  assert.match(a.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
+  const b = await svc.call('GET', '/nope', { headers: { 'x-request-id': 'trace-123' } })
+  assert.is(b.headers.get('x-request-id'), 'trace-123')
+})
+
+test('an internal error answers 500 INTERNAL_ERROR without internals', async ({ svc }) => {
+  // Break the read model the token check uses, then put it back.
+  await svc.deps.db.pool.query('ALTER TABLE access_tokens RENAME TO access_tokens_away')
+  try {
+    const r = await svc.call('POST', '/api/v1/auth/validate', { token: 'kbt_whatever' })
+    const e = expectError(r, 500, 'INTERNAL_ERROR')
+    assert.not.match(JSON.stringify(e), /access_tokens|relation|stack/)
+  } finally {
+    await svc.deps.db.pool.query('ALTER TABLE access_tokens_away RENAME TO access_tokens')
+  }
+})
+
+test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) => {
+  const doc = ok.call(null, { status: 200, body: { success: true, data: (await svc.call('GET', '/api/v1/openapi.json')).body }, headers: new Headers() })
+  assert.is(doc.openapi, '3.1.0')
+  const registered = new Set<string>()
+  // The router's own table, not ours: a route mounted without a spec would be missed here.
+  for (const layer of (await import('../../api/app')).createApp(svc.deps).router.stack) {
+    for (const method of layer.methods.filter((m: string) => m !== 'HEAD')) registered.add(`${method.toLowerCase()} ${toOpenApiPath(String(layer.path))}`)
+  }
+  assert.ok(registered.size >= routes.length)
+  for (const key of registered) {
+    const [method, path] = key.split(' ')
+    assert.ok(doc.paths[path]?.[method], `${key} is missing from openapi.json`)
+  }
+})
+
+test('configuration: a bad value names the variable in one line; defaults apply', () => {
+  const bad = loadConfig({ PORT: 'eighty' })
+  assert.ok(E.isLeft(bad))
+  assert.is((bad as E.Left<string>).left, 'Invalid configuration: PORT must be an integer between 0 and 65535 (got "eighty")')
+  const url = loadConfig({ DATABASE_URL: 'mysql://x' })
+  assert.match((url as E.Left<string>).left, /^Invalid configuration: DATABASE_URL must be a postgres/)
+  const good = loadConfig({})
+  assert.ok(E.isRight(good))
+  assert.is((good as E.Right<any>).right.port, 3000)
+  assert.is((good as E.Right<any>).right.dataDir, './data')
+})
+
+test.run()
