@@ -7,7 +7,8 @@ import { streams } from './streams'
 
 /**
  * Claims a unique key for an owner through its reservation stream. A holder whose own stream
- * does not exist (a crash between the reservation and the creation) loses the key to the claimant.
+ * still does not exist a while later (a crash between the reservation and the creation) loses
+ * the key to the claimant.
  */
 export const reserve = async (
   store: EventStore,
@@ -20,7 +21,7 @@ export const reserve = async (
   const streamId = streams.reservation(scope, key)
   const { state } = await load(store, streamId, reservation)
   const holderExists = state.ownerId !== null && (await store.streamRevision(ownerStream(state.ownerId))) !== 'no_stream'
-  const result = await handle(store, streamId, reservation, { type: 'Reserve', data: { key, ownerId, holderExists } }, ctx)
+  const result = await handle(store, streamId, reservation, { type: 'Reserve', data: { key, ownerId, holderExists, at: ctx.at } }, ctx)
   return E.map(() => undefined)(result)
 }
 

@@ -1,0 +1,55 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import pino from 'pino'
+import { projectors } from '../../projections'
+import { rebuildProjector } from '../../projections/rebuild'
+import { serverUrl, testPostgres } from '../helpers/db'
+import { dump } from '../helpers/dump'
+import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+
+// The same service on the Postgres server (DATABASE_URL's deployment): read models, read-your-writes,
+// concurrent commands and a rebuild while writes go on.
+const test = suite<{ svc: TestService }>('API on the Postgres server')
+if (!serverUrl) {
+  test.skip('the service on the Postgres server (TEST_DATABASE_URL unset)', () => undefined)
+} else {
+  test.before(async (ctx) => {
+    ctx.svc = await startTestService({}, await testPostgres())
+  })
+  test.after(async ({ svc }) => svc.stop())
+
+  test('create, validate and switch: each write is readable in the answer that follows it', async ({ svc }) => {
+    const m = await seedMember(svc.call, 'admin')
+    const other = await seedMember(svc.call, 'owner')
+    ok(await svc.call('POST', `/api/v1/admin/workspaces/${other.workspaceId}/members`, { token: ADMIN, body: { userId: m.userId, role: 'editor' } }))
+    const switched = ok(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: other.workspaceId } }))
+    const now = ok(await svc.call('POST', '/api/v1/auth/validate', { token: switched.access_token }))
+    assert.is(now.user.current_workspace.role, 'editor')
+    expectError(await svc.call('GET', '/api/v1/audit/events', { token: switched.access_token }), 403, 'FORBIDDEN')
+    const audit = ok(await svc.call('GET', '/api/v1/audit/events', { token: m.token }))
+    assert.ok(audit.events.every((e: any) => e.metadata.workspaceId === m.workspaceId))
+  })
+
+  test('concurrent duplicate slugs: exactly one workspace is created', async ({ svc }) => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Race', slug: 'race-slug' } })))
+    assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409])
+  })
+
+  test('a rebuild while writes go on swaps in tables equal to the live ones', async ({ svc }) => {
+    const { db, store } = svc.deps
+    let writing = true
+    const writes = (async () => {
+      while (writing) await seedMember(svc.call, 'viewer')
+    })()
+    for (const p of projectors) await rebuildProjector(db, store, p, pino({ level: 'silent' }))
+    writing = false
+    await writes
+    assert.ok(await svc.deps.runner.waitFor(await store.headPosition(), 5000))
+    for (const p of projectors) {
+      const live = await dump(db, p)
+      await rebuildProjector(db, store, p, pino({ level: 'silent' }))
+      assert.equal(await dump(db, p), live, p.name)
+    }
+  })
+}
+test.run()
