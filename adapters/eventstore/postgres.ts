@@ -19,7 +19,7 @@ const NOTIFY_CHANNEL = 'kb_events'
 // time, so a reader that saw position N can never later find a committed event below N.
 const APPEND_LOCK = 7_300_001
 
-export const eventStoreSchema = `
+const eventStoreSchema = `
 CREATE TABLE IF NOT EXISTS es_events (
   position bigserial PRIMARY KEY,
   stream_id text NOT NULL,
@@ -35,6 +35,38 @@ CREATE TABLE IF NOT EXISTS es_streams (
   stream_id text PRIMARY KEY,
   revision bigint NOT NULL
 );
+-- One round trip per append: lock, check the expected revision, insert, move the stream head.
+CREATE OR REPLACE FUNCTION es_append(p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
+RETURNS TABLE (next_revision bigint, last_position bigint, actual_revision text) LANGUAGE plpgsql AS $$
+DECLARE
+  actual bigint;
+  first_revision bigint;
+  last_pos bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
+  SELECT s.revision INTO actual FROM es_streams s WHERE s.stream_id = p_stream;
+  IF NOT (p_expected = 'any'
+      OR (p_expected = 'no_stream' AND actual IS NULL)
+      OR (p_expected = 'stream_exists' AND actual IS NOT NULL)
+      OR (p_expected ~ '^[0-9]+$' AND actual IS NOT NULL AND actual = p_expected::bigint)) THEN
+    -- Answered as a row, not raised: PGlite's node-postgres bridge mishandles errors raised mid-query.
+    RETURN QUERY SELECT NULL::bigint, NULL::bigint, coalesce(actual::text, 'no_stream');
+    RETURN;
+  END IF;
+  first_revision := coalesce(actual + 1, 0);
+  WITH ins AS (
+    INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
+    SELECT p_stream, first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
+    FROM unnest(p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS e(id, type, data, metadata, n)
+    ORDER BY e.n
+    RETURNING es_events.position
+  ) SELECT max(ins.position) INTO last_pos FROM ins;
+  INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_stream, first_revision + cardinality(p_ids) - 1)
+  ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
+  IF p_notify THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', last_pos::text); END IF;
+  RETURN QUERY SELECT first_revision + cardinality(p_ids) - 1, last_pos, NULL::text;
+END
+$$;
 `
 
 interface Row {
@@ -61,15 +93,6 @@ const toRecorded = (r: Row): RecordedEvent => ({
 
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
 
-const checkExpected = (streamId: string, expected: ExpectedRevision, actual: number | 'no_stream') => {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && actual === 'no_stream') ||
-    (expected === 'stream_exists' && actual !== 'no_stream') ||
-    expected === actual
-  if (!ok) throw new WrongExpectedVersion(streamId, expected, actual)
-}
-
 export class PostgresEventStore implements EventStore {
   private readonly local = new EventEmitter()
   private listener?: pg.Client
@@ -79,7 +102,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   static async open(db: Database): Promise<PostgresEventStore> {
-    await db.pool.query(eventStoreSchema)
+    // Several processes may open one server database at once; DDL runs one at a time.
+    await inTransaction(db.pool, async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK + 1])
+      await tx.query(eventStoreSchema)
+    })
     const store = new PostgresEventStore(db)
     if (db.url) await store.listen(db.url)
     return store
@@ -97,38 +124,24 @@ export class PostgresEventStore implements EventStore {
 
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event')
-    const result = await inTransaction(this.db.pool, async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK])
-      const actual = await this.revisionOf(tx, streamId)
-      checkExpected(streamId, expected, actual)
-      const first = actual === 'no_stream' ? 0 : actual + 1
-      const inserted = await tx.query<{ position: number }>(
-        `INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
-         SELECT $1, $2::bigint + n - 1, id, type, data, metadata
-         FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
-         ORDER BY n
-         RETURNING position`,
-        [
-          streamId,
-          first,
-          events.map((e) => e.id),
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data)),
-          events.map((e) => JSON.stringify(e.metadata)),
-        ],
-      )
-      const last = first + events.length - 1
-      await tx.query(
-        `INSERT INTO es_streams (stream_id, revision) VALUES ($1, $2)
-         ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision`,
-        [streamId, last],
-      )
-      const position = Math.max(...inserted.rows.map((r) => r.position))
-      if (this.db.kind === 'postgres') await tx.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, String(position)])
-      return { nextExpectedRevision: last, position }
-    })
+    const { rows } = await this.db.pool.query<{ next_revision: number | null; last_position: number | null; actual_revision: string | null }>(
+      'SELECT next_revision, last_position, actual_revision FROM es_append($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7)',
+      [
+        streamId,
+        String(expected),
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        this.db.kind === 'postgres',
+      ],
+    )
+    const [row] = rows
+    if (row.actual_revision !== null) {
+      throw new WrongExpectedVersion(streamId, expected, row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision))
+    }
     this.local.emit('append')
-    return result
+    return { nextExpectedRevision: row.next_revision!, position: row.last_position! }
   }
 
   private async revisionOf(q: Queryable, streamId: string): Promise<number | 'no_stream'> {

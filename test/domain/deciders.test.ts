@@ -7,7 +7,7 @@ import { reservation } from '../../domain/reservation'
 import type { Decider } from '../../domain/shared'
 
 // given(events).when(command) -> events or an error code
-const given = <C, Ev, S>(d: Decider<C, Ev, S>, events: Ev[]) => ({
+const given = <C, Ev, S>(d: Decider<C, Ev, S>, events: NoInfer<Ev>[]) => ({
   when: (command: C) => {
     const result = d.decide(command, events.reduce(d.evolve, d.initialState()))
     return E.isLeft(result) ? { error: result.left.code } : { events: result.right }

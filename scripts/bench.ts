@@ -1,0 +1,11 @@
+// `npm run bench -- <name>`: benchmarks report ratios against a baseline measured in the same run.
+const which = process.argv[2]
+const benches: Record<string, () => Promise<unknown>> = {
+  eventstore: () => import('./bench/eventstore'),
+}
+if (!which || !benches[which]) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)
+  process.exit(2)
+}
+await benches[which]()
+export {}
