@@ -5,7 +5,7 @@ import { koaBody } from 'koa-body'
 import type { Deps } from './deps'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { openApiDocument } from './openapi'
-import { type AnyRoute, mount, send } from './route'
+import { type AnyRoute, mount } from './route'
 import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
 import { authRoutes } from './routes/auth'
@@ -79,4 +79,3 @@ const writeError = (ctx: Koa.Context, error: unknown) => {
   ctx.body = envelopeOf(apiError.code, apiError.message, apiError.details)
 }
 
-export { send }

@@ -64,4 +64,3 @@ export const booleanFromString = new t.Type<boolean, string, unknown>(
 export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name?: string) =>
   t.intersection([t.type(required), t.partial(optional)], name)
 
-export const Empty = t.UnknownRecord

@@ -7,7 +7,7 @@ import type { CommandContext } from '../commands/handle'
 import type { DomainError, Permission } from '../domain/shared'
 import { type AuthMode, type Identity, authenticate, authorize } from './auth'
 import type { Deps } from './deps'
-import { ApiError, statusOf } from './errors'
+import { ApiError } from './errors'
 import { describeErrors } from './validation'
 
 export interface Reply {
@@ -103,7 +103,6 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
   }
 }
 
-export { statusOf }
 
 /** A command's result as a reply: its position drives read-your-writes, the rest is the data. */
 export const replyWith = <T extends { position: number }>(

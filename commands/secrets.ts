@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 
 /** A new random secret with a readable prefix (kbt_ access token, kbk_ API key). */
 export const newSecret = (prefix: 'kbt' | 'kbk' | 'kba') => `${prefix}_${randomBytes(32).toString('base64url')}`
@@ -6,8 +6,3 @@ export const newSecret = (prefix: 'kbt' | 'kbk' | 'kba') => `${prefix}_${randomB
 /** Tokens and keys are stored only as this hash. */
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
 
-export const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(hashSecret(a))
-  const y = Buffer.from(hashSecret(b))
-  return timingSafeEqual(x, y)
-}

@@ -141,4 +141,18 @@ test('read-your-writes: a lagging read model sets x-read-models-lag on the write
   }
 })
 
+test('graceful stop: an in-flight request finishes, new connections are refused', async () => {
+  const svc = await startTestService()
+  const inFlight = svc.call('POST', '/api/v1/admin/projections/all/rebuild', { token: ADMIN })
+  await new Promise((r) => setTimeout(r, 20))
+  const stopped = svc.stop()
+  const r = await inFlight
+  assert.is(r.status, 200)
+  assert.is(r.body.data.rebuilt.length, projectors.length)
+  await stopped
+  let refused = false
+  await svc.call('GET', '/health').catch(() => (refused = true))
+  assert.ok(refused)
+})
+
 test.run()
