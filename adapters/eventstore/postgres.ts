@@ -35,36 +35,45 @@ CREATE TABLE IF NOT EXISTS es_streams (
   stream_id text PRIMARY KEY,
   revision bigint NOT NULL
 );
--- One round trip per append: lock, check the expected revision, insert, move the stream head.
-CREATE OR REPLACE FUNCTION es_append(p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
-RETURNS TABLE (next_revision bigint, last_position bigint, actual_revision text) LANGUAGE plpgsql AS $$
+-- One round trip for a batch of appends (each with its own stream and expected revision), in one
+-- transaction under the append lock: concurrent appends of a process share one commit.
+CREATE OR REPLACE FUNCTION es_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
+RETURNS TABLE (idx int, next_revision bigint, last_position bigint, actual_revision text) LANGUAGE plpgsql AS $$
 DECLARE
   actual bigint;
   first_revision bigint;
   last_pos bigint;
+  lo int := 1;
+  hi int;
+  top bigint := NULL;
 BEGIN
   PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
-  SELECT s.revision INTO actual FROM es_streams s WHERE s.stream_id = p_stream;
-  IF NOT (p_expected = 'any'
-      OR (p_expected = 'no_stream' AND actual IS NULL)
-      OR (p_expected = 'stream_exists' AND actual IS NOT NULL)
-      OR (p_expected ~ '^[0-9]+$' AND actual IS NOT NULL AND actual = p_expected::bigint)) THEN
-    -- Answered as a row, not raised: PGlite's node-postgres bridge mishandles errors raised mid-query.
-    RETURN QUERY SELECT NULL::bigint, NULL::bigint, coalesce(actual::text, 'no_stream');
-    RETURN;
-  END IF;
-  first_revision := coalesce(actual + 1, 0);
-  WITH ins AS (
-    INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
-    SELECT p_stream, first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
-    FROM unnest(p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS e(id, type, data, metadata, n)
-    ORDER BY e.n
-    RETURNING es_events.position
-  ) SELECT max(ins.position) INTO last_pos FROM ins;
-  INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_stream, first_revision + cardinality(p_ids) - 1)
-  ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
-  IF p_notify THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', last_pos::text); END IF;
-  RETURN QUERY SELECT first_revision + cardinality(p_ids) - 1, last_pos, NULL::text;
+  FOR i IN 1 .. cardinality(p_streams) LOOP
+    hi := lo + p_counts[i] - 1;
+    SELECT s.revision INTO actual FROM es_streams s WHERE s.stream_id = p_streams[i];
+    IF NOT (p_expected[i] = 'any'
+        OR (p_expected[i] = 'no_stream' AND actual IS NULL)
+        OR (p_expected[i] = 'stream_exists' AND actual IS NOT NULL)
+        OR (p_expected[i] ~ '^[0-9]+$' AND actual IS NOT NULL AND actual = p_expected[i]::bigint)) THEN
+      -- Answered as a row, not raised: PGlite's node-postgres bridge mishandles errors raised mid-query.
+      RETURN QUERY SELECT i, NULL::bigint, NULL::bigint, coalesce(actual::text, 'no_stream');
+    ELSE
+      first_revision := coalesce(actual + 1, 0);
+      WITH ins AS (
+        INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
+        SELECT p_streams[i], first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
+        FROM unnest(p_ids[lo:hi], p_types[lo:hi], p_data[lo:hi], p_metadata[lo:hi]) WITH ORDINALITY AS e(id, type, data, metadata, n)
+        ORDER BY e.n
+        RETURNING es_events.position
+      ) SELECT max(ins.position) INTO last_pos FROM ins;
+      INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_streams[i], first_revision + p_counts[i] - 1)
+      ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
+      top := last_pos;
+      RETURN QUERY SELECT i, first_revision + p_counts[i] - 1, last_pos, NULL::text;
+    END IF;
+    lo := hi + 1;
+  END LOOP;
+  IF p_notify AND top IS NOT NULL THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', top::text); END IF;
 END
 $$;
 `
@@ -93,8 +102,20 @@ const toRecorded = (r: Row): RecordedEvent => ({
 
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
 
+const MAX_BATCH = 200
+
+interface PendingAppend {
+  streamId: string
+  events: EventData[]
+  expected: ExpectedRevision
+  resolve: (result: AppendResult) => void
+  reject: (error: unknown) => void
+}
+
 export class PostgresEventStore implements EventStore {
   private readonly local = new EventEmitter()
+  private pending: PendingAppend[] = []
+  private flushing = false
   private listener?: pg.Client
 
   private constructor(private readonly db: Database) {
@@ -122,13 +143,39 @@ export class PostgresEventStore implements EventStore {
     this.listener = client
   }
 
-  async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event')
-    const { rows } = await this.db.pool.query<{ next_revision: number | null; last_position: number | null; actual_revision: string | null }>(
-      'SELECT next_revision, last_position, actual_revision FROM es_append($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7)',
+  append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'))
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, resolve, reject })
+      if (!this.flushing) void this.flush()
+    })
+  }
+
+  /** Sends the appends queued while the previous batch was in flight, as one batch. */
+  private async flush() {
+    this.flushing = true
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH)
+        try {
+          await this.appendBatch(batch)
+        } catch (error) {
+          for (const item of batch) item.reject(error)
+        }
+      }
+    } finally {
+      this.flushing = false
+    }
+  }
+
+  private async appendBatch(batch: PendingAppend[]) {
+    const events = batch.flatMap((b) => b.events)
+    const { rows } = await this.db.pool.query<{ idx: number; next_revision: number | null; last_position: number | null; actual_revision: string | null }>(
+      'SELECT idx, next_revision, last_position, actual_revision FROM es_append_batch($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8)',
       [
-        streamId,
-        String(expected),
+        batch.map((b) => b.streamId),
+        batch.map((b) => String(b.expected)),
+        batch.map((b) => b.events.length),
         events.map((e) => e.id),
         events.map((e) => e.type),
         events.map((e) => JSON.stringify(e.data)),
@@ -136,12 +183,13 @@ export class PostgresEventStore implements EventStore {
         this.db.kind === 'postgres',
       ],
     )
-    const [row] = rows
-    if (row.actual_revision !== null) {
-      throw new WrongExpectedVersion(streamId, expected, row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision))
+    for (const row of rows) {
+      const item = batch[row.idx - 1]
+      if (row.actual_revision !== null) {
+        item.reject(new WrongExpectedVersion(item.streamId, item.expected, row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision)))
+      } else item.resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
     }
     this.local.emit('append')
-    return { nextExpectedRevision: row.next_revision!, position: row.last_position! }
   }
 
   private async revisionOf(q: Queryable, streamId: string): Promise<number | 'no_stream'> {
