@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { type Database, inTransaction } from '../adapters/db'
+import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
 import { type Projector, checkpointSchema } from './projector'
 
@@ -14,7 +14,7 @@ export interface ProjectorStatus {
 }
 
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
-export const applyBatch = async (tx: import('../adapters/db').Client, projector: Projector, events: RecordedEvent[], after: number) => {
+export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
   let position = after
   for (const event of events) {
     if (event.position <= after) continue

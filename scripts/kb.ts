@@ -21,8 +21,7 @@ const die = (message: string): never => {
 }
 
 const config = loadConfig(process.env)
-if (E.isLeft(config)) die(config.left)
-const cfg = (config as E.Right<import('../api/config').Config>).right
+const cfg = E.isLeft(config) ? die(config.left) : config.right
 const log = createLogger(process.env.LOG_LEVEL ?? 'warn')
 
 type Request = { method: string; path: string }

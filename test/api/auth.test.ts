@@ -123,7 +123,7 @@ test('concurrent registrations of one email: exactly one succeeds', async ({ svc
   assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409])
 })
 
-test('an API key authenticates x-api-key; revoked it is INVALID_TOKEN; stored only hashed', async ({ svc }) => {
+test('API keys are issued for one workspace, stored only hashed, and revocable', async ({ svc }) => {
   const m = await seedMember(svc.call)
   const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: m.workspaceId, name: 'claude-desktop' } }), 201)
   assert.match(key.api_key, /^kbk_/)
