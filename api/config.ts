@@ -49,6 +49,11 @@ export const ConfigCodec = t.type({
   READ_YOUR_WRITES_TIMEOUT_MS: withDefault(intInRange(0, 60000), 5000),
   SHUTDOWN_TIMEOUT_MS: withDefault(intInRange(0, 600000), 10000),
   KB_ALLOW_PRIVATE_URLS: withDefault(booleanString, false),
+  EMBEDDER: withDefault(t.keyof({ local: null, hashing: null, openai: null }), 'local'),
+  OPENAI_API_KEY: optional(t.string),
+  OPENAI_BASE_URL: optional(t.string),
+  EMBEDDING_MODEL: withDefault(t.string, 'text-embedding-3-small'),
+  RETENTION_SWEEP_MS: withDefault(intInRange(1000, 86_400_000), 3_600_000),
 })
 
 export interface Config {
@@ -61,6 +66,11 @@ export interface Config {
   readYourWritesTimeoutMs: number
   shutdownTimeoutMs: number
   allowPrivateUrls: boolean
+  embedder: 'local' | 'hashing' | 'openai'
+  openAiApiKey?: string
+  openAiBaseUrl?: string
+  embeddingModel: string
+  retentionSweepMs: number
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
@@ -73,6 +83,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     return E.left(`Invalid configuration: ${name} must be ${expected} (got ${JSON.stringify(error.value)})`)
   }
   const c = decoded.right
+  if (c.EMBEDDER === 'openai' && !c.OPENAI_API_KEY) return E.left('Invalid configuration: OPENAI_API_KEY must be set when EMBEDDER is openai')
   return E.right({
     port: c.PORT,
     host: c.HOST,
@@ -83,5 +94,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     allowPrivateUrls: c.KB_ALLOW_PRIVATE_URLS,
+    embedder: c.EMBEDDER,
+    openAiApiKey: c.OPENAI_API_KEY,
+    openAiBaseUrl: c.OPENAI_BASE_URL,
+    embeddingModel: c.EMBEDDING_MODEL,
+    retentionSweepMs: c.RETENTION_SWEEP_MS,
   })
 }

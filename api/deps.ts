@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Database } from '../adapters/db'
+import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { ProjectionRunner } from '../projections/runner'
 import type { Config } from './config'
@@ -11,6 +12,7 @@ export interface Deps {
   store: EventStore
   runner: ProjectionRunner
   log: Logger
+  embedder: Embedder
   /** SHA-256 of the admin token. */
   adminTokenHash: string
   /** Set while the service drains on shutdown. */

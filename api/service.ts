@@ -5,7 +5,7 @@ import { type Database, openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
 import type { Logger } from '../adapters/logger'
 import { hashSecret, newSecret } from '../commands/secrets'
-import { projectors } from '../projections'
+import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
 import { ProjectionRunner } from '../projections/runner'
 import { createApp } from './app'
@@ -37,10 +37,11 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const db = database ?? (await openDatabase(config))
   const store = await PostgresEventStore.open(db)
   await dropShadowSchemas(db)
+  const { embedder, projectors } = await setupProjectors(db, config, log)
   const runner = new ProjectionRunner(db, store, projectors, log)
   await runner.start()
   const state = { ready: false }
-  const deps: Deps = { config, db, store, runner, log, adminTokenHash: hashSecret(adminToken(config, log)), state }
+  const deps: Deps = { config, db, store, runner, log, embedder, adminTokenHash: hashSecret(adminToken(config, log)), state }
   const { app } = createApp(deps)
   const server = http.createServer(app.callback())
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
@@ -58,6 +59,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       server.closeIdleConnections()
       await closed
       await runner.stop()
+      await embedder.close?.()
       await store.close()
       await db.close()
       log.info('service stopped')

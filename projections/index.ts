@@ -1,6 +1,34 @@
+import type { Database } from '../adapters/db'
+import { embeddingCacheSchema, enableVectors } from '../adapters/embeddingCache'
+import { createEmbedder } from '../adapters/embedders'
+import type { Embedder } from '../adapters/embedders/port'
+import type { Logger } from '../adapters/logger'
+import type { Config } from '../api/config'
 import { accountsProjector } from './accounts'
 import { auditProjector } from './audit'
+import { chunksProjector } from './chunks'
+import { knowledgeProjector } from './knowledge'
 import type { Projector } from './projector'
 
+export interface ProjectorDeps {
+  embedder: Embedder
+  /** Whether the database has pgvector. */
+  vectors: boolean
+}
+
 /** Every projector of the service, in the order they are installed. */
-export const projectors: Projector[] = [accountsProjector, auditProjector]
+export const createProjectors = (deps: ProjectorDeps): Projector[] => [
+  accountsProjector,
+  auditProjector,
+  knowledgeProjector,
+  chunksProjector(deps.embedder, deps.vectors),
+]
+
+/** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */
+export const setupProjectors = async (db: Database, config: Config, log: Logger) => {
+  await db.pool.query(embeddingCacheSchema)
+  const vectors = await enableVectors(db.pool)
+  if (!vectors) log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')
+  const embedder = createEmbedder(config)
+  return { embedder, vectors, projectors: createProjectors({ embedder, vectors }) }
+}

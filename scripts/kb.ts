@@ -9,7 +9,7 @@ import { openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
 import { createLogger } from '../adapters/logger'
 import { loadConfig } from '../api/config'
-import { projectors } from '../projections'
+import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
 
@@ -51,6 +51,7 @@ const direct = async (args: string[]) => {
   const db = await openDatabase(cfg)
   const store = await PostgresEventStore.open(db)
   await db.pool.query(checkpointSchema)
+  const { embedder, projectors } = await setupProjectors(db, cfg, log)
   try {
     const [a, b, c] = args
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
@@ -62,6 +63,7 @@ const direct = async (args: string[]) => {
     if (events.length === 0) die(`NOT_FOUND: no stream ${b}`)
     return { streamId: b, events }
   } finally {
+    await embedder.close?.()
     await store.close()
     await db.close()
   }

@@ -76,6 +76,11 @@ export interface EventStore {
   append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>
   /** Events of a stream forwards; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>
+  /**
+   * Removes a stream's events before `revision` (EventStoreDB's truncateBefore): content that
+   * must not outlive a deletion. The stream's revision and later events stay.
+   */
+  truncateBefore(streamId: string, revision: number): Promise<void>
   /** The current revision of a stream, or 'no_stream'. */
   streamRevision(streamId: string): Promise<number | 'no_stream'>
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>

@@ -197,6 +197,10 @@ export class PostgresEventStore implements EventStore {
     return rows.length === 0 ? 'no_stream' : rows[0].revision
   }
 
+  async truncateBefore(streamId: string, revision: number) {
+    await this.db.pool.query('DELETE FROM es_events WHERE stream_id = $1 AND revision < $2', [streamId, revision])
+  }
+
   streamRevision(streamId: string) {
     return this.revisionOf(this.db.pool, streamId)
   }

@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert'
 import pino from 'pino'
 import { openPglite } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
-import { projectors } from '../../projections'
+import { hashingEmbedder } from '../../adapters/embedders/hashing'
+import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { dump } from '../helpers/dump'
 import { ADMIN, client, ok, seedMember } from '../helpers/service'
@@ -24,7 +25,7 @@ interface Proc {
 
 const start = async (dataDir: string, port: number): Promise<Proc> => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', EMBEDDER: 'hashing' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -44,7 +45,7 @@ const start = async (dataDir: string, port: number): Promise<Proc> => {
 }
 
 const kb = (dataDir: string, port: number, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent' } })
+  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' } })
 
 const test = suite('the service as a process: SIGKILL recovery, graceful shutdown, the kb CLI')
 
@@ -92,7 +93,7 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     assert.is(await proc.exited, 0)
     const db = await openPglite(path.join(dataDir, 'pg'))
     const store = await PostgresEventStore.open(db)
-    for (const p of projectors) {
+    for (const p of createProjectors({ embedder: hashingEmbedder(), vectors: true })) {
       const live = await dump(db, p)
       await rebuildProjector(db, store, p, pino({ level: 'silent' }))
       assert.equal(await dump(db, p), live, p.name)

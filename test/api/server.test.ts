@@ -1,7 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
-import { projectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { serverUrl, testPostgres } from '../helpers/db'
 import { dump } from '../helpers/dump'
@@ -41,11 +40,11 @@ if (!serverUrl) {
     const writes = (async () => {
       while (writing) await seedMember(svc.call, 'viewer')
     })()
-    for (const p of projectors) await rebuildProjector(db, store, p, pino({ level: 'silent' }))
+    for (const p of svc.deps.runner.projectors) await rebuildProjector(db, store, p, pino({ level: 'silent' }))
     writing = false
     await writes
     assert.ok(await svc.deps.runner.waitFor(await store.headPosition(), 5000))
-    for (const p of projectors) {
+    for (const p of svc.deps.runner.projectors) {
       const live = await dump(db, p)
       await rebuildProjector(db, store, p, pino({ level: 'silent' }))
       assert.equal(await dump(db, p), live, p.name)

@@ -16,7 +16,8 @@ test('GET /health reports readiness and each dependency', async ({ svc }) => {
   const data = ok(await svc.call('GET', '/health'))
   assert.is(data.status, 'ready')
   assert.is(data.dependencies.database.status, 'up')
-  assert.equal(data.dependencies.projections.map((p: any) => p.state), ['running', 'running'])
+  assert.ok(data.dependencies.projections.length >= 4)
+  assert.ok(data.dependencies.projections.every((p: any) => p.state === 'running'))
 })
 
 test('unknown route: 404 NOT_FOUND in the envelope; wrong method: 405 with Allow', async ({ svc }) => {

@@ -129,6 +129,16 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     assert.is((await store.readStream(s)).length, 1)
   })
 
+  test('truncateBefore removes earlier events and keeps the revision and the rest', async ({ store, id }) => {
+    const s = id()
+    await store.append(s, ['A', 'B', 'C'].map((t) => event(t)), 'no_stream')
+    await store.truncateBefore(s, 2)
+    assert.equal((await store.readStream(s)).map((e) => [e.type, e.revision]), [['C', 2]])
+    assert.is(await store.streamRevision(s), 2)
+    await store.append(s, [event('D')], 2)
+    assert.not.ok((await store.readAll({})).some((e) => e.streamId === s && e.revision < 2))
+  })
+
   test('subscribeToAll catches up, then delivers live appends, once each and in order', async ({ store, id }) => {
     const head = await store.headPosition()
     const s = id()

@@ -42,7 +42,7 @@ export interface TestService extends Service {
 /** The whole service on a fresh PGlite (or the given database), on a free port. */
 export const startTestService = async (env: Record<string, string> = {}, db?: Database): Promise<TestService> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, ...env })
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: 'hashing', ...env })
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(config.right, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), db ?? (await testPglite()))
   return {

@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert'
 import pino from 'pino'
 import { inTransaction } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
-import { projectors } from '../../projections'
 import type { Projector } from '../../projections/projector'
 import { rebuildProjector } from '../../projections/rebuild'
 import { ProjectionRunner, installProjector } from '../../projections/runner'
@@ -24,7 +23,7 @@ test.after(async ({ svc }) => svc.stop())
 test('every projector is idempotent: applying every event twice changes nothing', async ({ svc }) => {
   const { db, store } = svc.deps
   const events = await store.readAll({})
-  for (const p of projectors) {
+  for (const p of svc.deps.runner.projectors) {
     const before = await dump(db, p)
     await inTransaction(db.pool, async (tx) => {
       for (const e of events) if (p.handles === 'all' || p.handles.includes(e.type)) await p.apply(tx, e)
@@ -36,7 +35,7 @@ test('every projector is idempotent: applying every event twice changes nothing'
 test('rebuild from zero into fresh tables equals the live tables, and the API keeps answering', async ({ svc }) => {
   const { db, store } = svc.deps
   const m = await seedMember(svc.call)
-  for (const p of projectors) {
+  for (const p of svc.deps.runner.projectors) {
     const before = await dump(db, p)
     // Reads during the rebuild keep working against the old tables.
     const reading = (async () => {
@@ -53,7 +52,7 @@ test('rebuild from zero into fresh tables equals the live tables, and the API ke
 
 test('the admin endpoint rebuilds all and reports status with lag 0; unknown name 404', async ({ svc }) => {
   const rebuilt = ok(await svc.call('POST', '/api/v1/admin/projections/all/rebuild', { token: ADMIN }))
-  assert.equal(rebuilt.rebuilt.map((r: any) => r.name), projectors.map((p) => p.name))
+  assert.equal(rebuilt.rebuilt.map((r: any) => r.name), svc.deps.runner.projectors.map((p) => p.name))
   const status = ok(await svc.call('GET', '/api/v1/admin/projections', { token: ADMIN }))
   assert.ok(status.head > 0)
   for (const p of status.projections) {
@@ -148,7 +147,7 @@ test('graceful stop: an in-flight request finishes, new connections are refused'
   const stopped = svc.stop()
   const r = await inFlight
   assert.is(r.status, 200)
-  assert.is(r.body.data.rebuilt.length, projectors.length)
+  assert.is(r.body.data.rebuilt.length, svc.deps.runner.projectors.length)
   await stopped
   let refused = false
   await svc.call('GET', '/health').catch(() => (refused = true))

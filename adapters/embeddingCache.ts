@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto'
+import type { Queryable } from './db'
+import type { Embedder } from './embedders/port'
+
+/**
+ * Embeddings by (model, sha256 of the text): not a read model (nothing rebuilds it), so a
+ * projection rebuild or an unchanged re-sync never pays for the same embedding twice.
+ */
+export const embeddingCacheSchema = `
+CREATE TABLE IF NOT EXISTS embedding_cache (
+  model text NOT NULL,
+  text_hash text NOT NULL,
+  vector real[] NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (model, text_hash)
+);
+`
+
+const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
+
+export const embedCached = async (q: Queryable, embedder: Embedder, texts: string[]): Promise<number[][]> => {
+  if (texts.length === 0) return []
+  const hashes = texts.map(hashOf)
+  const { rows } = await q.query<{ text_hash: string; vector: number[] }>(
+    'SELECT text_hash, vector FROM embedding_cache WHERE model = $1 AND text_hash = ANY($2::text[])',
+    [embedder.model, [...new Set(hashes)]],
+  )
+  const known = new Map(rows.map((r) => [r.text_hash, r.vector]))
+  const missing = [...new Map(hashes.map((h, i) => [h, texts[i]] as const)).entries()].filter(([h]) => !known.has(h))
+  if (missing.length > 0) {
+    const vectors = await embedder.embed(missing.map(([, text]) => text))
+    await q.query(
+      `INSERT INTO embedding_cache (model, text_hash, vector)
+       SELECT $1, h, v::real[] FROM unnest($2::text[], $3::text[]) AS x(h, v) ON CONFLICT DO NOTHING`,
+      [embedder.model, missing.map(([h]) => h), vectors.map((v) => `{${v.join(',')}}`)],
+    )
+    missing.forEach(([h], i) => known.set(h, vectors[i]))
+  }
+  return hashes.map((h) => known.get(h)!)
+}
+
+/** Whether pgvector can be used here (PGlite ships it; a server may not have it installed). */
+export const enableVectors = async (q: Queryable): Promise<boolean> => {
+  const { rows } = await q.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'")
+  if (rows[0].n === 0) return false
+  await q.query('CREATE EXTENSION IF NOT EXISTS vector')
+  return true
+}

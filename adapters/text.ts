@@ -1,0 +1,15 @@
+import { type Tiktoken, getEncoding } from 'js-tiktoken'
+
+// cl100k_base: the encoding of OpenAI's embedding models, so token counts match what they bill.
+let encoder: Tiktoken | undefined
+const enc = () => (encoder ??= getEncoding('cl100k_base'))
+
+export const countTokens = (text: string): number => (text ? enc().encode(text).length : 0)
+
+/** SPEC.md's searchableText: normalised lowercase words, punctuation and extra spaces removed. */
+export const searchableText = (text: string): string =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
