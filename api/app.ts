@@ -8,6 +8,9 @@ import { openApiDocument } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
+import { entryRoutes } from './routes/entries'
+import { folderRoutes } from './routes/folders'
+import { kbConfigRoutes } from './routes/kbConfig'
 import { authRoutes } from './routes/auth'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
@@ -15,7 +18,8 @@ import { operatorRoutes } from './routes/operators'
 export const JSON_LIMIT = '2mb'
 
 /** Every route of the API, mounted and documented from this one table. */
-export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes]
+// Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
+export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...entryRoutes]
 
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },

@@ -64,3 +64,45 @@ export const booleanFromString = new t.Type<boolean, string, unknown>(
 export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name?: string) =>
   t.intersection([t.type(required), t.partial(optional)], name)
 
+
+export const hexColor = new t.Type<string, string, unknown>(
+  'a hex colour code (#rgb or #rrggbb)',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+)
+
+export const iconName = new t.Type<string, string, unknown>(
+  'an icon name (letters, digits, - and _; at most 50)',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{1,50}$/.test(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+)
+
+export const number = (min: number, max: number) =>
+  new t.Type<number, number, unknown>(
+    `a number between ${min} and ${max}`,
+    (u): u is number => typeof u === 'number',
+    (u, c) => (typeof u === 'number' && Number.isFinite(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  )
+
+/** A map of customer ids: string keys (1-100) to string values (at most 500), at most 50 pairs. */
+export const stringMap = new t.Type<Record<string, string>, Record<string, string>, unknown>(
+  'an object of string values (at most 50 keys of 1-100 characters, values of at most 500)',
+  (u): u is Record<string, string> => typeof u === 'object' && u !== null,
+  (u, c) => {
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c)
+    const entries = Object.entries(u)
+    const ok = entries.length <= 50 && entries.every(([k, v]) => k.length >= 1 && k.length <= 100 && typeof v === 'string' && v.length <= 500)
+    return ok ? t.success(Object.fromEntries(entries) as Record<string, string>) : t.failure(u, c)
+  },
+  t.identity,
+)
+
+/** An array of at most `max` items. */
+export const arrayOf = <C extends t.Mixed>(item: C, max: number) =>
+  t.refinement(t.array(item), (a) => a.length <= max, `an array of at most ${max} items`)
+
+/** A JSON object whose unknown keys are dropped, never applied. */
+export const exact = <P extends t.Props>(props: P, name?: string) => t.exact(t.partial(props), name)

@@ -5,5 +5,8 @@ export const streams = {
   member: (workspaceId: string, userId: string) => `member-${workspaceId}_${userId}`,
   accessToken: (id: string) => `token-${id}`,
   apiKey: (id: string) => `apikey-${id}`,
+  entry: (id: string) => `entry-${id}`,
+  folder: (id: string) => `folder-${id}`,
+  kbConfig: (workspaceId: string) => `kbconfig-${workspaceId}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'QUOTA_EXCEEDED'
   | 'WORKSPACE_ACCESS_DENIED'
+  | 'SERVICE_UNAVAILABLE'
 
 /** An expected failure of a command, mapped to the HTTP envelope in one table (api/errors.ts). */
 export interface DomainError {

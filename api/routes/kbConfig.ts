@@ -1,0 +1,52 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { changeKbConfig } from '../../commands/knowledge'
+import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
+import { fail, managesWorkspace } from '../../domain/shared'
+import * as c from '../codecs'
+import { type AnyRoute, route } from '../route'
+import { configView, stats } from '../views/knowledge'
+
+const FileType = t.keyof(Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>)
+
+const ConfigPatch = c.exact({
+  enabled: t.boolean,
+  maxDocuments: c.integer(1, 1_000_000),
+  retentionDays: c.integer(0, 36_500),
+  freshnessDays: c.integer(1, 36_500),
+  maxFileSize: c.integer(1, MAX_FILE_SIZE),
+  allowedFileTypes: c.arrayOf(FileType, SUPPORTED_FILE_TYPES.length),
+  ingestion: c.exact({ chunkSize: c.integer(100, 2000), chunkOverlap: c.integer(0, 500), autoEmbed: t.boolean }),
+  search: c.exact({ defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: c.integer(1, 50), minScore: c.number(0, 1) }),
+  verification: c.exact({ enabled: t.boolean }),
+})
+
+const workspaceOf = (identity: import('../auth').Identity) => {
+  if (identity.kind !== 'user') throw new Error('config routes need a user')
+  return identity
+}
+
+/** SPEC.md "Configuration and statistics"; changing the configuration is for owners and admins. */
+export const kbConfigRoutes: AnyRoute[] = [
+  route({
+    method: 'get', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base configuration",
+    handler: async ({ identity }, { db }) => E.right({ data: await configView(db.pool, workspaceOf(identity).workspaceId) }),
+  }),
+  route({
+    method: 'patch', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'write:knowledge',
+    summary: 'Change any subset of the configuration; answers the full configuration',
+    body: ConfigPatch,
+    handler: async ({ body, identity, command }, deps) => {
+      const user = workspaceOf(identity)
+      if (!managesWorkspace(user.role)) return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
+      const changed = await changeKbConfig(deps.store, command, user.workspaceId, body)
+      if (E.isLeft(changed)) return changed
+      await deps.runner.waitFor(changed.right.position, deps.config.readYourWritesTimeoutMs)
+      return E.right({ data: await configView(deps.db.pool, user.workspaceId, changed.right.config), position: changed.right.position })
+    },
+  }),
+  route({
+    method: 'get', path: '/api/v1/knowledge/stats', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base statistics",
+    handler: async ({ identity }, { db }) => E.right({ data: await stats(db.pool, workspaceOf(identity).workspaceId) }),
+  }),
+]

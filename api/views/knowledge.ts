@@ -1,0 +1,133 @@
+import type { Queryable } from '../../adapters/db'
+import { type KbConfig, defaultKbConfig } from '../../domain/kbConfig'
+
+// Read-side queries over the knowledge read models, and the JSON shapes of SPEC.md.
+
+const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
+/** DESIGN.md freshness, derived at read time from the workspace's freshnessDays. */
+const FRESHNESS = `CASE WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
+  WHEN e.cited_count >= 5 THEN 'stale' ELSE 'unknown' END`
+
+export const entryView = (r: any) => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  title: r.title,
+  content: r.content,
+  source: r.source,
+  metadata: r.metadata,
+  externalReferenceIds: r.external_refs,
+  searchableText: r.searchable_text,
+  isEnabled: r.is_enabled,
+  tokenCount: r.token_count,
+  ...(r.folder_id ? { folderId: r.folder_id } : {}),
+  processingStatus: 'completed',
+  processingProgress: 100,
+  citedCount: r.cited_count,
+  freshness: r.freshness,
+  ...(r.verified_at ? { verified: { at: r.verified_at.toISOString(), by: r.verified_by } } : {}),
+  createdBy: r.created_by,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+})
+
+export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => {
+  const { rows } = await db.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [workspaceId])
+  return rows[0]?.config ?? defaultKbConfig()
+}
+
+export const configView = async (db: Queryable, workspaceId: string, config?: KbConfig) => {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [workspaceId])
+  return { config: { ...(config ?? (await readKbConfig(db, workspaceId))), currentDocumentCount: rows[0].n } }
+}
+
+export interface EntryFilters {
+  source?: string
+  category?: string
+  tag?: string
+  folderId?: string
+  isEnabled?: boolean
+  search?: string
+  freshness?: string
+  externalRefs: Record<string, string>
+}
+
+/** The workspace's entries, newest first (created_at, then id), filtered and paginated. */
+export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFilters, page: number, limit: number) => {
+  const config = await readKbConfig(db, workspaceId)
+  const args: unknown[] = [workspaceId]
+  const where = ['e.workspace_id = $1']
+  const add = (sql: string, value: unknown) => (args.push(value), where.push(sql.replaceAll('?', `$${args.length}`)))
+  if (f.source) add('e.source = ?', f.source)
+  if (f.category) add("e.metadata->>'category' = ?", f.category)
+  if (f.tag) add("e.metadata->'tags' @> jsonb_build_array(?::text)", f.tag)
+  if (f.folderId) add('e.folder_id = ?', f.folderId)
+  if (f.isEnabled !== undefined) add('e.is_enabled = ?', f.isEnabled)
+  // The title filter is data, never a pattern: LIKE's wildcards are escaped.
+  if (f.search) add("e.title ILIKE '%' || ? || '%' ESCAPE '\\'", f.search.replace(/[\\%_]/g, (m) => `\\${m}`))
+  if (Object.keys(f.externalRefs).length) add('e.external_refs @> ?::jsonb', JSON.stringify(f.externalRefs))
+  args.push(config.freshnessDays)
+  const freshness = FRESHNESS.replace('$FRESH', `$${args.length}`)
+  if (f.freshness) add(`(${freshness}) = ?`, f.freshness)
+  const filter = where.join(' AND ')
+  // The freshness threshold is bound in both queries, whether or not it filters.
+  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND $${args.length}::int > 0`, args)).rows[0].n
+  const { rows } = await db.query(
+    `SELECT e.*, ${freshness} AS freshness FROM kb_entries e WHERE ${filter}
+     ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    args,
+  )
+  return { items: rows.map(entryView), total }
+}
+
+export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {
+  const config = await readKbConfig(db, workspaceId)
+  const { rows } = await db.query(`SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`, [id, workspaceId, config.freshnessDays])
+  return rows[0] ? entryView(rows[0]) : undefined
+}
+
+export const folderView = (r: any) => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  name: r.name,
+  ...(r.description !== null ? { description: r.description } : {}),
+  ...(r.color !== null ? { color: r.color } : {}),
+  ...(r.icon !== null ? { icon: r.icon } : {}),
+  documentCount: r.document_count,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+})
+
+const FOLDERS = `SELECT f.*, (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = f.workspace_id AND e.folder_id = f.id) AS document_count
+  FROM kb_folders f WHERE f.workspace_id = $1`
+
+export const listFolders = async (db: Queryable, workspaceId: string) =>
+  (await db.query(`${FOLDERS} ORDER BY f.created_at, f.id`, [workspaceId])).rows.map(folderView)
+
+export const getFolder = async (db: Queryable, workspaceId: string, id: string) => {
+  const { rows } = await db.query(`${FOLDERS} AND f.id = $2`, [workspaceId, id])
+  return rows[0] ? folderView(rows[0]) : undefined
+}
+
+export const stats = async (db: Queryable, workspaceId: string) => {
+  const q = async (sql: string) => (await db.query(sql, [workspaceId])).rows
+  const [totals] = await q(`SELECT count(*)::int AS documents, coalesce(sum(octet_length(content) + file_bytes), 0)::bigint AS bytes,
+      count(*) FILTER (WHERE created_at > now() - interval '24 hours')::int AS added,
+      count(*) FILTER (WHERE updated_at > now() - interval '24 hours' AND updated_at > created_at)::int AS updated
+    FROM kb_entries WHERE workspace_id = $1`)
+  const [chunks] = await q('SELECT count(*)::int AS n FROM kb_chunks WHERE workspace_id = $1')
+  const bySource = await q('SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source')
+  const byFolder = await q(`SELECT NULL AS id, '(root)' AS name, (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
+    UNION ALL
+    SELECT f.id, f.name, (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = $1 AND e.folder_id = f.id) FROM kb_folders f WHERE f.workspace_id = $1`)
+  return {
+    stats: {
+      totalDocuments: totals.documents,
+      totalChunks: chunks.n,
+      storageBytes: totals.bytes,
+      bySource: Object.fromEntries(bySource.map((r) => [r.source, r.n])),
+      byFolder: byFolder.map((r) => ({ folderId: r.id, name: r.name, count: r.n })),
+      // Searches are recorded from the search issue on; until then there are none to count.
+      recentActivity: { documentsAdded24h: totals.added, documentsUpdated24h: totals.updated, searchesLast24h: 0 },
+    },
+  }
+}
