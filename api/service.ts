@@ -8,6 +8,7 @@ import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
 import { ProjectionRunner } from '../projections/runner'
+import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
 import type { Config } from './config'
 import type { Deps } from './deps'
@@ -46,6 +47,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const server = http.createServer(app.callback())
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
   const address = server.address() as { port: number }
+  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
   log.info({ url, database: db.kind }, 'service ready')
@@ -58,6 +60,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       await closed
+      stopSweeper()
       await runner.stop()
       await embedder.close?.()
       await store.close()

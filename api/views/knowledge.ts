@@ -66,11 +66,12 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   if (f.search) add("e.title ILIKE '%' || ? || '%' ESCAPE '\\'", f.search.replace(/[\\%_]/g, (m) => `\\${m}`))
   if (Object.keys(f.externalRefs).length) add('e.external_refs @> ?::jsonb', JSON.stringify(f.externalRefs))
   args.push(config.freshnessDays)
-  const freshness = FRESHNESS.replace('$FRESH', `$${args.length}`)
+  const fresh = `$${args.length}`
+  const freshness = FRESHNESS.replace('$FRESH', fresh)
   if (f.freshness) add(`(${freshness}) = ?`, f.freshness)
   const filter = where.join(' AND ')
   // The freshness threshold is bound in both queries, whether or not it filters.
-  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND $${args.length}::int > 0`, args)).rows[0].n
+  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND ${fresh}::int > 0`, args)).rows[0].n
   const { rows } = await db.query(
     `SELECT e.*, ${freshness} AS freshness FROM kb_entries e WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,

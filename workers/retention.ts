@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { Queryable } from '../adapters/db'
+import type { EventStore } from '../adapters/eventstore/port'
+import type { Logger } from '../adapters/logger'
+import { deleteEntry } from '../commands/knowledge'
+import { defaultKbConfig } from '../domain/kbConfig'
+
+const PROCESS = 'retention-sweeper'
+
+/**
+ * Deletes the entries whose last activity (updatedAt, verification, last sync) is older than
+ * their workspace's retentionDays (0 = never), as ordinary delete commands by a system actor.
+ */
+export const sweepRetention = async (db: Queryable, store: EventStore, log: Logger, now = new Date()): Promise<number> => {
+  const { rows } = await db.query<{ id: string; workspace_id: string }>(
+    `SELECT e.id, e.workspace_id FROM kb_entries e LEFT JOIN kb_configs c ON c.workspace_id = e.workspace_id,
+       LATERAL (SELECT coalesce((c.config->>'retentionDays')::int, $2) AS days) r
+     WHERE r.days > 0 AND GREATEST(e.updated_at, e.verified_at, e.last_sync_at) < $1::timestamptz - make_interval(days => r.days)`,
+    [now.toISOString(), defaultKbConfig().retentionDays],
+  )
+  let deleted = 0
+  for (const r of rows) {
+    const ctx = { actor: { kind: 'system' as const, process: PROCESS }, at: now.toISOString(), correlationId: randomUUID(), workspaceId: r.workspace_id }
+    const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS)
+    if (E.isRight(done)) deleted++
+  }
+  if (deleted) log.info({ deleted }, 'retention sweep deleted expired entries')
+  return deleted
+}
+
+export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number) => {
+  const timer = setInterval(() => {
+    sweepRetention(db, store, log).catch((error) => log.error({ err: error }, 'retention sweep failed'))
+  }, intervalMs)
+  timer.unref()
+  return () => clearInterval(timer)
+}
