@@ -1,0 +1,80 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+
+const test = suite<{ svc: TestService; m: Member }>('API: folders')
+test.before(async (ctx) => {
+  ctx.svc = await startTestService()
+  ctx.m = await seedMember(ctx.svc.call, 'editor')
+})
+test.after(async ({ svc }) => svc.stop())
+
+test('create, get, list, patch; documentCount follows creates, moves and deletes', async ({ svc, m }) => {
+  const f = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Runbooks', description: 'Ops', color: '#12abEF', icon: 'book-open' } }), 201)
+  assert.equal({ name: f.name, description: f.description, color: f.color, icon: f.icon, documentCount: f.documentCount }, { name: 'Runbooks', description: 'Ops', color: '#12abEF', icon: 'book-open', documentCount: 0 })
+  const g = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Other' } }), 201)
+  const mk = (folderId: string | null) => svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 't', source: 'text', content: 'c.', folderId } }).then((r) => ok(r, 201))
+  const a = await mk(f.id)
+  await mk(f.id)
+  await mk(null)
+  const count = async (id: string) => ok(await svc.call('GET', `/api/v1/knowledge/folders/${id}`, { token: m.token })).documentCount
+  assert.is(await count(f.id), 2)
+  ok(await svc.call('POST', `/api/v1/knowledge/${a.id}/move`, { token: m.token, body: { folderId: g.id } }))
+  assert.is(await count(f.id), 1)
+  assert.is(await count(g.id), 1)
+  ok(await svc.call('DELETE', `/api/v1/knowledge/${a.id}`, { token: m.token }))
+  assert.is(await count(g.id), 0)
+  const list = ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token }))
+  assert.equal(list.folders.map((x: any) => [x.name, x.documentCount]), [['Runbooks', 1], ['Other', 0]])
+  assert.ok(list.folders.every((x: any) => x.id && x.createdAt))
+  const p = ok(await svc.call('PATCH', `/api/v1/knowledge/folders/${g.id}`, { token: m.token, body: { name: 'Renamed', description: 'd' } }))
+  assert.equal([p.name, p.description], ['Renamed', 'd'])
+  // The old name is free again; a case change of one's own name is not a conflict.
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'other' } }), 201)
+  ok(await svc.call('PATCH', `/api/v1/knowledge/folders/${g.id}`, { token: m.token, body: { name: 'RENAMED' } }))
+})
+
+test('deleting a folder moves its entries to root before the answer', async ({ svc, m }) => {
+  const f = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Doomed' } }), 201)
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'inside', source: 'text', content: 'c.', folderId: f.id } }), 201)
+  const d = ok(await svc.call('DELETE', `/api/v1/knowledge/folders/${f.id}`, { token: m.token }))
+  assert.equal(d, { deleted: true, id: f.id, movedToRoot: 1 })
+  assert.not.ok('folderId' in ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token })))
+  expectError(await svc.call('GET', `/api/v1/knowledge/folders/${f.id}`, { token: m.token }), 404, 'NOT_FOUND')
+  expectError(await svc.call('DELETE', `/api/v1/knowledge/folders/${f.id}`, { token: m.token }), 404, 'NOT_FOUND')
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'doomed' } }), 201)
+})
+
+test('names are unique per workspace, case-insensitively, also under concurrent creates', async ({ svc, m }) => {
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Specs' } }), 201)
+  const e = expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: ' SPECS ' } }), 409, 'CONFLICT')
+  assert.match(e.details![0], /^name:/)
+  const results = await Promise.all(Array.from({ length: 5 }, () => svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Race' } })))
+  assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409])
+  const other = await seedMember(svc.call, 'owner')
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Specs' } }), 201)
+  const x = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Xyz' } }), 201)
+  expectError(await svc.call('PATCH', `/api/v1/knowledge/folders/${x.id}`, { token: m.token, body: { name: 'specs' } }), 409, 'CONFLICT')
+})
+
+test('bad input and other workspaces', async ({ svc, m }) => {
+  const head = await svc.deps.store.headPosition()
+  const bad = async (body: object, field: string) => {
+    const e = expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body }), 400, 'VALIDATION_ERROR')
+    assert.ok(e.details!.some((d) => d.startsWith(`${field}:`)), JSON.stringify(e.details))
+  }
+  await bad({}, 'name')
+  await bad({ name: 'n'.repeat(101) }, 'name')
+  await bad({ name: 'ok', description: 'd'.repeat(501) }, 'description')
+  await bad({ name: 'ok', color: 'red' }, 'color')
+  await bad({ name: 'ok', icon: '<script>' }, 'icon')
+  assert.is(await svc.deps.store.headPosition(), head)
+  const other = await seedMember(svc.call, 'owner')
+  const theirs = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Private' } }), 201)
+  expectError(await svc.call('GET', `/api/v1/knowledge/folders/${theirs.id}`, { token: m.token }), 404, 'NOT_FOUND')
+  expectError(await svc.call('PATCH', `/api/v1/knowledge/folders/${theirs.id}`, { token: m.token, body: { name: 'x' } }), 404, 'NOT_FOUND')
+  expectError(await svc.call('DELETE', `/api/v1/knowledge/folders/${theirs.id}`, { token: m.token }), 404, 'NOT_FOUND')
+  assert.not.ok(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token })).folders.some((f: any) => f.id === theirs.id))
+})
+
+test.run()
