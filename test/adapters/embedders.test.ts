@@ -1,0 +1,127 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { hashingEmbedder } from '../../adapters/embedders/hashing'
+import { localEmbedder } from '../../adapters/embedders/local'
+import { openAiEmbedder } from '../../adapters/embedders/openai'
+import { DIMENSIONS } from '../../adapters/embedders/port'
+
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
+
+/** A local server speaking OpenAI's embeddings API; `plan` says how to answer each request. */
+const fakeOpenAi = async (plan: (n: number, input: string[]) => { status: number; body: unknown; headers?: Record<string, string> }) => {
+  const requests: { path: string; input: string[]; auth?: string }[] = []
+  const server = http.createServer((req, res) => {
+    let raw = ''
+    req.on('data', (d) => (raw += d))
+    req.on('end', () => {
+      const body = JSON.parse(raw)
+      requests.push({ path: req.url ?? '', input: body.input, auth: req.headers.authorization })
+      const answer = plan(requests.length, body.input)
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) })
+      res.end(JSON.stringify(answer.body))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as AddressInfo
+  return { requests, baseURL: `http://127.0.0.1:${port}/v1`, close: () => new Promise((r) => server.close(r)) }
+}
+
+const vectorFor = (text: string, length = DIMENSIONS) => Array.from({ length }, (_, i) => (i === text.length % length ? 1 : 0))
+const embeddings = (input: string[], length = DIMENSIONS) => ({
+  object: 'list',
+  model: 'text-embedding-3-small',
+  data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorFor(text, length) })),
+  usage: { prompt_tokens: 1, total_tokens: 1 },
+})
+
+const test = suite('embedders: hashing, OpenAI-compatible (against a local server), local model')
+
+test('hashing: deterministic unit vectors of 1536; shared words are closer than none', async () => {
+  const e = hashingEmbedder()
+  const [a, a2, b, c] = await e.embed(['vacuum reclaims dead tuples', 'vacuum reclaims dead tuples', 'vacuum frees tuples', 'the weather is sunny'])
+  assert.is(a.length, DIMENSIONS)
+  assert.equal(a, a2)
+  assert.ok(Math.abs(cosine(a, a) - 1) < 1e-9)
+  assert.ok(cosine(a, b) > cosine(a, c))
+})
+
+test('OpenAI: batches the inputs, sends the key, and keeps the order', async () => {
+  const server = await fakeOpenAi((_, input) => ({ status: 200, body: embeddings(input) }))
+  try {
+    const e = openAiEmbedder({ apiKey: 'sk-test', baseURL: server.baseURL, model: 'text-embedding-3-small', batchSize: 10 })
+    const texts = Array.from({ length: 25 }, (_, i) => 'x'.repeat(i + 1))
+    const vectors = await e.embed(texts)
+    assert.is(server.requests.length, 3)
+    assert.equal(server.requests.map((r) => r.input.length), [10, 10, 5])
+    assert.is(server.requests[0].path, '/v1/embeddings')
+    assert.is(server.requests[0].auth, 'Bearer sk-test')
+    texts.forEach((t, i) => assert.is(vectors[i].indexOf(1), t.length % DIMENSIONS))
+    assert.is(e.model, 'openai:text-embedding-3-small')
+  } finally {
+    await server.close()
+  }
+})
+
+test('OpenAI: a 429 and a 503 are retried with backoff, then succeed', async () => {
+  const server = await fakeOpenAi((n, input) =>
+    n === 1 ? { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '10' } }
+    : n === 2 ? { status: 503, body: { error: { message: 'busy' } }, headers: { 'retry-after-ms': '10' } }
+    : { status: 200, body: embeddings(input) })
+  try {
+    const e = openAiEmbedder({ apiKey: 'k', baseURL: server.baseURL, model: 'm' })
+    const [v] = await e.embed(['hello'])
+    assert.is(v.length, DIMENSIONS)
+    assert.is(server.requests.length, 3)
+  } finally {
+    await server.close()
+  }
+})
+
+test('OpenAI: vectors of the wrong length or with a non-number are refused', async () => {
+  const short = await fakeOpenAi((_, input) => ({ status: 200, body: embeddings(input, 512) }))
+  try {
+    await openAiEmbedder({ apiKey: 'k', baseURL: short.baseURL, model: 'm' }).embed(['a']).then(
+      () => assert.unreachable('should refuse'),
+      (e: Error) => assert.match(e.message, /length 512, expected 1536/),
+    )
+  } finally {
+    await short.close()
+  }
+  const nan = await fakeOpenAi((_, input) => {
+    const body = embeddings(input)
+    ;(body.data[0].embedding as unknown[])[3] = 'NaN'
+    return { status: 200, body }
+  })
+  try {
+    await openAiEmbedder({ apiKey: 'k', baseURL: nan.baseURL, model: 'm' }).embed(['a']).then(
+      () => assert.unreachable('should refuse'),
+      (e: Error) => assert.match(e.message, /non-finite/),
+    )
+  } finally {
+    await nan.close()
+  }
+})
+
+test('local model: 512 dimensions zero-padded to 1536, paraphrases closer than unrelated text, event loop free', async () => {
+  const e = localEmbedder()
+  try {
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
+    const [a, b, c, d] = await e.embed(['the cat sat on the mat', 'a kitten was sitting on the rug', 'quarterly revenue grew by ten percent', long])
+    clearInterval(timer)
+    assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
+    for (const v of [a, b, c, d]) {
+      assert.is(v.length, DIMENSIONS)
+      assert.ok(v.slice(512).every((x) => x === 0))
+      assert.ok(Math.abs(cosine(v, v) - 1) < 1e-6)
+    }
+    assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
+  } finally {
+    await e.close?.()
+  }
+})
+
+test.run()
