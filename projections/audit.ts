@@ -12,7 +12,7 @@ const withoutHashes = (data: unknown) =>
 /** Every event that belongs to a workspace, for its owners' and admins' audit trail. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 2,
+  version: 3,
   tables: ['audit_events'],
   schema: `
     CREATE TABLE audit_events (
@@ -26,10 +26,9 @@ export const auditProjector: Projector = {
   async apply(tx: Client, e: RecordedEvent) {
     const workspaceId = e.metadata.workspaceId
     if (!workspaceId) return
-    // A deleted entry's content leaves the audit trail too; who did what, and when, stays.
-    if (e.type === 'EntryDeleted') {
-      await tx.query(`UPDATE audit_events SET data = '{"redacted": true}' WHERE stream_id = $1 AND position < $2`, [e.streamId, e.position])
-    }
+    // A deleted entry's stream is cut to its tombstone in the store; its audit rows follow, so the
+    // trail keeps who deleted it and when, and equals a rebuild.
+    if (e.type === 'EntryDeleted') await tx.query('DELETE FROM audit_events WHERE stream_id = $1 AND position < $2', [e.streamId, e.position])
     await tx.query(
       `INSERT INTO audit_events (position, workspace_id, stream_id, revision, event_id, type, actor, actor_id, data, metadata, time)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (position) DO NOTHING`,

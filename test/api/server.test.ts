@@ -29,6 +29,16 @@ if (!serverUrl) {
     assert.ok(audit.events.every((e: any) => e.metadata.workspaceId === m.workspaceId))
   })
 
+  test('entries on the server: created, listed, chunked with real[] vectors when pgvector is missing, deleted', async ({ svc }) => {
+    const m = await seedMember(svc.call, 'owner')
+    const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'On the server', source: 'text', content: 'Server side text. '.repeat(300) } }), 201)
+    assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, 1)
+    const { rows } = await svc.deps.db.pool.query('SELECT count(*)::int AS n, bool_and(embedding IS NOT NULL) AS all_embedded FROM kb_chunks WHERE entry_id = $1', [e.id])
+    assert.ok(rows[0].n >= 1 && rows[0].all_embedded)
+    ok(await svc.call('DELETE', `/api/v1/knowledge/${e.id}`, { token: m.token }))
+    expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token }), 404, 'NOT_FOUND')
+  })
+
   test('concurrent duplicate slugs: exactly one workspace is created', async ({ svc }) => {
     const results = await Promise.all(Array.from({ length: 6 }, () => svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Race', slug: 'race-slug' } })))
     assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409])
