@@ -3,11 +3,13 @@ import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
-import { type Chunking, type EntryMetadata, entry } from '../domain/entry'
+import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../domain/entry'
 import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
-import { warmEmbeddings } from '../projections/chunks'
+import { embedCached } from '../adapters/embeddingCache'
+import { countTokens } from '../adapters/text'
+import { chunkText } from '../workers/chunker'
 import { type CommandContext, handle, load } from './handle'
 import { streams } from './streams'
 
@@ -64,27 +66,32 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
     return fail('VALIDATION_ERROR', 'the request is not valid', ['chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens'])
   }
-  const embedded = await embedAhead(deps, input.content, chunking, config.ingestion.autoEmbed)
-  if (E.isLeft(embedded)) return embedded
+  const prepared = await prepareContent(deps, input.content, chunking, config.ingestion.autoEmbed)
+  if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
   const createdBy = ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process
   const { chunkingOptions: _, ...fields } = input
   const done = await handle(deps.store, streams.entry(id), entry, {
     type: 'CreateEntry',
-    data: { ...fields, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy },
+    data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy },
   }, ctx)
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
 
-/** Embeds the content's chunks into the cache before the write; a failing embedder is a 503. */
-const embedAhead = async (deps: KnowledgeDeps, content: string, chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, void>> => {
-  if (!embed) return E.right(undefined)
-  try {
-    await warmEmbeddings(deps.db, deps.embedder, content, chunking)
-    return E.right(undefined)
-  } catch (error) {
-    return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
+/**
+ * Chunks the content once, for the event to carry, and embeds the chunks into the cache before
+ * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
+ */
+const prepareContent = async (deps: KnowledgeDeps, content: string, chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, { tokenCount: number; chunks: ChunkSpans }>> => {
+  const chunks = chunkText(content, chunking)
+  if (embed) {
+    try {
+      await embedCached(deps.db, deps.embedder, chunks.map((c) => c.text))
+    } catch (error) {
+      return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
+    }
   }
+  return E.right({ tokenCount: countTokens(content), chunks: chunks.map(({ start, end, tokenCount }) => ({ start, end, tokenCount })) })
 }
 
 export const updateEntry = async (
@@ -94,14 +101,15 @@ export const updateEntry = async (
   entryId: string,
   changes: { title?: string; content?: string; metadata?: EntryMetadata; isEnabled?: boolean },
 ): Result<{ id: string }> => {
+  let withSpans: typeof changes & { tokenCount?: number; chunks?: ChunkSpans } = changes
   if (changes.content !== undefined) {
-    const { rows } = await deps.db.query<{ chunking: Chunking; embed: boolean }>('SELECT chunking, embed FROM kb_entry_chunking WHERE entry_id = $1 AND workspace_id = $2', [entryId, workspaceId])
-    if (rows[0]) {
-      const embedded = await embedAhead(deps, changes.content, rows[0].chunking, rows[0].embed)
-      if (E.isLeft(embedded)) return embedded
-    }
+    const { state } = await load(deps.store, streams.entry(entryId), entry)
+    if (state.status !== 'active' || state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
+    const prepared = await prepareContent(deps, changes.content, state.chunking, state.embed)
+    if (E.isLeft(prepared)) return prepared
+    withSpans = { ...changes, ...prepared.right }
   }
-  const done = await handle(deps.store, streams.entry(entryId), entry, { type: 'UpdateEntry', data: { workspaceId, entryId, changes } }, ctx)
+  const done = await handle(deps.store, streams.entry(entryId), entry, { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } }, ctx)
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
 }
 

@@ -8,6 +8,10 @@ export type EntryMetadata = t.TypeOf<typeof EntryMetadata>
 export const Chunking = t.type({ chunkSizeTokens: t.number, overlapTokens: t.number, preserveSentences: t.boolean })
 export type Chunking = t.TypeOf<typeof Chunking>
 
+/** How the content was cut, decided once by the command: projections replay it, never re-chunk. */
+export const ChunkSpans = t.array(t.type({ start: t.number, end: t.number, tokenCount: t.number }))
+export type ChunkSpans = t.TypeOf<typeof ChunkSpans>
+
 export const EntryCreated = t.type({
   type: t.literal('EntryCreated'),
   data: t.type({
@@ -23,12 +27,15 @@ export const EntryCreated = t.type({
     chunking: Chunking,
     /** Whether chunks get vectors (the workspace's ingestion.autoEmbed when written). */
     embed: t.boolean,
+    tokenCount: t.number,
+    chunks: ChunkSpans,
     createdBy: t.string,
   }),
 })
 export type EntryCreated = t.TypeOf<typeof EntryCreated>
 
-const Changes = t.partial({ title: t.string, content: t.string, metadata: EntryMetadata, isEnabled: t.boolean })
+// A content change carries its token count and chunk spans with it.
+const Changes = t.partial({ title: t.string, content: t.string, tokenCount: t.number, chunks: ChunkSpans, metadata: EntryMetadata, isEnabled: t.boolean })
 export const EntryUpdated = t.type({ type: t.literal('EntryUpdated'), data: t.type({ entryId: t.string, changes: Changes }) })
 export type EntryUpdated = t.TypeOf<typeof EntryUpdated>
 export const EntryMoved = t.type({
@@ -59,7 +66,17 @@ export type EntryCommand =
 export type EntryState =
   | { status: 'none' }
   | { status: 'deleted' }
-  | { status: 'active'; workspaceId: string; folderId: string | null; title: string; content: string; metadata: EntryMetadata; isEnabled: boolean }
+  | {
+      status: 'active'
+      workspaceId: string
+      folderId: string | null
+      title: string
+      content: string
+      metadata: EntryMetadata
+      isEnabled: boolean
+      chunking: Chunking
+      embed: boolean
+    }
 
 export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
   events: EntryEvent,
@@ -68,12 +85,15 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
     if (event.type === 'EntryDeleted') return { status: 'deleted' }
     if (event.type === 'EntryCreated') {
       const d = event.data
-      return { status: 'active', workspaceId: d.workspaceId, folderId: d.folderId, title: d.title, content: d.content, metadata: d.metadata, isEnabled: d.isEnabled }
+      return {
+        status: 'active', workspaceId: d.workspaceId, folderId: d.folderId, title: d.title, content: d.content,
+        metadata: d.metadata, isEnabled: d.isEnabled, chunking: d.chunking, embed: d.embed,
+      }
     }
     if (state.status !== 'active') return state
     switch (event.type) {
       case 'EntryUpdated': {
-        const c = event.data.changes
+        const { tokenCount: _t, chunks: _c, ...c } = event.data.changes
         return { ...state, ...c, metadata: { ...state.metadata, ...c.metadata } }
       }
       case 'EntryMoved':
@@ -92,7 +112,7 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
     switch (command.type) {
       case 'UpdateEntry': {
         const { workspaceId: _, ...data } = command.data
-        const c = data.changes
+        const { tokenCount: _t, chunks: _c, ...c } = data.changes
         const metadata = { ...state.metadata, ...c.metadata }
         const same =
           (c.title === undefined || c.title === state.title) &&

@@ -1,15 +1,14 @@
-import type { Client, Queryable } from '../adapters/db'
+import type { Client } from '../adapters/db'
 import { embedCached } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
-import type { Chunking, EntryEvent } from '../domain/entry'
-import { chunkText } from '../workers/chunker'
+import type { ChunkSpans, EntryEvent } from '../domain/entry'
 import type { Projector } from './projector'
 
 /**
  * Chunks of each entry's content with their vectors (pgvector, or real[] where the server has no
- * pgvector) and the model that made them. Chunk ids are `<entryId>:<index>`, so replaying an
+ * pgvector) and the model that made them, cut where the entry's events say. Chunk ids are `<entryId>:<index>`, so replaying an
  * entry's events rewrites the same rows. Vectors come from the embedding cache: the command that
  * wrote the content embedded it already, and a rebuild never embeds twice.
  */
@@ -36,15 +35,13 @@ export const chunksProjector = (embedder: Embedder, vectors: boolean): Projector
            ON CONFLICT (entry_id) DO UPDATE SET chunking = EXCLUDED.chunking, embed = EXCLUDED.embed`,
           [e.data.entryId, e.data.workspaceId, JSON.stringify(e.data.chunking), e.data.embed],
         )
-        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.workspaceId, e.data.content, e.data.chunking, e.data.embed)
+        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.workspaceId, e.data.content, e.data.chunks, e.data.embed)
         return
       case 'EntryUpdated': {
-        if (e.data.changes.content === undefined) return
-        const { rows } = await tx.query<{ workspace_id: string; chunking: Chunking; embed: boolean }>(
-          'SELECT workspace_id, chunking, embed FROM kb_entry_chunking WHERE entry_id = $1',
-          [e.data.entryId],
-        )
-        if (rows[0]) await writeChunks(tx, embedder, vectors, e.data.entryId, rows[0].workspace_id, e.data.changes.content, rows[0].chunking, rows[0].embed)
+        const { content, chunks } = e.data.changes
+        if (content === undefined || chunks === undefined) return
+        const { rows } = await tx.query<{ workspace_id: string; embed: boolean }>('SELECT workspace_id, embed FROM kb_entry_chunking WHERE entry_id = $1', [e.data.entryId])
+        if (rows[0]) await writeChunks(tx, embedder, vectors, e.data.entryId, rows[0].workspace_id, content, chunks, rows[0].embed)
         return
       }
       case 'EntryDeleted':
@@ -55,8 +52,8 @@ export const chunksProjector = (embedder: Embedder, vectors: boolean): Projector
   },
 })
 
-const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, workspaceId: string, content: string, chunking: Chunking, embed: boolean) => {
-  const chunks = chunkText(content, chunking)
+const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, workspaceId: string, content: string, spans: ChunkSpans, embed: boolean) => {
+  const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
   const vectors = embed ? await embedCached(tx, embedder, chunks.map((c) => c.text)) : []
   await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [entryId])
   if (chunks.length === 0) return
@@ -78,7 +75,3 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
     ],
   )
 }
-
-/** Chunk and embed content ahead of the write, so its projection finds the vectors cached. */
-export const warmEmbeddings = async (q: Queryable, embedder: Embedder, content: string, chunking: Chunking) =>
-  embedCached(q, embedder, chunkText(content, chunking).map((c) => c.text))

@@ -1,6 +1,6 @@
 import type { Client } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
-import { countTokens, searchableText } from '../adapters/text'
+import { searchableText } from '../adapters/text'
 import type { EntryEvent } from '../domain/entry'
 import type { FolderEvent } from '../domain/folder'
 import { type KbConfig, type KbConfigChanged, applyChanges, defaultKbConfig } from '../domain/kbConfig'
@@ -41,7 +41,7 @@ export const knowledgeProjector: Projector = {
              token_count, searchable_text, created_by, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`,
           [d.entryId, d.workspaceId, d.title, d.content, d.source, JSON.stringify(d.metadata), JSON.stringify(d.externalReferenceIds),
-            d.folderId, d.isEnabled, countTokens(d.content), searchableText(d.content), d.createdBy, at],
+            d.folderId, d.isEnabled, d.tokenCount, searchableText(d.content), d.createdBy, at],
         )
         return
       }
@@ -53,7 +53,7 @@ export const knowledgeProjector: Projector = {
              token_count = coalesce($6, token_count), searchable_text = coalesce($7, searchable_text), updated_at = $8
            WHERE id = $1`,
           [e.data.entryId, c.title ?? null, c.content ?? null, c.metadata ? JSON.stringify(c.metadata) : null, c.isEnabled ?? null,
-            c.content === undefined ? null : countTokens(c.content), c.content === undefined ? null : searchableText(c.content), at],
+            c.tokenCount ?? null, c.content === undefined ? null : searchableText(c.content), at],
         )
         return
       }

@@ -105,13 +105,21 @@ export class ProjectionRunner {
     status.position = await this.checkpoint(projector.name)
     status.state = 'running'
     this.progress.emit('progress')
+    let saved = status.position
     while (!this.stopping) {
       const idle = this.waitForAppend(1000)
       let events: RecordedEvent[] = []
       try {
         events = await this.store.readAll({ after: status.position, maxCount: BATCH })
-        if (events.length > 0) {
-          status.position = await inTransaction(this.db.pool, async (tx) => {
+        const handled = events.some((e) => projector.handles === 'all' || projector.handles.includes(e.type))
+        if (events.length > 0 && !handled) {
+          // Nothing to write: move on in memory; the checkpoint row catches up when idle.
+          status.position = events[events.length - 1].position
+          this.progress.emit('progress')
+        } else if (events.length === 0 && saved < status.position) {
+          status.position = saved = await this.saveCheckpoint(projector.name, status.position)
+        } else if (events.length > 0) {
+          status.position = saved = await inTransaction(this.db.pool, async (tx) => {
             const { rows } = await tx.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [projector.name])
             // A rebuild may have swapped in tables that are ahead of what we read.
             const after = Math.max(rows[0].position, status.position)
@@ -134,6 +142,15 @@ export class ProjectionRunner {
       if (events.length < BATCH) await idle
     }
     status.state = 'stopped'
+  }
+
+  /** Records a position reached through events the projector does not handle. */
+  private async saveCheckpoint(name: string, position: number) {
+    const { rows } = await this.db.pool.query<{ position: number }>(
+      'UPDATE projection_checkpoints SET position = GREATEST(position, $2), updated_at = now() WHERE name = $1 RETURNING position',
+      [name, position],
+    )
+    return rows[0]?.position ?? position
   }
 
   private async checkpoint(name: string) {

@@ -2,6 +2,7 @@
 const which = process.argv[2]
 const benches: Record<string, () => Promise<unknown>> = {
   eventstore: () => import('./bench/eventstore'),
+  'ingest-text': () => import('./bench/ingestText'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

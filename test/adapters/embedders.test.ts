@@ -6,6 +6,7 @@ import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { localEmbedder } from '../../adapters/embedders/local'
 import { openAiEmbedder } from '../../adapters/embedders/openai'
 import { DIMENSIONS } from '../../adapters/embedders/port'
+import { expectError, seedMember, startTestService } from '../helpers/service'
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
 
@@ -121,6 +122,21 @@ test('local model: 512 dimensions zero-padded to 1536, paraphrases closer than u
     assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
   } finally {
     await e.close?.()
+  }
+})
+
+test('a failing embedder: the create answers 503 SERVICE_UNAVAILABLE and writes nothing', async () => {
+  const server = await fakeOpenAi(() => ({ status: 400, body: { error: { message: 'model not found' } } }))
+  const svc = await startTestService({ EMBEDDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL })
+  try {
+    const m = await seedMember(svc.call, 'owner')
+    const head = await svc.deps.store.headPosition()
+    const e = expectError(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 't', source: 'text', content: 'c.' } }), 503, 'SERVICE_UNAVAILABLE')
+    assert.match(e.message, /embedding model is unavailable/)
+    assert.is(await svc.deps.store.headPosition(), head)
+  } finally {
+    await svc.stop()
+    await server.close()
   }
 })
 

@@ -1,0 +1,101 @@
+// `npm run bench -- ingest-text`: text entries of ~5,000 characters created through the HTTP API,
+// against the same chunk + embed steps run in-process without the service, in the same run.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import { createEmbedder } from '../../adapters/embedders'
+import { createLogger } from '../../adapters/logger'
+import { loadConfig } from '../../api/config'
+import { startService } from '../../api/service'
+import { chunkText } from '../../workers/chunker'
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)
+const LOCAL_ENTRIES = Number(process.env.BENCH_LOCAL_ENTRIES ?? 100)
+const ADMIN = 'bench-admin-token-0123456789'
+
+// A deterministic corpus: sentences drawn from a fixed vocabulary by a small LCG.
+const WORDS = 'postgres vacuum index heap tuple page buffer query planner join hash merge sort cost estimate statistics analyze table column row lock transaction commit rollback snapshot isolation replica stream archive checkpoint wal segment'.split(' ')
+const corpus = (n: number) => {
+  let seed = 42
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  return Array.from({ length: n }, (_, i) => {
+    let text = `Document ${i}. `
+    while (text.length < 5000) {
+      const len = 6 + Math.floor(rand() * 12)
+      const s = Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
+      text += `${s[0].toUpperCase()}${s.slice(1)}. `
+    }
+    return text
+  })
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const chunking = { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true }
+
+const run = async (embedderName: 'hashing' | 'local', n: number) => {
+  const texts = corpus(n)
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-ingest-'))
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' })
+  if (E.isLeft(config)) throw new Error(config.left)
+
+  // The floor: chunk + embed each text in-process.
+  const embedder = createEmbedder(config.right)
+  await embedder.embed(['warm up'])
+  const floorLatency: number[] = []
+  let chunks = 0
+  let t0 = performance.now()
+  for (const text of texts) {
+    const t = performance.now()
+    const cs = chunkText(text, chunking)
+    await embedder.embed(cs.map((c) => c.text))
+    chunks += cs.length
+    floorLatency.push(performance.now() - t)
+  }
+  const floorSeconds = (performance.now() - t0) / 1000
+  await embedder.close?.()
+
+  // The service: one client creating the same entries through the API.
+  const service = await startService(config.right, createLogger('silent'))
+  const call = async (method: string, p: string, token: string, body: unknown) => {
+    const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const json = (await res.json()) as { success: boolean; data: any }
+    if (!json.success) throw new Error(JSON.stringify(json))
+    return json.data
+  }
+  const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
+  const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: 'Bench' })
+  await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
+  const { access_token } = await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
+  await call('PATCH', '/api/v1/knowledge/config', access_token, { maxDocuments: 1_000_000 })
+  await call('POST', '/api/v1/knowledge', access_token, { title: 'warm up', source: 'text', content: 'warm up' })
+  const apiLatency: number[] = []
+  t0 = performance.now()
+  for (const [i, text] of texts.entries()) {
+    const t = performance.now()
+    await call('POST', '/api/v1/knowledge', access_token, { title: `Entry ${i}`, source: 'text', content: text })
+    apiLatency.push(performance.now() - t)
+  }
+  const apiSeconds = (performance.now() - t0) / 1000
+  await service.stop()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  return {
+    embedder: embedderName,
+    entries: n,
+    floorPerSecond: n / floorSeconds,
+    apiPerSecond: n / apiSeconds,
+    floorP50: pct(floorLatency, 50),
+    floorP95: pct(floorLatency, 95),
+    apiP50: pct(apiLatency, 50),
+    apiP95: pct(apiLatency, 95),
+    floorChunksPerSecond: chunks / floorSeconds,
+  }
+}
+
+const rows = [await run('hashing', ENTRIES), await run('local', LOCAL_ENTRIES)]
+const f = (x: number, d = 1) => x.toFixed(d)
+process.stdout.write('\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ms | p50 ratio | in-process chunks/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n')
+for (const r of rows) {
+  process.stdout.write(`| ${r.embedder} | ${r.entries} | ${f(r.floorPerSecond)} | ${f(r.apiPerSecond)} | ${f(r.apiPerSecond / r.floorPerSecond, 2)} | ${f(r.floorP50)} / ${f(r.floorP95)} | ${f(r.apiP50)} / ${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`)
+}
+process.exit(0)
