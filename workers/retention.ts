@@ -29,10 +29,30 @@ export const sweepRetention = async (db: Queryable, store: EventStore, log: Logg
   return deleted
 }
 
+/**
+ * Finishes deletions a crash interrupted between the tombstone and the cut: any entry stream
+ * whose tombstone still has events before it is cut now.
+ */
+export const completeDeletions = async (db: Queryable, store: EventStore): Promise<number> => {
+  const { rows } = await db.query<{ stream_id: string; revision: number }>("SELECT stream_id, revision FROM audit_events WHERE type = 'EntryDeleted'")
+  let cut = 0
+  for (const r of rows) {
+    const [first] = await store.readStream(r.stream_id, { maxCount: 1 })
+    if (first && first.revision < r.revision) {
+      await store.truncateBefore(r.stream_id, r.revision)
+      cut++
+    }
+  }
+  return cut
+}
+
 export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number) => {
-  const timer = setInterval(() => {
-    sweepRetention(db, store, log).catch((error) => log.error({ err: error }, 'retention sweep failed'))
-  }, intervalMs)
+  const sweep = () =>
+    completeDeletions(db, store)
+      .then(() => sweepRetention(db, store, log))
+      .catch((error) => log.error({ err: error }, 'retention sweep failed'))
+  void sweep()
+  const timer = setInterval(sweep, intervalMs)
   timer.unref()
   return () => clearInterval(timer)
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
-import { sweepRetention } from '../../workers/retention'
+import { completeDeletions, sweepRetention } from '../../workers/retention'
 import { type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService }>('API: knowledge-base configuration, limits, statistics, retention')
@@ -103,6 +103,21 @@ test('retention: the sweeper deletes entries older than retentionDays (0 = never
   ok(await svc.call('GET', `/api/v1/knowledge/${kept.id}`, { token: keep.token }))
   const [tomb] = await svc.deps.store.readStream(`entry-${gone.id}`)
   assert.equal(tomb.metadata.actor, { kind: 'system', process: 'retention-sweeper' })
+})
+
+test('a deletion cut short by a crash (tombstone appended, content not yet cut) is completed by the sweeper', async ({ svc }) => {
+  const m = await seedMember(svc.call, 'owner')
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'half', source: 'text', content: 'half deleted secret' } }), 201)
+  // The first half of a delete, as the command appends it, without the cut that follows.
+  const head = await svc.deps.store.streamRevision(`entry-${e.id}`)
+  const meta = { actor: { kind: 'human' as const, userId: m.userId }, correlationId: 'c', causationId: null, at: new Date().toISOString(), workspaceId: m.workspaceId }
+  await svc.deps.store.append(`entry-${e.id}`, [{ id: crypto.randomUUID(), type: 'EntryDeleted', data: { entryId: e.id, workspaceId: m.workspaceId, deletedBy: m.userId, at: meta.at }, metadata: meta }], head as number)
+  await svc.deps.runner.waitFor(await svc.deps.store.headPosition(), 5000)
+  assert.is((await svc.deps.store.readStream(`entry-${e.id}`)).length, 2)
+  assert.ok((await completeDeletions(svc.deps.db.pool, svc.deps.store)) >= 1)
+  assert.equal((await svc.deps.store.readStream(`entry-${e.id}`)).map((x) => x.type), ['EntryDeleted'])
+  const leaks = await svc.deps.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE data::text LIKE '%half deleted secret%'")
+  assert.is(leaks.rows[0].n, 0)
 })
 
 test.run()
