@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Database } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
+import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { ProjectionRunner } from '../projections/runner'
 import type { Config } from './config'
@@ -13,6 +14,9 @@ export interface Deps {
   runner: ProjectionRunner
   log: Logger
   embedder: Embedder
+  textIndex: TextIndex
+  /** Whether pgvector is there: without it vector search falls back to text. */
+  vectors: boolean
   /** SHA-256 of the admin token. */
   adminTokenHash: string
   /** Set while the service drains on shutdown. */

@@ -38,11 +38,11 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const db = database ?? (await openDatabase(config))
   const store = await PostgresEventStore.open(db)
   await dropShadowSchemas(db)
-  const { embedder, projectors } = await setupProjectors(db, config, log)
+  const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   const runner = new ProjectionRunner(db, store, projectors, log)
   await runner.start()
   const state = { ready: false }
-  const deps: Deps = { config, db, store, runner, log, embedder, adminTokenHash: hashSecret(adminToken(config, log)), state }
+  const deps: Deps = { config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state }
   const { app } = createApp(deps)
   const server = http.createServer(app.callback())
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))

@@ -8,5 +8,6 @@ export const streams = {
   entry: (id: string) => `entry-${id}`,
   folder: (id: string) => `folder-${id}`,
   kbConfig: (workspaceId: string) => `kbconfig-${workspaceId}`,
+  search: (id: string) => `search-${id}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }

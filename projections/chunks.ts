@@ -3,67 +3,99 @@ import { embedCached } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
+import type { TextIndex } from '../adapters/textIndex/port'
 import type { ChunkSpans, EntryEvent } from '../domain/entry'
 import type { Projector } from './projector'
 
+export interface ChunksOptions {
+  embedder: Embedder
+  /** Whether the database has pgvector (else vectors are kept as real[] and not searched). */
+  vectors: boolean
+  textIndex: TextIndex
+}
+
 /**
- * Chunks of each entry's content with their vectors (pgvector, or real[] where the server has no
- * pgvector) and the model that made them, cut where the entry's events say. Chunk ids are `<entryId>:<index>`, so replaying an
- * entry's events rewrites the same rows. Vectors come from the embedding cache: the command that
- * wrote the content embedded it already, and a rebuild never embeds twice.
+ * Chunks of each entry's content, cut where the entry's events say, with their vectors and the
+ * model that made them, and the entry facts search filters on (workspace, enabled, source,
+ * category, tags), so that filters apply inside the vector and BM25 index scans. Chunk ids are
+ * `<entryId>:<index>`: replaying an entry's events rewrites the same rows. Vectors come from the
+ * embedding cache: the command embedded them already, and a rebuild never embeds twice.
  */
-export const chunksProjector = (embedder: Embedder, vectors: boolean): Projector => ({
+export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 1,
-  tables: ['kb_chunks', 'kb_entry_chunking'],
+  version: 2,
+  tables: ['kb_chunks', 'kb_chunk_entries'],
   schema: `
     CREATE TABLE kb_chunks (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
-      token_count integer NOT NULL, page_url text, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
+      tags text[] NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
-    CREATE TABLE kb_entry_chunking (entry_id text PRIMARY KEY, workspace_id text NOT NULL, chunking jsonb NOT NULL, embed boolean NOT NULL);
+    ${vectors ? 'CREATE INDEX kb_chunks_hnsw ON kb_chunks USING hnsw (embedding vector_cosine_ops);' : ''}
+    ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
+    CREATE TABLE kb_chunk_entries (
+      entry_id text PRIMARY KEY, workspace_id text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
+      source text NOT NULL, metadata jsonb NOT NULL);
   `,
   handles: ['EntryCreated', 'EntryUpdated', 'EntryDeleted'],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as EntryEvent
     switch (e.type) {
-      case 'EntryCreated':
+      case 'EntryCreated': {
+        const d = e.data
         await tx.query(
-          `INSERT INTO kb_entry_chunking (entry_id, workspace_id, chunking, embed) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (entry_id) DO UPDATE SET chunking = EXCLUDED.chunking, embed = EXCLUDED.embed`,
-          [e.data.entryId, e.data.workspaceId, JSON.stringify(e.data.chunking), e.data.embed],
+          `INSERT INTO kb_chunk_entries (entry_id, workspace_id, embed, is_enabled, source, metadata) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (entry_id) DO NOTHING`,
+          [d.entryId, d.workspaceId, d.embed, d.isEnabled, d.source, JSON.stringify(d.metadata)],
         )
-        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.workspaceId, e.data.content, e.data.chunks, e.data.embed)
+        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks)
         return
+      }
       case 'EntryUpdated': {
-        const { content, chunks } = e.data.changes
-        if (content === undefined || chunks === undefined) return
-        const { rows } = await tx.query<{ workspace_id: string; embed: boolean }>('SELECT workspace_id, embed FROM kb_entry_chunking WHERE entry_id = $1', [e.data.entryId])
-        if (rows[0]) await writeChunks(tx, embedder, vectors, e.data.entryId, rows[0].workspace_id, content, chunks, rows[0].embed)
+        const { content, chunks, isEnabled, metadata } = e.data.changes
+        if (isEnabled !== undefined || metadata !== undefined) {
+          await tx.query(
+            'UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb, \'{}\'::jsonb) WHERE entry_id = $1',
+            [e.data.entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null],
+          )
+          await tx.query(
+            `UPDATE kb_chunks c SET is_enabled = x.is_enabled, category = x.metadata->>'category', tags = ${TAGS}
+             FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.entry_id = x.entry_id`,
+            [e.data.entryId],
+          )
+        }
+        if (content !== undefined && chunks !== undefined) await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
         return
       }
       case 'EntryDeleted':
         await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [e.data.entryId])
-        await tx.query('DELETE FROM kb_entry_chunking WHERE entry_id = $1', [e.data.entryId])
+        await tx.query('DELETE FROM kb_chunk_entries WHERE entry_id = $1', [e.data.entryId])
         return
     }
   },
 })
 
-const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, workspaceId: string, content: string, spans: ChunkSpans, embed: boolean) => {
+const TAGS = "coalesce(ARRAY(SELECT jsonb_array_elements_text(x.metadata->'tags')), '{}')"
+
+const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, content: string, spans: ChunkSpans) => {
+  const { rows } = await tx.query<{ embed: boolean }>('SELECT embed FROM kb_chunk_entries WHERE entry_id = $1', [entryId])
+  if (!rows[0]) return
+  const embed = rows[0].embed
   const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
   const vectors = embed ? await embedCached(tx, embedder, chunks.map((c) => c.text)) : []
   await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [entryId])
   if (chunks.length === 0) return
   await tx.query(
-    `INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count, model, embedding)
-     SELECT $1 || ':' || i, $1, $2, i, c, s, so, eo, tc, $3, v::${pgvector ? 'vector' : 'real[]'}
-     FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::text[]) AS x(i, c, s, so, eo, tc, v)`,
+    `INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
+       is_enabled, source, category, tags, model, embedding)
+     SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.metadata->>'category', ${TAGS},
+       $2, v::${pgvector ? 'vector' : 'real[]'}
+     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[]) AS u(i, c, s, so, eo, tc, v)
+     JOIN kb_chunk_entries x ON x.entry_id = $1`,
     [
       entryId,
-      workspaceId,
       embed ? embedder.model : null,
       chunks.map((c) => c.index),
       chunks.map((c) => c.text),

@@ -3,6 +3,8 @@ import { embeddingCacheSchema, enableVectors } from '../adapters/embeddingCache'
 import { createEmbedder } from '../adapters/embedders'
 import type { Embedder } from '../adapters/embedders/port'
 import type { Logger } from '../adapters/logger'
+import { openTextIndex } from '../adapters/textIndex'
+import type { TextIndex } from '../adapters/textIndex/port'
 import type { Config } from '../api/config'
 import { accountsProjector } from './accounts'
 import { auditProjector } from './audit'
@@ -14,6 +16,7 @@ export interface ProjectorDeps {
   embedder: Embedder
   /** Whether the database has pgvector. */
   vectors: boolean
+  textIndex: TextIndex
 }
 
 /** Every projector of the service, in the order they are installed. */
@@ -21,7 +24,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   accountsProjector,
   auditProjector,
   knowledgeProjector,
-  chunksProjector(deps.embedder, deps.vectors),
+  chunksProjector(deps),
 ]
 
 /** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */
@@ -30,5 +33,6 @@ export const setupProjectors = async (db: Database, config: Config, log: Logger)
   const vectors = await enableVectors(db.pool)
   if (!vectors) log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')
   const embedder = createEmbedder(config)
-  return { embedder, vectors, projectors: createProjectors({ embedder, vectors }) }
+  const textIndex = await openTextIndex(db.pool)
+  return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }
 }

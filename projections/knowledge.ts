@@ -4,15 +4,16 @@ import { searchableText } from '../adapters/text'
 import type { EntryEvent } from '../domain/entry'
 import type { FolderEvent } from '../domain/folder'
 import { type KbConfig, type KbConfigChanged, applyChanges, defaultKbConfig } from '../domain/kbConfig'
+import type { SearchServed } from '../domain/search'
 import type { Projector } from './projector'
 
-type Event = EntryEvent | FolderEvent | KbConfigChanged
+type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed
 
 /** Knowledge entries, folders and each workspace's configuration changes. */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 1,
-  tables: ['kb_entries', 'kb_folders', 'kb_configs'],
+  version: 2,
+  tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
       id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, content text NOT NULL, source text NOT NULL,
@@ -28,8 +29,10 @@ export const knowledgeProjector: Projector = {
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
     CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL);
+    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL, entry_ids text[] NOT NULL);
+    CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
-  handles: ['EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged'],
+  handles: ['EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged', 'SearchServed'],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as Event
     const at = recorded.metadata.at
@@ -86,6 +89,16 @@ export const knowledgeProjector: Projector = {
       }
       case 'FolderDeleted':
         await tx.query('DELETE FROM kb_folders WHERE id = $1', [e.data.folderId])
+        return
+      case 'SearchServed':
+        // Counted once per search: the row keyed by position makes a replay change nothing.
+        await tx.query(
+          `WITH served AS (
+             INSERT INTO kb_searches (position, workspace_id, at, entry_ids) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (position) DO NOTHING RETURNING entry_ids)
+           UPDATE kb_entries SET cited_count = cited_count + 1 WHERE id = ANY((SELECT entry_ids FROM served)::text[])`,
+          [recorded.position, e.data.workspaceId, at, e.data.entryIds],
+        )
         return
       case 'KbConfigChanged': {
         // Merging the same changes twice gives the same config: idempotent.

@@ -8,9 +8,9 @@ import type { Deps } from '../deps'
 import { pagination } from '../pagination'
 import { type AnyRoute, replyWith, route } from '../route'
 import { getEntry, listEntries } from '../views/knowledge'
+import { FilterSource } from './search'
 
 const CreateSource = t.keyof({ text: null, url: null, file: null, manual: null, document: null, faq: null, api_docs: null, transcript: null })
-const FilterSource = t.keyof({ manual: null, document: null, webpage: null, faq: null, api_docs: null, transcript: null })
 const Metadata = c.exact({ category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) })
 const ChunkingOptions = c.exact({ chunkSizeTokens: c.integer(100, 2000), overlapTokens: c.integer(0, 500), preserveSentences: t.boolean })
 

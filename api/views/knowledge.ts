@@ -116,6 +116,7 @@ export const stats = async (db: Queryable, workspaceId: string) => {
       count(*) FILTER (WHERE updated_at > now() - interval '24 hours' AND updated_at > created_at)::int AS updated
     FROM kb_entries WHERE workspace_id = $1`)
   const [chunks] = await q('SELECT count(*)::int AS n FROM kb_chunks WHERE workspace_id = $1')
+  const [searches] = await q("SELECT count(*)::int AS n FROM kb_searches WHERE workspace_id = $1 AND at > now() - interval '24 hours'")
   const bySource = await q('SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source')
   const byFolder = await q(`SELECT NULL AS id, '(root)' AS name, (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
     UNION ALL
@@ -127,8 +128,7 @@ export const stats = async (db: Queryable, workspaceId: string) => {
       storageBytes: totals.bytes,
       bySource: Object.fromEntries(bySource.map((r) => [r.source, r.n])),
       byFolder: byFolder.map((r) => ({ folderId: r.id, name: r.name, count: r.n })),
-      // Searches are recorded from the search issue on; until then there are none to count.
-      recentActivity: { documentsAdded24h: totals.added, documentsUpdated24h: totals.updated, searchesLast24h: 0 },
+      recentActivity: { documentsAdded24h: totals.added, documentsUpdated24h: totals.updated, searchesLast24h: searches.n },
     },
   }
 }

@@ -9,6 +9,7 @@ import pino from 'pino'
 import { openPglite } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import { hashingEmbedder } from '../../adapters/embedders/hashing'
+import { pgTextsearchIndex } from '../../adapters/textIndex/pgTextsearch'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { dump } from '../helpers/dump'
@@ -93,7 +94,7 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     assert.is(await proc.exited, 0)
     const db = await openPglite(path.join(dataDir, 'pg'))
     const store = await PostgresEventStore.open(db)
-    for (const p of createProjectors({ embedder: hashingEmbedder(), vectors: true })) {
+    for (const p of createProjectors({ embedder: hashingEmbedder(), vectors: true, textIndex: pgTextsearchIndex() })) {
       const live = await dump(db, p)
       await rebuildProjector(db, store, p, pino({ level: 'silent' }))
       assert.equal(await dump(db, p), live, p.name)
