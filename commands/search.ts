@@ -119,7 +119,8 @@ export const searchKnowledge = async (
       ranked = bestPerEntry(req.mode === 'hybrid' ? keyword : await text())
     } else ranked = mode === 'hybrid' ? fuse([vector.right, keyword]) : bestPerEntry(vector.right)
   }
-  const kept = ranked.filter((h) => h.score >= req.minScore).slice(0, req.limit)
+  // Scores are served rounded; minScore compares what the client sees.
+  const kept = ranked.map((h) => ({ ...h, score: Math.round(h.score * 1e6) / 1e6 })).filter((h) => h.score >= req.minScore).slice(0, req.limit)
   const results = await hydrate(deps.db, workspaceId, kept)
   await handle(
     deps.store,
@@ -146,7 +147,7 @@ const hydrate = async (db: Database, workspaceId: string, hits: Hit[]): Promise<
     if (!r) return []
     return [{
       id: r.id, title: r.title, content: r.content, source: r.source, metadata: r.metadata,
-      score: Math.round(h.score * 1e6) / 1e6, chunkIndex: r.chunk_index, ...(r.page_url ? { pageUrl: r.page_url } : {}),
+      score: h.score, chunkIndex: r.chunk_index, ...(r.page_url ? { pageUrl: r.page_url } : {}),
     }]
   })
 }

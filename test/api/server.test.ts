@@ -39,6 +39,17 @@ if (!serverUrl) {
     expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token }), 404, 'NOT_FOUND')
   })
 
+  test('search on a server without pg_textsearch or pgvector: full-text answers, vector falls back to text', async ({ svc }) => {
+    const m = await seedMember(svc.call, 'owner')
+    const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' } }), 201)
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'other', source: 'text', content: 'Gardening in spring.' } }), 201)
+    const text = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'crash log', mode: 'text', minScore: 0 } }))
+    assert.equal(text.results.map((r: any) => r.id), [e.id])
+    const vector = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 } }))
+    assert.is(vector.mode, 'text')
+    assert.equal(vector.results.map((r: any) => r.id), [e.id])
+  })
+
   test('concurrent duplicate slugs: exactly one workspace is created', async ({ svc }) => {
     const results = await Promise.all(Array.from({ length: 6 }, () => svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Race', slug: 'race-slug' } })))
     assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409])
