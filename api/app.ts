@@ -12,6 +12,7 @@ import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
 import { kbConfigRoutes } from './routes/kbConfig'
 import { searchRoutes } from './routes/search'
+import { toolRoutes } from './routes/tools'
 import { authRoutes } from './routes/auth'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
@@ -20,7 +21,7 @@ export const JSON_LIMIT = '2mb'
 
 /** Every route of the API, mounted and documented from this one table. */
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
-export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...entryRoutes]
+export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...entryRoutes, ...toolRoutes]
 
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },

@@ -1,0 +1,27 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { fail } from '../../domain/shared'
+import { authorize } from '../auth'
+import * as c from '../codecs'
+import { type AnyRoute, route } from '../route'
+import { tools } from '../tools'
+import { describeErrors } from '../validation'
+
+/** SPEC.md "Page writing (tool execution)": x-api-key, body { arguments }. */
+export const toolRoutes: AnyRoute[] = [
+  route({
+    method: 'post', path: '/api/v1/tools/:tool/execute', tag: 'tools', auth: 'apiKey', summary: 'Execute a tool with an API key',
+    params: t.type({ tool: c.string(1, 100) }),
+    body: t.type({ arguments: t.UnknownRecord }),
+    handler: async ({ params, body, identity, command }, deps) => {
+      if (identity.kind !== 'apiKey') throw new Error('tools need an API key')
+      const tool = tools.find((x) => x.name === params.tool)
+      if (!tool) return fail('NOT_FOUND', `no tool named ${params.tool}`, [`tool: one of ${tools.map((x) => x.name).join(', ')}`])
+      authorize(identity, tool.permission)
+      const args = tool.arguments.decode(body.arguments)
+      if (E.isLeft(args)) return fail('VALIDATION_ERROR', 'the tool arguments are not valid', describeErrors(args.left, 'arguments.'))
+      const result = await tool.run(deps, { workspaceId: identity.workspaceId, command }, args.right)
+      return E.map((data: unknown) => ({ data }))(result)
+    },
+  }),
+]
