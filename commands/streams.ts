@@ -9,5 +9,6 @@ export const streams = {
   folder: (id: string) => `folder-${id}`,
   kbConfig: (workspaceId: string) => `kbconfig-${workspaceId}`,
   search: (id: string) => `search-${id}`,
+  reembed: (workspaceId: string) => `reembed-${workspaceId}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }

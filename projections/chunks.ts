@@ -4,6 +4,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { TextIndex } from '../adapters/textIndex/port'
+import type { EmbeddingsRebuilt } from '../domain/embeddings'
 import type { ChunkSpans, EntryEvent } from '../domain/entry'
 import type { Projector } from './projector'
 
@@ -39,9 +40,9 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL);
   `,
-  handles: ['EntryCreated', 'EntryUpdated', 'EntryDeleted'],
+  handles: ['EntryCreated', 'EntryUpdated', 'EntryDeleted', 'EmbeddingsRebuilt'],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as EntryEvent
+    const e = { type: recorded.type, data: recorded.data } as EntryEvent | EmbeddingsRebuilt
     switch (e.type) {
       case 'EntryCreated': {
         const d = e.data
@@ -73,9 +74,26 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [e.data.entryId])
         await tx.query('DELETE FROM kb_chunk_entries WHERE entry_id = $1', [e.data.entryId])
         return
+      case 'EmbeddingsRebuilt':
+        await swapVectors(tx, embedder, vectors, e.data.workspaceId)
+        return
     }
   },
 })
+
+/** Every embedded chunk of the workspace gets this embedder's vector, all in the projector's one transaction. */
+const swapVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, workspaceId: string) => {
+  const { rows } = await tx.query<{ id: string; content: string }>(
+    'SELECT c.id, c.content FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE c.workspace_id = $1 AND x.embed',
+    [workspaceId],
+  )
+  if (rows.length === 0) return
+  const vectors = await embedCached(tx, embedder, rows.map((r) => r.content))
+  await tx.query(
+    `UPDATE kb_chunks c SET model = $1, embedding = u.v::${pgvector ? 'vector' : 'real[]'} FROM unnest($2::text[], $3::text[]) AS u(id, v) WHERE c.id = u.id`,
+    [embedder.model, rows.map((r) => r.id), vectors.map((v) => (pgvector ? `[${v.join(',')}]` : `{${v.join(',')}}`))],
+  )
+}
 
 const TAGS = "coalesce(ARRAY(SELECT jsonb_array_elements_text(x.metadata->'tags')), '{}')"
 

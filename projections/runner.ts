@@ -181,6 +181,14 @@ export class ProjectionRunner {
     })
   }
 
+  /** Runs every projector up to the current head, then stops: for one-shot operator commands. */
+  async catchUp(timeoutMs = 600_000) {
+    await this.start()
+    const reached = await this.waitFor(await this.store.headPosition(), timeoutMs)
+    await this.stop()
+    if (!reached) throw new Error(`projections did not reach the head: ${JSON.stringify(this.statuses())}`)
+  }
+
   async stop() {
     this.stopping = true
     this.offAppend?.()

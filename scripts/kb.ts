@@ -12,8 +12,10 @@ import { loadConfig } from '../api/config'
 import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
+import { ProjectionRunner } from '../projections/runner'
+import { reembedAll } from '../commands/reembed'
 
-const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId>'
+const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>]'
 
 const die = (message: string): never => {
   process.stderr.write(`${message}\n`)
@@ -24,13 +26,14 @@ const config = loadConfig(process.env)
 const cfg = E.isLeft(config) ? die(config.left) : config.right
 const log = createLogger(process.env.LOG_LEVEL ?? 'warn')
 
-type Request = { method: string; path: string }
+type Request = { method: string; path: string; body?: unknown }
 
 const requestOf = (args: string[]): Request => {
   const [a, b, c] = args
   if (a === 'projections' && b === 'status') return { method: 'GET', path: '/api/v1/admin/projections' }
   if (a === 'projections' && b === 'rebuild' && c) return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
   if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
+  if (a === 'reembed' && (b === undefined || (b === '--workspace' && c))) return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
   return die(usage)
 }
 
@@ -41,7 +44,11 @@ const adminToken = () => {
 }
 
 const viaService = async (base: string, req: Request) => {
-  const res = await fetch(base + req.path, { method: req.method, headers: { authorization: `Bearer ${adminToken()}` } })
+  const res = await fetch(base + req.path, {
+    method: req.method,
+    headers: { authorization: `Bearer ${adminToken()}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+    body: req.body ? JSON.stringify(req.body) : undefined,
+  })
   const body = (await res.json()) as { success: boolean; data?: any; error?: { code: string; message: string; details?: string[] } }
   if (!body.success) die(`${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`)
   return body.data
@@ -58,6 +65,12 @@ const direct = async (args: string[]) => {
     if (a === 'projections' && b === 'rebuild') {
       const selected = selectProjectors(projectors, c) ?? die(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
       return { rebuilt: await rebuild(db, store, selected, log) }
+    }
+    if (a === 'reembed') {
+      const reports = await reembedAll(store, db.pool, embedder, c)
+      // Direct mode has no running projector: apply the swap events now.
+      await new ProjectionRunner(db, store, projectors, log).catchUp()
+      return { reembedded: reports }
     }
     const events = await store.readStream(b)
     if (events.length === 0) die(`NOT_FOUND: no stream ${b}`)
@@ -81,6 +94,10 @@ const running = async (base: string) => {
 const print = (args: string[], data: any) => {
   if (args[0] === 'stream') {
     for (const e of data.events) process.stdout.write(`${JSON.stringify(e)}\n`)
+    return
+  }
+  if (args[0] === 'reembed') {
+    for (const r of data.reembedded) process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.chunks} chunks with ${r.model}\n`)
     return
   }
   if (args[1] === 'status') {

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
+import { reembedAll } from '../../commands/reembed'
 import { fail } from '../../domain/shared'
 import { projectionStatus, rebuild, selectProjectors } from '../../projections/operations'
 import * as c from '../codecs'
@@ -22,6 +23,15 @@ export const operatorRoutes: AnyRoute[] = [
       const selected = selectProjectors(runner.projectors, params.name)
       if (!selected) return fail('NOT_FOUND', `no projection named ${params.name}`, [`name: one of all, ${runner.projectors.map((p) => p.name).join(', ')}`])
       return E.right({ data: { rebuilt: await rebuild(db, store, selected, log) } })
+    },
+  }),
+  route({
+    method: 'post', path: '/api/v1/admin/reembed', tag: 'operators', auth: 'admin',
+    summary: "Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in",
+    body: t.partial({ workspaceId: c.id }),
+    handler: async ({ body }, { store, db, embedder }) => {
+      const reports = await reembedAll(store, db.pool, embedder, body.workspaceId)
+      return E.right({ data: { reembedded: reports.map(({ position: _, ...r }) => r) }, position: Math.max(0, ...reports.map((r) => r.position)) })
     },
   }),
   route({

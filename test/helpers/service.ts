@@ -39,19 +39,22 @@ export interface TestService extends Service {
   dataDir: string
 }
 
-/** The whole service on a fresh PGlite (or the given database), on a free port. */
-export const startTestService = async (env: Record<string, string> = {}, db?: Database): Promise<TestService> => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
+/**
+ * The whole service on a fresh in-memory PGlite (or the given database), on a free port. With
+ * `dataDir` it opens PGlite files there instead and leaves them for a restart.
+ */
+export const startTestService = async (env: Record<string, string> = {}, db?: Database, options: { dataDir?: string } = {}): Promise<TestService> => {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: 'hashing', ...env })
   if (E.isLeft(config)) throw new Error(config.left)
-  const service = await startService(config.right, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), db ?? (await testPglite()))
+  const service = await startService(config.right, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), db ?? (options.dataDir ? undefined : await testPglite()))
   return {
     ...service,
     dataDir,
     call: client(service.url),
     stop: async () => {
       await service.stop()
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

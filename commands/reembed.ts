@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import type { Queryable } from '../adapters/db'
+import { embedCached } from '../adapters/embeddingCache'
+import type { Embedder } from '../adapters/embedders/port'
+import type { EventStore } from '../adapters/eventstore/port'
+import { embeddings } from '../domain/embeddings'
+import { handle } from './handle'
+import { streams } from './streams'
+
+const BATCH = 256
+
+export interface ReembedReport {
+  workspaceId: string
+  model: string
+  chunks: number
+  position: number
+}
+
+/**
+ * Re-embeds a workspace's chunks with the configured model: the new vectors are built beside the
+ * old ones (in the embedding cache) while search goes on, then one EmbeddingsRebuilt event makes
+ * the chunks projection swap them all in one transaction. Search compares only vectors of the
+ * current model, so it never mixes two.
+ */
+export const reembedWorkspace = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId: string): Promise<ReembedReport> => {
+  const { rows } = await db.query<{ content: string }>(
+    'SELECT c.content FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE c.workspace_id = $1 AND x.embed ORDER BY c.id',
+    [workspaceId],
+  )
+  for (let i = 0; i < rows.length; i += BATCH) await embedCached(db, embedder, rows.slice(i, i + BATCH).map((r) => r.content))
+  const ctx = { actor: { kind: 'system' as const, process: 'reembed' }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId }
+  const done = await handle(store, streams.reembed(workspaceId), embeddings, { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } }, ctx)
+  if (done._tag === 'Left') throw new Error(done.left.message)
+  return { workspaceId, model: embedder.model, chunks: rows.length, position: done.right.position }
+}
+
+/** Every workspace that has embedded chunks, or the one asked for. */
+export const reembedAll = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId?: string) => {
+  const ids = workspaceId
+    ? [workspaceId]
+    : (await db.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1')).rows.map((r) => r.workspace_id)
+  const reports: ReembedReport[] = []
+  for (const id of ids) reports.push(await reembedWorkspace(store, db, embedder, id))
+  return reports
+}
