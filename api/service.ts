@@ -8,6 +8,7 @@ import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
 import { ProjectionRunner } from '../projections/runner'
+import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
 import type { Config } from './config'
@@ -48,6 +49,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
   const address = server.address() as { port: number }
   const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs)
+  const stopMaintenance = startMaintenance(db, log)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
   log.info({ url, database: db.kind }, 'service ready')
@@ -61,6 +63,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       server.closeIdleConnections()
       await closed
       stopSweeper()
+      stopMaintenance()
       await runner.stop()
       await embedder.close?.()
       await store.close()

@@ -3,6 +3,7 @@ const which = process.argv[2]
 const benches: Record<string, () => Promise<unknown>> = {
   eventstore: () => import('./bench/eventstore'),
   'ingest-text': () => import('./bench/ingestText'),
+  search: () => import('./bench/search'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

@@ -1,0 +1,97 @@
+// `npm run bench -- search`: search latency through the HTTP API against the same index queries run
+// directly on the same database in the same run, at growing corpus sizes; then hybrid p95 while
+// ingestion runs beside it. Corpus: the evaluation documents, repeated, in chunks of 100 tokens.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import { createLogger } from '../../adapters/logger'
+import { vectorSearch } from '../../adapters/vectorIndex'
+import { loadConfig } from '../../api/config'
+import { startService } from '../../api/service'
+import { analyzeSearchTables } from '../../workers/maintenance'
+
+const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
+const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
+const ADMIN = 'bench-admin-token-0123456789'
+const docs: { title: string; text: string }[] = fs.readFileSync('eval/docs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+const queries: string[] = JSON.parse(fs.readFileSync('eval/questions.json', 'utf8')).map((q: { query: string }) => q.query)
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+
+/** Runs `op` QUERIES_PER_RUN times from `clients` concurrent loops; answers the latencies in ms. */
+const latencies = async (clients: number, op: (i: number) => Promise<unknown>) => {
+  const out: number[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < QUERIES_PER_RUN) {
+      const i = next++
+      const t = performance.now()
+      await op(i)
+      out.push(performance.now() - t)
+    }
+  }))
+  return out
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-search-'))
+const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: 'hashing', LOG_LEVEL: 'silent' })
+if (E.isLeft(config)) throw new Error(config.left)
+const service = await startService(config.right, createLogger('silent'))
+const { deps } = service
+const call = async (p: string, token: string, body?: unknown) => {
+  const res = await fetch(service.url + p, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+  const json = (await res.json()) as { success: boolean; data: any }
+  if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
+  return json.data
+}
+const rows: string[] = []
+try {
+  const user = await call('/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
+  const ws = await call('/api/v1/admin/workspaces', ADMIN, { name: 'Bench' })
+  await call(`/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
+  const { access_token: token } = await call('/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
+  const patch = await fetch(`${service.url}/api/v1/knowledge/config`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ maxDocuments: 1_000_000 }) })
+  if (!patch.ok) throw new Error('config')
+  let created = 0
+  const ingest = async () => {
+    const d = docs[created % docs.length]
+    await call('/api/v1/knowledge', token, { title: `${d.title} #${created}`, source: 'text', content: `${d.text}\n\nCopy ${created}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })
+    created++
+  }
+  const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
+  const filters = {}
+  const direct = {
+    text: (q: string) => deps.textIndex.search(deps.db.pool, { workspaceId: ws.id, query: q, filters, limit: 50 }),
+    vector: async (q: string) => vectorSearch(deps.db, { workspaceId: ws.id, vector: (await deps.embedder.embed([q]))[0], model: deps.embedder.model, filters, limit: 50 }),
+    hybrid: async (q: string) => Promise.all([direct.text(q), direct.vector(q)]),
+  }
+  for (const size of SIZES) {
+    const t0 = Date.now()
+    while ((await chunkCount()) < size) await ingest()
+    await analyzeSearchTables(deps.db)
+    process.stderr.write(`corpus: ${await chunkCount()} chunks (${created} entries), built in ${Math.round((Date.now() - t0) / 1000)} s\n`)
+    for (const mode of ['text', 'vector', 'hybrid'] as const) {
+      for (const clients of [1, 8]) {
+        const api = await latencies(clients, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode, limit: 10, minScore: 0 }))
+        const sql = await latencies(clients, (i) => direct[mode](queries[i % queries.length]))
+        rows.push(`| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`)
+      }
+    }
+  }
+  // Hybrid while ingestion runs at full speed beside it.
+  const idle = await latencies(1, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 }))
+  let ingesting = true
+  const writer = (async () => {
+    while (ingesting) await ingest()
+  })()
+  const busy = await latencies(1, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 }))
+  ingesting = false
+  await writer
+  process.stdout.write('\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n')
+  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms: ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n`)
+} finally {
+  await service.stop()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+}
+process.exit(0)
