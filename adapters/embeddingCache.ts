@@ -16,6 +16,9 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
 );
 `
 
+/** What is embedded for a chunk: its entry's title gives the passage its subject. */
+export const embeddingInput = (title: string, text: string) => `${title}\n\n${text}`
+
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
 
 export const embedCached = async (q: Queryable, embedder: Embedder, texts: string[]): Promise<number[][]> => {

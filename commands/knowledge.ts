@@ -7,7 +7,7 @@ import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../do
 import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
-import { embedCached } from '../adapters/embeddingCache'
+import { embedCached, embeddingInput } from '../adapters/embeddingCache'
 import { countTokens } from '../adapters/text'
 import { chunkText } from '../workers/chunker'
 import { type CommandContext, handle, load } from './handle'
@@ -66,7 +66,7 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
     return fail('VALIDATION_ERROR', 'the request is not valid', ['chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens'])
   }
-  const prepared = await prepareContent(deps, input.content, chunking, config.ingestion.autoEmbed)
+  const prepared = await prepareContent(deps, input.title, input.content, chunking, config.ingestion.autoEmbed)
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
   const createdBy = ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process
@@ -82,11 +82,11 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
  * Chunks the content once, for the event to carry, and embeds the chunks into the cache before
  * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
  */
-const prepareContent = async (deps: KnowledgeDeps, content: string, chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, { tokenCount: number; chunks: ChunkSpans }>> => {
+const prepareContent = async (deps: KnowledgeDeps, title: string, content: string, chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, { tokenCount: number; chunks: ChunkSpans }>> => {
   const chunks = chunkText(content, chunking)
   if (embed) {
     try {
-      await embedCached(deps.db, deps.embedder, chunks.map((c) => c.text))
+      await embedCached(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))
     } catch (error) {
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }
@@ -102,12 +102,13 @@ export const updateEntry = async (
   changes: { title?: string; content?: string; metadata?: EntryMetadata; isEnabled?: boolean },
 ): Result<{ id: string }> => {
   let withSpans: typeof changes & { tokenCount?: number; chunks?: ChunkSpans } = changes
-  if (changes.content !== undefined) {
+  if (changes.content !== undefined || changes.title !== undefined) {
+    // New content, or a new title (part of what is embedded): vectors are made before the write.
     const { state } = await load(deps.store, streams.entry(entryId), entry)
     if (state.status !== 'active' || state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
-    const prepared = await prepareContent(deps, changes.content, state.chunking, state.embed)
+    const prepared = await prepareContent(deps, changes.title ?? state.title, changes.content ?? state.content, state.chunking, state.embed)
     if (E.isLeft(prepared)) return prepared
-    withSpans = { ...changes, ...prepared.right }
+    if (changes.content !== undefined) withSpans = { ...changes, ...prepared.right }
   }
   const done = await handle(deps.store, streams.entry(entryId), entry, { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } }, ctx)
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)

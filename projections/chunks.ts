@@ -1,5 +1,5 @@
 import type { Client } from '../adapters/db'
-import { embedCached } from '../adapters/embeddingCache'
+import { embedCached, embeddingInput } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
@@ -24,7 +24,7 @@ export interface ChunksOptions {
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 2,
+  version: 3,
   tables: ['kb_chunks', 'kb_chunk_entries'],
   schema: `
     CREATE TABLE kb_chunks (
@@ -37,7 +37,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     ${vectors ? 'CREATE INDEX kb_chunks_hnsw ON kb_chunks USING hnsw (embedding vector_cosine_ops);' : ''}
     ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
     CREATE TABLE kb_chunk_entries (
-      entry_id text PRIMARY KEY, workspace_id text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
+      entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL);
   `,
   handles: ['EntryCreated', 'EntryUpdated', 'EntryDeleted', 'EmbeddingsRebuilt'],
@@ -47,15 +47,15 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       case 'EntryCreated': {
         const d = e.data
         await tx.query(
-          `INSERT INTO kb_chunk_entries (entry_id, workspace_id, embed, is_enabled, source, metadata) VALUES ($1, $2, $3, $4, $5, $6)
+          `INSERT INTO kb_chunk_entries (entry_id, workspace_id, title, embed, is_enabled, source, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT (entry_id) DO NOTHING`,
-          [d.entryId, d.workspaceId, d.embed, d.isEnabled, d.source, JSON.stringify(d.metadata)],
+          [d.entryId, d.workspaceId, d.title, d.embed, d.isEnabled, d.source, JSON.stringify(d.metadata)],
         )
         await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks)
         return
       }
       case 'EntryUpdated': {
-        const { content, chunks, isEnabled, metadata } = e.data.changes
+        const { content, chunks, isEnabled, metadata, title } = e.data.changes
         if (isEnabled !== undefined || metadata !== undefined) {
           await tx.query(
             'UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb, \'{}\'::jsonb) WHERE entry_id = $1',
@@ -67,7 +67,9 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
             [e.data.entryId],
           )
         }
+        if (title !== undefined) await tx.query('UPDATE kb_chunk_entries SET title = $2 WHERE entry_id = $1', [e.data.entryId, title])
         if (content !== undefined && chunks !== undefined) await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
+        else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'c.entry_id = $1', e.data.entryId)
         return
       }
       case 'EntryDeleted':
@@ -75,20 +77,21 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         await tx.query('DELETE FROM kb_chunk_entries WHERE entry_id = $1', [e.data.entryId])
         return
       case 'EmbeddingsRebuilt':
-        await swapVectors(tx, embedder, vectors, e.data.workspaceId)
+        // A re-embedding: every embedded chunk of the workspace gets this embedder's vector at once.
+        await writeVectors(tx, embedder, vectors, 'c.workspace_id = $1', e.data.workspaceId)
         return
     }
   },
 })
 
-/** Every embedded chunk of the workspace gets this embedder's vector, all in the projector's one transaction. */
-const swapVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, workspaceId: string) => {
-  const { rows } = await tx.query<{ id: string; content: string }>(
-    'SELECT c.id, c.content FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE c.workspace_id = $1 AND x.embed',
-    [workspaceId],
+/** Fresh vectors (from the cache) for the embedded chunks a condition selects, all in one statement. */
+const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, where: string, arg: string) => {
+  const { rows } = await tx.query<{ id: string; content: string; title: string }>(
+    `SELECT c.id, c.content, x.title FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE ${where} AND x.embed`,
+    [arg],
   )
   if (rows.length === 0) return
-  const vectors = await embedCached(tx, embedder, rows.map((r) => r.content))
+  const vectors = await embedCached(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
   await tx.query(
     `UPDATE kb_chunks c SET model = $1, embedding = u.v::${pgvector ? 'vector' : 'real[]'} FROM unnest($2::text[], $3::text[]) AS u(id, v) WHERE c.id = u.id`,
     [embedder.model, rows.map((r) => r.id), vectors.map((v) => (pgvector ? `[${v.join(',')}]` : `{${v.join(',')}}`))],
@@ -98,11 +101,11 @@ const swapVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, wo
 const TAGS = "coalesce(ARRAY(SELECT jsonb_array_elements_text(x.metadata->'tags')), '{}')"
 
 const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, content: string, spans: ChunkSpans) => {
-  const { rows } = await tx.query<{ embed: boolean }>('SELECT embed FROM kb_chunk_entries WHERE entry_id = $1', [entryId])
+  const { rows } = await tx.query<{ embed: boolean; title: string }>('SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1', [entryId])
   if (!rows[0]) return
-  const embed = rows[0].embed
+  const { embed, title } = rows[0]
   const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
-  const vectors = embed ? await embedCached(tx, embedder, chunks.map((c) => c.text)) : []
+  const vectors = embed ? await embedCached(tx, embedder, chunks.map((c) => embeddingInput(title, c.text))) : []
   await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [entryId])
   if (chunks.length === 0) return
   await tx.query(

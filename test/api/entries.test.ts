@@ -82,7 +82,11 @@ test('patch: only supplied fields change; content re-chunks, re-embeds and regen
   const after = await svc.deps.db.pool.query('SELECT content FROM kb_chunks WHERE entry_id = $1', [e.id])
   assert.equal(before.rows.map((r: any) => r.content), ['Old words here.'])
   assert.equal(after.rows.map((r: any) => r.content), ['Brand NEW text about Vacuum.'])
+  // The title is part of what each chunk embeds: renaming re-embeds.
+  const vector = async () => (await svc.deps.db.pool.query('SELECT embedding::text AS v FROM kb_chunks WHERE entry_id = $1', [e.id])).rows[0].v
+  const beforeRename = await vector()
   const off = ok(await svc.call('PATCH', `/api/v1/knowledge/${e.id}`, { token: m.token, body: { isEnabled: false, title: 'Renamed' } }))
+  assert.is.not(await vector(), beforeRename)
   assert.is(off.isEnabled, false)
   assert.is(off.title, 'Renamed')
   assert.is(off.content, 'Brand NEW text about Vacuum.')
