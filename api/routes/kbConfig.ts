@@ -3,6 +3,7 @@ import * as t from 'io-ts'
 import { changeKbConfig } from '../../commands/knowledge'
 import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
 import { fail, managesWorkspace } from '../../domain/shared'
+import type { Identity } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
 import { configView, stats } from '../views/knowledge'
@@ -21,7 +22,7 @@ const ConfigPatch = c.exact({
   verification: c.exact({ enabled: t.boolean }),
 })
 
-const workspaceOf = (identity: import('../auth').Identity) => {
+const workspaceOf = (identity: Identity) => {
   if (identity.kind !== 'user') throw new Error('config routes need a user')
   return identity
 }
