@@ -90,3 +90,15 @@ export const authorize = (identity: Identity, permission: Permission | undefined
     throw new ApiError('FORBIDDEN', `this requires the permission ${permission}`)
   }
 }
+
+/** The member behind a Bearer route (a bug if the route is not one). */
+export const memberOf = (identity: Identity) => {
+  if (identity.kind !== 'user') throw new Error('a Bearer route yields a member')
+  return identity
+}
+
+/** The workspace a member or an API key acts in. */
+export const workspaceIdOf = (identity: Identity) => {
+  if (identity.kind !== 'user' && identity.kind !== 'apiKey') throw new Error('this route needs a workspace identity')
+  return identity.workspaceId
+}

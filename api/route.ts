@@ -114,3 +114,9 @@ export const replyWith = <T extends { position: number }>(
     const { position, ...data } = r
     return { data: pick ? pick(r) : data, position, status }
   })(result)
+
+/** After a write: waits for the read models to reach it, then answers what `read` finds there. */
+export const readAfterWrite = async (deps: Deps, position: number, read: () => Promise<unknown>, status = 200): Promise<E.Either<DomainError, Reply>> => {
+  await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
+  return E.right({ data: await read(), position, status })
+}

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { fail, managesWorkspace } from '../../domain/shared'
+import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { pagination } from '../pagination'
 import { type AnyRoute, route } from '../route'
@@ -19,8 +20,8 @@ export const auditRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/audit/events', tag: 'audit', auth: 'bearer', summary: "The workspace's events (owners and admins)",
     query: Query,
-    handler: async ({ identity, query }, { db }) => {
-      if (identity.kind !== 'user') throw new Error('bearer auth yields a user')
+    handler: async ({ identity: who, query }, { db }) => {
+      const identity = memberOf(who)
       if (!managesWorkspace(identity.role)) return fail('FORBIDDEN', 'the audit trail is for workspace owners and admins')
       const page = query.page ?? 1
       const limit = query.limit ?? 20

@@ -2,11 +2,11 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as knowledge from '../../commands/knowledge'
 import { fail } from '../../domain/shared'
-import type { Identity } from '../auth'
+import { type Identity, workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { pagination } from '../pagination'
-import { type AnyRoute, replyWith, route } from '../route'
+import { type AnyRoute, readAfterWrite, replyWith, route } from '../route'
 import { getEntry, listEntries } from '../views/knowledge'
 import { FilterSource } from './search'
 
@@ -41,10 +41,6 @@ const ListQuery = t.partial({
 
 const IdParam = t.type({ id: c.id })
 
-const workspaceOf = (identity: Identity) => {
-  if (identity.kind !== 'user' && identity.kind !== 'apiKey') throw new Error('knowledge routes need a workspace identity')
-  return identity.workspaceId
-}
 
 const actorId = (identity: Identity) => (identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system')
 
@@ -63,11 +59,9 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
 
 const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder })
 
-/** The entry after a write: read-your-writes makes the read model current first. */
-const entryReply = async (deps: Deps, workspaceId: string, id: string, position: number, status = 200) => {
-  await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
-  return E.right({ data: (await getEntry(deps.db.pool, workspaceId, id)) ?? { id }, position, status })
-}
+/** The entry as the read model holds it once it reached the write. */
+const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
+  readAfterWrite(deps, position, async () => (await getEntry(deps.db.pool, workspaceId, id)) ?? { id }, status)
 
 /** SPEC.md "Knowledge entries" (the text path; url and file entries come with ingestion). */
 export const entryRoutes: AnyRoute[] = [
@@ -82,7 +76,7 @@ export const entryRoutes: AnyRoute[] = [
       if (body.content === undefined || body.content.trim() === '') {
         return fail('VALIDATION_ERROR', 'the request is not valid', [`content: is required when source is ${body.source}`])
       }
-      const workspaceId = workspaceOf(identity)
+      const workspaceId = workspaceIdOf(identity)
       const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, {
         workspaceId,
         title: body.title.trim(),
@@ -107,7 +101,7 @@ export const entryRoutes: AnyRoute[] = [
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       const page = query.page ?? 1
       const limit = query.limit ?? 20
-      const { items, total } = await listEntries(db.pool, workspaceOf(identity), { ...query, externalRefs: refs.right }, page, limit)
+      const { items, total } = await listEntries(db.pool, workspaceIdOf(identity), { ...query, externalRefs: refs.right }, page, limit)
       return E.right({ data: { items, total, pagination: pagination(page, limit, total) } })
     },
   }),
@@ -115,7 +109,7 @@ export const entryRoutes: AnyRoute[] = [
     method: 'get', path: '/api/v1/knowledge/:id', tag: 'knowledge', auth: 'bearer', permission: 'read:knowledge', summary: 'Get an entry',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
-      const found = await getEntry(db.pool, workspaceOf(identity), params.id)
+      const found = await getEntry(db.pool, workspaceIdOf(identity), params.id)
       return found ? E.right({ data: found }) : fail('NOT_FOUND', 'knowledge entry not found')
     },
   }),
@@ -125,7 +119,7 @@ export const entryRoutes: AnyRoute[] = [
     params: IdParam,
     body: c.exact({ title: c.string(1, 500), content: c.string(1, 100_000), metadata: Metadata, isEnabled: t.boolean }),
     handler: async ({ params, body, identity, command }, deps) => {
-      const workspaceId = workspaceOf(identity)
+      const workspaceId = workspaceIdOf(identity)
       const changes = { ...body, ...(body.title ? { title: body.title.trim() } : {}) }
       const updated = await knowledge.updateEntry(knowledgeDeps(deps), command, workspaceId, params.id, changes)
       if (E.isLeft(updated)) return updated
@@ -137,7 +131,7 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'Delete an entry, its chunks and embeddings; its content is cut from the event store',
     params: IdParam,
     handler: async ({ params, identity, command }, { store }) =>
-      replyWith(await knowledge.deleteEntry(store, command, workspaceOf(identity), params.id, actorId(identity))),
+      replyWith(await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity))),
   }),
   route({
     method: 'post', path: '/api/v1/knowledge/:id/move', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
@@ -145,14 +139,14 @@ export const entryRoutes: AnyRoute[] = [
     params: IdParam,
     body: t.type({ folderId: t.union([c.id, t.null]) }),
     handler: async ({ params, body, identity, command }, { store }) =>
-      replyWith(await knowledge.moveEntry(store, command, workspaceOf(identity), params.id, body.folderId)),
+      replyWith(await knowledge.moveEntry(store, command, workspaceIdOf(identity), params.id, body.folderId)),
   }),
   route({
     method: 'post', path: '/api/v1/knowledge/:id/verify', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Mark an entry verified now (drives freshness)',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
-      const workspaceId = workspaceOf(identity)
+      const workspaceId = workspaceIdOf(identity)
       const verified = await knowledge.verifyEntry(deps.store, command, workspaceId, params.id, actorId(identity))
       if (E.isLeft(verified)) return verified
       return entryReply(deps, workspaceId, params.id, verified.right.position)

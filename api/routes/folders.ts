@@ -2,24 +2,18 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as folders from '../../commands/folders'
 import { fail } from '../../domain/shared'
-import type { Identity } from '../auth'
+import { memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
-import { type AnyRoute, route } from '../route'
+import { type AnyRoute, readAfterWrite, route } from '../route'
 import { getFolder, listFolders } from '../views/knowledge'
 
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })
 
-const workspaceOf = (identity: Identity) => {
-  if (identity.kind !== 'user') throw new Error('folder routes need a user')
-  return identity.workspaceId
-}
 
-const folderReply = async (deps: Deps, workspaceId: string, id: string, position: number, status = 200) => {
-  await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
-  return E.right({ data: (await getFolder(deps.db.pool, workspaceId, id)) ?? { id }, position, status })
-}
+const folderReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
+  readAfterWrite(deps, position, async () => (await getFolder(deps.db.pool, workspaceId, id)) ?? { id }, status)
 
 /** SPEC.md "Folders": names unique per workspace (case-insensitive), at most 100 characters. */
 export const folderRoutes: AnyRoute[] = [
@@ -27,7 +21,7 @@ export const folderRoutes: AnyRoute[] = [
     method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',
     body: t.intersection([t.type({ name: c.string(1, 100) }), c.exact(Fields)]),
     handler: async ({ body, identity, command }, deps) => {
-      const workspaceId = workspaceOf(identity)
+      const workspaceId = memberOf(identity).workspaceId
       const { name, ...fields } = body
       const created = await folders.createFolder(deps.store, command, workspaceId, name, fields)
       if (E.isLeft(created)) return created
@@ -36,13 +30,13 @@ export const folderRoutes: AnyRoute[] = [
   }),
   route({
     method: 'get', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's folders, oldest first",
-    handler: async ({ identity }, { db }) => E.right({ data: { folders: await listFolders(db.pool, workspaceOf(identity)) } }),
+    handler: async ({ identity }, { db }) => E.right({ data: { folders: await listFolders(db.pool, memberOf(identity).workspaceId) } }),
   }),
   route({
     method: 'get', path: '/api/v1/knowledge/folders/:folderId', tag: 'folders', auth: 'bearer', permission: 'read:knowledge', summary: 'Get a folder',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
-      const found = await getFolder(db.pool, workspaceOf(identity), params.folderId)
+      const found = await getFolder(db.pool, memberOf(identity).workspaceId, params.folderId)
       return found ? E.right({ data: found }) : fail('NOT_FOUND', 'folder not found')
     },
   }),
@@ -51,7 +45,7 @@ export const folderRoutes: AnyRoute[] = [
     params: IdParam,
     body: c.exact({ name: c.string(1, 100), ...Fields }),
     handler: async ({ params, body, identity, command }, deps) => {
-      const workspaceId = workspaceOf(identity)
+      const workspaceId = memberOf(identity).workspaceId
       const updated = await folders.updateFolder(deps.store, command, workspaceId, params.folderId, body)
       if (E.isLeft(updated)) return updated
       return folderReply(deps, workspaceId, params.folderId, updated.right.position)
@@ -62,7 +56,7 @@ export const folderRoutes: AnyRoute[] = [
     summary: 'Delete a folder; its entries move to root first',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
-      const deleted = await folders.deleteFolder(deps.store, deps.db.pool, command, workspaceOf(identity), params.folderId)
+      const deleted = await folders.deleteFolder(deps.store, deps.db.pool, command, memberOf(identity).workspaceId, params.folderId)
       if (E.isLeft(deleted)) return deleted
       const { position, ...data } = deleted.right
       return E.right({ data, position })

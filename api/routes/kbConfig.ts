@@ -3,9 +3,9 @@ import * as t from 'io-ts'
 import { changeKbConfig } from '../../commands/knowledge'
 import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
 import { fail, managesWorkspace } from '../../domain/shared'
-import type { Identity } from '../auth'
+import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { type AnyRoute, route } from '../route'
+import { type AnyRoute, readAfterWrite, route } from '../route'
 import { configView, stats } from '../views/knowledge'
 
 const FileType = t.keyof(Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>)
@@ -22,32 +22,27 @@ const ConfigPatch = c.exact({
   verification: c.exact({ enabled: t.boolean }),
 })
 
-const workspaceOf = (identity: Identity) => {
-  if (identity.kind !== 'user') throw new Error('config routes need a user')
-  return identity
-}
 
 /** SPEC.md "Configuration and statistics"; changing the configuration is for owners and admins. */
 export const kbConfigRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base configuration",
-    handler: async ({ identity }, { db }) => E.right({ data: await configView(db.pool, workspaceOf(identity).workspaceId) }),
+    handler: async ({ identity }, { db }) => E.right({ data: await configView(db.pool, memberOf(identity).workspaceId) }),
   }),
   route({
     method: 'patch', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Change any subset of the configuration; answers the full configuration',
     body: ConfigPatch,
     handler: async ({ body, identity, command }, deps) => {
-      const user = workspaceOf(identity)
+      const user = memberOf(identity)
       if (!managesWorkspace(user.role)) return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
       const changed = await changeKbConfig(deps.store, command, user.workspaceId, body)
       if (E.isLeft(changed)) return changed
-      await deps.runner.waitFor(changed.right.position, deps.config.readYourWritesTimeoutMs)
-      return E.right({ data: await configView(deps.db.pool, user.workspaceId, changed.right.config), position: changed.right.position })
+      return readAfterWrite(deps, changed.right.position, () => configView(deps.db.pool, user.workspaceId, changed.right.config))
     },
   }),
   route({
     method: 'get', path: '/api/v1/knowledge/stats', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base statistics",
-    handler: async ({ identity }, { db }) => E.right({ data: await stats(db.pool, workspaceOf(identity).workspaceId) }),
+    handler: async ({ identity }, { db }) => E.right({ data: await stats(db.pool, memberOf(identity).workspaceId) }),
   }),
 ]

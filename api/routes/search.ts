@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { searchKnowledge } from '../../commands/search'
+import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
 
@@ -19,8 +20,7 @@ export const searchRoutes: AnyRoute[] = [
     summary: 'Search entries: hybrid (RRF of BM25 and vectors), vector, or text; one result per entry',
     body: SearchBody,
     handler: async ({ body, identity, command }, deps) => {
-      if (identity.kind !== 'user') throw new Error('search needs a user')
-      const found = await searchKnowledge(deps, command, identity.workspaceId, {
+      const found = await searchKnowledge(deps, command, memberOf(identity).workspaceId, {
         query: body.query,
         mode: body.mode ?? 'hybrid',
         limit: body.limit ?? 5,
