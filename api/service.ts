@@ -46,6 +46,10 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const deps: Deps = { config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state }
   const { app } = createApp(deps)
   const server = http.createServer(app.callback())
+  // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
+  // so a request never races the server closing its connection.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
   const address = server.address() as { port: number }
   const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs)

@@ -7,8 +7,8 @@ import type { SearchFilters, TextIndex } from '../adapters/textIndex/port'
 import { hasVectors, vectorSearch } from '../adapters/vectorIndex'
 import { search as searchDecider } from '../domain/search'
 import { type DomainError, fail } from '../domain/shared'
+import { readKbConfig } from '../projections/knowledge'
 import { type CommandContext, handle } from './handle'
-import { loadKbConfig } from './knowledge'
 import { streams } from './streams'
 
 export type Mode = 'hybrid' | 'vector' | 'text'
@@ -103,7 +103,8 @@ export const searchKnowledge = async (
   workspaceId: string,
   req: SearchRequest,
 ): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string }>> => {
-  const config = await loadKbConfig(deps.store, workspaceId)
+  // A read: the configuration as the read model holds it (a PATCH's answer waited for it).
+  const config = await readKbConfig(deps.db.pool, workspaceId)
   if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
   const candidates = Math.max(CANDIDATES, req.limit * 4)
   const text = () => deps.textIndex.search(deps.db.pool, { workspaceId, query: req.query, filters: req.filters, limit: candidates })

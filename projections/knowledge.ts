@@ -1,4 +1,4 @@
-import type { Client } from '../adapters/db'
+import type { Client, Queryable } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { EntryEvent } from '../domain/entry'
@@ -112,4 +112,10 @@ export const knowledgeProjector: Projector = {
       }
     }
   },
+}
+
+/** A workspace's configuration as this projection holds it (the defaults until first changed). */
+export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => {
+  const { rows } = await db.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [workspaceId])
+  return rows[0]?.config ?? defaultKbConfig()
 }

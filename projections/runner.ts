@@ -65,6 +65,8 @@ export class ProjectionRunner {
   private loops: Promise<void>[] = []
   private wakers = new Set<() => void>()
   private offAppend?: () => void
+  /** Reads in flight by position: projectors at the same position share one read of the log. */
+  private reads = new Map<number, Promise<RecordedEvent[]>>()
 
   constructor(
     private readonly db: Database,
@@ -110,7 +112,7 @@ export class ProjectionRunner {
       const idle = this.waitForAppend(1000)
       let events: RecordedEvent[] = []
       try {
-        events = await this.store.readAll({ after: status.position, maxCount: BATCH })
+        events = await this.readAfter(status.position)
         const handled = events.some((e) => projector.handles === 'all' || projector.handles.includes(e.type))
         if (events.length > 0 && !handled) {
           // Nothing to write: move on in memory; the checkpoint row catches up when idle.
@@ -142,6 +144,15 @@ export class ProjectionRunner {
       if (events.length < BATCH) await idle
     }
     status.state = 'stopped'
+  }
+
+  private readAfter(after: number) {
+    let read = this.reads.get(after)
+    if (!read) {
+      read = this.store.readAll({ after, maxCount: BATCH }).finally(() => this.reads.delete(after))
+      this.reads.set(after, read)
+    }
+    return read
   }
 
   /** Records a position reached through events the projector does not handle. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../adapters/db'
-import { type KbConfig, defaultKbConfig } from '../../domain/kbConfig'
+import type { KbConfig } from '../../domain/kbConfig'
+import { readKbConfig } from '../../projections/knowledge'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of SPEC.md.
 
@@ -30,10 +31,6 @@ export const entryView = (r: any) => ({
   updatedAt: r.updated_at.toISOString(),
 })
 
-export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => {
-  const { rows } = await db.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [workspaceId])
-  return rows[0]?.config ?? defaultKbConfig()
-}
 
 export const configView = async (db: Queryable, workspaceId: string, config?: KbConfig) => {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [workspaceId])

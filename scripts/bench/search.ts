@@ -39,8 +39,17 @@ const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_
 if (E.isLeft(config)) throw new Error(config.left)
 const service = await startService(config.right, createLogger('silent'))
 const { deps } = service
-const call = async (p: string, token: string, body?: unknown) => {
-  const res = await fetch(service.url + p, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+let resets = 0
+const call = async (p: string, token: string, body?: unknown, retry = true): Promise<any> => {
+  let res: Response
+  try {
+    res = await fetch(service.url + p, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+  } catch (error) {
+    // A pooled connection can be reset under the client as it reuses it; count it and try once more.
+    if (!retry) throw error
+    resets++
+    return call(p, token, body, false)
+  }
   const json = (await res.json()) as { success: boolean; data: any }
   if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
   return json.data
@@ -89,7 +98,7 @@ try {
   ingesting = false
   await writer
   process.stdout.write('\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n')
-  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms: ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n`)
+  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms: ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`)
 } finally {
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })

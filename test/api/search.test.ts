@@ -79,6 +79,22 @@ test('filters source, category and tag, alone and combined', async ({ svc, m, id
   assert.equal(await q({ source: 'faq', tag: 'ops' }), [])
 })
 
+test('vector: a filter applied inside the index scan still fills limit when enough entries match', async ({ svc }) => {
+  const w = await seedMember(svc.call, 'owner')
+  // 120 entries close to the query, 8 far from it carrying the tag: the tagged ones are not
+  // among the nearest 40 (the HNSW candidate list), so only an iterative scan finds them all.
+  for (let i = 0; i < 120; i++) {
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: `near ${i}`, source: 'text', content: `Checkpoint tuning for the write ahead log ${i}.` } }), 201)
+  }
+  for (let i = 0; i < 8; i++) {
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: `far ${i}`, source: 'text', content: `Gardening roses in spring number ${i}.`, metadata: { tags: ['rare'] } } }), 201)
+  }
+  const r = await search(svc, w.token, { query: 'checkpoint tuning write ahead log', mode: 'vector', tag: 'rare', limit: 8, minScore: 0 })
+  assert.is(r.mode, 'vector')
+  assert.is(r.results.length, 8)
+  assert.ok(r.results.every((x: any) => x.title.startsWith('far')))
+})
+
 test('quotes, operators, parentheses, backslashes, emoji and SQL are searched as text, never a 500', async ({ svc, m }) => {
   for (const query of [`it's "quoted"`, 'a AND (b OR c) NOT d', '\\\\ back \\ slash', '😀 vacuum 🔥', "'; DROP TABLE kb_chunks; --", '***', '%_%', 'to_bm25query(\'x\')']) {
     for (const mode of ['text', 'vector', 'hybrid']) {
