@@ -123,11 +123,12 @@ export const searchKnowledge = async (
   // Scores are served rounded; minScore compares what the client sees.
   const kept = ranked.map((h) => ({ ...h, score: Math.round(h.score * 1e6) / 1e6 })).filter((h) => h.score >= req.minScore).slice(0, req.limit)
   const results = await hydrate(deps.db, workspaceId, kept)
+  const searchId = randomUUID()
   await handle(
     deps.store,
-    streams.search(randomUUID()),
+    streams.search(searchId),
     searchDecider,
-    { type: 'RecordSearch', data: { searchId: randomUUID(), workspaceId, mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
+    { type: 'RecordSearch', data: { searchId, workspaceId, mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
     { ...ctx, workspaceId },
   )
   return E.right({ results, mode, ...(fallback ? { fallback } : {}) })
