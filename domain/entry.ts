@@ -9,12 +9,23 @@ export const Chunking = t.type({ chunkSizeTokens: t.number, overlapTokens: t.num
 export type Chunking = t.TypeOf<typeof Chunking>
 
 /** How the content was cut, decided once by the command: projections replay it, never re-chunk. */
-export const ChunkSpans = t.array(t.type({ start: t.number, end: t.number, tokenCount: t.number }))
+export const ChunkSpans = t.array(t.intersection([t.type({ start: t.number, end: t.number, tokenCount: t.number }), t.partial({ pageUrl: t.string })]))
 export type ChunkSpans = t.TypeOf<typeof ChunkSpans>
+
+export const CrawlOptions = t.type({ depth: t.number, maxPages: t.number, sameDomainOnly: t.boolean })
+export type CrawlOptions = t.TypeOf<typeof CrawlOptions>
+/** An upload as stored: by content hash under DATA_DIR/blobs, never under the client's name. */
+export const StorageInfo = t.type({ blob: t.string, fileName: t.string, mimeType: t.string, size: t.number })
+export type StorageInfo = t.TypeOf<typeof StorageInfo>
+export const SyncSettings = t.type({ enabled: t.boolean, intervalHours: t.number })
+export type SyncSettings = t.TypeOf<typeof SyncSettings>
+
+/** URL and file entries are created empty, with the task that fills them (`taskId`). */
+const Processed = t.partial({ taskId: t.string, storage: StorageInfo, sourceUrl: t.string, crawl: CrawlOptions, sync: SyncSettings })
 
 export const EntryCreated = t.type({
   type: t.literal('EntryCreated'),
-  data: t.type({
+  data: t.intersection([t.type({
     entryId: t.string,
     workspaceId: t.string,
     title: t.string,
@@ -30,7 +41,7 @@ export const EntryCreated = t.type({
     tokenCount: t.number,
     chunks: ChunkSpans,
     createdBy: t.string,
-  }),
+  }), Processed]),
 })
 export type EntryCreated = t.TypeOf<typeof EntryCreated>
 
@@ -52,7 +63,28 @@ export const EntryDeleted = t.type({
 })
 export type EntryDeleted = t.TypeOf<typeof EntryDeleted>
 
-export const EntryEvent = t.union([EntryCreated, EntryUpdated, EntryMoved, EntryVerified, EntryDeleted])
+/** A task's outcome on its entry; `contentHash` is the SHA-256 of what was fetched or uploaded. */
+export const EntryContentProcessed = t.type({
+  type: t.literal('EntryContentProcessed'),
+  data: t.type({ entryId: t.string, taskId: t.string, content: t.string, tokenCount: t.number, chunks: ChunkSpans, contentHash: t.string, sync: t.boolean }),
+})
+export type EntryContentProcessed = t.TypeOf<typeof EntryContentProcessed>
+export const EntrySyncUnchanged = t.type({ type: t.literal('EntrySyncUnchanged'), data: t.type({ entryId: t.string, taskId: t.string }) })
+export type EntrySyncUnchanged = t.TypeOf<typeof EntrySyncUnchanged>
+export const EntryProcessingFailed = t.type({
+  type: t.literal('EntryProcessingFailed'),
+  data: t.type({ entryId: t.string, taskId: t.string, error: t.string, sync: t.boolean }),
+})
+export type EntryProcessingFailed = t.TypeOf<typeof EntryProcessingFailed>
+export const EntrySyncRequested = t.type({ type: t.literal('EntrySyncRequested'), data: t.type({ entryId: t.string, taskId: t.string }) })
+export type EntrySyncRequested = t.TypeOf<typeof EntrySyncRequested>
+export const EntrySyncConfigured = t.type({ type: t.literal('EntrySyncConfigured'), data: t.type({ entryId: t.string, settings: SyncSettings }) })
+export type EntrySyncConfigured = t.TypeOf<typeof EntrySyncConfigured>
+
+export const EntryEvent = t.union([
+  EntryCreated, EntryUpdated, EntryMoved, EntryVerified, EntryDeleted,
+  EntryContentProcessed, EntrySyncUnchanged, EntryProcessingFailed, EntrySyncRequested, EntrySyncConfigured,
+])
 export type EntryEvent = t.TypeOf<typeof EntryEvent>
 
 type Scoped<D> = D & { workspaceId: string }
@@ -62,6 +94,11 @@ export type EntryCommand =
   | { type: 'MoveEntry'; data: Scoped<{ entryId: string; folderId: string | null }> }
   | { type: 'VerifyEntry'; data: Scoped<EntryVerified['data']> }
   | { type: 'DeleteEntry'; data: EntryDeleted['data'] }
+  | { type: 'ProcessContent'; data: Scoped<EntryContentProcessed['data']> }
+  | { type: 'KeepUnchanged'; data: Scoped<EntrySyncUnchanged['data']> }
+  | { type: 'FailProcessing'; data: Scoped<EntryProcessingFailed['data']> }
+  | { type: 'RequestSync'; data: Scoped<EntrySyncRequested['data']> }
+  | { type: 'ConfigureSync'; data: Scoped<EntrySyncConfigured['data']> }
 
 export type EntryState =
   | { status: 'none' }
@@ -76,6 +113,13 @@ export type EntryState =
       isEnabled: boolean
       chunking: Chunking
       embed: boolean
+      /** The task that is filling or syncing the entry; another sync waits for it. */
+      pendingTaskId: string | null
+      sourceUrl?: string
+      crawl?: CrawlOptions
+      storage?: StorageInfo
+      sync?: SyncSettings
+      contentHash?: string
     }
 
 export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
@@ -88,6 +132,7 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       return {
         status: 'active', workspaceId: d.workspaceId, folderId: d.folderId, title: d.title, content: d.content,
         metadata: d.metadata, isEnabled: d.isEnabled, chunking: d.chunking, embed: d.embed,
+        pendingTaskId: d.taskId ?? null, sourceUrl: d.sourceUrl, crawl: d.crawl, storage: d.storage, sync: d.sync,
       }
     }
     if (state.status !== 'active') return state
@@ -100,6 +145,15 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return { ...state, folderId: event.data.folderId }
       case 'EntryVerified':
         return state
+      case 'EntryContentProcessed':
+        return { ...state, content: event.data.content, contentHash: event.data.contentHash, pendingTaskId: null }
+      case 'EntrySyncUnchanged':
+      case 'EntryProcessingFailed':
+        return { ...state, pendingTaskId: null }
+      case 'EntrySyncRequested':
+        return { ...state, pendingTaskId: event.data.taskId }
+      case 'EntrySyncConfigured':
+        return { ...state, sync: event.data.settings }
     }
   },
   decide: (command, state) => {
@@ -130,6 +184,28 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       }
       case 'DeleteEntry':
         return E.right([{ type: 'EntryDeleted', data: command.data }])
+      // A task's outcome lands once: a redelivered job finds its task no longer pending here.
+      case 'ProcessContent': {
+        const { workspaceId: _, ...data } = command.data
+        return E.right(state.pendingTaskId === data.taskId ? [{ type: 'EntryContentProcessed', data }] : [])
+      }
+      case 'KeepUnchanged': {
+        const { workspaceId: _, ...data } = command.data
+        return E.right(state.pendingTaskId === data.taskId ? [{ type: 'EntrySyncUnchanged', data }] : [])
+      }
+      case 'FailProcessing': {
+        const { workspaceId: _, ...data } = command.data
+        return E.right(state.pendingTaskId === data.taskId ? [{ type: 'EntryProcessingFailed', data }] : [])
+      }
+      case 'RequestSync':
+        if (!state.sourceUrl) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
+        // A sync already pending or running: this one is satisfied by it (DESIGN.md: "unchanged").
+        if (state.pendingTaskId) return E.right([])
+        return E.right([{ type: 'EntrySyncRequested', data: { entryId: command.data.entryId, taskId: command.data.taskId } }])
+      case 'ConfigureSync':
+        if (!state.sourceUrl) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
+        if (JSON.stringify(state.sync) === JSON.stringify(command.data.settings)) return E.right([])
+        return E.right([{ type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } }])
     }
   },
 }

@@ -1,0 +1,43 @@
+import { createHash, randomUUID } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+/**
+ * Uploaded files under DATA_DIR/blobs, named by the SHA-256 of their bytes (never by the
+ * client's file name): the same file uploaded twice is stored once.
+ */
+export class BlobStore {
+  constructor(private dir: string) {}
+
+  static hashOf(bytes: Uint8Array) {
+    return createHash('sha256').update(bytes).digest('hex')
+  }
+
+  private pathOf(hash: string) {
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`)
+    return path.join(this.dir, hash.slice(0, 2), hash)
+  }
+
+  async put(bytes: Uint8Array): Promise<string> {
+    const hash = BlobStore.hashOf(bytes)
+    const file = this.pathOf(hash)
+    await fs.mkdir(path.dirname(file), { recursive: true })
+    // Written aside then renamed: a crash never leaves a half file under the hash's name.
+    const temporary = `${file}.${randomUUID()}.part`
+    await fs.writeFile(temporary, bytes, { mode: 0o600 })
+    await fs.rename(temporary, file)
+    return hash
+  }
+
+  read(hash: string): Promise<Buffer> {
+    return fs.readFile(this.pathOf(hash))
+  }
+
+  async remove(hash: string) {
+    await fs.rm(this.pathOf(hash), { force: true })
+  }
+
+  async has(hash: string) {
+    return fs.access(this.pathOf(hash)).then(() => true, () => false)
+  }
+}

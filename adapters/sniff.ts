@@ -1,0 +1,37 @@
+import { fileTypeFromBuffer } from 'file-type'
+import { DOCX } from '../workers/parsers'
+
+export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
+
+const validUtf8 = (bytes: Uint8Array) => {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return text.includes('\u0000') ? undefined : text
+  } catch {
+    return undefined
+  }
+}
+
+const looksLikeHtml = (text: string) => /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text)
+const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> )|\]\(https?:\/\//m.test(text)
+
+/**
+ * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
+ * document), UTF-8 validity for text. The client's Content-Type is never believed; its file
+ * name only tells Markdown from plain text once the content is known to be text.
+ */
+export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => {
+  if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
+  const detected = await fileTypeFromBuffer(bytes)
+  if (detected) {
+    if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
+    if (detected.mime === 'application/zip') return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
+    // Text formats file-type knows (XML, say) are judged as text below; anything else is refused.
+    if (!detected.mime.startsWith('text/') && detected.mime !== 'application/xml') return { ok: false, reason: `the content is ${detected.mime}` }
+  }
+  const text = validUtf8(bytes)
+  if (text === undefined) return { ok: false, reason: 'the content is neither a PDF, a DOCX nor valid UTF-8 text' }
+  if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }
+  if (/\.(md|markdown)$/i.test(fileName) || looksLikeMarkdown(text)) return { ok: true, mimeType: 'text/markdown' }
+  return { ok: true, mimeType: 'text/plain' }
+}

@@ -1,0 +1,109 @@
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { ParseError, type ParseInput, type Parsed } from './parsers'
+
+const BOOTSTRAP = fileURLToPath(new URL('./tsWorker.mjs', import.meta.url))
+const MODULE = new URL('./parserWorker.ts', import.meta.url).href
+
+export interface ParserLimits {
+  /** Wall time of one parse. */
+  timeoutMs: number
+  /** Heap of a parser worker. */
+  memoryMb: number
+  workers: number
+}
+
+export const defaultParserLimits: ParserLimits = { timeoutMs: 60_000, memoryMb: 512, workers: 2 }
+
+interface Job {
+  input: ParseInput
+  resolve: (p: Parsed) => void
+  reject: (e: Error) => void
+}
+
+interface Slot {
+  worker: Worker
+  job?: Job & { timer: NodeJS.Timeout }
+}
+
+/**
+ * Parsers run in worker threads with a heap limit and a deadline: a parse that overruns is
+ * killed with its worker (which is replaced), and its job fails with the reason.
+ */
+export class ParserPool {
+  private slots: Slot[] = []
+  private queue: Job[] = []
+  private closed = false
+  private seq = 0
+
+  constructor(private limits: ParserLimits = defaultParserLimits) {}
+
+  parse(input: ParseInput): Promise<Parsed> {
+    if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
+    return new Promise((resolve, reject) => {
+      this.queue.push({ input, resolve, reject })
+      this.pump()
+    })
+  }
+
+  async close() {
+    this.closed = true
+    for (const job of this.queue.splice(0)) job.reject(new Error('the parser pool is closed'))
+    await Promise.all(this.slots.map((s) => s.worker.terminate()))
+    this.slots = []
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(BOOTSTRAP, {
+      workerData: { module: MODULE },
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 64 },
+    })
+    const slot: Slot = { worker }
+    worker.on('message', (m: { ok: boolean; parsed?: Parsed; message?: string; expected?: boolean }) => {
+      const job = slot.job
+      if (!job) return
+      clearTimeout(job.timer)
+      slot.job = undefined
+      if (m.ok) job.resolve(m.parsed!)
+      else job.reject(m.expected ? new ParseError(m.message!) : new ParseError(`the parser failed: ${m.message}`))
+      this.pump()
+    })
+    const lost = (reason: string) => {
+      this.slots = this.slots.filter((s) => s !== slot)
+      const job = slot.job
+      slot.job = undefined
+      if (job) {
+        clearTimeout(job.timer)
+        job.reject(new ParseError(reason))
+      }
+      if (!this.closed) this.pump()
+    }
+    worker.on('error', (e: Error & { code?: string }) =>
+      lost(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the parser ran out of memory (limit ${this.limits.memoryMb} MB)` : `the parser crashed: ${e.message}`),
+    )
+    worker.on('exit', () => lost('the parser stopped unexpectedly'))
+    worker.unref()
+    this.slots.push(slot)
+    return slot
+  }
+
+  private pump() {
+    while (this.queue.length && !this.closed) {
+      let slot = this.slots.find((s) => !s.job)
+      if (!slot && this.slots.length < this.limits.workers) slot = this.spawn()
+      if (!slot) return
+      const job = this.queue.shift()!
+      const id = ++this.seq
+      const busy = slot
+      const timer = setTimeout(() => {
+        // Terminating makes 'exit' fire: the job is failed there, with this reason first.
+        const running = busy.job
+        busy.job = undefined
+        running?.reject(new ParseError(`parsing took longer than ${this.limits.timeoutMs} ms`))
+        void busy.worker.terminate()
+      }, this.limits.timeoutMs)
+      busy.job = { ...job, timer }
+      busy.worker.postMessage({ id, input: job.input })
+    }
+  }
+}

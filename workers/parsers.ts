@@ -1,0 +1,141 @@
+import { Readability } from '@mozilla/readability'
+import { JSDOM, VirtualConsole } from 'jsdom'
+import mammoth from 'mammoth'
+import { PDFParse } from 'pdf-parse'
+import yauzl from 'yauzl'
+
+/**
+ * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
+ * that the service kills when a parse runs too long or uses too much memory.
+ */
+export interface ParseInput {
+  mimeType: string
+  bytes: Uint8Array
+  /** Where an HTML page came from: its links resolve against it. */
+  url?: string
+}
+
+export interface Parsed {
+  text: string
+  title?: string
+  /** Absolute http(s) links of an HTML page, for crawling. */
+  links: string[]
+}
+
+export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+export const MAX_TEXT_CHARS = 500_000
+export const DOCX_LIMITS = { entries: 1000, uncompressedBytes: 50 * 1024 * 1024 }
+
+/** An input the parser refuses: its message becomes the task's error. */
+export class ParseError extends Error {}
+
+export const utf8 = (bytes: Uint8Array) => {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new ParseError('the file is not valid UTF-8 text')
+  }
+}
+
+const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
+  const parser = new PDFParse({ data: new Uint8Array(bytes) })
+  try {
+    const result = await parser.getText()
+    return { text: result.pages.map((p) => p.text.trim()).filter(Boolean).join('\n\n'), links: [] }
+  } catch (error) {
+    const name = (error as Error).name
+    if (name === 'PasswordException') throw new ParseError('the PDF is encrypted (password protected) and cannot be read')
+    throw new ParseError(`the PDF could not be read: ${(error as Error).message}`)
+  } finally {
+    await parser.destroy().catch(() => {})
+  }
+}
+
+/** Reads only the zip's central directory: a bomb is refused before anything is inflated. */
+const checkZip = (bytes: Uint8Array) =>
+  new Promise<void>((resolve, reject) => {
+    yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
+      if (error || !zip) return reject(new ParseError(`the DOCX is not a valid zip file: ${error?.message}`))
+      if (zip.entryCount > DOCX_LIMITS.entries) {
+        zip.close()
+        return reject(new ParseError(`the DOCX has ${zip.entryCount} zip entries, over the limit of ${DOCX_LIMITS.entries}`))
+      }
+      let total = 0
+      let document = false
+      zip.on('entry', (entry: yauzl.Entry) => {
+        total += entry.uncompressedSize
+        if (entry.fileName === 'word/document.xml') document = true
+        if (total > DOCX_LIMITS.uncompressedBytes) {
+          zip.close()
+          return reject(new ParseError(`the DOCX expands to more than ${DOCX_LIMITS.uncompressedBytes} bytes`))
+        }
+        zip.readEntry()
+      })
+      zip.on('end', () => (document ? resolve() : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)'))))
+      zip.on('error', (e: Error) => reject(new ParseError(`the DOCX is not a valid zip file: ${e.message}`)))
+      zip.readEntry()
+    })
+  })
+
+const docx = async (bytes: Uint8Array): Promise<Parsed> => {
+  await checkZip(bytes)
+  try {
+    // mammoth never reads linked files unless externalFileAccess is set; raw text has no images.
+    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) })
+    return { text: value.trim(), links: [] }
+  } catch (error) {
+    throw new ParseError(`the DOCX could not be read: ${(error as Error).message}`)
+  }
+}
+
+const BLOCKS = 'p,div,section,article,header,footer,li,tr,h1,h2,h3,h4,h5,h6,pre,blockquote,br,hr,table,ul,ol,dl,dt,dd'
+
+/** Text of a DOM subtree with a line break after each block, so paragraphs do not run together. */
+const blockText = (root: Element | DocumentFragment) => {
+  for (const el of root.querySelectorAll(BLOCKS)) el.append(root.ownerDocument!.createTextNode('\n'))
+  return (root.textContent ?? '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()
+}
+
+/** jsdom runs no scripts and fetches no subresources by default; readability finds the article. */
+const html = (bytes: Uint8Array, url?: string): Parsed => {
+  const dom = new JSDOM(utf8(bytes), { url: url ?? 'https://upload.invalid/', virtualConsole: new VirtualConsole() })
+  const { document } = dom.window
+  const links = [...document.querySelectorAll('a[href]')]
+    .map((a) => (a as HTMLAnchorElement).href)
+    .filter((href) => /^https?:\/\//.test(href))
+  const title = document.title.trim() || undefined
+  for (const el of document.querySelectorAll('script,style,noscript,template')) el.remove()
+  const article = new Readability(document.cloneNode(true) as Document).parse()
+  let text = ''
+  if (article?.content) {
+    const holder = document.createElement('div')
+    holder.innerHTML = article.content
+    text = blockText(holder)
+  }
+  if (!text && document.body) text = blockText(document.body)
+  dom.window.close()
+  return { text, title, links }
+}
+
+export const parse = async (input: ParseInput): Promise<Parsed> => {
+  let parsed: Parsed
+  switch (input.mimeType) {
+    case 'application/pdf':
+      parsed = await pdf(input.bytes)
+      break
+    case DOCX:
+      parsed = await docx(input.bytes)
+      break
+    case 'text/html':
+      parsed = html(input.bytes, input.url)
+      break
+    case 'text/markdown':
+    case 'text/plain':
+      parsed = { text: utf8(input.bytes).trim(), links: [] }
+      break
+    default:
+      throw new ParseError(`${input.mimeType} is not a supported type`)
+  }
+  if (parsed.text.length > MAX_TEXT_CHARS) throw new ParseError(`the extracted text is ${parsed.text.length} characters, over the limit of ${MAX_TEXT_CHARS}`)
+  return parsed
+}
