@@ -1,5 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type'
-import { DOCX } from '../workers/parsers'
+
+export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 

@@ -10,6 +10,7 @@ import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
 import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
+import { ingestionRoutes } from './routes/ingestion'
 import { kbConfigRoutes } from './routes/kbConfig'
 import { searchRoutes } from './routes/search'
 import { toolRoutes } from './routes/tools'
@@ -21,7 +22,7 @@ export const JSON_LIMIT = '2mb'
 
 /** Every route of the API, mounted and documented from this one table. */
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
-export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...entryRoutes, ...toolRoutes]
+export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...ingestionRoutes, ...entryRoutes, ...toolRoutes]
 
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },

@@ -30,6 +30,13 @@ const postgresUrl = new t.Type<string, unknown, unknown>(
   String,
 )
 
+const amqpUrl = new t.Type<string, unknown, unknown>(
+  'an amqp:// or amqps:// URL',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^amqps?:\/\/\S+$/.test(u) ? t.success(u) : t.failure(u, c)),
+  String,
+)
+
 const secret = new t.Type<string, unknown, unknown>(
   'at least 16 characters',
   (u): u is string => typeof u === 'string',
@@ -54,6 +61,12 @@ export const ConfigCodec = t.type({
   OPENAI_BASE_URL: optional(t.string),
   EMBEDDING_MODEL: withDefault(t.string, 'text-embedding-3-small'),
   RETENTION_SWEEP_MS: withDefault(intInRange(1000, 86_400_000), 3_600_000),
+  AMQP_URL: optional(amqpUrl),
+  FETCH_TIMEOUT_MS: withDefault(intInRange(100, 600_000), 30_000),
+  PARSE_TIMEOUT_MS: withDefault(intInRange(100, 600_000), 60_000),
+  PARSER_MEMORY_MB: withDefault(intInRange(32, 8192), 512),
+  PARSER_WORKERS: withDefault(intInRange(1, 32), 2),
+  SYNC_SCHEDULE_MS: withDefault(intInRange(100, 86_400_000), 60_000),
 })
 
 export interface Config {
@@ -71,6 +84,11 @@ export interface Config {
   openAiBaseUrl?: string
   embeddingModel: string
   retentionSweepMs: number
+  /** RabbitMQ for the job queue; the in-process queue when unset. */
+  amqpUrl?: string
+  fetchTimeoutMs: number
+  parser: { timeoutMs: number; memoryMb: number; workers: number }
+  syncScheduleMs: number
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
@@ -99,5 +117,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     openAiBaseUrl: c.OPENAI_BASE_URL,
     embeddingModel: c.EMBEDDING_MODEL,
     retentionSweepMs: c.RETENTION_SWEEP_MS,
+    amqpUrl: c.AMQP_URL,
+    fetchTimeoutMs: c.FETCH_TIMEOUT_MS,
+    parser: { timeoutMs: c.PARSE_TIMEOUT_MS, memoryMb: c.PARSER_MEMORY_MB, workers: c.PARSER_WORKERS },
+    syncScheduleMs: c.SYNC_SCHEDULE_MS,
   })
 }

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino'
+import type { BlobStore } from '../adapters/blobs'
+import type { JobQueue } from '../adapters/queue/port'
 import type { Database } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { TextIndex } from '../adapters/textIndex/port'
@@ -19,6 +21,10 @@ export interface Deps {
   vectors: boolean
   /** SHA-256 of the admin token. */
   adminTokenHash: string
+  blobs: BlobStore
+  queue: JobQueue
+  /** Publishes the outbox now (after a write that queued a task). */
+  kickOutbox: () => void
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
 }

@@ -38,6 +38,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   params?: t.Type<P, unknown, unknown>
   query?: t.Type<Q, unknown, unknown>
   body?: t.Type<B, unknown, unknown>
+  /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
+  before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
   handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
 }
 
@@ -75,6 +77,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     router[spec.method](spec.path, async (ctx: Context) => {
       const identity = await authenticate(deps, ctx, spec.auth)
       authorize(identity, spec.permission)
+      if (spec.before) await spec.before({ identity, ctx }, deps)
       const problems: string[] = []
       const parts = [
         decode(spec.params, ctx.params ?? {}),

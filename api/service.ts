@@ -8,6 +8,15 @@ import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
 import { ProjectionRunner } from '../projections/runner'
+import { BlobStore } from '../adapters/blobs'
+import { MemoryQueue } from '../adapters/queue/memory'
+import type { JobQueue } from '../adapters/queue/port'
+import { RabbitQueue } from '../adapters/queue/rabbitmq'
+import { rateLimitSchema } from '../adapters/rateLimit'
+import { WorkspaceLimiter, failDeadJob, runTask } from '../workers/ingest'
+import { startOutbox } from '../workers/outbox'
+import { ParserPool } from '../workers/parserPool'
+import { startSyncScheduler } from '../workers/sync'
 import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
@@ -40,10 +49,23 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const store = await PostgresEventStore.open(db)
   await dropShadowSchemas(db)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
+  await db.pool.query(rateLimitSchema)
   const runner = new ProjectionRunner(db, store, projectors, log)
   await runner.start()
   const state = { ready: false }
-  const deps: Deps = { config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state }
+  const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log) : new MemoryQueue()
+  const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
+  const parsers = new ParserPool(config.parser)
+  const outbox = await startOutbox(db.pool, queue, log)
+  const offProgress = runner.onProgress(outbox.kick)
+  const ingest = {
+    store, db: db.pool, embedder, blobs, parsers, log, allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs,
+    limiter: new WorkspaceLimiter(10),
+  }
+  await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
+  const deps: Deps = {
+    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue, kickOutbox: outbox.kick,
+  }
   const { app } = createApp(deps)
   const server = http.createServer(app.callback())
   // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
@@ -52,8 +74,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   server.headersTimeout = 66_000
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
   const address = server.address() as { port: number }
-  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs)
+  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool })
   const stopMaintenance = startMaintenance(db, log)
+  const stopSync = startSyncScheduler({ store, db: db.pool, embedder }, log, config.syncScheduleMs)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
   log.info({ url, database: db.kind }, 'service ready')
@@ -68,6 +91,12 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       await closed
       stopSweeper()
       stopMaintenance()
+      stopSync()
+      offProgress()
+      await outbox.stop()
+      // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
+      await queue.close()
+      await parsers.close()
       await runner.stop()
       await embedder.close?.()
       await store.close()

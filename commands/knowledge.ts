@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
+import type { BlobStore } from '../adapters/blobs'
 import type { Queryable } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
-import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../domain/entry'
+import { type ChunkSpans, type Chunking, type EntryMetadata, type StorageInfo, entry } from '../domain/entry'
 import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
@@ -52,7 +53,11 @@ export interface CreateEntryInput {
   chunkingOptions: Partial<Chunking>
 }
 
-export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, input: CreateEntryInput): Result<{ id: string }> => {
+/** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
+export const actorIdOf = (ctx: CommandContext) => (ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process)
+
+/** What every creation checks first: the knowledge base is on, below its quota, the folder exists. */
+export const admitEntry = async (deps: KnowledgeDeps, input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>): Promise<E.Either<DomainError, { config: KbConfig; chunking: Chunking }>> => {
   const config = await loadKbConfig(deps.store, input.workspaceId)
   if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
   const { rows } = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [input.workspaceId])
@@ -66,24 +71,52 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
     return fail('VALIDATION_ERROR', 'the request is not valid', ['chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens'])
   }
-  const prepared = await prepareContent(deps, input.title, input.content, chunking, config.ingestion.autoEmbed)
+  return E.right({ config, chunking })
+}
+
+export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, input: CreateEntryInput): Result<{ id: string }> => {
+  const admitted = await admitEntry(deps, input)
+  if (E.isLeft(admitted)) return admitted
+  const { config, chunking } = admitted.right
+  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, config.ingestion.autoEmbed)
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
-  const createdBy = ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process
   const { chunkingOptions: _, ...fields } = input
   const done = await handle(deps.store, streams.entry(id), entry, {
     type: 'CreateEntry',
-    data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy },
+    data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy: actorIdOf(ctx) },
   }, ctx)
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
+}
+
+/** A part of an entry's content; a crawled page's chunks remember the page they came from. */
+export interface Section {
+  text: string
+  pageUrl?: string
+}
+
+export interface Prepared {
+  content: string
+  tokenCount: number
+  chunks: ChunkSpans
 }
 
 /**
  * Chunks the content once, for the event to carry, and embeds the chunks into the cache before
  * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
+ * Sections are joined by a blank line and chunked one by one.
  */
-const prepareContent = async (deps: KnowledgeDeps, title: string, content: string, chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, { tokenCount: number; chunks: ChunkSpans }>> => {
-  const chunks = chunkText(content, chunking)
+export const prepareContent = async (deps: Pick<KnowledgeDeps, 'db' | 'embedder'>, title: string, sections: Section[], chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, Prepared>> => {
+  let content = ''
+  const chunks: (ChunkSpans[number] & { text: string })[] = []
+  for (const section of sections) {
+    if (content) content += '\n\n'
+    const offset = content.length
+    content += section.text
+    for (const c of chunkText(section.text, chunking)) {
+      chunks.push({ text: c.text, start: c.start + offset, end: c.end + offset, tokenCount: c.tokenCount, ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}) })
+    }
+  }
   if (embed) {
     try {
       await embedCached(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))
@@ -91,7 +124,7 @@ const prepareContent = async (deps: KnowledgeDeps, title: string, content: strin
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }
   }
-  return E.right({ tokenCount: countTokens(content), chunks: chunks.map(({ start, end, tokenCount }) => ({ start, end, tokenCount })) })
+  return E.right({ content, tokenCount: countTokens(content), chunks: chunks.map(({ text: _, ...span }) => span) })
 }
 
 export const updateEntry = async (
@@ -106,9 +139,9 @@ export const updateEntry = async (
     // New content, or a new title (part of what is embedded): vectors are made before the write.
     const { state } = await load(deps.store, streams.entry(entryId), entry)
     if (state.status !== 'active' || state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
-    const prepared = await prepareContent(deps, changes.title ?? state.title, changes.content ?? state.content, state.chunking, state.embed)
+    const prepared = await prepareContent(deps, changes.title ?? state.title, [{ text: changes.content ?? state.content }], state.chunking, state.embed)
     if (E.isLeft(prepared)) return prepared
-    if (changes.content !== undefined) withSpans = { ...changes, ...prepared.right }
+    if (changes.content !== undefined) withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
   }
   const done = await handle(deps.store, streams.entry(entryId), entry, { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } }, ctx)
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
@@ -128,10 +161,27 @@ export const verifyEntry = async (store: EventStore, ctx: CommandContext, worksp
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
 }
 
-/** Deletes the entry and cuts its stream to the tombstone, so no rebuild can bring the content back. */
-export const deleteEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, deletedBy: string): Result<{ deleted: true; id: string }> => {
+export interface StoredFiles {
+  blobs: BlobStore
+  db: Queryable
+}
+
+/** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
+export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
+  if (!storage) return
+  const { rows } = await files.db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [storage.blob, entryId])
+  if (rows.length === 0) await files.blobs.remove(storage.blob)
+}
+
+/**
+ * Deletes the entry, its stored file, and cuts its stream to the tombstone, so no rebuild can
+ * bring the content back. A crash after the tombstone is finished by workers/retention.ts.
+ */
+export const deleteEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, deletedBy: string, files?: StoredFiles): Result<{ deleted: true; id: string }> => {
+  const before = await load(store, streams.entry(entryId), entry)
   const done = await handle(store, streams.entry(entryId), entry, { type: 'DeleteEntry', data: { entryId, workspaceId, deletedBy, at: ctx.at } }, ctx)
   if (E.isLeft(done)) return done
+  if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
   if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
   return E.right({ deleted: true as const, id: entryId, position: done.right.position })
 }

@@ -9,6 +9,7 @@ export const streams = {
   folder: (id: string) => `folder-${id}`,
   kbConfig: (workspaceId: string) => `kbconfig-${workspaceId}`,
   search: (id: string) => `search-${id}`,
+  task: (id: string) => `task-${id}`,
   reembed: (workspaceId: string) => `reembed-${workspaceId}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }

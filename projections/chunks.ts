@@ -24,7 +24,7 @@ export interface ChunksOptions {
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 3,
+  version: 4,
   tables: ['kb_chunks', 'kb_chunk_entries'],
   schema: `
     CREATE TABLE kb_chunks (
@@ -40,7 +40,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL);
   `,
-  handles: ['EntryCreated', 'EntryUpdated', 'EntryDeleted', 'EmbeddingsRebuilt'],
+  handles: ['EntryCreated', 'EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'EmbeddingsRebuilt'],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as EntryEvent | EmbeddingsRebuilt
     switch (e.type) {
@@ -72,6 +72,10 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'c.entry_id = $1', e.data.entryId)
         return
       }
+      case 'EntryContentProcessed':
+        // A task's result replaces the chunks at once: a half-processed entry is never searchable.
+        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks)
+        return
       case 'EntryDeleted':
         await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [e.data.entryId])
         await tx.query('DELETE FROM kb_chunk_entries WHERE entry_id = $1', [e.data.entryId])
@@ -110,10 +114,10 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
   if (chunks.length === 0) return
   await tx.query(
     `INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
-       is_enabled, source, category, tags, model, embedding)
+       is_enabled, source, category, tags, model, embedding, page_url)
      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.metadata->>'category', ${TAGS},
-       $2, v::${pgvector ? 'vector' : 'real[]'}
-     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[]) AS u(i, c, s, so, eo, tc, v)
+       $2, v::${pgvector ? 'vector' : 'real[]'}, p
+     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[]) AS u(i, c, s, so, eo, tc, v, p)
      JOIN kb_chunk_entries x ON x.entry_id = $1`,
     [
       entryId,
@@ -125,6 +129,7 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
       chunks.map((c) => c.end),
       chunks.map((c) => c.tokenCount),
       chunks.map((_, i) => (embed ? (pgvector ? `[${vectors[i].join(',')}]` : `{${vectors[i].join(',')}}`) : null)),
+      chunks.map((c) => c.pageUrl ?? null),
     ],
   )
 }

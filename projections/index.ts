@@ -11,6 +11,7 @@ import { auditProjector } from './audit'
 import { chunksProjector } from './chunks'
 import { knowledgeProjector } from './knowledge'
 import type { Projector } from './projector'
+import { tasksProjector } from './tasks'
 
 export interface ProjectorDeps {
   embedder: Embedder
@@ -25,6 +26,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   auditProjector,
   knowledgeProjector,
   chunksProjector(deps),
+  tasksProjector,
 ]
 
 /** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */

@@ -5,14 +5,21 @@ import type { EntryEvent } from '../domain/entry'
 import type { FolderEvent } from '../domain/folder'
 import { type KbConfig, type KbConfigChanged, applyChanges, defaultKbConfig } from '../domain/kbConfig'
 import type { SearchServed } from '../domain/search'
+import type { TaskEvent } from '../domain/task'
 import type { Projector } from './projector'
 
-type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed
+type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed | TaskEvent
 
-/** Knowledge entries, folders and each workspace's configuration changes. */
+/** When a URL entry is next due for a sync, from the time of its last one. */
+const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(hours => sync_interval_hours) END"
+
+/**
+ * Knowledge entries (with their processing state, which follows their task, and their URL sync
+ * state), folders and each workspace's configuration changes.
+ */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 2,
+  version: 3,
   tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -20,7 +27,11 @@ export const knowledgeProjector: Projector = {
       metadata jsonb NOT NULL, external_refs jsonb NOT NULL, folder_id text, is_enabled boolean NOT NULL,
       token_count integer NOT NULL, searchable_text text NOT NULL, created_by text NOT NULL,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, verified_at timestamptz, verified_by text,
-      cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0);
+      cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
+      task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb, source_url text,
+      sync_enabled boolean, sync_interval_hours integer, next_sync_at timestamptz, sync_status text, sync_error text, sync_task_id text,
+      sync_requested_at timestamptz);
+    CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
     CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
     CREATE INDEX kb_entries_folder ON kb_entries (workspace_id, folder_id);
     CREATE INDEX kb_entries_refs ON kb_entries USING gin (external_refs jsonb_path_ops);
@@ -32,7 +43,9 @@ export const knowledgeProjector: Projector = {
     CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL, entry_ids text[] NOT NULL);
     CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
-  handles: ['EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged', 'SearchServed'],
+  handles: [
+    'EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'EntryContentProcessed', 'EntrySyncUnchanged',
+    'EntryProcessingFailed', 'EntrySyncRequested', 'EntrySyncConfigured', 'TaskStarted', 'TaskProgressed', 'TaskCompleted', 'TaskFailed', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged', 'SearchServed'],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as Event
     const at = recorded.metadata.at
@@ -41,13 +54,62 @@ export const knowledgeProjector: Projector = {
         const d = e.data
         await tx.query(
           `INSERT INTO kb_entries (id, workspace_id, title, content, source, metadata, external_refs, folder_id, is_enabled,
-             token_count, searchable_text, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`,
+             token_count, searchable_text, created_by, created_at, updated_at, task_id, processing_status, processing_progress,
+             storage, file_bytes, source_url, sync_enabled, sync_interval_hours, sync_status)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+           ON CONFLICT (id) DO NOTHING`,
           [d.entryId, d.workspaceId, d.title, d.content, d.source, JSON.stringify(d.metadata), JSON.stringify(d.externalReferenceIds),
-            d.folderId, d.isEnabled, d.tokenCount, searchableText(d.content), d.createdBy, at],
+            d.folderId, d.isEnabled, d.tokenCount, searchableText(d.content), d.createdBy, at, d.taskId ?? null,
+            d.taskId ? 'pending' : 'completed', d.taskId ? 0 : 100, d.storage ? JSON.stringify(d.storage) : null, d.storage?.size ?? 0,
+            d.sourceUrl ?? null, d.sync?.enabled ?? null, d.sync?.intervalHours ?? null, d.sourceUrl ? 'idle' : null],
         )
         return
       }
+      case 'EntryContentProcessed': {
+        const d = e.data
+        await tx.query(
+          `UPDATE kb_entries SET content = $3, token_count = $4, searchable_text = $5, updated_at = $2,
+             last_sync_at = CASE WHEN source_url IS NOT NULL THEN $2::timestamptz ELSE last_sync_at END,
+             sync_status = CASE WHEN source_url IS NOT NULL THEN 'idle' END, sync_error = NULL, sync_task_id = NULL WHERE id = $1`,
+          [d.entryId, at, d.content, d.tokenCount, searchableText(d.content)],
+        )
+        await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [d.entryId, at])
+        return
+      }
+      case 'EntrySyncUnchanged':
+        await tx.query(`UPDATE kb_entries SET last_sync_at = $2, sync_status = 'idle', sync_error = NULL, sync_task_id = NULL WHERE id = $1`, [e.data.entryId, at])
+        await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
+        return
+      case 'EntryProcessingFailed':
+        // A failed sync keeps the old content and is tried again at the next interval.
+        if (e.data.sync) {
+          await tx.query(
+            `UPDATE kb_entries SET sync_status = 'failed', sync_error = $3, sync_task_id = NULL,
+               next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(hours => sync_interval_hours) END WHERE id = $1`,
+            [e.data.entryId, at, e.data.error],
+          )
+        }
+        return
+      case 'EntrySyncRequested':
+        await tx.query(`UPDATE kb_entries SET sync_status = 'syncing', sync_task_id = $2, sync_requested_at = $3 WHERE id = $1`, [e.data.entryId, e.data.taskId, at])
+        return
+      case 'EntrySyncConfigured':
+        await tx.query('UPDATE kb_entries SET sync_enabled = $2, sync_interval_hours = $3 WHERE id = $1', [e.data.entryId, e.data.settings.enabled, e.data.settings.intervalHours])
+        await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
+        return
+      // The entry's processing state follows the task that fills it (not its later syncs).
+      case 'TaskStarted':
+        await tx.query(`UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2 AND processing_status IN ('pending', 'processing')`, [e.data.entryId, e.data.taskId])
+        return
+      case 'TaskProgressed':
+        await tx.query('UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2', [e.data.entryId, e.data.taskId, e.data.progress])
+        return
+      case 'TaskCompleted':
+        await tx.query(`UPDATE kb_entries SET processing_status = 'completed', processing_progress = 100 WHERE id = $1 AND task_id = $2`, [e.data.entryId, e.data.taskId])
+        return
+      case 'TaskFailed':
+        await tx.query(`UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3 WHERE id = $1 AND task_id = $2`, [e.data.entryId, e.data.taskId, e.data.progress])
+        return
       case 'EntryUpdated': {
         const c = e.data.changes
         await tx.query(

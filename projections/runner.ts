@@ -169,6 +169,12 @@ export class ProjectionRunner {
     return rows[0]?.position ?? 0
   }
 
+  /** Calls `listener` whenever a projector moves; returns the way to stop. */
+  onProgress(listener: () => void) {
+    this.progress.on('progress', listener)
+    return () => void this.progress.off('progress', listener)
+  }
+
   statuses(): ProjectorStatus[] {
     return [...this.status.values()].map((s) => ({ ...s }))
   }

@@ -3,6 +3,7 @@ import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
+import { DOCX } from '../adapters/sniff'
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
@@ -22,7 +23,6 @@ export interface Parsed {
   links: string[]
 }
 
-export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 export const MAX_TEXT_CHARS = 500_000
 export const DOCX_LIMITS = { entries: 1000, uncompressedBytes: 50 * 1024 * 1024 }
 

@@ -3,7 +3,8 @@ import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { Logger } from '../adapters/logger'
-import { deleteEntry } from '../commands/knowledge'
+import { type StoredFiles, deleteEntry, removeStoredFile } from '../commands/knowledge'
+import type { EntryCreated } from '../domain/entry'
 import { defaultKbConfig } from '../domain/kbConfig'
 
 const PROCESS = 'retention-sweeper'
@@ -12,7 +13,7 @@ const PROCESS = 'retention-sweeper'
  * Deletes the entries whose last activity (updatedAt, verification, last sync) is older than
  * their workspace's retentionDays (0 = never), as ordinary delete commands by a system actor.
  */
-export const sweepRetention = async (db: Queryable, store: EventStore, log: Logger, now = new Date()): Promise<number> => {
+export const sweepRetention = async (db: Queryable, store: EventStore, log: Logger, now = new Date(), files?: StoredFiles): Promise<number> => {
   const { rows } = await db.query<{ id: string; workspace_id: string }>(
     `SELECT e.id, e.workspace_id FROM kb_entries e LEFT JOIN kb_configs c ON c.workspace_id = e.workspace_id,
        LATERAL (SELECT coalesce((c.config->>'retentionDays')::int, $2) AS days) r
@@ -22,7 +23,7 @@ export const sweepRetention = async (db: Queryable, store: EventStore, log: Logg
   let deleted = 0
   for (const r of rows) {
     const ctx = { actor: { kind: 'system' as const, process: PROCESS }, at: now.toISOString(), correlationId: randomUUID(), workspaceId: r.workspace_id }
-    const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS)
+    const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS, files)
     if (E.isRight(done)) deleted++
   }
   if (deleted) log.info({ deleted }, 'retention sweep deleted expired entries')
@@ -33,12 +34,16 @@ export const sweepRetention = async (db: Queryable, store: EventStore, log: Logg
  * Finishes deletions a crash interrupted between the tombstone and the cut: any entry stream
  * whose tombstone still has events before it is cut now.
  */
-export const completeDeletions = async (db: Queryable, store: EventStore): Promise<number> => {
+export const completeDeletions = async (db: Queryable, store: EventStore, files?: StoredFiles): Promise<number> => {
   const { rows } = await db.query<{ stream_id: string; revision: number }>("SELECT stream_id, revision FROM audit_events WHERE type = 'EntryDeleted'")
   let cut = 0
   for (const r of rows) {
     const [first] = await store.readStream(r.stream_id, { maxCount: 1 })
     if (first && first.revision < r.revision) {
+      if (files && first.type === 'EntryCreated') {
+        const created = first.data as EntryCreated['data']
+        await removeStoredFile(files, created.entryId, created.storage)
+      }
       await store.truncateBefore(r.stream_id, r.revision)
       cut++
     }
@@ -46,10 +51,10 @@ export const completeDeletions = async (db: Queryable, store: EventStore): Promi
   return cut
 }
 
-export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number) => {
+export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number, files?: StoredFiles) => {
   const sweep = () =>
-    completeDeletions(db, store)
-      .then(() => sweepRetention(db, store, log))
+    completeDeletions(db, store, files)
+      .then(() => sweepRetention(db, store, log, new Date(), files))
       .catch((error) => log.error({ err: error }, 'retention sweep failed'))
   void sweep()
   const timer = setInterval(sweep, intervalMs)

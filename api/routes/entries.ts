@@ -1,24 +1,31 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as knowledge from '../../commands/knowledge'
-import { fail } from '../../domain/shared'
+import type { CrawlOptions, StorageInfo } from '../../domain/entry'
+import { type DomainError, fail } from '../../domain/shared'
 import { type Identity, workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { pagination } from '../pagination'
 import { type AnyRoute, readAfterWrite, replyWith, route } from '../route'
+import { takeUploadSlot, readMultipart, storeUpload, type Upload } from '../upload'
 import { getEntry, listEntries } from '../views/knowledge'
+import { createSourcedEntry } from '../../commands/ingestion'
+import { FetchError, checkUrl } from '../../adapters/fetcher'
 import { FilterSource } from './search'
 
 const CreateSource = t.keyof({ text: null, url: null, file: null, manual: null, document: null, faq: null, api_docs: null, transcript: null })
 const Metadata = c.exact({ category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) })
 const ChunkingOptions = c.exact({ chunkSizeTokens: c.integer(100, 2000), overlapTokens: c.integer(0, 500), preserveSentences: t.boolean })
 
+export const CrawlOptionsBody = c.exact({ depth: c.integer(0, 2), maxPages: c.integer(1, 50), sameDomainOnly: t.boolean })
+
 const CreateBody = c.object(
   { title: c.string(1, 500), source: CreateSource },
   {
     content: c.string(0, 500_000),
-    url: t.string,
+    url: c.string(1, 2048),
+    crawlOptions: CrawlOptionsBody,
     folderId: t.union([c.id, t.null]),
     metadata: Metadata,
     externalReferenceIds: c.stringMap,
@@ -39,10 +46,10 @@ const ListQuery = t.partial({
   freshness: t.keyof({ current: null, stale: null, unknown: null }),
 })
 
-const IdParam = t.type({ id: c.id })
+export const IdParam = t.type({ id: c.id })
 
 
-const actorId = (identity: Identity) => (identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system')
+export const actorId = (identity: Identity) => (identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system')
 
 /** `externalRef.<key>=<value>` query parameters, any number of them. */
 const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
@@ -57,37 +64,73 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
   return problems.length ? E.left(problems) : E.right(refs)
 }
 
-const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder })
+export const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder })
 
 /** The entry as the read model holds it once it reached the write. */
-const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
+export const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
   readAfterWrite(deps, position, async () => (await getEntry(deps.db.pool, workspaceId, id)) ?? { id }, status)
 
-/** SPEC.md "Knowledge entries" (the text path; url and file entries come with ingestion). */
+/** A URL a task may fetch, or the reason it may not (checked again at every hop when fetched). */
+export const validUrl = (deps: Deps, url: string, field = 'url'): E.Either<DomainError, string> => {
+  try {
+    return E.right(checkUrl(url, deps.config.allowPrivateUrls).href)
+  } catch (error) {
+    if (error instanceof FetchError) return fail('VALIDATION_ERROR', 'the request is not valid', [`${field}: ${error.message}`])
+    throw error
+  }
+}
+
+export const MULTIPART_JSON_FIELDS = ['metadata', 'chunkingOptions', 'externalReferenceIds', 'crawlOptions', 'customMetadata']
+
+/** SPEC.md "Knowledge entries": text is synchronous; url and file answer at once with a pending task. */
 export const entryRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Create a knowledge entry (text and legacy sources are synchronous)',
     body: CreateBody,
-    handler: async ({ body, identity, command }, deps) => {
-      if (body.source === 'url' || body.source === 'file') {
-        return fail('VALIDATION_ERROR', 'the request is not valid', [`source: ${body.source} entries are not available yet; use text`])
-      }
-      if (body.content === undefined || body.content.trim() === '') {
-        return fail('VALIDATION_ERROR', 'the request is not valid', [`content: is required when source is ${body.source}`])
-      }
+    // A multipart form (source file) is an upload: counted, then read under the workspace's size cap.
+    before: async ({ identity, ctx }, deps) => {
+      if (!ctx.is('multipart/form-data')) return
+      await takeUploadSlot(deps, workspaceIdOf(identity))
+      await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
+    },
+    handler: async ({ body, identity, command, ctx }, deps) => {
       const workspaceId = workspaceIdOf(identity)
-      const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, {
+      const common = {
         workspaceId,
         title: body.title.trim(),
-        content: body.content,
         source: body.source,
         metadata: body.metadata ?? {},
         externalReferenceIds: body.externalReferenceIds ?? {},
         folderId: body.folderId ?? null,
         isEnabled: body.isEnabled ?? true,
         chunkingOptions: body.chunkingOptions ?? {},
-      })
+      }
+      const multipart = Boolean(ctx.is('multipart/form-data'))
+      if (body.source === 'url' || body.source === 'file') {
+        let source: { url: string; crawl: CrawlOptions } | { storage: StorageInfo }
+        if (body.source === 'url') {
+          if (body.url === undefined) return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when source is url'])
+          const url = validUrl(deps, body.url)
+          if (E.isLeft(url)) return url
+          if (!multipart) await takeUploadSlot(deps, workspaceId)
+          const crawl = { depth: body.crawlOptions?.depth ?? 0, maxPages: body.crawlOptions?.maxPages ?? 10, sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true }
+          source = { url: url.right, crawl }
+        } else {
+          const upload = ctx.state.upload as Upload | undefined
+          if (!multipart || !upload) return fail('VALIDATION_ERROR', 'the request is not valid', ['file: is required when source is file (a multipart/form-data part named file)'])
+          const stored = await storeUpload(deps, workspaceId, upload)
+          if (E.isLeft(stored)) return stored
+          source = { storage: stored.right }
+        }
+        const created = await createSourcedEntry(knowledgeDeps(deps), command, { ...common, ...source })
+        if (E.isLeft(created)) return created
+        return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
+      }
+      if (body.content === undefined || body.content.trim() === '') {
+        return fail('VALIDATION_ERROR', 'the request is not valid', [`content: is required when source is ${body.source}`])
+      }
+      const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, { ...common, content: body.content })
       if (E.isLeft(created)) return created
       return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
     },
@@ -130,8 +173,8 @@ export const entryRoutes: AnyRoute[] = [
     method: 'delete', path: '/api/v1/knowledge/:id', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Delete an entry, its chunks and embeddings; its content is cut from the event store',
     params: IdParam,
-    handler: async ({ params, identity, command }, { store }) =>
-      replyWith(await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity))),
+    handler: async ({ params, identity, command }, { store, blobs, db }) =>
+      replyWith(await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), { blobs, db: db.pool })),
   }),
   route({
     method: 'post', path: '/api/v1/knowledge/:id/move', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',

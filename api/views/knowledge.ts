@@ -9,6 +9,19 @@ const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
 const FRESHNESS = `CASE WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
   WHEN e.cited_count >= 5 THEN 'stale' ELSE 'unknown' END`
 
+const iso = (d: Date | null) => (d ? d.toISOString() : null)
+
+/** SPEC.md "URL sync config"; sourceUrl only where the GET of sync-config shows it. */
+export const syncConfigView = (r: any, withSource = false) => ({
+  enabled: r.sync_enabled ?? false,
+  intervalHours: r.sync_interval_hours ?? 24,
+  lastSyncAt: iso(r.last_sync_at),
+  nextSyncAt: iso(r.next_sync_at),
+  status: r.sync_status ?? 'idle',
+  ...(r.sync_status === 'failed' && r.sync_error ? { error: r.sync_error } : {}),
+  ...(withSource ? { sourceUrl: r.source_url } : {}),
+})
+
 export const entryView = (r: any) => ({
   id: r.id,
   workspaceId: r.workspace_id,
@@ -21,8 +34,11 @@ export const entryView = (r: any) => ({
   isEnabled: r.is_enabled,
   tokenCount: r.token_count,
   ...(r.folder_id ? { folderId: r.folder_id } : {}),
-  processingStatus: 'completed',
-  processingProgress: 100,
+  ...(r.storage ? { storageInfo: { fileName: r.storage.fileName, mimeType: r.storage.mimeType, size: r.storage.size, sha256: r.storage.blob } } : {}),
+  ...(r.source_url ? { syncConfig: syncConfigView(r) } : {}),
+  processingStatus: r.processing_status,
+  processingProgress: r.processing_progress,
+  ...(r.task_id ? { taskId: r.task_id } : {}),
   citedCount: r.cited_count,
   freshness: r.freshness,
   ...(r.verified_at ? { verified: { at: r.verified_at.toISOString(), by: r.verified_by } } : {}),
@@ -81,6 +97,37 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string) =
   const config = await readKbConfig(db, workspaceId)
   const { rows } = await db.query(`SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`, [id, workspaceId, config.freshnessDays])
   return rows[0] ? entryView(rows[0]) : undefined
+}
+
+/** The entry's row itself, for routes that need more than the view (sync config, tasks). */
+export const entryRow = async (db: Queryable, workspaceId: string, id: string) =>
+  (await db.query('SELECT * FROM kb_entries WHERE id = $1 AND workspace_id = $2', [id, workspaceId])).rows[0] as any
+
+export const taskView = (r: any) => ({
+  id: r.id,
+  status: r.status,
+  progress: r.progress,
+  ...(r.current_step ? { currentStep: r.current_step } : {}),
+  ...(r.status === 'completed' ? { documentId: r.entry_id, result: r.result } : {}),
+  ...(r.status === 'failed' ? { error: r.error } : {}),
+  entryId: r.entry_id,
+  kind: r.kind,
+  createdAt: r.created_at.toISOString(),
+  ...(r.started_at ? { startedAt: r.started_at.toISOString() } : {}),
+  ...(r.completed_at ? { completedAt: r.completed_at.toISOString() } : {}),
+})
+
+export const listTasks = async (db: Queryable, workspaceId: string, status: string | undefined, limit: number) => {
+  const args: unknown[] = [workspaceId]
+  const where = status ? (args.push(status), 'AND status = $2') : ''
+  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)).rows[0].n
+  const { rows } = await db.query(`SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, args)
+  return { tasks: rows.map(taskView), total }
+}
+
+export const getTask = async (db: Queryable, workspaceId: string, id: string) => {
+  const { rows } = await db.query('SELECT * FROM kb_tasks WHERE id = $1 AND workspace_id = $2', [id, workspaceId])
+  return rows[0] ? taskView(rows[0]) : undefined
 }
 
 export const folderView = (r: any) => ({

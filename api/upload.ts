@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises'
+import * as E from 'fp-ts/Either'
+import type { Context } from 'koa'
+import { koaBody } from 'koa-body'
+import { takeHit } from '../adapters/rateLimit'
+import { sniffType } from '../adapters/sniff'
+import type { StorageInfo } from '../domain/entry'
+import { type DomainError, fail } from '../domain/shared'
+import { readKbConfig } from '../projections/knowledge'
+import type { Deps } from './deps'
+import { ApiError } from './errors'
+
+/** SPEC.md "Limits": uploads per minute per workspace (DESIGN.md: url and file creations, deprecated endpoints). */
+export const UPLOADS_PER_MINUTE = 20
+
+/** Counts an upload against its workspace's limit, or answers 429 with Retry-After. */
+export const takeUploadSlot = async (deps: Deps, workspaceId: string) => {
+  const verdict = await takeHit(deps.db, `uploads:${workspaceId}`, UPLOADS_PER_MINUTE, 60)
+  if (!verdict.allowed) {
+    throw new ApiError('RATE_LIMITED', `at most ${UPLOADS_PER_MINUTE} uploads a minute per workspace; retry in ${verdict.retryAfterSeconds} s`, undefined, {
+      'Retry-After': String(verdict.retryAfterSeconds),
+    })
+  }
+}
+
+export interface Upload {
+  bytes: Buffer
+  fileName: string
+}
+
+const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
+
+/**
+ * Reads a multipart form: its fields become the body the route's codec decodes (JSON-valued
+ * fields such as metadata parsed), its one file part is kept in `ctx.state.upload`. The file is
+ * capped at the workspace's maxFileSize while it streams: over it, 413 at once and the
+ * connection is closed rather than read to the end.
+ */
+export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: string, jsonFields: string[]) => {
+  const { maxFileSize } = await readKbConfig(deps.db.pool, workspaceId)
+  const parse = koaBody({
+    multipart: true, json: false, urlencoded: false, text: false,
+    formidable: { maxFileSize, maxFiles: 1, maxFields: 40, maxFieldsSize: 2 * 1024 * 1024, allowEmptyFiles: true, minFileSize: 0 },
+    onError: (error: Error & { httpCode?: number }) => {
+      if (error.httpCode === 413 && /maxFileSize|maxTotalFileSize/.test(error.message)) {
+        ctx.set('Connection', 'close')
+        throw new ApiError('PAYLOAD_TOO_LARGE', `the file is over this workspace's limit of ${maxFileSize} bytes`)
+      }
+      throw new ApiError('VALIDATION_ERROR', 'the multipart form is not valid', [`(body): ${error.message.replace(/options\./g, '')}`])
+    },
+  })
+  await parse(ctx, async () => {})
+  const request = ctx.request as unknown as { body?: Record<string, unknown>; files?: Record<string, unknown> }
+  const body: Record<string, unknown> = {}
+  const problems: string[] = []
+  for (const [key, raw] of Object.entries(request.body ?? {})) {
+    const value = first(raw)
+    if (jsonFields.includes(key) && typeof value === 'string') {
+      try {
+        body[key] = JSON.parse(value)
+      } catch {
+        problems.push(`${key}: must be a JSON object`)
+      }
+    } else if (value === 'true' || value === 'false') body[key] = value === 'true'
+    else body[key] = value
+  }
+  const files = Object.values(request.files ?? {}).flatMap((f) => (Array.isArray(f) ? f : [f])) as { filepath: string; originalFilename?: string | null }[]
+  try {
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
+    const file = (request.files ?? {}).file
+    if (file) {
+      const part = first(file) as { filepath: string; originalFilename?: string | null }
+      ctx.state.upload = { bytes: await fs.readFile(part.filepath), fileName: part.originalFilename ?? '' } satisfies Upload
+    }
+  } finally {
+    // Formidable's temporary files never outlive the request.
+    await Promise.all(files.map((f) => fs.rm(f.filepath, { force: true })))
+  }
+  request.body = body
+}
+
+/** The client's file name as metadata only: no directories, no control characters, bounded. */
+export const cleanFileName = (name: string) => {
+  const base = name.split(/[\\/]/).pop() ?? ''
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim().slice(0, 255)
+  return clean || 'upload'
+}
+
+/**
+ * Checks an uploaded file by its content against the workspace's allowed types, then stores it
+ * by hash. Refusals list the allowed types (SPEC.md "Errors").
+ */
+export const storeUpload = async (deps: Deps, workspaceId: string, upload: Upload): Promise<E.Either<DomainError, StorageInfo>> => {
+  const config = await readKbConfig(deps.db.pool, workspaceId)
+  const fileName = cleanFileName(upload.fileName)
+  const allowed = [`allowed types: ${config.allowedFileTypes.join(', ')}`]
+  const sniffed = await sniffType(upload.bytes, fileName)
+  if (!sniffed.ok) return fail('VALIDATION_ERROR', `file type not allowed: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
+  if (!config.allowedFileTypes.includes(sniffed.mimeType)) {
+    return fail('VALIDATION_ERROR', `file type not allowed: ${sniffed.mimeType}`, [`file: the content is ${sniffed.mimeType}, which this workspace does not allow`, ...allowed])
+  }
+  if (upload.bytes.length > config.maxFileSize) return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
+  const blob = await deps.blobs.put(upload.bytes)
+  return E.right({ blob, fileName, mimeType: sniffed.mimeType, size: upload.bytes.length })
+}
