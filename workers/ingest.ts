@@ -63,10 +63,11 @@ const sha256 = (parts: Buffer[]) => {
   return hash.digest('hex')
 }
 
-const systemCtx = (taskId: string): CommandContext => ({
+const systemCtx = (taskId: string, workspaceId: string): CommandContext => ({
   actor: { kind: 'system', process: 'ingest-worker' },
   at: new Date().toISOString(),
   correlationId: taskId,
+  workspaceId,
 })
 
 /**
@@ -82,7 +83,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
   const ref = { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }
   const release = await deps.limiter.acquire(t.workspaceId)
   try {
-    const ctx = () => systemCtx(t.taskId)
+    const ctx = () => systemCtx(t.taskId, t.workspaceId)
     const started = await startTask(deps, ctx(), t.taskId)
     if (E.isLeft(started)) {
       await failTask(deps, ctx(), ref, `${started.left.message}; giving up`)
@@ -144,5 +145,5 @@ export const failDeadJob = async (deps: IngestDeps, job: Job, reason: string) =>
   const { state } = await load(deps.store, streams.task(job.taskId), task)
   if (state.status !== 'pending' && state.status !== 'processing') return
   const t = state.task
-  await failTask(deps, systemCtx(t.taskId), { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }, reason)
+  await failTask(deps, systemCtx(t.taskId, t.workspaceId), { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }, reason)
 }

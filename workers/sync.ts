@@ -4,7 +4,7 @@ import type { CommandContext } from '../commands/handle'
 import { queueSyncTask, requestSync } from '../commands/ingestion'
 import type { KnowledgeDeps } from '../commands/knowledge'
 
-const ctx = (): CommandContext => ({ actor: { kind: 'system', process: 'sync-scheduler' }, at: new Date().toISOString(), correlationId: `sync-${Date.now()}` })
+const ctx = (workspaceId: string): CommandContext => ({ actor: { kind: 'system', process: 'sync-scheduler' }, at: new Date().toISOString(), correlationId: `sync-${Date.now()}`, workspaceId })
 
 /**
  * Requests the syncs that are due (change detection happens in the task: an unchanged hash only
@@ -18,7 +18,7 @@ export const runDueSyncs = async (deps: KnowledgeDeps, log: Logger) => {
   )
   let requested = 0
   for (const row of due.rows) {
-    const done = await requestSync(deps, ctx(), row.workspace_id, row.id, false)
+    const done = await requestSync(deps, ctx(row.workspace_id), row.workspace_id, row.id, false)
     if (E.isRight(done) && done.right.taskId) requested++
   }
   const lost = await deps.db.query<{ id: string; workspace_id: string; sync_task_id: string }>(
@@ -28,7 +28,7 @@ export const runDueSyncs = async (deps: KnowledgeDeps, log: Logger) => {
   )
   for (const row of lost.rows) {
     log.warn({ entryId: row.id, taskId: row.sync_task_id }, 'queueing the task of a sync whose request outlived a crash')
-    await queueSyncTask(deps, ctx(), row.workspace_id, row.id, row.sync_task_id, false)
+    await queueSyncTask(deps, ctx(row.workspace_id), row.workspace_id, row.id, row.sync_task_id, false)
   }
   return requested
 }

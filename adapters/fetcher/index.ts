@@ -122,8 +122,8 @@ export const safeFetch = async (raw: string, options: FetchOptions): Promise<Fet
     }
     throw new FetchError(`more than ${MAX_REDIRECTS} redirects`)
   } catch (error) {
-    if (error instanceof FetchError) throw error
     if (signal.aborted) throw new FetchError(`the fetch of ${url.href} took longer than ${options.timeoutMs} ms`)
+    if (error instanceof FetchError) throw error
     throw new FetchError(`the fetch of ${url.href} failed: ${(error as Error).message}`)
   }
 }

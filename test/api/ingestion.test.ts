@@ -1,0 +1,167 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { waitForTask } from '../helpers/ingestion'
+import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+import { type Site, html, startSite } from '../helpers/site'
+import { pdf } from '../helpers/files'
+
+const test = suite<{ service: TestService; site: Site; owner: Member }>('API: URL entries, crawling and processing tasks')
+
+test.before(async (ctx) => {
+  ctx.site = await startSite()
+  ctx.service = await startTestService({ KB_ALLOW_PRIVATE_URLS: 'true', FETCH_TIMEOUT_MS: '2000' })
+  ctx.owner = await seedMember(ctx.service.call)
+})
+test.after(async ({ service, site }) => (await service.stop(), await site.close()))
+
+const createUrl = (service: TestService, token: string, url: string, extra: Record<string, unknown> = {}) =>
+  service.call('POST', '/api/v1/knowledge', { token, body: { title: 'A web page', source: 'url', url, ...extra } })
+
+test('a URL entry answers pending with a task, which runs the steps and fills the entry', async ({ service, site, owner }) => {
+  site.pages.set('/llamas', { body: html('Llamas', '<p>The llama is a domesticated South American camelid.</p><p>Llamas are social animals and live with others as a herd.</p>') })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/llamas`), 201)
+  assert.is(created.source, 'webpage')
+  assert.ok(['pending', 'processing'].includes(created.processingStatus))
+  assert.ok(created.processingProgress < 100)
+  assert.type(created.taskId, 'string')
+  assert.is(created.syncConfig.enabled, false)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'completed', JSON.stringify(task))
+  assert.is(task.progress, 100)
+  assert.is(task.documentId, created.id)
+  assert.ok(task.result.chunkCount >= 1)
+  assert.ok(task.result.wordCount >= 15)
+  assert.ok(task.result.characterCount > 50)
+  assert.type(task.result.processingTimeMs, 'number')
+  assert.ok(task.startedAt && task.completedAt && task.createdAt)
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.is(entry.processingStatus, 'completed')
+  assert.is(entry.processingProgress, 100)
+  assert.match(entry.content, 'domesticated South American camelid')
+  assert.ok(entry.tokenCount > 10)
+  assert.match(entry.searchableText, 'llama')
+  assert.ok(entry.syncConfig.lastSyncAt)
+  const found = ok(await service.call('POST', '/api/v1/knowledge/search', { token: owner.token, body: { query: 'camelid herd', mode: 'text', minScore: 0 } }))
+  assert.ok(found.results.some((r: any) => r.id === created.id), JSON.stringify(found))
+  // Each step was an event of the task's stream, in order.
+  const steps = ok(await service.call('GET', `/api/v1/audit/events?streamId=task-${created.taskId}&limit=50`, { token: owner.token }))
+  const types = steps.events.map((e: any) => e.data?.step ?? e.type).reverse()
+  assert.equal(types, ['TaskQueued', 'TaskStarted', 'Downloading', 'Parsing', 'Chunking', 'Generating embeddings', 'Storing', 'TaskCompleted'])
+})
+
+test('tasks: list with status filter and limit, one by id, other workspaces see none of them', async ({ service, site, owner }) => {
+  site.pages.set('/missing-soon', { status: 404, body: 'gone' })
+  const failed = ok(await createUrl(service, owner.token, `${site.url}/missing-soon`), 201)
+  await waitForTask(service.call, owner.token, failed.taskId)
+  const all = ok(await service.call('GET', '/api/v1/knowledge/tasks', { token: owner.token }))
+  assert.ok(all.total >= 2)
+  assert.is(all.tasks[0].id, failed.taskId, 'newest first')
+  const onlyFailed = ok(await service.call('GET', '/api/v1/knowledge/tasks?status=failed&limit=1', { token: owner.token }))
+  assert.is(onlyFailed.tasks.length, 1)
+  assert.ok(onlyFailed.tasks.every((t: any) => t.status === 'failed'))
+  expectError(await service.call('GET', '/api/v1/knowledge/tasks?status=done', { token: owner.token }), 400, 'VALIDATION_ERROR')
+  expectError(await service.call('GET', '/api/v1/knowledge/tasks?limit=0', { token: owner.token }), 400, 'VALIDATION_ERROR')
+  const stranger = await seedMember(service.call)
+  expectError(await service.call('GET', `/api/v1/knowledge/tasks/${failed.taskId}`, { token: stranger.token }), 404, 'NOT_FOUND')
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge/tasks', { token: stranger.token })).total, 0)
+})
+
+test('a failing fetch fails the task with its reason and the progress it reached; the entry shows failed', async ({ service, site, owner }) => {
+  site.pages.set('/broken', { status: 500, body: 'oops' })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/broken`), 201)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'failed')
+  assert.match(task.error, 'HTTP 500')
+  assert.is(task.progress, 10, 'failed while downloading')
+  assert.not.ok(task.result)
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.is(entry.processingStatus, 'failed')
+  assert.is(entry.processingProgress, 10)
+})
+
+test('a server that never finishes its body fails the task after the time limit', async ({ service, site, owner }) => {
+  site.pages.set('/slow', { hang: true, body: '<html><body><p>never ends' })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/slow`), 201)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'failed')
+  assert.match(task.error, 'longer than 2000 ms')
+})
+
+test('a body over the workspace maxFileSize fails the task without reading on', async ({ service, site, owner }) => {
+  const member = await seedMember(service.call)
+  ok(await service.call('PATCH', '/api/v1/knowledge/config', { token: member.token, body: { maxFileSize: 4096 } }))
+  site.pages.set('/huge', { type: 'text/plain', body: 'x'.repeat(20000) })
+  site.pages.set('/huge-chunked', (() => ({ type: 'text/plain', body: Buffer.alloc(50000, 'y') })) as any)
+  const created = ok(await createUrl(service, member.token, `${site.url}/huge`), 201)
+  const task = await waitForTask(service.call, member.token, created.taskId)
+  assert.is(task.status, 'failed')
+  assert.match(task.error, 'over the limit of 4096')
+})
+
+test('a redirect to the cloud metadata address is refused at that hop', async ({ service, site, owner }) => {
+  site.pages.set('/to-metadata', { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/to-metadata`), 201)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'failed')
+  assert.match(task.error, '169.254.169.254')
+  site.pages.set('/loop', { status: 302, headers: { location: '/loop' } })
+  const looping = ok(await createUrl(service, owner.token, `${site.url}/loop`), 201)
+  assert.match((await waitForTask(service.call, owner.token, looping.taskId)).error, 'more than 5 redirects')
+})
+
+test('bad URLs are refused at once with VALIDATION_ERROR and nothing is created', async ({ service, owner }) => {
+  const before = ok(await service.call('GET', '/api/v1/knowledge', { token: owner.token })).total
+  const bad = [
+    'file:///etc/passwd', 'gopher://127.0.0.1:70/', 'data:text/html,<p>x</p>', 'ftp://example.com/x',
+    'http://user:secret@example.com/', 'http://example.com/a\nb', 'http://example.com/\u0000', 'not a url',
+    'http://169.254.169.254/latest/meta-data/', 'http://0xA9FEA9FE/', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/',
+    'http://[fe80::1]/', 'http://224.0.0.1/', 'http://0.0.0.0/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/',
+  ]
+  for (const url of bad) {
+    const error = expectError(await createUrl(service, owner.token, url), 400, 'VALIDATION_ERROR')
+    assert.ok(error.details?.some((d) => d.startsWith('url:')), `${url}: ${JSON.stringify(error)}`)
+  }
+  expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 'x', source: 'url' } }), 400, 'VALIDATION_ERROR')
+  expectError(await createUrl(service, owner.token, 'http://127.0.0.1/', { crawlOptions: { depth: 3 } }), 400, 'VALIDATION_ERROR')
+  expectError(await createUrl(service, owner.token, 'http://127.0.0.1/', { crawlOptions: { maxPages: 51 } }), 400, 'VALIDATION_ERROR')
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: owner.token })).total, before)
+})
+
+test('a crawl makes one entry: same-domain pages once each, robots.txt honoured, chunks remember their page', async ({ service, site, owner }) => {
+  site.pages.set('/robots.txt', { type: 'text/plain', body: 'User-agent: *\nDisallow: /private\n' })
+  site.pages.set('/docs', { body: html('Docs home', `<p>Welcome to the alpaca documentation hub.</p><a href="/docs/a">A</a> <a href="/docs/a#part">A again</a> <a href="/docs/b">B</a> <a href="/private/secret">secret</a> <a href="http://localhost:1/elsewhere">elsewhere</a>`) })
+  site.pages.set('/docs/a', { body: html('Page A', '<p>Alpacas are shorn once a year for their fleece.</p><a href="/docs/c">C</a>') })
+  site.pages.set('/docs/b', { body: html('Page B', '<p>Vicuñas are wild relatives of the alpaca.</p>') })
+  site.pages.set('/docs/c', { body: html('Page C', '<p>Depth two page about guanacos.</p>') })
+  site.pages.set('/private/secret', { body: html('Secret', '<p>robots says no</p>') })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/docs`, { crawlOptions: { depth: 1, maxPages: 10 } }), 201)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'completed', JSON.stringify(task))
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.match(entry.content, `# ${site.url}/docs\n`)
+  assert.match(entry.content, 'shorn once a year')
+  assert.match(entry.content, 'wild relatives')
+  assert.not.match(entry.content, 'guanacos', 'depth 1 stops before page C')
+  assert.not.match(entry.content, 'robots says no')
+  assert.is(site.hits.filter((h) => h === '/docs/a').length, 1, 'deduplicated by normalised URL')
+  assert.not.ok(site.hits.includes('/private/secret'))
+  const chunks = await service.deps.db.pool.query<{ page_url: string }>('SELECT DISTINCT page_url FROM kb_chunks WHERE entry_id = $1', [created.id])
+  assert.equal(chunks.rows.map((r) => r.page_url).sort(), [`${site.url}/docs`, `${site.url}/docs/a`, `${site.url}/docs/b`])
+  const capped = ok(await createUrl(service, owner.token, `${site.url}/docs`, { crawlOptions: { depth: 2, maxPages: 2 } }), 201)
+  await waitForTask(service.call, owner.token, capped.taskId)
+  const pages = await service.deps.db.pool.query('SELECT DISTINCT page_url FROM kb_chunks WHERE entry_id = $1', [capped.id])
+  assert.is(pages.rows.length, 2, 'maxPages')
+})
+
+test('a URL answering a PDF or Markdown is read by that parser', async ({ service, site, owner }) => {
+  site.pages.set('/paper.pdf', { type: 'application/pdf', body: await pdf(['Quokkas are small marsupials of Western Australia.', 'Second page on Rottnest Island.']) })
+  site.pages.set('/notes.md', { type: 'text/markdown', body: '# Wombats\n\nWombats have cube-shaped droppings.\n' })
+  for (const [path, phrase] of [['/paper.pdf', 'Rottnest Island'], ['/notes.md', 'cube-shaped droppings']]) {
+    const created = ok(await createUrl(service, owner.token, site.url + path), 201)
+    const task = await waitForTask(service.call, owner.token, created.taskId)
+    assert.is(task.status, 'completed', JSON.stringify(task))
+    assert.match(ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token })).content, phrase)
+  }
+})
+
+test.run()
