@@ -31,7 +31,7 @@ export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniff
     if (!detected.mime.startsWith('text/') && detected.mime !== 'application/xml') return { ok: false, reason: `the content is ${detected.mime}` }
   }
   const text = validUtf8(bytes)
-  if (text === undefined) return { ok: false, reason: 'the content is neither a PDF, a DOCX nor valid UTF-8 text' }
+  if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 text, nor a PDF or a DOCX document' }
   if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }
   if (/\.(md|markdown)$/i.test(fileName) || looksLikeMarkdown(text)) return { ok: true, mimeType: 'text/markdown' }
   return { ok: true, mimeType: 'text/plain' }

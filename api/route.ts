@@ -53,6 +53,15 @@ const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknow
   return E.isLeft(result) ? E.left(describeErrors(result.left)) : E.right(result.right)
 }
 
+/** Postgres text cannot hold NUL: a request carrying one anywhere is refused before it reaches a command. */
+const nulPaths = (value: unknown, at: string, found: string[]) => {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(`${at}: must not contain NUL characters`)
+  } else if (Array.isArray(value)) value.forEach((v, i) => nulPaths(v, `${at}.${i}`, found))
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) nulPaths(v, at ? `${at}.${k}` : k, found)
+  return found
+}
+
 const actorOf = (identity: Identity): CommandContext['actor'] => {
   switch (identity.kind) {
     case 'user':
@@ -78,7 +87,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       const identity = await authenticate(deps, ctx, spec.auth)
       authorize(identity, spec.permission)
       if (spec.before) await spec.before({ identity, ctx }, deps)
-      const problems: string[] = []
+      const problems = nulPaths({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
       const parts = [
         decode(spec.params, ctx.params ?? {}),
         decode(spec.query, ctx.query ?? {}),

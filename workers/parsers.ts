@@ -136,6 +136,8 @@ export const parse = async (input: ParseInput): Promise<Parsed> => {
     default:
       throw new ParseError(`${input.mimeType} is not a supported type`)
   }
+  // Postgres text cannot hold NUL, which some PDFs' text layers contain.
+  parsed.text = parsed.text.replace(/\u0000/g, '')
   if (parsed.text.length > MAX_TEXT_CHARS) throw new ParseError(`the extracted text is ${parsed.text.length} characters, over the limit of ${MAX_TEXT_CHARS}`)
   return parsed
 }

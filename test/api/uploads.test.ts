@@ -1,0 +1,202 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { DOCX } from '../../adapters/sniff'
+import { docx, encryptedPdf, exe, pdf, plainZip } from '../helpers/files'
+import { upload, waitForTask } from '../helpers/ingestion'
+import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+
+const test = suite<{ service: TestService; owner: Member }>('API: file uploads, parsers and the deprecated upload endpoints')
+
+test.before(async (ctx) => {
+  ctx.service = await startTestService({ PARSE_TIMEOUT_MS: '20000' })
+  ctx.owner = await seedMember(ctx.service.call)
+  // DOCX is supported once a workspace allows it (DESIGN.md).
+  ok(await ctx.service.call('PATCH', '/api/v1/knowledge/config', { token: ctx.owner.token, body: { allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX] } }))
+})
+test.after(async ({ service }) => service.stop())
+
+const send = (service: TestService, m: Member, bytes: Buffer, name: string, fields: Record<string, string> = {}, type?: string) =>
+  upload(service.url, m.token, { title: `Upload ${name}`, source: 'file', ...fields }, { bytes, name, type })
+
+test('a PDF upload is stored by hash, parsed page by page, chunked and searchable', async ({ service, owner }) => {
+  const bytes = await pdf(['Axolotls can regenerate their limbs.', 'They are native to Lake Xochimilco.'])
+  // The client's Content-Type is a lie: the content decides.
+  const r = await send(service, owner, bytes, 'axolotl.pdf', { metadata: JSON.stringify({ category: 'biology', tags: ['amphibian'] }) }, 'text/plain')
+  const created = ok(r, 201)
+  assert.is(created.source, 'document')
+  assert.is(created.processingStatus === 'pending' || created.processingStatus === 'processing', true)
+  assert.is(created.storageInfo.mimeType, 'application/pdf')
+  assert.is(created.storageInfo.fileName, 'axolotl.pdf')
+  assert.is(created.storageInfo.size, bytes.length)
+  assert.equal(created.metadata, { category: 'biology', tags: ['amphibian'] })
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'completed', JSON.stringify(task))
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.match(entry.content, 'regenerate their limbs')
+  assert.match(entry.content, 'Lake Xochimilco')
+  const blob = path.join(service.dataDir, 'blobs', created.storageInfo.sha256.slice(0, 2), created.storageInfo.sha256)
+  assert.ok(fs.existsSync(blob))
+  const found = ok(await service.call('POST', '/api/v1/knowledge/search', { token: owner.token, body: { query: 'Xochimilco', mode: 'text', minScore: 0 } }))
+  assert.ok(found.results.some((x: any) => x.id === created.id))
+  // Deleting the entry removes its stored file.
+  ok(await service.call('DELETE', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.not.ok(fs.existsSync(blob))
+})
+
+test('DOCX, HTML, Markdown and plain text uploads are read by their parsers', async ({ service, owner }) => {
+  const cases: [Buffer, string, string][] = [
+    [await docx(['Narwhals have a long spiral tusk.', 'It is a tooth.']), 'narwhal.docx', 'long spiral tusk'],
+    [Buffer.from('<!doctype html><html><head><title>Okapi</title><script>document.write("evil")</script></head><body><p>The okapi is related to the giraffe.</p></body></html>'), 'okapi.html', 'related to the giraffe'],
+    [Buffer.from('# Tapirs\n\nTapirs have a prehensile snout.\n'), 'tapir.md', 'prehensile snout'],
+    [Buffer.from('Pangolins are covered in keratin scales.'), 'pangolin.txt', 'keratin scales'],
+  ]
+  for (const [bytes, name, phrase] of cases) {
+    const created = ok(await send(service, owner, bytes, name), 201)
+    const task = await waitForTask(service.call, owner.token, created.taskId)
+    assert.is(task.status, 'completed', `${name}: ${JSON.stringify(task)}`)
+    const content = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token })).content
+    assert.match(content, phrase)
+    assert.not.match(content, 'evil', 'no script ran and none is kept')
+  }
+})
+
+test('types are decided by content: refused types answer 400 listing the allowed ones, and nothing is created', async ({ service, owner }) => {
+  const plain = await seedMember(service.call) // default allowedFileTypes: no DOCX
+  const before = ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total
+  const refusals: [Buffer, string, string][] = [
+    [exe(), 'report.pdf', 'application/x-msdownload'],
+    [await plainZip(), 'letter.docx', 'zip archive'],
+    [Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x41, 0xc3, 0x28]), 'notes.md', 'not'],
+    [Buffer.alloc(0), 'empty.txt', 'empty'],
+    [await docx(['not allowed here']), 'fine.docx', DOCX],
+  ]
+  for (const [bytes, name, reason] of refusals) {
+    const error = expectError(await send(service, plain, bytes, name), 400, 'VALIDATION_ERROR')
+    assert.ok(error.details?.some((d) => d.includes(reason)), `${name}: ${JSON.stringify(error)}`)
+    assert.ok(error.details?.some((d) => d.includes('allowed types: text/plain, text/markdown, text/html, application/pdf')), JSON.stringify(error))
+  }
+  expectError(await upload(service.url, plain.token, { title: 'no file', source: 'file' }), 400, 'VALIDATION_ERROR')
+  expectError(await service.call('POST', '/api/v1/knowledge', { token: plain.token, body: { title: 'json file', source: 'file' } }), 400, 'VALIDATION_ERROR')
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total, before)
+})
+
+test('a file name with ../ and NUL is kept only as cleaned metadata; the blob is named by hash', async ({ service, owner }) => {
+  const created = ok(await send(service, owner, Buffer.from('Quolls are carnivorous marsupials.'), '../../etc/pass\u0000wd.txt', { title: 'Quolls' }), 201)
+  assert.is(created.storageInfo.fileName, 'passwd.txt')
+  const stored = fs.readdirSync(path.join(service.dataDir, 'blobs', created.storageInfo.sha256.slice(0, 2)))
+  assert.ok(stored.includes(created.storageInfo.sha256))
+  assert.not.ok(fs.existsSync(path.join(service.dataDir, 'etc')))
+  await waitForTask(service.call, owner.token, created.taskId)
+  // NUL anywhere else in a request is refused, never a 500.
+  const error = expectError(await send(service, owner, Buffer.from('x'), 'x.txt', { title: 'bad\u0000title' }), 400, 'VALIDATION_ERROR')
+  assert.ok(error.details?.includes('title: must not contain NUL characters'), JSON.stringify(error))
+  expectError(await service.call('GET', '/api/v1/knowledge?search=a%00b', { token: owner.token }), 400, 'VALIDATION_ERROR')
+  expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 't', source: 'text', content: 'a\u0000b', metadata: { tags: ['x'] } } }), 400, 'VALIDATION_ERROR')
+})
+
+test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bombs, a PDF that is not one', async ({ service, owner }) => {
+  const bomb = await docx(['bomb'], (zip) => zip.file('word/media/zeros.bin', Buffer.alloc(60 * 1024 * 1024)))
+  const crowded = await docx(['crowded'], (zip) => {
+    for (let i = 0; i < 1100; i++) zip.file(`word/parts/p${i}.xml`, '<x/>')
+  })
+  const truncated = (await pdf(['cut short'])).subarray(0, 60)
+  const withLink = await docx(['Links are never followed.'], () => {}, `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="http://169.254.169.254/x.png" TargetMode="External"/></Relationships>`)
+  const cases: [Buffer, string, string | undefined][] = [
+    [encryptedPdf(), 'secret.pdf', 'encrypted'],
+    [bomb, 'bomb.docx', 'expands to more than'],
+    [crowded, 'crowded.docx', 'zip entries'],
+    [truncated, 'short.pdf', 'could not be read'],
+    [withLink, 'linked.docx', undefined],
+  ]
+  for (const [bytes, name, reason] of cases) {
+    const created = ok(await send(service, owner, bytes, name), 201)
+    const task = await waitForTask(service.call, owner.token, created.taskId)
+    if (reason === undefined) {
+      assert.is(task.status, 'completed', JSON.stringify(task))
+      continue
+    }
+    assert.is(task.status, 'failed', `${name}: ${JSON.stringify(task)}`)
+    assert.match(task.error, reason)
+    assert.is(task.progress, 30, 'failed while parsing')
+    const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+    assert.is(entry.processingStatus, 'failed')
+    const chunks = await service.deps.db.pool.query('SELECT count(*)::int AS n FROM kb_chunks WHERE entry_id = $1', [created.id])
+    assert.is(chunks.rows[0].n, 0)
+  }
+})
+
+test('a file over the workspace maxFileSize is refused with 413 while it streams', async ({ service }) => {
+  const member = await seedMember(service.call)
+  ok(await service.call('PATCH', '/api/v1/knowledge/config', { token: member.token, body: { maxFileSize: 10_000 } }))
+  // A raw request: the answer arrives before the 8 MB body is sent, and the connection closes.
+  const boundary = 'kbboundary'
+  const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="title"\r\n\r\nbig\r\n--${boundary}\r\ncontent-disposition: form-data; name="source"\r\n\r\nfile\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.txt"\r\ncontent-type: text/plain\r\n\r\n`)
+  const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+    let sent = 0
+    const req = http.request(`${service.url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${member.token}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }, (res) => {
+      let body = ''
+      res.on('data', (c) => (body += c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sent }))
+    })
+    req.on('error', reject)
+    req.write(head)
+    const piece = Buffer.alloc(64 * 1024, 'a')
+    const pump = () => {
+      while (sent < 8 * 1024 * 1024) {
+        sent += piece.length
+        if (!req.write(piece)) return void req.once('drain', pump)
+      }
+      req.end(`\r\n--${boundary}--\r\n`)
+    }
+    req.on('response', () => (sent = sent || 1))
+    pump()
+  })
+  assert.is(answer.status, 413)
+  assert.is(JSON.parse(answer.body).error.code, 'PAYLOAD_TOO_LARGE')
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: member.token })).total, 0)
+})
+
+test('deprecated upload endpoints: title from the file name, customMetadata as a JSON string, Deprecation and Link headers', async ({ service, owner }) => {
+  const r = await upload(service.url, owner.token, { customMetadata: JSON.stringify({ category: 'legacy', tags: ['old'] }) }, { bytes: Buffer.from('Kakapo are flightless parrots.'), name: 'kakapo_facts.txt' }, '/api/v1/knowledge/upload/file')
+  const data = ok(r, 202)
+  assert.is(data.status, 'pending')
+  assert.type(data.message, 'string')
+  assert.is(r.headers.get('deprecation'), 'true')
+  assert.match(r.headers.get('link') ?? '', '</api/v1/knowledge>')
+  assert.is((await waitForTask(service.call, owner.token, data.taskId)).status, 'completed')
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${data.documentId}`, { token: owner.token }))
+  assert.is(entry.title, 'kakapo facts')
+  assert.equal(entry.metadata, { category: 'legacy', tags: ['old'] })
+  expectError(await upload(service.url, owner.token, { customMetadata: '{not json' }, { bytes: Buffer.from('x'), name: 'x.txt' }, '/api/v1/knowledge/upload/file'), 400, 'VALIDATION_ERROR')
+
+  const text = await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'text', content: 'Takahe were thought extinct until 1948.', title: 'Takahe' } })
+  const queued = ok(text, 202)
+  assert.is(text.headers.get('deprecation'), 'true')
+  assert.is((await waitForTask(service.call, owner.token, queued.taskId)).status, 'completed')
+  const takahe = ok(await service.call('GET', `/api/v1/knowledge/${queued.documentId}`, { token: owner.token }))
+  assert.match(takahe.content, 'thought extinct')
+  expectError(await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'url' } }), 400, 'VALIDATION_ERROR')
+  expectError(await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'pdf' } }), 400, 'VALIDATION_ERROR')
+})
+
+test('the 21st upload in a minute answers 429 with Retry-After; other workspaces are not affected', async ({ service }) => {
+  const member = await seedMember(service.call)
+  for (let i = 0; i < 20; i++) {
+    const r = await service.call('POST', '/api/v1/knowledge/upload', { token: member.token, body: { sourceType: 'text', content: `note ${i}` } })
+    ok(r, 202)
+  }
+  const refused = await upload(service.url, member.token, { title: 'one more', source: 'file' }, { bytes: Buffer.from('x'), name: 'x.txt' })
+  expectError(refused, 429, 'RATE_LIMITED')
+  const retry = Number(refused.headers.get('retry-after'))
+  assert.ok(retry >= 1 && retry <= 60, String(retry))
+  expectError(await service.call('POST', '/api/v1/knowledge', { token: member.token, body: { title: 'u', source: 'url', url: 'http://example.com/' } }), 429, 'RATE_LIMITED')
+  // Text entries are not uploads.
+  ok(await service.call('POST', '/api/v1/knowledge', { token: member.token, body: { title: 't', source: 'text', content: 'still fine' } }), 201)
+  const other = await seedMember(service.call)
+  ok(await service.call('POST', '/api/v1/knowledge/upload', { token: other.token, body: { sourceType: 'text', content: 'other workspace' } }), 202)
+})
+
+test.run()
