@@ -62,6 +62,7 @@ export const ConfigCodec = t.type({
   EMBEDDING_MODEL: withDefault(t.string, 'text-embedding-3-small'),
   RETENTION_SWEEP_MS: withDefault(intInRange(1000, 86_400_000), 3_600_000),
   AMQP_URL: optional(amqpUrl),
+  AMQP_QUEUE: withDefault(t.string, 'kb.tasks'),
   FETCH_TIMEOUT_MS: withDefault(intInRange(100, 600_000), 30_000),
   PARSE_TIMEOUT_MS: withDefault(intInRange(100, 600_000), 60_000),
   PARSER_MEMORY_MB: withDefault(intInRange(32, 8192), 512),
@@ -86,6 +87,7 @@ export interface Config {
   retentionSweepMs: number
   /** RabbitMQ for the job queue; the in-process queue when unset. */
   amqpUrl?: string
+  amqpQueue: string
   fetchTimeoutMs: number
   parser: { timeoutMs: number; memoryMb: number; workers: number }
   syncScheduleMs: number
@@ -118,6 +120,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     embeddingModel: c.EMBEDDING_MODEL,
     retentionSweepMs: c.RETENTION_SWEEP_MS,
     amqpUrl: c.AMQP_URL,
+    amqpQueue: c.AMQP_QUEUE,
     fetchTimeoutMs: c.FETCH_TIMEOUT_MS,
     parser: { timeoutMs: c.PARSE_TIMEOUT_MS, memoryMb: c.PARSER_MEMORY_MB, workers: c.PARSER_WORKERS },
     syncScheduleMs: c.SYNC_SCHEDULE_MS,

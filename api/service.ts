@@ -53,7 +53,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const runner = new ProjectionRunner(db, store, projectors, log)
   await runner.start()
   const state = { ready: false }
-  const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log) : new MemoryQueue()
+  const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue) : new MemoryQueue()
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
   const parsers = new ParserPool(config.parser)
   const outbox = await startOutbox(db.pool, queue, log)

@@ -121,6 +121,14 @@ export class RabbitQueue implements JobQueue {
     }
   }
 
+  /** Removes the queue and its dead-letter queue (tests, and operators retiring a queue name). */
+  async deleteQueues() {
+    const ch = await this.model.createChannel()
+    await ch.deleteQueue(this.name)
+    await ch.deleteQueue(`${this.name}.dead`)
+    await ch.close()
+  }
+
   async close() {
     for (const ch of this.consumers) await ch.close().catch(() => {})
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 20))

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -13,37 +13,10 @@ import { pgTextsearchIndex } from '../../adapters/textIndex/pgTextsearch'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { dump } from '../helpers/dump'
+import { start } from '../helpers/process'
 import { ADMIN, client, ok, seedMember } from '../helpers/service'
 
 const run = promisify(execFile)
-
-interface Proc {
-  child: ChildProcess
-  base: string
-  exited: Promise<number | null>
-  output: () => string
-}
-
-const start = async (dataDir: string, port: number): Promise<Proc> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', EMBEDDER: 'hashing' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
-    } catch {}
-    if (child.exitCode !== null) break
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  child.kill('SIGKILL')
-  throw new Error(`service did not start: ${out}`)
-}
 
 const kb = (dataDir: string, port: number, ...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' } })

@@ -14,7 +14,14 @@ if (!amqpUrl) {
   skipped.skip('a consumer that dies before its ack: the job is delivered to the next one', () => undefined)
   skipped.run()
 } else {
-  queueContract('RabbitMQ', () => RabbitQueue.connect(amqpUrl, log, `kb.test.${randomUUID()}`)).run()
+  // Each test's queue is deleted when it closes.
+  const temporary = async () => {
+    const queue = await RabbitQueue.connect(amqpUrl, log, `kb.test.${randomUUID()}`)
+    const close = queue.close.bind(queue)
+    queue.close = async () => (await queue.deleteQueues(), await close())
+    return queue
+  }
+  queueContract('RabbitMQ', temporary).run()
 
   const broker = suite('job queue on RabbitMQ: redelivery')
   broker('a consumer that dies before its ack: the job is delivered to the next one', async () => {
@@ -34,6 +41,7 @@ if (!amqpUrl) {
     await second.consume(async (j) => void seen.push(j.taskId), async () => undefined, 1)
     await until('the redelivery', () => seen.length === 1)
     assert.equal(seen, ['t-1'])
+    await second.deleteQueues()
     await second.close()
   })
   broker.run()
