@@ -3,6 +3,7 @@ const which = process.argv[2]
 const benches: Record<string, () => Promise<unknown>> = {
   eventstore: () => import('./bench/eventstore'),
   'ingest-text': () => import('./bench/ingestText'),
+  'ingest-files': () => import('./bench/ingestFiles'),
   search: () => import('./bench/search'),
 }
 if (!which || !benches[which]) {

@@ -9,13 +9,16 @@ import { ProjectionRunner, installProjector } from '../../projections/runner'
 import { event } from '../contract/eventstore'
 import { testPglite } from '../helpers/db'
 import { dump } from '../helpers/dump'
+import { upload, waitForTask } from '../helpers/ingestion'
 import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
+import { type Site, html, startSite } from '../helpers/site'
 
 const silent = pino({ level: 'silent' })
 
-const test = suite<{ svc: TestService }>('projections: runner, idempotence, rebuild')
+const test = suite<{ svc: TestService; site: Site }>('projections: runner, idempotence, rebuild')
 test.before(async (ctx) => {
-  ctx.svc = await startTestService()
+  ctx.site = await startSite()
+  ctx.svc = await startTestService({ KB_ALLOW_PRIVATE_URLS: 'true' })
   for (let i = 0; i < 3; i++) await seedMember(ctx.svc.call, 'editor')
   // Events for every projector: entries, a content change, a move, a verification, a deletion, folders, config.
   const m = await seedMember(ctx.svc.call, 'owner')
@@ -29,8 +32,19 @@ test.before(async (ctx) => {
   ok(await call('POST', `/api/v1/knowledge/${b.id}/verify`))
   ok(await call('PATCH', `/api/v1/knowledge/folders/${f.id}`, { name: 'F2' }))
   ok(await call('DELETE', `/api/v1/knowledge/${b.id}`))
+  // Tasks: a URL entry synced once, a file, a failed fetch.
+  ctx.site.pages.set('/p', { body: html('P', '<p>A page to ingest and sync.</p>') })
+  const u = ok(await call('POST', '/api/v1/knowledge', { title: 'U', source: 'url', url: `${ctx.site.url}/p` }), 201)
+  await waitForTask(ctx.svc.call, m.token, u.taskId)
+  ok(await call('PATCH', `/api/v1/knowledge/${u.id}/sync-config`, { enabled: true, intervalHours: 2 }))
+  await waitForTask(ctx.svc.call, m.token, ok(await call('POST', `/api/v1/knowledge/${u.id}/sync`), 202).taskId)
+  const file = ok(await upload(ctx.svc.url, m.token, { title: 'F', source: 'file' }, { bytes: Buffer.from('A stored file.'), name: 'f.txt' }), 201)
+  await waitForTask(ctx.svc.call, m.token, file.taskId)
+  const broken = ok(await call('POST', '/api/v1/knowledge', { title: 'X', source: 'url', url: `${ctx.site.url}/missing` }), 201)
+  await waitForTask(ctx.svc.call, m.token, broken.taskId)
+  await ctx.svc.deps.runner.waitFor(await ctx.svc.deps.store.headPosition(), 10000)
 })
-test.after(async ({ svc }) => svc.stop())
+test.after(async ({ svc, site }) => (await svc.stop(), await site.close()))
 
 test('every projector is idempotent: applying every event twice changes nothing', async ({ svc }) => {
   const { db, store } = svc.deps

@@ -1,0 +1,163 @@
+// `npm run bench -- ingest-files`: a mixed corpus of generated files (PDF, DOCX, HTML, Markdown;
+// 1-50 pages) uploaded through the HTTP API and processed by the task pipeline, against the same
+// parse + chunk + embed run in-process without the service, in the same run. Uploads are spread
+// over workspaces because each may upload 20 a minute (SPEC.md "Limits").
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import { createEmbedder } from '../../adapters/embedders'
+import { createLogger } from '../../adapters/logger'
+import { sniffType } from '../../adapters/sniff'
+import { loadConfig } from '../../api/config'
+import { startService } from '../../api/service'
+import { docx, pdf } from '../../test/helpers/files'
+import { chunkText } from '../../workers/chunker'
+import { ParserPool } from '../../workers/parserPool'
+
+const FILES = Number(process.env.BENCH_FILES ?? 200)
+const LOCAL_FILES = Number(process.env.BENCH_LOCAL_FILES ?? 40)
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672'
+const ADMIN = 'bench-admin-token-0123456789'
+const PER_WORKSPACE = 20
+const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+
+const WORDS = 'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel current discharge gauge catchment aquifer spring'.split(' ')
+let seed = 7
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const pageText = (i: number, p: number) => {
+  let text = `File ${i} page ${p}. `
+  while (text.length < 1500) {
+    const s = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
+    text += `${s[0].toUpperCase()}${s.slice(1)}. `
+  }
+  return text
+}
+
+interface File {
+  name: string
+  bytes: Buffer
+}
+
+const corpus = async (n: number): Promise<File[]> => {
+  seed = 7
+  const files: File[] = []
+  for (let i = 0; i < n; i++) {
+    const pages = Array.from({ length: 1 + Math.floor(rand() * 50) }, (_, p) => pageText(i, p))
+    switch (i % 4) {
+      case 0: files.push({ name: `f${i}.pdf`, bytes: await pdf(pages) }); break
+      case 1: files.push({ name: `f${i}.docx`, bytes: await docx(pages) }); break
+      case 2: files.push({ name: `f${i}.html`, bytes: Buffer.from(`<!doctype html><html><head><title>File ${i}</title></head><body><article>${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`) }); break
+      default: files.push({ name: `f${i}.md`, bytes: Buffer.from(`# File ${i}\n\n${pages.join('\n\n')}\n`) })
+    }
+  }
+  return files
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const chunking = { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true }
+
+/** The floor: the same parsers (worker pool), chunker and embedder, in-process, all files at once. */
+const floor = async (files: File[], embedderName: string) => {
+  const config = loadConfig({ EMBEDDER: embedderName, LOG_LEVEL: 'silent' })
+  if (E.isLeft(config)) throw new Error(config.left)
+  const embedder = createEmbedder(config.right)
+  await embedder.embed(['warm up'])
+  const parsers = new ParserPool(config.right.parser)
+  await parsers.parse({ mimeType: 'text/plain', bytes: Buffer.from('warm up') })
+  const t0 = performance.now()
+  let chunks = 0
+  const done: number[] = []
+  // Embedding runs one file at a time, as one embedder serves the service's workers.
+  let embedding = Promise.resolve()
+  await Promise.all(files.map(async (f) => {
+    const sniffed = await sniffType(f.bytes, f.name)
+    if (!sniffed.ok) throw new Error(sniffed.reason)
+    const parsed = await parsers.parse({ mimeType: sniffed.mimeType, bytes: f.bytes })
+    const cs = chunkText(parsed.text, chunking)
+    const mine = embedding.then(() => embedder.embed(cs.map((c) => c.text))).then(() => undefined)
+    embedding = mine
+    await mine
+    chunks += cs.length
+    done.push(performance.now() - t0)
+  }))
+  const seconds = (performance.now() - t0) / 1000
+  await parsers.close()
+  await embedder.close?.()
+  return { seconds, chunks, p95: pct(done, 95) }
+}
+
+const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq') => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-files-'))
+  const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' }
+  if (queue === 'rabbitmq') Object.assign(env, { AMQP_URL, AMQP_QUEUE: `kb.bench.${Date.now()}` })
+  const config = loadConfig(env)
+  if (E.isLeft(config)) throw new Error(config.left)
+  const service = await startService(config.right, createLogger('silent'))
+  const call = async (method: string, p: string, token: string, body?: unknown) => {
+    const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const json = (await res.json()) as { success: boolean; data: any }
+    if (!json.success) throw new Error(JSON.stringify(json))
+    return json.data
+  }
+  const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
+  const tokens: string[] = []
+  for (let w = 0; w < Math.ceil(files.length / PER_WORKSPACE); w++) {
+    const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: `Bench ${w}` })
+    await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
+    const token = (await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })).access_token
+    await call('PATCH', '/api/v1/knowledge/config', token, { allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE] })
+    tokens.push(token)
+  }
+  const t0 = performance.now()
+  const uploaded = await Promise.all(files.map(async (f, i) => {
+    const form = new FormData()
+    form.append('title', f.name)
+    form.append('source', 'file')
+    form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name)
+    const token = tokens[Math.floor(i / PER_WORKSPACE)]
+    const sent = performance.now()
+    const res = await fetch(`${service.url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
+    const json = (await res.json()) as { success: boolean; data: any }
+    if (!json.success) throw new Error(JSON.stringify(json))
+    return { token, taskId: json.data.taskId as string, sent }
+  }))
+  const latency = new Map<string, number>()
+  let chunks = 0
+  while (latency.size < uploaded.length) {
+    for (const token of tokens) {
+      const { tasks } = await call('GET', '/api/v1/knowledge/tasks?limit=100', token)
+      for (const t of tasks) {
+        if (latency.has(t.id) || (t.status !== 'completed' && t.status !== 'failed')) continue
+        if (t.status === 'failed') throw new Error(`task failed: ${t.error}`)
+        const u = uploaded.find((x) => x.taskId === t.id)!
+        latency.set(t.id, performance.now() - u.sent)
+        chunks += t.result.chunkCount
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const seconds = (performance.now() - t0) / 1000
+  if (queue === 'rabbitmq') await (service.deps.queue as unknown as { deleteQueues(): Promise<void> }).deleteQueues()
+  await service.stop()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  return { seconds, chunks, p95: pct([...latency.values()], 95) }
+}
+
+const rows: string[] = []
+for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as const) {
+  const files = await corpus(n)
+  const base = await floor(files, embedderName)
+  for (const queue of ['memory', 'rabbitmq'] as const) {
+    const r = await throughService(files, embedderName, queue)
+    const f = (x: number, d = 1) => x.toFixed(d)
+    rows.push(
+      `| ${embedderName} | ${queue} | ${n} | ${f((n / base.seconds) * 60)} / ${f((n / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
+        `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
+    )
+    process.stderr.write(`${rows[rows.length - 1]}\n`)
+  }
+}
+process.stdout.write('\n| embedder | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n')
+process.stdout.write(`${rows.join('\n')}\n`)
+process.exit(0)
