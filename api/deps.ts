@@ -23,8 +23,6 @@ export interface Deps {
   adminTokenHash: string
   blobs: BlobStore
   queue: JobQueue
-  /** Publishes the outbox now (after a write that queued a task). */
-  kickOutbox: () => void
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
 }

@@ -56,15 +56,16 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue) : new MemoryQueue()
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
   const parsers = new ParserPool(config.parser)
-  const outbox = await startOutbox(db.pool, queue, log)
-  const offProgress = runner.onProgress(outbox.kick)
+  const outbox = await startOutbox(db, queue, log)
+  // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
+  const offProgress = runner.onWritten('tasks', outbox.kick)
   const ingest = {
     store, db: db.pool, embedder, blobs, parsers, log, allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs,
     limiter: new WorkspaceLimiter(10),
   }
   await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
   const deps: Deps = {
-    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue, kickOutbox: outbox.kick,
+    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue,
   }
   const { app } = createApp(deps)
   const server = http.createServer(app.callback())

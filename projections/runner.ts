@@ -131,7 +131,7 @@ export class ProjectionRunner {
             }
             return position
           })
-          this.progress.emit('progress')
+          this.progress.emit('progress', projector.name)
         }
       } catch (error) {
         const failure = error instanceof ProjectionError ? error : undefined
@@ -169,10 +169,11 @@ export class ProjectionRunner {
     return rows[0]?.position ?? 0
   }
 
-  /** Calls `listener` whenever a projector moves; returns the way to stop. */
-  onProgress(listener: () => void) {
-    this.progress.on('progress', listener)
-    return () => void this.progress.off('progress', listener)
+  /** Calls `listener` whenever the named projector has written a batch; returns the way to stop. */
+  onWritten(name: string, listener: () => void) {
+    const filtered = (written?: string) => written === name && listener()
+    this.progress.on('progress', filtered)
+    return () => void this.progress.off('progress', filtered)
   }
 
   statuses(): ProjectorStatus[] {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../adapters/db'
+import { type Database, type Queryable, inTransaction } from '../adapters/db'
 import type { Logger } from '../adapters/logger'
 import type { JobQueue } from '../adapters/queue/port'
 
@@ -10,7 +10,16 @@ const ORPHAN_GRACE = '60 seconds'
  * what the queue confirmed. A broker that is down leaves the rows unpublished until it is back;
  * a crash between publishing and marking publishes a job twice, which the task aggregate absorbs.
  */
-export const publishOutbox = async (db: Queryable, queue: JobQueue, log: Logger) => {
+export const publishOutbox = (db: Database, queue: JobQueue, log: Logger) =>
+  db.kind === 'pglite'
+    ? publishRows(db.pool, queue, log)
+    : // Processes sharing a server take turns, so one job is not published by each of them.
+      inTransaction(db.pool, async (tx) => {
+        const { rows } = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got', ['kb-outbox'])
+        return rows[0].got ? publishRows(tx, queue, log) : 0
+      })
+
+const publishRows = async (db: Queryable, queue: JobQueue, log: Logger) => {
   const { rows } = await db.query<{ task_id: string; workspace_id: string }>(
     `SELECT o.task_id, o.workspace_id FROM kb_outbox o
      WHERE o.published_at IS NULL
@@ -35,8 +44,8 @@ export const publishOutbox = async (db: Queryable, queue: JobQueue, log: Logger)
  * The outbox loop: woken after each projection batch and every `intervalMs`. With a queue that
  * does not outlive the process, every unfinished task is published again first (resumed at start).
  */
-export const startOutbox = async (db: Queryable, queue: JobQueue, log: Logger, intervalMs = 1000) => {
-  if (!queue.durable) await db.query('UPDATE kb_outbox SET published_at = NULL')
+export const startOutbox = async (db: Database, queue: JobQueue, log: Logger, intervalMs = 1000) => {
+  if (!queue.durable) await db.pool.query('UPDATE kb_outbox SET published_at = NULL')
   let running: Promise<unknown> | undefined
   let again = false
   const kick = () => {

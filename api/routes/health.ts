@@ -10,6 +10,9 @@ export const mountHealth = (router: Router, deps: Deps) => {
       await deps.db.pool.query('SELECT 1')
       dependencies.database = { status: 'up', kind: deps.db.kind }
       dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
+      // Jobs waiting to be published: a backlog here means the broker is (or was) unreachable.
+      const outbox = await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_outbox WHERE published_at IS NULL')
+      dependencies.jobQueue = { kind: deps.queue.kind, unpublished: outbox.rows[0].n }
     } catch (error) {
       ready = false
       dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }

@@ -80,6 +80,8 @@ if (amqpUrl) {
         assert.is(waiting.status, 'pending', 'the write succeeded; the job waits in the outbox')
         const outbox = await service.deps.db.pool.query('SELECT published_at FROM kb_outbox WHERE task_id = $1', [created.taskId])
         assert.is(outbox.rows[0].published_at, null)
+        const health = ok(await service.call('GET', '/health'))
+        assert.equal(health.dependencies.jobQueue, { kind: 'rabbitmq', unpublished: 1 })
       } finally {
         rabbitmqctl('start_app')
       }

@@ -2,7 +2,9 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
 import { rebuildProjector } from '../../projections/rebuild'
+import { openPostgres } from '../../adapters/db'
 import { serverUrl, testPostgres } from '../helpers/db'
+import { waitForTask } from '../helpers/ingestion'
 import { dump } from '../helpers/dump'
 import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
@@ -48,6 +50,23 @@ if (!serverUrl) {
     const vector = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 } }))
     assert.is(vector.mode, 'text')
     assert.equal(vector.results.map((r: any) => r.id), [e.id])
+  })
+
+  test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({ svc }) => {
+    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5))
+    try {
+      const m = await seedMember(svc.call, 'owner')
+      const text = (i: number) => ({ token: m.token, body: { sourceType: 'text', content: `Note ${i} about otters.` } })
+      const accepted = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : svc).call('POST', '/api/v1/knowledge/upload', text(i))))
+      const tasks = accepted.map((r) => ok(r, 202).taskId as string)
+      expectError(await svc.call('POST', '/api/v1/knowledge/upload', text(20)), 429, 'RATE_LIMITED')
+      expectError(await second.call('POST', '/api/v1/knowledge/upload', text(21)), 429, 'RATE_LIMITED')
+      for (const id of tasks) assert.is((await waitForTask(svc.call, m.token, id)).status, 'completed')
+      const { rows } = await svc.deps.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE type = 'TaskCompleted' AND stream_id = ANY($1::text[])", [tasks.map((t) => `task-${t}`)])
+      assert.is(rows[0].n, 20, 'each task completed once')
+    } finally {
+      await second.stop()
+    }
   })
 
   test('concurrent duplicate slugs: exactly one workspace is created', async ({ svc }) => {
