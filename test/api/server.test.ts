@@ -53,7 +53,8 @@ if (!serverUrl) {
   })
 
   test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({ svc }) => {
-    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5))
+    // The same DATA_DIR: processes share uploaded files (a mounted volume in a deployment).
+    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5), { dataDir: svc.dataDir })
     try {
       const m = await seedMember(svc.call, 'owner')
       const text = (i: number) => ({ token: m.token, body: { sourceType: 'text', content: `Note ${i} about otters.` } })
@@ -61,7 +62,10 @@ if (!serverUrl) {
       const tasks = accepted.map((r) => ok(r, 202).taskId as string)
       expectError(await svc.call('POST', '/api/v1/knowledge/upload', text(20)), 429, 'RATE_LIMITED')
       expectError(await second.call('POST', '/api/v1/knowledge/upload', text(21)), 429, 'RATE_LIMITED')
-      for (const id of tasks) assert.is((await waitForTask(svc.call, m.token, id)).status, 'completed')
+      for (const id of tasks) {
+        const done = await waitForTask(svc.call, m.token, id)
+        assert.is(done.status, 'completed', JSON.stringify(done))
+      }
       const { rows } = await svc.deps.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE type = 'TaskCompleted' AND stream_id = ANY($1::text[])", [tasks.map((t) => `task-${t}`)])
       assert.is(rows[0].n, 20, 'each task completed once')
     } finally {

@@ -7,14 +7,19 @@ export interface Site {
   url: string
   pages: Map<string, Page | ((req: http.IncomingMessage) => Page)>
   hits: string[]
+  /** Requests being answered now, and the most at once. */
+  load: { now: number; most: number }
   close(): Promise<void>
 }
 
 export const startSite = async (): Promise<Site> => {
   const pages: Site['pages'] = new Map()
   const hits: string[] = []
+  const load = { now: 0, most: 0 }
   const server = http.createServer(async (req, res) => {
     hits.push(req.url ?? '')
+    load.most = Math.max(load.most, ++load.now)
+    res.on('close', () => load.now--)
     const entry = pages.get(req.url ?? '')
     const page = typeof entry === 'function' ? entry(req) : entry
     if (!page) {
@@ -36,6 +41,7 @@ export const startSite = async (): Promise<Site> => {
     url: `http://127.0.0.1:${port}`,
     pages,
     hits,
+    load,
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   }
 }
