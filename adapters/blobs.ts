@@ -36,8 +36,4 @@ export class BlobStore {
   async remove(hash: string) {
     await fs.rm(this.pathOf(hash), { force: true })
   }
-
-  async has(hash: string) {
-    return fs.access(this.pathOf(hash)).then(() => true, () => false)
-  }
 }

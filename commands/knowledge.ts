@@ -106,7 +106,15 @@ export interface Prepared {
  * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
  * Sections are joined by a blank line and chunked one by one.
  */
-export const prepareContent = async (deps: Pick<KnowledgeDeps, 'db' | 'embedder'>, title: string, sections: Section[], chunking: Chunking, embed: boolean): Promise<E.Either<DomainError, Prepared>> => {
+export const prepareContent = async (
+  deps: Pick<KnowledgeDeps, 'db' | 'embedder'>,
+  title: string,
+  sections: Section[],
+  chunking: Chunking,
+  embed: boolean,
+  /** Told when chunking is done and embedding starts (a task's progress). */
+  onEmbedding?: () => Promise<unknown>,
+): Promise<E.Either<DomainError, Prepared>> => {
   let content = ''
   const chunks: (ChunkSpans[number] & { text: string })[] = []
   for (const section of sections) {
@@ -117,6 +125,7 @@ export const prepareContent = async (deps: Pick<KnowledgeDeps, 'db' | 'embedder'
       chunks.push({ text: c.text, start: c.start + offset, end: c.end + offset, tokenCount: c.tokenCount, ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}) })
     }
   }
+  await onEmbedding?.()
   if (embed) {
     try {
       await embedCached(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))

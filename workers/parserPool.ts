@@ -13,8 +13,6 @@ export interface ParserLimits {
   workers: number
 }
 
-export const defaultParserLimits: ParserLimits = { timeoutMs: 60_000, memoryMb: 512, workers: 2 }
-
 interface Job {
   input: ParseInput
   resolve: (p: Parsed) => void
@@ -36,7 +34,7 @@ export class ParserPool {
   private closed = false
   private seq = 0
 
-  constructor(private limits: ParserLimits = defaultParserLimits) {}
+  constructor(private limits: ParserLimits) {}
 
   parse(input: ParseInput): Promise<Parsed> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
