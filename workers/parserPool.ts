@@ -94,11 +94,13 @@ export class ParserPool {
       const id = ++this.seq
       const busy = slot
       const timer = setTimeout(() => {
-        // Terminating makes 'exit' fire: the job is failed there, with this reason first.
+        // The worker leaves the pool at once, so no job is handed to it while it terminates.
+        this.slots = this.slots.filter((s) => s !== busy)
         const running = busy.job
         busy.job = undefined
         running?.reject(new ParseError(`parsing took longer than ${this.limits.timeoutMs} ms`))
         void busy.worker.terminate()
+        this.pump()
       }, this.limits.timeoutMs)
       busy.job = { ...job, timer }
       busy.worker.postMessage({ id, input: job.input })
