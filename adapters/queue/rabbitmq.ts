@@ -57,7 +57,7 @@ export class RabbitQueue implements JobQueue {
     })
     ch.on('error', () => {})
     this.publisher = ch
-    if (this.consumer) await this.startConsumers(connection)
+    if (this.consumer) await this.attach(await connection.createChannel())
     this.log.info({ queue: this.name }, 'RabbitMQ connected')
   }
 
@@ -73,10 +73,6 @@ export class RabbitQueue implements JobQueue {
     this.consumer = { handler, onDead, prefetch }
     // On the live connection now; `setup` attaches again after each reconnection.
     await this.attach(await this.model.createChannel())
-  }
-
-  private async startConsumers(connection: amqp.ChannelModel) {
-    await this.attach(await connection.createChannel())
   }
 
   private async attach(ch: Channel) {
