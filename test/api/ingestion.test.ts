@@ -165,16 +165,19 @@ test('a URL answering a PDF or Markdown is read by that parser', async ({ servic
 
 test('at most 10 tasks of a workspace run at once; the rest wait as pending', async ({ service, site }) => {
   const member = await seedMember(service.call)
-  for (let i = 0; i < 13; i++) site.pages.set(`/busy?n=${i}`, { body: html('Busy', `<p>Page ${i} takes its time.</p>`), delayMs: 1500 })
+  for (let i = 0; i < 13; i++) site.pages.set(`/busy?n=${i}`, { body: html('Busy', `<p>Page ${i} takes its time.</p>`), delayMs: 1000 })
   site.load.most = 0
   const created = []
   for (let i = 0; i < 13; i++) created.push(ok(await createUrl(service, member.token, `${site.url}/busy?n=${i}`), 201))
-  await new Promise((r) => setTimeout(r, 800))
+  await new Promise((r) => setTimeout(r, 500))
   const listed = ok(await service.call('GET', '/api/v1/knowledge/tasks?limit=100', { token: member.token })).tasks
   const running = listed.filter((t: any) => t.status === 'processing').length
   assert.ok(running <= 10, `${running} running`)
   assert.ok(listed.filter((t: any) => t.status === 'pending').length >= 3, JSON.stringify(listed.map((t: any) => t.status)))
-  for (const c of created) assert.is((await waitForTask(service.call, member.token, c.taskId)).status, 'completed')
+  for (const c of created) {
+    const task = await waitForTask(service.call, member.token, c.taskId)
+    assert.is(task.status, 'completed', JSON.stringify(task))
+  }
   assert.is(site.load.most, 10)
 })
 
