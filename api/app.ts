@@ -15,6 +15,8 @@ import { kbConfigRoutes } from './routes/kbConfig'
 import { searchRoutes } from './routes/search'
 import { toolRoutes } from './routes/tools'
 import { authRoutes } from './routes/auth'
+import { collectionRoutes } from './routes/collections'
+import { pageRoutes } from './routes/pages'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 
@@ -22,7 +24,7 @@ export const JSON_LIMIT = '2mb'
 
 /** Every route of the API, mounted and documented from this one table. */
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
-export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...ingestionRoutes, ...entryRoutes, ...toolRoutes]
+export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...ingestionRoutes, ...entryRoutes, ...toolRoutes, ...pageRoutes, ...collectionRoutes]
 
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },

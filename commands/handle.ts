@@ -48,13 +48,14 @@ const RETRIES = 3
 /**
  * The one command handler: read the stream, fold, decide, append with the revision read.
  * With `expectedRevision` (a client's guard) a stale revision answers VERSION_CONFLICT; without
- * it a concurrent writer makes the handler re-read and decide again.
+ * it a concurrent writer makes the handler re-read and decide again. A command that depends on
+ * the state (a page's new content and its size of change) is given as a function of the state.
  */
 export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   store: EventStore,
   streamId: string,
   decider: Decider<C, Ev, S>,
-  command: C,
+  command: C | ((state: S) => E.Either<DomainError, C>),
   ctx: CommandContext,
   options: { expectedRevision?: number | 'no_stream' } = {},
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
@@ -63,7 +64,9 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       return E.left(versionConflict(streamId, revision))
     }
-    const decided = decider.decide(command, state)
+    const built = typeof command === 'function' ? (command as (state: S) => E.Either<DomainError, C>)(state) : E.right(command)
+    if (E.isLeft(built)) return built
+    const decided = decider.decide(built.right, state)
     if (E.isLeft(decided)) return decided
     const events = decided.right
     if (events.length === 0) return E.right({ events, position: 0, revision })

@@ -11,5 +11,8 @@ export const streams = {
   search: (id: string) => `search-${id}`,
   task: (id: string) => `task-${id}`,
   reembed: (workspaceId: string) => `reembed-${workspaceId}`,
+  page: (id: string) => `page-${id}`,
+  collection: (id: string) => `collection-${id}`,
+  proposal: (id: string) => `proposal-${id}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }

@@ -23,3 +23,21 @@ export const search: Decider<SearchCommand, SearchServed, { recorded: boolean }>
   evolve: () => ({ recorded: true }),
   decide: (command, state) => E.right(state.recorded ? [] : [{ type: 'SearchServed', data: command.data }]),
 }
+
+/** One search over pages as served: a batch of citations, one per page version in its results. */
+export const PageSearchServed = t.type({
+  type: t.literal('PageSearchServed'),
+  data: t.intersection([
+    t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(t.type({ pageId: t.string, version: t.number })) }),
+    // Set when the search came through a public pack.
+    t.partial({ packSlug: t.string }),
+  ]),
+})
+export type PageSearchServed = t.TypeOf<typeof PageSearchServed>
+
+export const pageSearch: Decider<{ type: 'RecordPageSearch'; data: PageSearchServed['data'] }, PageSearchServed, { recorded: boolean }> = {
+  events: PageSearchServed,
+  initialState: () => ({ recorded: false }),
+  evolve: () => ({ recorded: true }),
+  decide: (command, state) => E.right(state.recorded ? [] : [{ type: 'PageSearchServed', data: command.data }]),
+}

@@ -35,7 +35,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
     ${vectors ? 'CREATE INDEX kb_chunks_hnsw ON kb_chunks USING hnsw (embedding vector_cosine_ops);' : ''}
-    ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
+    ${textIndex.indexDdl('kb_chunks')}
     CREATE TABLE kb_chunk_entries (
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL);

@@ -10,6 +10,8 @@ import { accountsProjector } from './accounts'
 import { auditProjector } from './audit'
 import { chunksProjector } from './chunks'
 import { knowledgeProjector } from './knowledge'
+import { pageIndexProjector } from './pageIndex'
+import { pagesProjector } from './pages'
 import type { Projector } from './projector'
 import { tasksProjector } from './tasks'
 
@@ -27,6 +29,8 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   knowledgeProjector,
   chunksProjector(deps),
   tasksProjector,
+  pagesProjector,
+  pageIndexProjector(deps),
 ]
 
 /** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */

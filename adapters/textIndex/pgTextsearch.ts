@@ -1,8 +1,6 @@
 import type { Queryable } from '../db'
 import { searchableText } from '../text'
-import { type TextIndex, filterSql } from './port'
-
-const INDEX = 'kb_chunks_bm25'
+import { type TextIndex, scopeSql } from './port'
 
 /**
  * BM25 through pg_textsearch (PGlite's extension, or a server that has it). `<@>` answers the
@@ -11,17 +9,16 @@ const INDEX = 'kb_chunks_bm25'
  */
 export const pgTextsearchIndex = (): TextIndex => ({
   name: 'pg_textsearch',
-  indexDdl: (table, column) => `CREATE INDEX ${INDEX} ON ${table} USING bm25 (${column}) WITH (text_config='english');`,
-  search: async (q: Queryable, { workspaceId, query, filters, limit }) => {
+  indexDdl: (table) => `CREATE INDEX ${table}_bm25 ON ${table} USING bm25 (searchable_text) WITH (text_config='english');`,
+  search: async (q: Queryable, { table, key, query, scope, limit }) => {
     const text = searchableText(query)
     if (!text) return []
-    const f = filterSql(filters, 4)
-    const { rows } = await q.query<{ id: string; entry_id: string; bm25: number }>(
-      `SELECT id, entry_id, -(searchable_text <@> to_bm25query($2, '${INDEX}')) AS bm25 FROM kb_chunks
-       WHERE workspace_id = $1 AND is_enabled${f.sql}
-       ORDER BY searchable_text <@> to_bm25query($2, '${INDEX}') LIMIT $3`,
-      [workspaceId, text, limit, ...f.args],
+    const s = scopeSql(scope, 3)
+    const rank = `searchable_text <@> to_bm25query($1, '${table}_bm25')`
+    const { rows } = await q.query<{ id: string; key: string; bm25: number }>(
+      `SELECT id, ${key} AS key, -(${rank}) AS bm25 FROM ${table} WHERE true${s.sql} ORDER BY ${rank} LIMIT $2`,
+      [text, limit, ...s.args],
     )
-    return rows.filter((r) => r.bm25 > 0).map((r) => ({ chunkId: r.id, entryId: r.entry_id, score: r.bm25 / (r.bm25 + 1) }))
+    return rows.filter((r) => r.bm25 > 0).map((r) => ({ id: r.id, key: r.key, score: r.bm25 / (r.bm25 + 1) }))
   },
 })

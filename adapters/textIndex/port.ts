@@ -6,32 +6,61 @@ export interface SearchFilters {
   tag?: string
 }
 
+/**
+ * The rows a search may return: conditions joined by AND, a `?` in one a bound parameter. The
+ * adapters number the parameters, so the values are always data, never spliced into SQL.
+ */
+export type Scope = Array<string | [condition: string, value: unknown]>
+
 export interface TextHit {
-  chunkId: string
-  entryId: string
+  /** The row's id (a chunk, a page version). */
+  id: string
+  /** What the row belongs to (the entry, the page): results are one per key. */
+  key: string
   /** In [0, 1], by the adapter's documented monotonic mapping of its raw score. */
   score: number
 }
 
+export interface TextQuery {
+  /** A table whose index this adapter's `indexDdl` made, with `id` and `searchable_text` columns. */
+  table: string
+  /** The column naming what a row belongs to. */
+  key: string
+  query: string
+  scope: Scope
+  limit: number
+}
+
 /**
- * Keyword search over chunks' searchableText. The query is always passed as data (a bound
+ * Keyword search over a table's searchable_text. The query is always passed as data (a bound
  * parameter), never spliced into SQL or a query language.
  */
 export interface TextIndex {
   readonly name: string
-  /** DDL of the index on the chunks table (part of the chunks projection's schema). */
-  indexDdl(table: string, column: string): string
-  /** Enabled chunks of the workspace matching the query, best first. */
-  search(q: Queryable, params: { workspaceId: string; query: string; filters: SearchFilters; limit: number }): Promise<TextHit[]>
+  /** DDL of the index on a table's searchable_text (part of the owning projection's schema). */
+  indexDdl(table: string): string
+  /** Rows in scope matching the query, best first. */
+  search(q: Queryable, params: TextQuery): Promise<TextHit[]>
 }
 
-/** The filter conditions every index applies inside its scan, starting at parameter `first`. */
-export const filterSql = (filters: SearchFilters, first: number) => {
-  const where: string[] = []
+/** The scope as SQL (` AND ...` per condition) with its parameters numbered from `first`. */
+export const scopeSql = (scope: Scope, first: number) => {
   const args: unknown[] = []
-  const add = (sql: string, value: unknown) => (args.push(value), where.push(sql.replace('?', `$${first + args.length - 1}`)))
-  if (filters.source) add('source = ?', filters.source)
-  if (filters.category) add('category = ?', filters.category)
-  if (filters.tag) add('tags @> ARRAY[?]::text[]', filters.tag)
-  return { sql: where.map((w) => ` AND ${w}`).join(''), args }
+  const sql = scope
+    .map((part) => {
+      if (typeof part === 'string') return ` AND ${part}`
+      args.push(part[1])
+      return ` AND ${part[0].replace('?', `$${first + args.length - 1}`)}`
+    })
+    .join('')
+  return { sql, args }
 }
+
+/** The chunks a knowledge search may return: the workspace's enabled chunks passing the filters. */
+export const chunkScope = (workspaceId: string, filters: SearchFilters): Scope => [
+  ['workspace_id = ?', workspaceId],
+  'is_enabled',
+  ...(filters.source ? [['source = ?', filters.source] as [string, unknown]] : []),
+  ...(filters.category ? [['category = ?', filters.category] as [string, unknown]] : []),
+  ...(filters.tag ? [['tags @> ARRAY[?]::text[]', filters.tag] as [string, unknown]] : []),
+]

@@ -20,8 +20,8 @@ export const toolRoutes: AnyRoute[] = [
       authorize(identity, tool.permission)
       const args = tool.arguments.decode(body.arguments)
       if (E.isLeft(args)) return fail('VALIDATION_ERROR', 'the tool arguments are not valid', describeErrors(args.left, 'arguments.'))
-      const result = await tool.run(deps, { workspaceId: identity.workspaceId, command }, args.right)
-      return E.map((data: unknown) => ({ data }))(result)
+      // Through REST the agent is the API key's name (an MCP session names itself at initialize).
+      return tool.run(deps, { workspaceId: identity.workspaceId, client: identity.name, command }, args.right)
     },
   }),
 ]

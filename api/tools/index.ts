@@ -1,46 +1,36 @@
-import * as E from 'fp-ts/Either'
-import * as t from 'io-ts'
-import { loadKbConfig } from '../../commands/knowledge'
-import { searchKnowledge } from '../../commands/search'
-import type { DomainError, Permission } from '../../domain/shared'
+import type * as E from 'fp-ts/Either'
+import type * as t from 'io-ts'
 import type { CommandContext } from '../../commands/handle'
-import * as c from '../codecs'
+import type { DomainError, Permission } from '../../domain/shared'
 import type { Deps } from '../deps'
-import { FilterSource, Mode } from '../routes/search'
+import { entryTools } from './entries'
+import { pageTools } from './pages'
 
 export interface ToolContext {
   workspaceId: string
+  /** The agent's client name: the MCP session's `initialize` name, or the API key's name. */
+  client: string
   command: CommandContext
 }
 
+export interface ToolOutput {
+  data: unknown
+  /** Position of the events the tool appended: the answer waits for the read models to reach it. */
+  position?: number
+}
+
+/** A tool, served over `POST /api/v1/tools/{name}/execute` and over MCP (without the `native:` prefix). */
 export interface Tool<A = any> {
   name: string
   description: string
   permission: Permission
   arguments: t.Type<A, unknown, unknown>
-  run(deps: Deps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, unknown>>
+  /** The arguments as JSON Schema, for MCP clients (the codec above is what checks them). */
+  inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[] }
+  run(deps: Deps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput>>
 }
 
-const kbSearch: Tool = {
-  name: 'native:kb_search',
-  description: "Search the workspace's knowledge entries; mode, limit and minScore default to the workspace's search settings",
-  permission: 'read:tools',
-  arguments: c.object(
-    { query: c.string(1, 1000) },
-    { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100) },
-  ),
-  run: async (deps, { workspaceId, command }, args) => {
-    // Agent-facing search uses the workspace's search.* defaults (DESIGN.md), not the endpoint's.
-    const { search } = await loadKbConfig(deps.store, workspaceId)
-    return searchKnowledge(deps, command, workspaceId, {
-      query: args.query,
-      mode: args.mode ?? search.defaultMode,
-      limit: args.limit ?? search.defaultLimit,
-      minScore: args.minScore ?? search.minScore,
-      filters: { source: args.source, category: args.category, tag: args.tag },
-    })
-  },
-}
+export const tools: Tool[] = [...pageTools, ...entryTools]
 
-/** The tools served over `POST /api/v1/tools/{tool}/execute` (and MCP, later). */
-export const tools: Tool[] = [kbSearch]
+/** The MCP name of a tool: `native:page_write` is `page_write`. */
+export const mcpName = (tool: Tool) => tool.name.replace(/^native:/, '')

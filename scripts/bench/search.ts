@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../../adapters/logger'
+import { chunkScope } from '../../adapters/textIndex/port'
 import { vectorSearch } from '../../adapters/vectorIndex'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
@@ -71,8 +72,8 @@ try {
   const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
   const direct = {
-    text: (q: string) => deps.textIndex.search(deps.db.pool, { workspaceId: ws.id, query: q, filters, limit: 50 }),
-    vector: async (q: string) => vectorSearch(deps.db, { workspaceId: ws.id, vector: (await deps.embedder.embed([q]))[0], model: deps.embedder.model, filters, limit: 50 }),
+    text: (q: string) => deps.textIndex.search(deps.db.pool, { table: 'kb_chunks', key: 'entry_id', query: q, scope: chunkScope(ws.id, filters), limit: 50 }),
+    vector: async (q: string) => vectorSearch(deps.db, { table: 'kb_chunks', key: 'entry_id', vector: (await deps.embedder.embed([q]))[0], model: deps.embedder.model, scope: chunkScope(ws.id, filters), limit: 50 }),
     hybrid: async (q: string) => Promise.all([direct.text(q), direct.vector(q)]),
   }
   for (const size of SIZES) {

@@ -1,0 +1,139 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import type { Queryable } from '../../adapters/db'
+import { writeBrainPage } from '../../commands/brain'
+import { loadKbConfig } from '../../commands/knowledge'
+import { searchPages } from '../../commands/pageSearch'
+import { fail } from '../../domain/shared'
+import * as c from '../codecs'
+import { Mode } from '../routes/search'
+import { SkillName, skills } from '../skills'
+import { listVersions, pageView, readProposal, readVersion, versionView } from '../views/pages'
+import type { Tool } from '.'
+
+export const PAGE_TITLE_MAX = 500
+export const PAGE_WRITE_MAX = 100_000
+/** A page version number as a client names it. */
+export const VersionNumber = c.integer(1, 2 ** 31 - 1)
+const ref = { pageId: c.id, title: c.string(1, PAGE_TITLE_MAX) }
+const refSchema = { pageId: { type: 'string', description: 'The page id' }, title: { type: 'string', maxLength: PAGE_TITLE_MAX, description: 'The page title (case-insensitive)' } }
+const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
+
+/** The live page a read names by id or title (case-insensitively), in the workspace. */
+export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?: string; title?: string }) => {
+  const { rows } = r.pageId
+    ? await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND id = $2', [workspaceId, r.pageId])
+    : await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [workspaceId, r.title!.trim()])
+  return rows[0]
+}
+
+const pageWrite: Tool = {
+  name: 'native:page_write',
+  description: 'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
+  permission: 'write:tools',
+  arguments: c.object(
+    { content: c.string(1, PAGE_WRITE_MAX) },
+    { ...ref, mode: t.keyof({ create: null, append: null, replace: null }), expectedVersion: VersionNumber, collectionId: c.id, skill: SkillName },
+  ),
+  inputSchema: {
+    type: 'object',
+    properties: {
+      ...refSchema,
+      mode: { type: 'string', enum: ['create', 'append', 'replace'], default: 'append' },
+      content: { type: 'string', minLength: 1, maxLength: PAGE_WRITE_MAX },
+      expectedVersion: { type: 'integer', minimum: 1, description: 'The version you read; a stale one fails with VERSION_CONFLICT' },
+      collectionId: { type: 'string', description: 'The collection of a page this write creates' },
+      skill: { type: 'string', enum: skills.map((s) => s.name), description: 'The skill you write under' },
+    },
+    required: ['content'],
+  },
+  run: async (deps, { workspaceId, client, command }, args) => {
+    if (!args.pageId && !args.title) return noRef
+    const author = { kind: 'agent' as const, client, ...(args.skill ? { skill: args.skill } : {}) }
+    const written = await writeBrainPage(deps.store, { ...command, actor: author }, {
+      workspaceId, author, mode: args.mode ?? 'append', content: args.content, title: args.title, pageId: args.pageId,
+      expectedVersion: args.expectedVersion, collectionId: args.collectionId,
+    })
+    return E.map(({ position, ...data }: { position: number }) => ({ data, position }))(written)
+  },
+}
+
+const pageRead: Tool = {
+  name: 'native:page_read',
+  description: 'Read a brain page by title or pageId: its latest version, or the version given',
+  permission: 'read:tools',
+  arguments: t.partial({ ...ref, version: VersionNumber }),
+  inputSchema: { type: 'object', properties: { ...refSchema, version: { type: 'integer', minimum: 1 } } },
+  run: async (deps, { workspaceId }, args) => {
+    if (!args.pageId && !args.title) return noRef
+    const row = await findPage(deps.db.pool, workspaceId, args)
+    if (!row) return fail('NOT_FOUND', 'page not found')
+    const { verification } = await loadKbConfig(deps.store, workspaceId)
+    const view = await pageView(deps.db.pool, row, verification.enabled)
+    if (!args.version || args.version === row.version) return E.right({ data: view })
+    const v = await readVersion(deps.db.pool, workspaceId, row.id, args.version)
+    if (!v) return fail('NOT_FOUND', `the page has no version ${args.version}`, [`version: the page has versions 1 to ${row.version}`])
+    return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
+  },
+}
+
+const pageHistory: Tool = {
+  name: 'native:page_history',
+  description: 'The versions of a brain page, newest first: author, time, size of change, approver',
+  permission: 'read:tools',
+  arguments: t.partial(ref),
+  inputSchema: { type: 'object', properties: refSchema },
+  run: async (deps, { workspaceId }, args) => {
+    if (!args.pageId && !args.title) return noRef
+    const row = await findPage(deps.db.pool, workspaceId, args)
+    if (!row) return fail('NOT_FOUND', 'page not found')
+    return E.right({ data: { pageId: row.id, title: row.title, version: row.version, versions: await listVersions(deps.db.pool, row.id) } })
+  },
+}
+
+export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1) })
+export const pageSearchSchema = {
+  type: 'object' as const,
+  properties: {
+    query: { type: 'string', minLength: 1, maxLength: 1000 },
+    mode: { type: 'string', enum: ['hybrid', 'vector', 'text'] },
+    limit: { type: 'integer', minimum: 1, maximum: 50 },
+    minScore: { type: 'number', minimum: 0, maximum: 1 },
+  },
+  required: ['query'],
+}
+
+const pageSearch: Tool = {
+  name: 'native:page_search',
+  description: 'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result carries its citation "<title> · v<version>": cite it.',
+  permission: 'read:tools',
+  arguments: pageSearchArguments,
+  inputSchema: pageSearchSchema,
+  run: async (deps, { workspaceId, command }, args) => {
+    const { search } = await loadKbConfig(deps.store, workspaceId)
+    const found = await searchPages(deps, command, { kind: 'workspace', workspaceId }, {
+      query: args.query, mode: args.mode ?? search.defaultMode, limit: args.limit ?? search.defaultLimit, minScore: args.minScore ?? search.minScore,
+    })
+    return E.right({ data: found })
+  },
+}
+
+const proposalStatus: Tool = {
+  name: 'native:kb_proposal_status',
+  description: 'The status of a held write (a proposal): pending, approved (with the version it became) or rejected',
+  permission: 'read:tools',
+  arguments: c.object({ proposalId: c.id }, {}),
+  inputSchema: { type: 'object', properties: { proposalId: { type: 'string' } }, required: ['proposalId'] },
+  run: async (deps, { workspaceId }, args) => {
+    const r = await readProposal(deps.db.pool, workspaceId, args.proposalId)
+    if (!r) return fail('NOT_FOUND', 'proposal not found')
+    return E.right({
+      data: {
+        proposalId: r.id, status: r.status, pageId: r.page_id, pageTitle: r.title, ...(r.version ? { version: r.version } : {}),
+        ...(r.decided_at ? { decidedAt: r.decided_at.toISOString() } : {}), ...(r.reason ? { reason: r.reason } : {}),
+      },
+    })
+  },
+}
+
+export const pageTools: Tool[] = [pageWrite, pageRead, pageSearch, pageHistory, proposalStatus]

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import { appended, changeSize } from '../adapters/diff'
+import type { EventStore } from '../adapters/eventstore/port'
+import { type Author, type PageState, type Person, page, versionConflict } from '../domain/page'
+import { type ProposalSubmitted, proposal } from '../domain/proposal'
+import { type DomainError, fail } from '../domain/shared'
+import { activeCollection, collectionNotFound } from './collections'
+import { type CommandContext, handle, load } from './handle'
+import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, writePage } from './pages'
+import { streams } from './streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+type Live = Extract<PageState, { version: number }>
+
+export interface PageWriteInput {
+  workspaceId: string
+  author: Author
+  title?: string
+  pageId?: string
+  mode: 'create' | 'append' | 'replace'
+  content: string
+  expectedVersion?: number
+  /** The collection of a page this write creates. */
+  collectionId?: string
+}
+
+export type PageWriteOutcome =
+  | { held: false; pageId: string; title: string; version: number; receipt: string }
+  | { held: true; proposalId: string; status: 'pending'; pageId: string; title: string; receipt: string }
+
+const lines = (added: number, removed: number) => `+${added} -${removed} lines`
+
+const receiptOf = (w: { pageId: string; title: string; version: number; added: number; removed: number }) =>
+  w.version === 1
+    ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). To undo, delete the page: DELETE /api/v1/pages/${w.pageId}.`
+    : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, revert to version ${w.version - 1}: POST /api/v1/pages/${w.pageId}/revert {"version": ${w.version - 1}}; the history keeps every version.`
+
+/** The page a write names, by id or by title; undefined when no such page lives in the workspace. */
+const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: string; state: Live } | undefined> => {
+  const id = input.pageId ?? (await pageIdByTitle(store, input.workspaceId, input.title ?? ''))
+  const state = id ? await activePage(store, input.workspaceId, id) : undefined
+  return id && state ? { id, state } : undefined
+}
+
+/**
+ * `page_write`: create, append to or replace a page. A page is found by id or title; append
+ * creates a missing page; replace (and append) may be guarded by expectedVersion. An agent's write
+ * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
+ */
+export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, retried = false): Result<PageWriteOutcome> => {
+  const found = await resolve(store, input)
+  if (!found && input.pageId) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
+  if (!found && input.mode === 'replace') return fail('NOT_FOUND', `no page titled "${input.title}"`, ['title: no such page; use mode create or append to make it'])
+  if (found && input.mode === 'create') return fail('CONFLICT', `a page titled "${found.state.title}" already exists (version ${found.state.version})`, [`title: "${found.state.title}" is taken`])
+  if (found && input.expectedVersion !== undefined && input.expectedVersion !== found.state.version) return versionConflict(found.state.version, input.expectedVersion)
+  const collectionId = found ? found.state.collectionId : input.collectionId ?? null
+  const target = collectionId ? await activeCollection(store, input.workspaceId, collectionId) : undefined
+  if (collectionId && !found && !target) return collectionNotFound()
+  if (input.author.kind === 'agent' && target?.writePolicy === 'hold_for_review') return propose(store, ctx, input, found, collectionId!)
+  const written = found
+    ? await writePage(store, ctx, { ...input, pageId: found.id, mode: input.mode === 'create' ? 'replace' : input.mode })
+    : await createPage(store, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
+  // Two appends creating the same page at once: the second appends to the page the first made.
+  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && !retried) return writeBrainPage(store, ctx, input, true)
+  return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; position: number }) => ({
+    held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: w.position,
+  }))(written)
+}
+
+/** The page's content as a proposal would make it, from the content of the version it was made against. */
+export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) => (p.mode === 'append' ? appended(base, p.content) : p.content)
+
+const propose = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, found: { id: string; state: Live } | undefined, collectionId: string): Result<PageWriteOutcome> => {
+  const base = found ? found.state.contents[found.state.version - 1] ?? '' : ''
+  const after = proposedContent(input, base)
+  if (after.length > PAGE_MAX_CHARS) return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
+  const proposalId = randomUUID()
+  const pageId = found?.id ?? randomUUID()
+  const title = found?.state.title ?? (input.title ?? '').trim()
+  const size = changeSize(base, after)
+  const done = await handle(store, streams.proposal(proposalId), proposal, {
+    type: 'SubmitProposal',
+    data: {
+      proposalId, workspaceId: input.workspaceId, pageId, newPage: !found, title, collectionId, mode: input.mode, content: input.content,
+      baseVersion: found?.state.version ?? 0, author: input.author, ...size,
+    },
+  }, ctx)
+  const receipt = `Your change to "${title}" (${lines(size.added, size.removed)}) is held for review as proposal ${proposalId}; the page is unchanged until a person approves it. Check it with kb_proposal_status.`
+  return E.map((h: { position: number }) => ({ held: true as const, proposalId, status: 'pending' as const, pageId, title, receipt, position: h.position }))(done)
+}
+
+const loadProposal = async (store: EventStore, workspaceId: string, proposalId: string) => {
+  const { state } = await load(store, streams.proposal(proposalId), proposal)
+  return state.status !== 'none' && state.proposal.workspaceId === workspaceId ? state : undefined
+}
+
+/**
+ * Publishes a held write as a normal version by its agent, with the approver recorded. When the
+ * page has moved on since the proposal was made, only an explicit `confirm` publishes it (the
+ * newer versions stay in the history). A retried approval publishes nothing twice.
+ */
+export const approveProposal = async (store: EventStore, ctx: CommandContext, workspaceId: string, proposalId: string, by: Person, confirm: boolean): Result<{ proposalId: string; status: 'approved'; pageId: string; version: number }> => {
+  const state = await loadProposal(store, workspaceId, proposalId)
+  if (!state) return fail('NOT_FOUND', 'proposal not found')
+  if (state.status !== 'pending') return fail('CONFLICT', `the proposal is already ${state.status}`, [`status: ${state.status}`])
+  const p = state.proposal
+  const current = await load(store, streams.page(p.pageId), page)
+  const live = current.state.status === 'active' ? current.state : undefined
+  let written: E.Either<DomainError, { version: number; position: number }>
+  if (live && live.published[proposalId]) written = E.right({ version: live.published[proposalId], position: 0 })
+  else if (p.newPage) {
+    if (current.state.status !== 'none') return fail('CONFLICT', 'the page this proposal would create has been deleted', ['pageId: the page was deleted; reject the proposal'])
+    written = await createPage(store, ctx, { workspaceId, pageId: p.pageId, title: p.title, content: p.content, author: p.author, collectionId: p.collectionId, proposalId, approvedBy: by })
+  } else {
+    if (!live) return fail('CONFLICT', `the page "${p.title}" has been deleted since the proposal was made`, ['pageId: the page was deleted; reject the proposal'])
+    if (live.version !== p.baseVersion && !confirm) {
+      return fail('VERSION_CONFLICT', `the page is at version ${live.version}, but the proposal was made against version ${p.baseVersion}: review the newer versions, then approve with "confirm": true to publish it anyway (they stay in the history)`, [`currentVersion: ${live.version}`, `baseVersion: ${p.baseVersion}`])
+    }
+    written = await writePage(store, ctx, { workspaceId, pageId: p.pageId, mode: p.mode === 'append' ? 'append' : 'replace', content: p.content, author: p.author, proposalId, approvedBy: by })
+  }
+  if (E.isLeft(written)) return written
+  const version = written.right.version
+  const done = await handle(store, streams.proposal(proposalId), proposal, { type: 'ApproveProposal', data: { proposalId, by, version } }, ctx)
+  return E.map((h: { position: number }) => ({ proposalId, status: 'approved' as const, pageId: p.pageId, version, position: Math.max(h.position, written.right.position) }))(done)
+}
+
+/** Archives a held write; the page stays as it is. */
+export const rejectProposal = async (store: EventStore, ctx: CommandContext, workspaceId: string, proposalId: string, by: Person, reason?: string): Result<{ proposalId: string; status: 'rejected' }> => {
+  if (!(await loadProposal(store, workspaceId, proposalId))) return fail('NOT_FOUND', 'proposal not found')
+  const done = await handle(store, streams.proposal(proposalId), proposal, { type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } }, ctx)
+  return E.map((h: { position: number }) => ({ proposalId, status: 'rejected' as const, position: h.position }))(done)
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import { appended, changeSize } from '../adapters/diff'
+import type { EventStore } from '../adapters/eventstore/port'
+import { type Author, type PageCommand, type PageEvent, type PageState, type Person, page } from '../domain/page'
+import { reservation } from '../domain/reservation'
+import { type DomainError, fail } from '../domain/shared'
+import { type CommandContext, handle, load } from './handle'
+import { release, reserve } from './reservations'
+import { streams } from './streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** A page's content, whole, may not grow past this (an append that would is refused). */
+export const PAGE_MAX_CHARS = 500_000
+
+/** What a write answers: the page and the version it made (or already had, for a retried approval). */
+export interface Written {
+  pageId: string
+  title: string
+  version: number
+  /** Size of the change the write made (0 and 0 when it had been made already). */
+  added: number
+  removed: number
+}
+
+// Titles are unique per workspace, case-insensitively, through a reservation stream.
+const scope = (workspaceId: string) => `page-title:${workspaceId}`
+const keyOf = (title: string) => title.trim().toLowerCase()
+
+/** The id of the page holding a title in the workspace, if one does. */
+export const pageIdByTitle = async (store: EventStore, workspaceId: string, title: string) => {
+  const { state } = await load(store, streams.reservation(scope(workspaceId), keyOf(title)), reservation)
+  if (!state.ownerId) return undefined
+  const found = await load(store, streams.page(state.ownerId), page)
+  return found.state.status === 'active' ? state.ownerId : undefined
+}
+
+/** The page's state when it is live in the workspace. */
+export const activePage = async (store: EventStore, workspaceId: string, pageId: string) => {
+  const { state } = await load(store, streams.page(pageId), page)
+  return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
+}
+
+const tooLong = (n: number) => fail('VALIDATION_ERROR', `the page would be ${n} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
+
+export interface CreatePageInput {
+  workspaceId: string
+  title: string
+  content: string
+  author: Author
+  collectionId?: string
+  /** Set when an approved proposal creates the page: the id the proposal named. */
+  pageId?: string
+  proposalId?: string
+  approvedBy?: Person
+}
+
+export const createPage = async (store: EventStore, ctx: CommandContext, input: CreatePageInput): Result<Written> => {
+  const pageId = input.pageId ?? randomUUID()
+  const title = input.title.trim()
+  if (input.content.length > PAGE_MAX_CHARS) return tooLong(input.content.length)
+  if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), keyOf(title), pageId, streams.page))) {
+    return fail('CONFLICT', `a page titled "${title}" already exists`, [`title: "${title}" is taken`])
+  }
+  const { collectionId, proposalId, approvedBy } = input
+  const size = changeSize('', input.content)
+  const done = await handle(store, streams.page(pageId), page, {
+    type: 'CreatePage',
+    data: {
+      pageId, workspaceId: input.workspaceId, title, content: input.content, author: input.author, ...size,
+      ...(collectionId ? { collectionId } : {}), ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}),
+    },
+  }, ctx)
+  return E.map((h: { position: number }) => ({ pageId, title, version: 1, ...size, position: h.position }))(done)
+}
+
+/** Sends a command built from the page's current state; answers the version written (or already there). */
+const writeWith = async (store: EventStore, ctx: CommandContext, pageId: string, build: (state: PageState) => E.Either<DomainError, PageCommand>): Result<Written> => {
+  let seen: PageState = page.initialState()
+  const done = await handle(store, streams.page(pageId), page, (state) => {
+    seen = state
+    return build(state)
+  }, ctx)
+  if (E.isLeft(done)) return done
+  const state = seen as Extract<PageState, { version: number }>
+  const written = done.right.events.find((e): e is Extract<PageEvent, { type: 'PageVersionWritten' }> => e.type === 'PageVersionWritten')
+  return E.right({
+    pageId, title: state.title, version: written?.data.version ?? state.version, added: written?.data.added ?? 0, removed: written?.data.removed ?? 0,
+    position: done.right.position,
+  })
+}
+
+export interface WritePageInput {
+  workspaceId: string
+  pageId: string
+  mode: 'append' | 'replace'
+  content: string
+  author: Author
+  expectedVersion?: number
+  proposalId?: string
+  approvedBy?: Person
+}
+
+/** Appends a version: the content appended to the latest, or replacing it. Nothing is overwritten. */
+export const writePage = (store: EventStore, ctx: CommandContext, input: WritePageInput): Result<Written> =>
+  writeWith(store, ctx, input.pageId, (state) => {
+    const { workspaceId, pageId, mode, content, author, expectedVersion, proposalId, approvedBy } = input
+    const before = state.status === 'none' ? '' : state.contents[state.version - 1] ?? ''
+    const after = mode === 'append' ? appended(before, content) : content
+    if (after.length > PAGE_MAX_CHARS) return tooLong(after.length)
+    return E.right({
+      type: 'WritePage', workspaceId,
+      data: {
+        pageId, mode, content: after, author, ...changeSize(before, after),
+        ...(expectedVersion !== undefined ? { expectedVersion } : {}), ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}),
+      },
+    })
+  })
+
+/** A new version restoring the content of `version`; the history stays as it was. */
+export const revertPage = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, version: number, author: Author, expectedVersion?: number): Result<Written> =>
+  writeWith(store, ctx, pageId, (state) => {
+    const before = state.status === 'none' ? '' : state.contents[state.version - 1] ?? ''
+    const after = state.status === 'none' ? '' : state.contents[version - 1] ?? ''
+    return E.right({
+      type: 'RevertPage', workspaceId,
+      data: { pageId, toVersion: version, content: after, author, ...changeSize(before, after), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+    })
+  })
+
+const send = async (store: EventStore, ctx: CommandContext, command: Exclude<PageCommand, { type: 'CreatePage' }>) => {
+  const done = await handle(store, streams.page(command.data.pageId), page, command, ctx)
+  return E.map((h: { position: number }) => ({ id: command.data.pageId, position: h.position }))(done)
+}
+
+/** Pins the latest version as verified by a person. */
+export const verifyPage = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, by: Person) =>
+  send(store, ctx, { type: 'VerifyPage', workspaceId, data: { pageId, by } })
+
+export const setPageCollection = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, collectionId: string | null) =>
+  send(store, ctx, { type: 'ChangeCollection', workspaceId, data: { pageId, collectionId } })
+
+/** Deletes the page (its versions leave the read models) and frees its title. */
+export const deletePage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string) => {
+  const state = await activePage(store, workspaceId, pageId)
+  const done = await send(store, ctx, { type: 'DeletePage', workspaceId, data: { pageId } })
+  if (E.isRight(done) && state) await release(store, ctx, scope(workspaceId), keyOf(state.title), pageId)
+  return done
+}

@@ -1,0 +1,143 @@
+import * as t from 'io-ts'
+import * as E from 'fp-ts/Either'
+import { type Decider, fail } from './shared'
+
+/** Who wrote a version: a person, or an agent (its client is never taken from the request content). */
+export const Author = t.union([
+  t.type({ kind: t.literal('human'), userId: t.string, name: t.string }),
+  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string })]),
+])
+export type Author = t.TypeOf<typeof Author>
+export const Person = t.type({ userId: t.string, name: t.string })
+export type Person = t.TypeOf<typeof Person>
+
+export const WriteMode = t.keyof({ create: null, append: null, replace: null, revert: null })
+export type WriteMode = t.TypeOf<typeof WriteMode>
+
+export const PageCreated = t.type({
+  type: t.literal('PageCreated'),
+  data: t.intersection([t.type({ pageId: t.string, workspaceId: t.string, title: t.string }), t.partial({ collectionId: t.string })]),
+})
+export type PageCreated = t.TypeOf<typeof PageCreated>
+/** A version: the page's whole content as of it, with the size of the change (+added -removed lines). */
+export const PageVersionWritten = t.type({
+  type: t.literal('PageVersionWritten'),
+  data: t.intersection([
+    t.type({ pageId: t.string, version: t.number, mode: WriteMode, content: t.string, author: Author, added: t.number, removed: t.number }),
+    t.partial({ revertedFrom: t.number, proposalId: t.string, approvedBy: Person }),
+  ]),
+})
+export type PageVersionWritten = t.TypeOf<typeof PageVersionWritten>
+export const PageCollectionChanged = t.type({
+  type: t.literal('PageCollectionChanged'),
+  data: t.type({ pageId: t.string, collectionId: t.union([t.string, t.null]) }),
+})
+export type PageCollectionChanged = t.TypeOf<typeof PageCollectionChanged>
+/** A person pins a version as verified. */
+export const PageVerified = t.type({ type: t.literal('PageVerified'), data: t.type({ pageId: t.string, version: t.number, by: Person }) })
+export type PageVerified = t.TypeOf<typeof PageVerified>
+export const PageDeleted = t.type({ type: t.literal('PageDeleted'), data: t.type({ pageId: t.string }) })
+export type PageDeleted = t.TypeOf<typeof PageDeleted>
+
+export const PageEvent = t.union([PageCreated, PageVersionWritten, PageCollectionChanged, PageVerified, PageDeleted])
+export type PageEvent = t.TypeOf<typeof PageEvent>
+
+/** A write's new content and its size of change, worked out by the handler from the state it read. */
+export interface Write {
+  content: string
+  author: Author
+  added: number
+  removed: number
+  proposalId?: string
+  approvedBy?: Person
+}
+
+/** Commands on an existing page name the workspace they act in: another workspace's page is not found. */
+export type PageCommand =
+  | { type: 'CreatePage'; data: PageCreated['data'] & Write }
+  | { type: 'WritePage'; workspaceId: string; data: Write & { pageId: string; mode: 'append' | 'replace'; expectedVersion?: number } }
+  | { type: 'RevertPage'; workspaceId: string; data: Write & { pageId: string; toVersion: number; expectedVersion?: number } }
+  | { type: 'ChangeCollection'; workspaceId: string; data: PageCollectionChanged['data'] }
+  | { type: 'VerifyPage'; workspaceId: string; data: { pageId: string; by: Person } }
+  | { type: 'DeletePage'; workspaceId: string; data: { pageId: string } }
+
+export type PageState =
+  | { status: 'none' }
+  | {
+      status: 'active' | 'deleted'
+      workspaceId: string
+      title: string
+      collectionId: string | null
+      version: number
+      /** Content of each version (index = version - 1): reverts restore one. */
+      contents: string[]
+      verifiedVersion: number | null
+      /** Proposals already published, with the version each became (an approval retried is satisfied). */
+      published: Record<string, number>
+    }
+
+export const versionConflict = (current: number, expected: number) =>
+  fail('VERSION_CONFLICT', `the page is at version ${current}, not ${expected}: read it again and re-apply your change`, [`currentVersion: ${current}`])
+
+const versionOf = (state: Extract<PageState, { version: number }>, pageId: string, mode: PageVersionWritten['data']['mode'], w: Write, extra: object = {}): PageEvent[] => [
+  { type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } },
+]
+
+export const page: Decider<PageCommand, PageEvent, PageState> = {
+  events: PageEvent,
+  initialState: () => ({ status: 'none' }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'PageCreated':
+        return {
+          status: 'active', workspaceId: event.data.workspaceId, title: event.data.title, collectionId: event.data.collectionId ?? null,
+          version: 0, contents: [], verifiedVersion: null, published: {},
+        }
+      case 'PageVersionWritten':
+        if (state.status === 'none') return state
+        return {
+          ...state,
+          version: event.data.version,
+          contents: [...state.contents, event.data.content],
+          published: event.data.proposalId ? { ...state.published, [event.data.proposalId]: event.data.version } : state.published,
+        }
+      case 'PageCollectionChanged':
+        return state.status === 'none' ? state : { ...state, collectionId: event.data.collectionId }
+      case 'PageVerified':
+        return state.status === 'none' ? state : { ...state, verifiedVersion: event.data.version }
+      case 'PageDeleted':
+        return state.status === 'none' ? state : { ...state, status: 'deleted' }
+    }
+  },
+  decide: (command, state) => {
+    if (command.type === 'CreatePage') {
+      if (state.status !== 'none') return state.status === 'active' && command.data.proposalId && state.published[command.data.proposalId] ? E.right([]) : fail('CONFLICT', 'the page already exists')
+      const { content, author, added, removed, proposalId, approvedBy, ...created } = command.data
+      const w = { content, author, added, removed, ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}) }
+      return E.right([{ type: 'PageCreated', data: created }, { type: 'PageVersionWritten', data: { pageId: created.pageId, version: 1, mode: 'create', ...w } }])
+    }
+    if (state.status !== 'active' || state.workspaceId !== command.workspaceId) return fail('NOT_FOUND', 'page not found')
+    switch (command.type) {
+      case 'WritePage': {
+        const { pageId, mode, expectedVersion, ...w } = command.data
+        if (w.proposalId && state.published[w.proposalId]) return E.right([])
+        if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
+        return E.right(versionOf(state, pageId, mode, w))
+      }
+      case 'RevertPage': {
+        const { pageId, toVersion, expectedVersion, ...w } = command.data
+        if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
+        if (toVersion < 1 || toVersion > state.version) return fail('VALIDATION_ERROR', `the page has versions 1 to ${state.version}`, [`version: must be between 1 and ${state.version}`])
+        return E.right(versionOf(state, pageId, 'revert', w, { revertedFrom: toVersion }))
+      }
+      case 'ChangeCollection':
+        if (state.collectionId === command.data.collectionId) return E.right([])
+        return E.right([{ type: 'PageCollectionChanged', data: command.data }])
+      case 'VerifyPage':
+        if (state.verifiedVersion === state.version) return E.right([])
+        return E.right([{ type: 'PageVerified', data: { pageId: command.data.pageId, version: state.version, by: command.data.by } }])
+      case 'DeletePage':
+        return E.right([{ type: 'PageDeleted', data: command.data }])
+    }
+  },
+}

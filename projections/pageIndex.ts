@@ -1,0 +1,73 @@
+import type { Client } from '../adapters/db'
+import { embedCached, embeddingInput } from '../adapters/embeddingCache'
+import type { RecordedEvent } from '../adapters/eventstore/port'
+import { searchableText } from '../adapters/text'
+import type { PageEvent } from '../domain/page'
+import type { ChunksOptions } from './chunks'
+import type { Projector } from './projector'
+
+/** A page's vector comes from its title and the head of its content (pages are searched whole). */
+export const PAGE_EMBED_CHARS = 8000
+
+/**
+ * The search index of pages: a row per page for its latest version (what the workspace's agents
+ * search) and, when it differs, a row for its verified pin (what a public pack serves). Each row
+ * has its BM25-indexed searchable text and its vector with the model that made it.
+ */
+export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
+  name: 'page-index',
+  version: 1,
+  tables: ['kb_page_index', 'kb_page_index_pages'],
+  schema: `
+    CREATE TABLE kb_page_index (
+      id text PRIMARY KEY, page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, collection_id text,
+      title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL, pinned boolean NOT NULL,
+      model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+    CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
+    ${vectors ? 'CREATE INDEX kb_page_index_hnsw ON kb_page_index USING hnsw (embedding vector_cosine_ops);' : ''}
+    ${textIndex.indexDdl('kb_page_index')}
+    CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text);
+  `,
+  handles: ['PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted'],
+  async apply(tx: Client, recorded: RecordedEvent) {
+    const e = { type: recorded.type, data: recorded.data } as PageEvent
+    switch (e.type) {
+      case 'PageCreated':
+        await tx.query(
+          'INSERT INTO kb_page_index_pages (page_id, workspace_id, title, collection_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null],
+        )
+        return
+      case 'PageVersionWritten': {
+        const { pageId, version, content } = e.data
+        const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [pageId])
+        if (!rows[0]) return
+        const [vector] = await embedCached(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
+        await tx.query(
+          `INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, model, embedding)
+           SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4, true, false, $5, $6::${vectors ? 'vector' : 'real[]'}
+           FROM kb_page_index_pages WHERE page_id = $1 ON CONFLICT DO NOTHING`,
+          [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, vectors ? `[${vector.join(',')}]` : `{${vector.join(',')}}`],
+        )
+        await tx.query('UPDATE kb_page_index SET latest = false WHERE page_id = $1 AND version < $2', [pageId, version])
+        await dropUnserved(tx, pageId)
+        return
+      }
+      case 'PageVerified':
+        await tx.query('UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1', [e.data.pageId, e.data.version])
+        await dropUnserved(tx, e.data.pageId)
+        return
+      case 'PageCollectionChanged':
+        await tx.query('UPDATE kb_page_index_pages SET collection_id = $2 WHERE page_id = $1', [e.data.pageId, e.data.collectionId])
+        await tx.query('UPDATE kb_page_index SET collection_id = $2 WHERE page_id = $1', [e.data.pageId, e.data.collectionId])
+        return
+      case 'PageDeleted':
+        await tx.query('DELETE FROM kb_page_index WHERE page_id = $1', [e.data.pageId])
+        await tx.query('DELETE FROM kb_page_index_pages WHERE page_id = $1', [e.data.pageId])
+        return
+    }
+  },
+})
+
+/** Versions neither latest nor pinned are never served: they leave the index. */
+const dropUnserved = (tx: Client, pageId: string) => tx.query('DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned', [pageId])

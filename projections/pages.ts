@@ -1,0 +1,133 @@
+import type { Client } from '../adapters/db'
+import type { RecordedEvent } from '../adapters/eventstore/port'
+import type { CollectionEvent } from '../domain/collection'
+import type { PageEvent } from '../domain/page'
+import type { ProposalEvent } from '../domain/proposal'
+import type { PageSearchServed } from '../domain/search'
+import type { Projector } from './projector'
+
+type Event = PageEvent | CollectionEvent | ProposalEvent | PageSearchServed
+
+/**
+ * The brain's read models: pages (latest content, cited count, verified pin), every version with
+ * its author and size of change, the citations each search served, collections (with the slug of
+ * their public pack) and proposals.
+ */
+export const pagesProjector: Projector = {
+  name: 'pages',
+  version: 1,
+  tables: ['kb_pages', 'kb_page_versions', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
+  schema: `
+    CREATE TABLE kb_pages (
+      id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text, version integer NOT NULL,
+      content text NOT NULL, author jsonb, cited_count integer NOT NULL DEFAULT 0, verified_version integer, verified_by jsonb,
+      verified_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
+    CREATE INDEX kb_pages_list ON kb_pages (workspace_id, updated_at DESC, id);
+    CREATE TABLE kb_page_versions (
+      page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, mode text NOT NULL, content text NOT NULL,
+      author jsonb NOT NULL, approved_by jsonb, proposal_id text, reverted_from integer, added integer NOT NULL, removed integer NOT NULL,
+      created_at timestamptz NOT NULL, PRIMARY KEY (page_id, version));
+    CREATE TABLE kb_page_citations (
+      search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
+      PRIMARY KEY (search_id, page_id));
+    CREATE INDEX kb_page_citations_page ON kb_page_citations (page_id, at);
+    CREATE TABLE kb_collections (
+      id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text NOT NULL, write_policy text NOT NULL,
+      slug text UNIQUE, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
+    CREATE TABLE kb_proposals (
+      id text PRIMARY KEY, workspace_id text NOT NULL, page_id text NOT NULL, new_page boolean NOT NULL, title text NOT NULL,
+      collection_id text NOT NULL, mode text NOT NULL, content text NOT NULL, base_version integer NOT NULL, author jsonb NOT NULL,
+      added integer NOT NULL, removed integer NOT NULL, status text NOT NULL, version integer, decided_by jsonb, decided_at timestamptz,
+      reason text, created_at timestamptz NOT NULL);
+    CREATE INDEX kb_proposals_list ON kb_proposals (workspace_id, created_at DESC, id);
+  `,
+  handles: [
+    'PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted', 'PageSearchServed',
+    'CollectionCreated', 'CollectionUpdated', 'CollectionPublished', 'CollectionDeleted', 'ProposalSubmitted', 'ProposalApproved', 'ProposalRejected',
+  ],
+  async apply(tx: Client, recorded: RecordedEvent) {
+    const e = { type: recorded.type, data: recorded.data } as Event
+    const at = recorded.metadata.at
+    switch (e.type) {
+      case 'PageCreated':
+        await tx.query(
+          `INSERT INTO kb_pages (id, workspace_id, title, collection_id, version, content, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 0, '', $5, $5) ON CONFLICT (id) DO NOTHING`,
+          [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null, at],
+        )
+        return
+      case 'PageVersionWritten': {
+        const d = e.data
+        await tx.query(
+          `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by, proposal_id, reverted_from, added, removed, created_at)
+           SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
+          [d.pageId, d.version, d.mode, d.content, JSON.stringify(d.author), d.approvedBy ? JSON.stringify(d.approvedBy) : null, d.proposalId ?? null,
+            d.revertedFrom ?? null, d.added, d.removed, at],
+        )
+        await tx.query('UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2', [d.pageId, d.version, d.content, JSON.stringify(d.author), at])
+        return
+      }
+      case 'PageCollectionChanged':
+        await tx.query('UPDATE kb_pages SET collection_id = $2 WHERE id = $1', [e.data.pageId, e.data.collectionId])
+        return
+      case 'PageVerified':
+        await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [e.data.pageId, e.data.version, JSON.stringify(e.data.by), at])
+        return
+      case 'PageDeleted':
+        for (const table of ['kb_page_versions', 'kb_page_citations']) await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
+        await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])
+        return
+      case 'PageSearchServed': {
+        const c = e.data.citations
+        // A citation is counted once: replaying the batch inserts nothing and counts nothing.
+        await tx.query(
+          `WITH added AS (
+             INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug)
+             SELECT $1, p, v, $4, $5 FROM unnest($2::text[], $3::int[]) AS u(p, v) ON CONFLICT DO NOTHING RETURNING page_id)
+           UPDATE kb_pages SET cited_count = cited_count + 1 WHERE id IN (SELECT page_id FROM added)`,
+          [e.data.searchId, c.map((x) => x.pageId), c.map((x) => x.version), at, e.data.packSlug ?? null],
+        )
+        return
+      }
+      case 'CollectionCreated': {
+        const d = e.data
+        await tx.query(
+          `INSERT INTO kb_collections (id, workspace_id, name, description, write_policy, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+           ON CONFLICT (id) DO NOTHING`,
+          [d.collectionId, d.workspaceId, d.name, d.description, d.writePolicy, at],
+        )
+        return
+      }
+      case 'CollectionUpdated': {
+        const c = e.data.changes
+        await tx.query(
+          `UPDATE kb_collections SET name = coalesce($2, name), description = coalesce($3, description), write_policy = coalesce($4, write_policy),
+             updated_at = $5 WHERE id = $1`,
+          [e.data.collectionId, c.name ?? null, c.description ?? null, c.writePolicy ?? null, at],
+        )
+        return
+      }
+      case 'CollectionPublished':
+        await tx.query('UPDATE kb_collections SET slug = $2 WHERE id = $1', [e.data.collectionId, e.data.slug])
+        return
+      case 'CollectionDeleted':
+        await tx.query('DELETE FROM kb_collections WHERE id = $1', [e.data.collectionId])
+        return
+      case 'ProposalSubmitted': {
+        const d = e.data
+        await tx.query(
+          `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content, base_version, author, added, removed, status, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13) ON CONFLICT (id) DO NOTHING`,
+          [d.proposalId, d.workspaceId, d.pageId, d.newPage, d.title, d.collectionId, d.mode, d.content, d.baseVersion, JSON.stringify(d.author), d.added, d.removed, at],
+        )
+        return
+      }
+      case 'ProposalApproved':
+        await tx.query(`UPDATE kb_proposals SET status = 'approved', version = $2, decided_by = $3, decided_at = $4 WHERE id = $1`, [e.data.proposalId, e.data.version, JSON.stringify(e.data.by), at])
+        return
+      case 'ProposalRejected':
+        await tx.query(`UPDATE kb_proposals SET status = 'rejected', decided_by = $2, decided_at = $3, reason = $4 WHERE id = $1`, [e.data.proposalId, JSON.stringify(e.data.by), at, e.data.reason ?? null])
+        return
+    }
+  },
+}
