@@ -19,6 +19,8 @@ import { collectionRoutes } from './routes/collections'
 import { pageRoutes } from './routes/pages'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
+import { mountMcp } from './mcp'
+import { mountPacks } from './packs'
 
 export const JSON_LIMIT = '2mb'
 
@@ -46,12 +48,15 @@ export const createApp = (deps: Deps) => {
     ctx.set('x-request-id', requestId)
     try {
       await next()
-      if (ctx.body === undefined && ctx.status === 404) throw new ApiError('NOT_FOUND', `no route ${ctx.method} ${ctx.path}`)
-      if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
+      // MCP transports write their own answers (ctx.respond = false).
+      const unanswered = ctx.respond !== false && ctx.body === undefined
+      if (unanswered && ctx.status === 404) throw new ApiError('NOT_FOUND', `no route ${ctx.method} ${ctx.path}`)
+      if (unanswered && (ctx.status === 405 || ctx.status === 501)) {
         throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`)
       }
     } catch (error) {
-      writeError(ctx, error)
+      if (ctx.res.headersSent) ctx.state.log.error({ err: error }, 'failed after answering')
+      else writeError(ctx, error)
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6
     ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request')
@@ -65,9 +70,11 @@ export const createApp = (deps: Deps) => {
     ctx.body = openApiDocument(routes, openApiExtra)
   })
   mount(router, deps, routes)
+  const mcp = mountMcp(router, deps)
+  mountPacks(router, deps)
   app.use(router.routes())
   app.use(router.allowedMethods())
-  return { app, router }
+  return { app, router, close: mcp.close }
 }
 
 const writeError = (ctx: Koa.Context, error: unknown) => {

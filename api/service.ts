@@ -67,7 +67,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const deps: Deps = {
     config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue,
   }
-  const { app } = createApp(deps)
+  const { app, close: closeSessions } = createApp(deps)
   const server = http.createServer(app.callback())
   // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
   // so a request never races the server closing its connection.
@@ -86,7 +86,8 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const stop = () =>
     (stopping ??= (async () => {
       state.ready = false
-      // Stop accepting; in-flight requests finish; then the store closes cleanly.
+      // Stop accepting; open MCP streams end; in-flight requests finish; then the store closes cleanly.
+      await closeSessions()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       await closed

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto'
+import type Router from '@koa/router'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import * as E from 'fp-ts/Either'
+import type { Context } from 'koa'
+import type { DomainError } from '../domain/shared'
+import { authenticate, authorize } from './auth'
+import type { Deps } from './deps'
+import { ApiError } from './errors'
+import { skills } from './skills'
+import { type Tool, type ToolOutput, mcpName, tools } from './tools'
+import { describeErrors } from './validation'
+
+/** A tool as an MCP server serves it: its arguments checked, then run for the session's client. */
+export interface McpTool {
+  name: string
+  description: string
+  inputSchema: Tool['inputSchema']
+  readOnly: boolean
+  call(args: unknown, client: string): Promise<E.Either<DomainError, ToolOutput>>
+}
+
+const text = (value: unknown) => [{ type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }]
+
+/**
+ * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
+ * expected failure is a tool result with isError and the envelope's code, message and details.
+ */
+export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPrompts: boolean) => {
+  const server = new Server({ name, version: '0.1.0' }, { capabilities: { tools: {}, ...(withPrompts ? { prompts: {} } : {}) } })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: served.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: { readOnlyHint: t.readOnly } })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = served.find((t) => t.name === request.params.name)
+    if (!tool) return { isError: true, content: text({ code: 'NOT_FOUND', message: `no tool named ${request.params.name}` }) }
+    // The author of a write is the client that opened the session, never anything in the arguments.
+    const result = await tool.call(request.params.arguments ?? {}, server.getClientVersion()?.name ?? 'unknown-client')
+    if (E.isLeft(result)) return { isError: true, content: text(result.left) }
+    if (result.right.position) await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs)
+    const data = result.right.data as Record<string, unknown>
+    return { content: text(data), structuredContent: data }
+  })
+  if (withPrompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: skills.map((s) => ({ name: s.name, description: s.description, arguments: s.arguments })),
+    }))
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      const skill = skills.find((s) => s.name === request.params.name)
+      if (!skill) throw new Error(`no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`)
+      return { description: skill.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: skill.text(request.params.arguments ?? {}) } }] }
+    })
+  }
+  return server
+}
+
+/** Checks a tool's arguments with its codec; a bad argument is VALIDATION_ERROR naming arguments.<field>. */
+export const checked = async <A>(tool: Pick<Tool<A>, 'arguments'>, args: unknown, run: (a: A) => Promise<E.Either<DomainError, ToolOutput>>) => {
+  const decoded = tool.arguments.decode(args)
+  if (E.isLeft(decoded)) return E.left<DomainError, ToolOutput>({ code: 'VALIDATION_ERROR', message: 'the tool arguments are not valid', details: describeErrors(decoded.left, 'arguments.') })
+  return run(decoded.right)
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport
+  keyId: string
+  lastSeen: number
+}
+
+const IDLE_MS = 60 * 60 * 1000
+
+/**
+ * `/mcp`: MCP over Streamable HTTP, every request authenticated by x-api-key. A session is opened
+ * by `initialize` and bound to its key (and so to the key's workspace); its client name, given at
+ * initialize, is the author of its writes. Sessions idle for an hour are closed.
+ */
+export const mountMcp = (router: Router, deps: Deps) => {
+  const sessions = new Map<string, Session>()
+  const sweeper = setInterval(() => {
+    for (const [id, s] of sessions) if (Date.now() - s.lastSeen > IDLE_MS) void s.transport.close()
+  }, 60_000)
+  sweeper.unref()
+
+  const handler = async (ctx: Context) => {
+    const identity = await authenticate(deps, ctx, 'apiKey')
+    if (identity.kind !== 'apiKey') throw new Error('an API key identity')
+    const body = (ctx.request as { body?: unknown }).body
+    const sessionId = ctx.get('mcp-session-id')
+    let session = sessionId ? sessions.get(sessionId) : undefined
+    if (sessionId && (!session || session.keyId !== identity.keyId)) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
+    if (!session) {
+      const served: McpTool[] = tools.map((tool) => ({
+        name: mcpName(tool),
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        readOnly: tool.permission.startsWith('read:'),
+        call: (args, client) =>
+          checked(tool, args, async (a) => {
+            authorize(identity, tool.permission)
+            const command = { actor: { kind: 'agent' as const, client }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId: identity.workspaceId }
+            return tool.run(deps, { workspaceId: identity.workspaceId, client, command }, a)
+          }),
+      }))
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, keyId: identity.keyId, lastSeen: Date.now() })
+        },
+      })
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId)
+      }
+      await mcpServer(deps, 'kb-service', served, true).connect(transport)
+      session = { transport, keyId: identity.keyId, lastSeen: Date.now() }
+    }
+    session.lastSeen = Date.now()
+    ctx.respond = false
+    await session.transport.handleRequest(ctx.req, ctx.res, body)
+  }
+  router.all('/mcp', handler)
+  return {
+    close: async () => {
+      clearInterval(sweeper)
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()))
+    },
+  }
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto'
+import type Router from '@koa/router'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import type { Context } from 'koa'
+import MarkdownIt from 'markdown-it'
+import type { Queryable } from '../adapters/db'
+import { loadKbConfig } from '../commands/knowledge'
+import { searchPages } from '../commands/pageSearch'
+import { fail } from '../domain/shared'
+import * as c from './codecs'
+import type { Deps } from './deps'
+import { type McpTool, checked, mcpServer } from './mcp'
+import { pageSearchArguments, pageSearchSchema } from './tools/pages'
+
+// Public packs: a collection's verified pages, each at its pinned version, served without login as
+// a web page and as a read-only MCP endpoint. A page past its pin is served at the pin; a page never
+// verified is never served.
+
+// Raw HTML in page content is escaped (html: false); links are checked by markdown-it's
+// validateLink, which refuses javascript:, vbscript:, file: and most data: URLs.
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false })
+const escape = markdown.utils.escapeHtml
+
+/** No script ever runs on a pack page, whatever its content says. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+interface Pack {
+  slug: string
+  name: string
+  description: string
+  collectionId: string
+  workspaceId: string
+}
+
+/** The pack under a slug, if it is published and its workspace's verification is on. */
+const findPack = async (deps: Deps, slug: string): Promise<Pack | undefined> => {
+  const r = (await deps.db.pool.query('SELECT id, workspace_id, name, description, slug FROM kb_collections WHERE slug = $1', [slug])).rows[0]
+  if (!r || !(await loadKbConfig(deps.store, r.workspace_id)).verification.enabled) return undefined
+  return { slug: r.slug, name: r.name, description: r.description, collectionId: r.id, workspaceId: r.workspace_id }
+}
+
+/** The pack's verified pages at their pinned versions, by title. */
+const pinnedPages = async (db: Queryable, pack: Pack, only?: { pageId?: string; title?: string }) => {
+  const { rows } = await db.query(
+    `SELECT p.id, p.title, v.version, v.content, p.verified_at FROM kb_pages p
+     JOIN kb_page_versions v ON v.page_id = p.id AND v.version = p.verified_version
+     WHERE p.collection_id = $1 AND p.verified_version IS NOT NULL
+       AND ($2::text IS NULL OR p.id = $2) AND ($3::text IS NULL OR lower(p.title) = lower($3))
+     ORDER BY lower(p.title), p.id`,
+    [pack.collectionId, only?.pageId ?? null, only?.title?.trim() ?? null],
+  )
+  return rows as { id: string; title: string; version: number; content: string; verified_at: Date }[]
+}
+
+const html = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
+nav a{display:block}article{border-top:1px solid #ddd;margin-top:2rem}.meta{color:#666;font-size:.9rem}pre{overflow:auto;background:#f6f6f6;padding:.5rem}</style>
+</head><body>${body}</body></html>`
+
+const renderPack = (pack: Pack, pages: Awaited<ReturnType<typeof pinnedPages>>) =>
+  html(pack.name, `<header><h1>${escape(pack.name)}</h1>${pack.description ? `<p>${escape(pack.description)}</p>` : ''}
+<p class="meta">${pages.length} verified page${pages.length === 1 ? '' : 's'}. Read-only MCP endpoint: <code>/packs/${escape(pack.slug)}/mcp</code></p></header>
+<nav>${pages.map((p) => `<a href="#page-${escape(p.id)}">${escape(p.title)}</a>`).join('')}</nav>
+${pages.map((p) => `<article id="page-${escape(p.id)}"><h2>${escape(p.title)}</h2>
+<p class="meta">Verified version ${p.version}, ${p.verified_at.toISOString().slice(0, 10)}</p>
+${markdown.render(p.content)}</article>`).join('\n')}`)
+
+const packTools = (deps: Deps, pack: Pack): McpTool[] => {
+  const command = () => ({ actor: { kind: 'system' as const, process: `pack:${pack.slug}` }, at: new Date().toISOString(), correlationId: randomUUID() })
+  const scope = { kind: 'pack' as const, workspaceId: pack.workspaceId, collectionId: pack.collectionId, slug: pack.slug }
+  return [
+    {
+      name: 'page_search',
+      description: `Search the verified pages of the pack "${pack.name}". Cite each result by its citation ("<title> · v<version>").`,
+      inputSchema: pageSearchSchema,
+      readOnly: true,
+      call: (args) =>
+        checked({ arguments: pageSearchArguments }, args, async (a) => {
+          const { search } = await loadKbConfig(deps.store, pack.workspaceId)
+          const found = await searchPages(deps, command(), scope, { query: a.query, mode: a.mode ?? search.defaultMode, limit: a.limit ?? search.defaultLimit, minScore: a.minScore ?? search.minScore })
+          return E.right({ data: found })
+        }),
+    },
+    {
+      name: 'page_read',
+      description: `Read a verified page of the pack "${pack.name}" by title or pageId, at its verified version`,
+      inputSchema: { type: 'object', properties: { pageId: { type: 'string' }, title: { type: 'string' } } },
+      readOnly: true,
+      call: (args) =>
+        checked({ arguments: t.partial({ pageId: c.id, title: c.string(1, 500) }) }, args, async (a) => {
+          if (!a.pageId && !a.title) return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
+          const [p] = await pinnedPages(deps.db.pool, pack, a)
+          return p ? E.right({ data: { pageId: p.id, title: p.title, version: p.version, content: p.content, citation: `${p.title} · v${p.version}` } }) : fail('NOT_FOUND', 'no such verified page in this pack')
+        }),
+    },
+  ]
+}
+
+export const mountPacks = (router: Router, deps: Deps) => {
+  router.get('/packs/:slug', async (ctx: Context) => {
+    const pack = await findPack(deps, String(ctx.params.slug))
+    ctx.set('Content-Security-Policy', CSP)
+    ctx.set('X-Content-Type-Options', 'nosniff')
+    ctx.type = 'text/html; charset=utf-8'
+    if (!pack) {
+      ctx.status = 404
+      ctx.body = html('Not found', '<h1>No such pack</h1>')
+      return
+    }
+    ctx.body = renderPack(pack, await pinnedPages(deps.db.pool, pack))
+  })
+  // Stateless: each request gets its own server and transport; nothing to authenticate, nothing written but citations.
+  router.all('/packs/:slug/mcp', async (ctx: Context) => {
+    const pack = await findPack(deps, String(ctx.params.slug))
+    if (!pack) {
+      ctx.status = 404
+      ctx.body = { success: false, error: { code: 'NOT_FOUND', message: 'no such pack' } }
+      return
+    }
+    const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    ctx.res.on('close', () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
+    ctx.respond = false
+    await transport.handleRequest(ctx.req, ctx.res, (ctx.request as { body?: unknown }).body)
+  })
+}
