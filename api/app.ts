@@ -31,6 +31,9 @@ export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRou
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },
   '/api/v1/openapi.json': { get: { summary: 'This document', tags: ['meta'], responses: { default: { description: 'OpenAPI 3.1' } } } },
+  '/mcp': { post: { summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], responses: { default: { description: 'JSON-RPC' } } } },
+  '/packs/{slug}': { get: { summary: "A public pack's verified pages (HTML, no login)", tags: ['packs'], responses: { default: { description: 'text/html' } } } },
+  '/packs/{slug}/mcp': { post: { summary: "A public pack's read-only MCP endpoint (page_search, page_read)", tags: ['packs'], responses: { default: { description: 'JSON-RPC' } } } },
 }
 
 const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())

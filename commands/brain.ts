@@ -72,7 +72,7 @@ export const writeBrainPage = async (store: EventStore, ctx: CommandContext, inp
 export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) => (p.mode === 'append' ? appended(base, p.content) : p.content)
 
 const propose = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, found: { id: string; state: Live } | undefined, collectionId: string): Result<PageWriteOutcome> => {
-  const base = found ? found.state.contents[found.state.version - 1] ?? '' : ''
+  const base = found ? found.state.content : ''
   const after = proposedContent(input, base)
   if (after.length > PAGE_MAX_CHARS) return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
   const proposalId = randomUUID()

@@ -30,20 +30,33 @@ export const metadataOf = (ctx: CommandContext): EventMetadata => ({
   ...(ctx.workspaceId ? { workspaceId: ctx.workspaceId } : {}),
 })
 
+// Folded states by stream, per aggregate, so a load reads only the events appended since (a page
+// with hundreds of versions is not re-read whole on every write). Events never change once
+// written, so a cached fold stays true; the least recently loaded streams leave first.
+const CACHED_STREAMS = 2000
+const folds = new WeakMap<object, Map<string, { state: unknown; revision: number }>>()
+
 /** Loads a stream and folds it, checking each event against the aggregate's codec. */
 export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
-  const recorded = await store.readStream(streamId)
-  let state = decider.initialState()
+  let cache = folds.get(decider)
+  if (!cache) folds.set(decider, (cache = new Map()))
+  const cached = cache.get(streamId) as { state: S; revision: number } | undefined
+  const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
+  let state = cached?.state ?? decider.initialState()
   for (const r of recorded) {
     const decoded = decider.events.decode({ type: r.type, data: r.data })
     if (E.isLeft(decoded)) throw new Error(`${streamId}@${r.revision}: ${PathReporter.report(decoded).join('; ')}`)
     state = decider.evolve(state, decoded.right)
   }
-  const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : 'no_stream'
+  const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : cached ? cached.revision : 'no_stream'
+  cache.delete(streamId)
+  if (revision !== 'no_stream') cache.set(streamId, { state, revision })
+  if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!)
   return { state, revision }
 }
 
-const RETRIES = 3
+// Concurrent writers of one stream (agents appending to one page) each re-read and decide again.
+const RETRIES = 20
 
 /**
  * The one command handler: read the stream, fold, decide, append with the revision read.

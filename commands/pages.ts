@@ -106,7 +106,7 @@ export interface WritePageInput {
 export const writePage = (store: EventStore, ctx: CommandContext, input: WritePageInput): Result<Written> =>
   writeWith(store, ctx, input.pageId, (state) => {
     const { workspaceId, pageId, mode, content, author, expectedVersion, proposalId, approvedBy } = input
-    const before = state.status === 'none' ? '' : state.contents[state.version - 1] ?? ''
+    const before = state.status === 'none' ? '' : state.content
     const after = mode === 'append' ? appended(before, content) : content
     if (after.length > PAGE_MAX_CHARS) return tooLong(after.length)
     return E.right({
@@ -118,16 +118,25 @@ export const writePage = (store: EventStore, ctx: CommandContext, input: WritePa
     })
   })
 
+/** A version's content, read from its event (the page's state keeps only the latest). */
+const contentOf = async (store: EventStore, pageId: string, state: PageState, version: number) => {
+  if (state.status === 'none' || version < 1 || version > state.version) return undefined
+  const [event] = await store.readStream(streams.page(pageId), { fromRevision: state.versionAt[version - 1], maxCount: 1 })
+  return (event?.data as { content?: string } | undefined)?.content
+}
+
 /** A new version restoring the content of `version`; the history stays as it was. */
-export const revertPage = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, version: number, author: Author, expectedVersion?: number): Result<Written> =>
-  writeWith(store, ctx, pageId, (state) => {
-    const before = state.status === 'none' ? '' : state.contents[state.version - 1] ?? ''
-    const after = state.status === 'none' ? '' : state.contents[version - 1] ?? ''
+export const revertPage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, version: number, author: Author, expectedVersion?: number): Result<Written> => {
+  // Versions never change: the content read before the command is still that version's.
+  const restored = (await contentOf(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
+  return writeWith(store, ctx, pageId, (state) => {
+    const before = state.status === 'none' ? '' : state.content
     return E.right({
       type: 'RevertPage', workspaceId,
-      data: { pageId, toVersion: version, content: after, author, ...changeSize(before, after), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+      data: { pageId, toVersion: version, content: restored, author, ...changeSize(before, restored), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
     })
   })
+}
 
 const send = async (store: EventStore, ctx: CommandContext, command: Exclude<PageCommand, { type: 'CreatePage' }>) => {
   const done = await handle(store, streams.page(command.data.pageId), page, command, ctx)

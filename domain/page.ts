@@ -69,8 +69,11 @@ export type PageState =
       title: string
       collectionId: string | null
       version: number
-      /** Content of each version (index = version - 1): reverts restore one. */
-      contents: string[]
+      /** The latest version's content. */
+      content: string
+      /** Events folded so far, and the stream revision of each version's event (a revert reads its content there). */
+      events: number
+      versionAt: number[]
       verifiedVersion: number | null
       /** Proposals already published, with the version each became (an approval retried is satisfied). */
       published: Record<string, number>
@@ -91,22 +94,24 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
       case 'PageCreated':
         return {
           status: 'active', workspaceId: event.data.workspaceId, title: event.data.title, collectionId: event.data.collectionId ?? null,
-          version: 0, contents: [], verifiedVersion: null, published: {},
+          version: 0, content: '', events: 1, versionAt: [], verifiedVersion: null, published: {},
         }
       case 'PageVersionWritten':
         if (state.status === 'none') return state
         return {
           ...state,
           version: event.data.version,
-          contents: [...state.contents, event.data.content],
+          content: event.data.content,
+          events: state.events + 1,
+          versionAt: [...state.versionAt, state.events],
           published: event.data.proposalId ? { ...state.published, [event.data.proposalId]: event.data.version } : state.published,
         }
       case 'PageCollectionChanged':
-        return state.status === 'none' ? state : { ...state, collectionId: event.data.collectionId }
+        return state.status === 'none' ? state : { ...state, events: state.events + 1, collectionId: event.data.collectionId }
       case 'PageVerified':
-        return state.status === 'none' ? state : { ...state, verifiedVersion: event.data.version }
+        return state.status === 'none' ? state : { ...state, events: state.events + 1, verifiedVersion: event.data.version }
       case 'PageDeleted':
-        return state.status === 'none' ? state : { ...state, status: 'deleted' }
+        return state.status === 'none' ? state : { ...state, events: state.events + 1, status: 'deleted' }
     }
   },
   decide: (command, state) => {

@@ -45,7 +45,8 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         const [vector] = await embedCached(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
         await tx.query(
           `INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, model, embedding)
-           SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4, true, false, $5, $6::${vectors ? 'vector' : 'real[]'}
+           SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
+             NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, $5, $6::${vectors ? 'vector' : 'real[]'}
            FROM kb_page_index_pages WHERE page_id = $1 ON CONFLICT DO NOTHING`,
           [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, vectors ? `[${vector.join(',')}]` : `{${vector.join(',')}}`],
         )

@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'ingest-text': () => import('./bench/ingestText'),
   'ingest-files': () => import('./bench/ingestFiles'),
   search: () => import('./bench/search'),
+  pages: () => import('./bench/pages'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

@@ -10,6 +10,7 @@ import { event } from '../contract/eventstore'
 import { testPglite } from '../helpers/db'
 import { dump } from '../helpers/dump'
 import { upload, waitForTask } from '../helpers/ingestion'
+import { newKey, tool } from '../helpers/brain'
 import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
 
@@ -42,6 +43,23 @@ test.before(async (ctx) => {
   await waitForTask(ctx.svc.call, m.token, file.taskId)
   const broken = ok(await call('POST', '/api/v1/knowledge', { title: 'X', source: 'url', url: `${ctx.site.url}/missing` }), 201)
   await waitForTask(ctx.svc.call, m.token, broken.taskId)
+  // The brain: pages written, searched, verified, reverted, held, approved, rejected, published, deleted.
+  ok(await call('PATCH', '/api/v1/knowledge/config', { verification: { enabled: true } }))
+  const key = (await newKey(ctx.svc.call, m.workspaceId, 'agent')).api_key
+  const held = ok(await call('POST', '/api/v1/collections', { name: 'Held', writePolicy: 'hold_for_review' }), 201)
+  const pg = ok(await call('POST', '/api/v1/pages', { title: 'Page', content: 'One.', collectionId: held.id }), 201)
+  ok(await call('POST', `/api/v1/pages/${pg.id}/verify`))
+  ok(await call('PATCH', `/api/v1/pages/${pg.id}`, { content: 'Two.' }))
+  ok(await call('POST', `/api/v1/pages/${pg.id}/revert`, { version: 1 }))
+  ok(await tool(ctx.svc.call, key, 'page_search', { query: 'one', mode: 'text', minScore: 0 }))
+  const approve = ok(await tool(ctx.svc.call, key, 'page_write', { pageId: pg.id, content: 'Three.' }))
+  const reject = ok(await tool(ctx.svc.call, key, 'page_write', { pageId: pg.id, content: 'Four.' }))
+  ok(await call('POST', `/api/v1/proposals/${approve.proposalId}/approve`, {}))
+  ok(await call('POST', `/api/v1/proposals/${reject.proposalId}/reject`, {}))
+  ok(await call('POST', '/api/v1/packs', { collectionId: held.id, slug: 'runner-pack' }), 201)
+  const gone = ok(await tool(ctx.svc.call, key, 'page_write', { title: 'Gone', content: 'Soon deleted.' }))
+  ok(await call('DELETE', `/api/v1/pages/${gone.pageId}`))
+  ok(await call('PATCH', `/api/v1/collections/${held.id}`, { name: 'Held2' }))
   await ctx.svc.deps.runner.waitFor(await ctx.svc.deps.store.headPosition(), 10000)
 })
 test.after(async ({ svc, site }) => (await svc.stop(), await site.close()))
