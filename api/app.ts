@@ -31,7 +31,11 @@ export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRou
 export const openApiExtra = {
   '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },
   '/api/v1/openapi.json': { get: { summary: 'This document', tags: ['meta'], responses: { default: { description: 'OpenAPI 3.1' } } } },
-  '/mcp': { post: { summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], responses: { default: { description: 'JSON-RPC' } } } },
+  '/mcp': {
+    post: { summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], responses: { default: { description: 'JSON-RPC' } } },
+    get: { summary: "An MCP session's server-to-client event stream", tags: ['mcp'], responses: { default: { description: 'text/event-stream' } } },
+    delete: { summary: 'End an MCP session', tags: ['mcp'], responses: { default: { description: 'empty' } } },
+  },
   '/packs/{slug}': { get: { summary: "A public pack's verified pages (HTML, no login)", tags: ['packs'], responses: { default: { description: 'text/html' } } } },
   '/packs/{slug}/mcp': { post: { summary: "A public pack's read-only MCP endpoint (page_search, page_read)", tags: ['packs'], responses: { default: { description: 'JSON-RPC' } } } },
 }

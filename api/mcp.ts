@@ -79,7 +79,7 @@ const IDLE_MS = 60 * 60 * 1000
 export const mountMcp = (router: Router, deps: Deps) => {
   const sessions = new Map<string, Session>()
   const sweeper = setInterval(() => {
-    for (const [id, s] of sessions) if (Date.now() - s.lastSeen > IDLE_MS) void s.transport.close()
+    for (const s of sessions.values()) if (Date.now() - s.lastSeen > IDLE_MS) void s.transport.close()
   }, 60_000)
   sweeper.unref()
 
@@ -119,7 +119,10 @@ export const mountMcp = (router: Router, deps: Deps) => {
     ctx.respond = false
     await session.transport.handleRequest(ctx.req, ctx.res, body)
   }
-  router.all('/mcp', handler)
+  // POST carries JSON-RPC; GET opens the session's server-to-client stream; DELETE ends the session.
+  router.post('/mcp', handler)
+  router.get('/mcp', handler)
+  router.delete('/mcp', handler)
   return {
     close: async () => {
       clearInterval(sweeper)

@@ -114,7 +114,7 @@ export const mountPacks = (router: Router, deps: Deps) => {
     ctx.body = renderPack(pack, await pinnedPages(deps.db.pool, pack))
   })
   // Stateless: each request gets its own server and transport; nothing to authenticate, nothing written but citations.
-  router.all('/packs/:slug/mcp', async (ctx: Context) => {
+  router.post('/packs/:slug/mcp', async (ctx: Context) => {
     const pack = await findPack(deps, String(ctx.params.slug))
     if (!pack) {
       ctx.status = 404
