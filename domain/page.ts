@@ -1,15 +1,8 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { Author, type Decider, Person, fail } from './shared'
 
-/** Who wrote a version: a person, or an agent (its client is never taken from the request content). */
-export const Author = t.union([
-  t.type({ kind: t.literal('human'), userId: t.string, name: t.string }),
-  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string })]),
-])
-export type Author = t.TypeOf<typeof Author>
-export const Person = t.type({ userId: t.string, name: t.string })
-export type Person = t.TypeOf<typeof Person>
+export { Author, Person }
 
 export const WriteMode = t.keyof({ create: null, append: null, replace: null, revert: null })
 export type WriteMode = t.TypeOf<typeof WriteMode>

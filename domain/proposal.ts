@@ -1,7 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { Author, Person } from './page'
-import { type Decider, fail } from './shared'
+import { Author, type Decider, Person, fail } from './shared'
 
 /**
  * An agent's write held for review (its collection holds agent writes). It names the page it

@@ -46,3 +46,13 @@ export const managesWorkspace = (role: Role) => role === 'owner' || role === 'ad
 export const assertNever = (x: never): never => {
   throw new Error(`unexpected value ${JSON.stringify(x)}`)
 }
+
+/** Who wrote a page version: a person, or an agent (its client is never taken from the request content). */
+export const Author = t.union([
+  t.type({ kind: t.literal('human'), userId: t.string, name: t.string }),
+  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string })]),
+])
+export type Author = t.TypeOf<typeof Author>
+/** A person who verifies, approves or rejects. */
+export const Person = t.type({ userId: t.string, name: t.string })
+export type Person = t.TypeOf<typeof Person>
