@@ -28,13 +28,9 @@ export interface Written {
 const scope = (workspaceId: string) => `page-title:${workspaceId}`
 const keyOf = (title: string) => title.trim().toLowerCase()
 
-/** The id of the page holding a title in the workspace, if one does. */
-export const pageIdByTitle = async (store: EventStore, workspaceId: string, title: string) => {
-  const { state } = await load(store, streams.reservation(scope(workspaceId), keyOf(title)), reservation)
-  if (!state.ownerId) return undefined
-  const found = await load(store, streams.page(state.ownerId), page)
-  return found.state.status === 'active' ? state.ownerId : undefined
-}
+/** The id of the page holding a title in the workspace, if one does (activePage says whether it is live). */
+export const pageIdByTitle = async (store: EventStore, workspaceId: string, title: string) =>
+  (await load(store, streams.reservation(scope(workspaceId), keyOf(title)), reservation)).state.ownerId ?? undefined
 
 /** The page's state when it is live in the workspace. */
 export const activePage = async (store: EventStore, workspaceId: string, pageId: string) => {
