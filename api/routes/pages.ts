@@ -10,7 +10,7 @@ import { fail } from '../../domain/shared'
 import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
-import { type AnyRoute, route } from '../route'
+import { type AnyRoute, readAfterWrite, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
 import { listPages, listVersions, pageView, readPage, readVersion, versionView } from '../views/pages'
 
@@ -29,11 +29,11 @@ const verificationOn = async (deps: Deps, workspaceId: string) => (await loadKbC
 const verificationOff = fail('VALIDATION_ERROR', "verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: true } }", ['verification.enabled: is false'])
 
 /** After a write: waits for the read models, then answers the page as it now is. */
-const pageReply = async (deps: Deps, workspaceId: string, pageId: string, position: number, status = 200) => {
-  await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
-  const row = await readPage(deps.db.pool, workspaceId, pageId)
-  return E.right({ data: row ? await pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) : { id: pageId }, position, status })
-}
+const pageReply = (deps: Deps, workspaceId: string, pageId: string, position: number, status = 200) =>
+  readAfterWrite(deps, position, async () => {
+    const row = await readPage(deps.db.pool, workspaceId, pageId)
+    return row ? pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) : { id: pageId }
+  }, status)
 
 const livePage = async (deps: Deps, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
 const notFound = fail('NOT_FOUND', 'page not found')
