@@ -24,6 +24,35 @@ export type Identity =
 
 export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'admin'
 
+const MAX_CREDENTIALS = 10_000
+
+/**
+ * Access-token and API-key rows by hash, kept until the accounts projection next writes (a token
+ * or key issued or revoked, a member added or changed; in a process sharing a server, when its
+ * runner reads another's write), so most requests skip the lookup. A lookup that raced such a
+ * write is not kept; expiry and revocation are checked on every use.
+ */
+export class CredentialCache {
+  private rows = new Map<string, any>()
+  private generation = 0
+
+  clear() {
+    this.rows.clear()
+    this.generation++
+  }
+
+  async get(hash: string, read: () => Promise<any>) {
+    if (this.rows.has(hash)) return this.rows.get(hash)
+    const generation = this.generation
+    const row = await read()
+    if (row && generation === this.generation) {
+      if (this.rows.size >= MAX_CREDENTIALS) this.rows.clear()
+      this.rows.set(hash, row)
+    }
+    return row
+  }
+}
+
 const bearerOf = (ctx: Context) => {
   const header = ctx.get('authorization')
   if (!header) throw new ApiError('UNAUTHORIZED', 'missing Authorization header (Bearer token)')
@@ -44,17 +73,16 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       return { kind: 'admin' }
     }
     case 'bearer': {
-      const token = bearerOf(ctx)
-      const { rows } = await deps.db.pool.query(
+      const hash = hashSecret(bearerOf(ctx))
+      const row = await deps.credentials.get(hash, async () => (await deps.db.pool.query(
         `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
          FROM access_tokens t
          JOIN users u ON u.id = t.user_id
          JOIN workspaces w ON w.id = t.workspace_id
          LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
          WHERE t.token_hash = $1`,
-        [hashSecret(token)],
-      )
-      const row = rows[0]
+        [hash],
+      )).rows[0])
       if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now() || !row.role) {
         throw new ApiError('INVALID_TOKEN', 'the access token is invalid, revoked or expired')
       }
@@ -74,8 +102,9 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
     case 'apiKey': {
       const key = ctx.get('x-api-key')
       if (!key) throw new ApiError('UNAUTHORIZED', 'missing x-api-key header')
-      const { rows } = await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [hashSecret(key)])
-      const row = rows[0]
+      const hash = hashSecret(key)
+      const row = await deps.credentials.get(hash, async () =>
+        (await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [hash])).rows[0])
       if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN', 'the API key is invalid or revoked')
       // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.
       return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, name: row.name, role: 'editor' }

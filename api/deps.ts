@@ -5,7 +5,9 @@ import type { Database } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
+import type { CitationLog } from '../commands/citations'
 import type { ProjectionRunner } from '../projections/runner'
+import type { CredentialCache } from './auth'
 import type { Config } from './config'
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */
@@ -19,10 +21,14 @@ export interface Deps {
   textIndex: TextIndex
   /** Whether pgvector is there: without it vector search falls back to text. */
   vectors: boolean
+  /** Token and key lookups, cleared whenever the accounts projection writes. */
+  credentials: CredentialCache
   /** SHA-256 of the admin token. */
   adminTokenHash: string
   blobs: BlobStore
   queue: JobQueue
+  /** Searches' citations, appended in batches off the answer's path. */
+  citations: CitationLog
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
 }

@@ -10,7 +10,7 @@ import { authenticate, authorize } from './auth'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { skills } from './skills'
-import { type Tool, type ToolOutput, mcpName, tools } from './tools'
+import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
 import { describeErrors } from './validation'
 
 /** A tool as an MCP server serves it: its arguments checked, then run for the session's client. */
@@ -100,7 +100,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
           checked(tool, args, async (a) => {
             authorize(identity, tool.permission)
             const command = { actor: { kind: 'agent' as const, client }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId: identity.workspaceId }
-            return tool.run(deps, { workspaceId: identity.workspaceId, client, command }, a)
+            return runTool(deps, tool, { workspaceId: identity.workspaceId, client, command }, a)
           }),
       }))
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

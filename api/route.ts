@@ -102,6 +102,8 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
         correlationId: String(ctx.state.requestId ?? randomUUID()),
         ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
       }
+      // What a read shows includes the caller's own searches (their citations are batched).
+      if (spec.method === 'get') await settleCitations(deps)
       const result = await spec.handler({ params, query, body, identity, command, ctx }, deps)
       if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
       const reply = result.right
@@ -126,6 +128,12 @@ export const replyWith = <T extends { position: number }>(
     const { position, ...data } = r
     return { data: pick ? pick(r) : data, position, status }
   })(result)
+
+/** Appends the searches' citations still waiting (commands/citations.ts) and waits for the read models to count them. */
+export const settleCitations = async (deps: Deps) => {
+  const position = await deps.citations.settle()
+  if (position > 0) await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
+}
 
 /** After a write: waits for the read models to reach it, then answers what `read` finds there. */
 export const readAfterWrite = async (deps: Deps, position: number, read: () => Promise<unknown>, status = 200): Promise<E.Either<DomainError, Reply>> => {

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { type Database, openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
 import type { Logger } from '../adapters/logger'
+import { CitationLog } from '../commands/citations'
 import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
@@ -20,6 +21,7 @@ import { startSyncScheduler } from '../workers/sync'
 import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
+import { CredentialCache } from './auth'
 import type { Config } from './config'
 import type { Deps } from './deps'
 
@@ -66,7 +68,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
   const deps: Deps = {
     config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue,
+    citations: new CitationLog(log), credentials: new CredentialCache(),
   }
+  const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
   const server = http.createServer(app.callback())
   // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
@@ -94,7 +98,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       stopSweeper()
       stopMaintenance()
       stopSync()
+      await deps.citations.settle()
       offProgress()
+      offAccounts()
       await outbox.stop()
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
       await queue.close()

@@ -42,12 +42,12 @@ export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: 
     return r ? [{ pageId: r.page_id, title: r.title, version: r.version, content: r.content, score: h.score, citation: `${r.title} · v${r.version}` }] : []
   })
   const searchId = randomUUID()
-  await handle(deps.store, streams.search(searchId), pageSearch, {
+  deps.citations.record(() => handle(deps.store, streams.search(searchId), pageSearch, {
     type: 'RecordPageSearch',
     data: {
       searchId, workspaceId: scope.workspaceId, mode, citations: results.map((r) => ({ pageId: r.pageId, version: r.version })),
       ...(scope.kind === 'pack' ? { packSlug: scope.slug } : {}),
     },
-  }, { ...ctx, workspaceId: scope.workspaceId })
+  }, { ...ctx, workspaceId: scope.workspaceId }))
   return { results, mode, ...(fallback ? { fallback } : {}) }
 }

@@ -6,6 +6,7 @@ import { type SearchFilters, chunkScope } from '../adapters/textIndex/port'
 import { search as searchDecider } from '../domain/search'
 import { type DomainError, fail } from '../domain/shared'
 import { readKbConfig } from '../projections/knowledge'
+import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
 import { type Hit, type Mode, type RankDeps, keep, rank } from './ranking'
 import { streams } from './streams'
@@ -22,6 +23,7 @@ export interface SearchRequest {
 
 export interface SearchDeps extends RankDeps {
   store: EventStore
+  citations: CitationLog
 }
 
 export interface SearchResult {
@@ -41,7 +43,7 @@ export const CANDIDATES = 50
 /**
  * SPEC.md search over entries: text, vector or hybrid (commands/ranking.ts) over their chunks,
  * one result per entry with its best chunk; minScore, then limit. Every search is recorded as one
- * SearchServed event, which counts one citation for each entry served.
+ * SearchServed event, which counts one citation for each entry served (commands/citations.ts).
  */
 export const searchKnowledge = async (
   deps: SearchDeps,
@@ -58,17 +60,17 @@ export const searchKnowledge = async (
   })
   const results = await hydrate(deps.db, workspaceId, keep(hits, req.minScore, req.limit))
   const searchId = randomUUID()
-  await handle(
+  deps.citations.record(() => handle(
     deps.store,
     streams.search(searchId),
     searchDecider,
     { type: 'RecordSearch', data: { searchId, workspaceId, mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
     { ...ctx, workspaceId },
-  )
+  ))
   return E.right({ results, mode, ...(fallback ? { fallback } : {}) })
 }
 /** Entry fields and chunk text of the kept hits; an entry deleted or disabled meanwhile drops out. */
-const hydrate = async (db: Database, workspaceId: string, hits: Hit[]): Promise<SearchResult[]> => {
+export const hydrate = async (db: Database, workspaceId: string, hits: Hit[]): Promise<SearchResult[]> => {
   if (hits.length === 0) return []
   const { rows } = await db.pool.query(
     `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, e.id, e.title, e.source, e.metadata

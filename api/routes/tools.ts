@@ -4,7 +4,7 @@ import { fail } from '../../domain/shared'
 import { authorize } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { tools } from '../tools'
+import { runTool, tools } from '../tools'
 import { describeErrors } from '../validation'
 
 /** SPEC.md "Page writing (tool execution)": x-api-key, body { arguments }. */
@@ -21,7 +21,7 @@ export const toolRoutes: AnyRoute[] = [
       const args = tool.arguments.decode(body.arguments)
       if (E.isLeft(args)) return fail('VALIDATION_ERROR', 'the tool arguments are not valid', describeErrors(args.left, 'arguments.'))
       // Through REST the agent is the API key's name (an MCP session names itself at initialize).
-      return tool.run(deps, { workspaceId: identity.workspaceId, client: identity.name, command }, args.right)
+      return runTool(deps, tool, { workspaceId: identity.workspaceId, client: identity.name, command }, args.right)
     },
   }),
 ]

@@ -9,6 +9,7 @@ import type { Tool } from '.'
 
 const kbSearch: Tool = {
   name: 'native:kb_search',
+  searches: true,
   description: "Search the workspace's knowledge entries (uploaded reference: text, web pages, files); mode, limit and minScore default to the workspace's search settings",
   permission: 'read:tools',
   arguments: c.object(

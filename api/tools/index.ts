@@ -3,6 +3,7 @@ import type * as t from 'io-ts'
 import type { CommandContext } from '../../commands/handle'
 import type { DomainError, Permission } from '../../domain/shared'
 import type { Deps } from '../deps'
+import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageTools } from './pages'
 
@@ -28,9 +29,17 @@ export interface Tool<A = any> {
   /** The arguments as JSON Schema, for MCP clients (the codec above is what checks them). */
   inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[] }
   run(deps: Deps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput>>
+  /** A search: it records citations, so it does not wait for the pending ones to be counted. */
+  searches?: true
 }
 
 export const tools: Tool[] = [...pageTools, ...entryTools]
+
+/** Runs a tool; a tool that reads first counts the searches still waiting (their citations show). */
+export const runTool = async <A>(deps: Deps, tool: Tool<A>, ctx: ToolContext, args: A) => {
+  if (!tool.searches) await settleCitations(deps)
+  return tool.run(deps, ctx, args)
+}
 
 /** The MCP name of a tool: `native:page_write` is `page_write`. */
 export const mcpName = (tool: Tool) => tool.name.replace(/^native:/, '')

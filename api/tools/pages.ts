@@ -105,6 +105,7 @@ export const pageSearchSchema = {
 
 const pageSearch: Tool = {
   name: 'native:page_search',
+  searches: true,
   description: 'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result carries its citation "<title> · v<version>": cite it.',
   permission: 'read:tools',
   arguments: pageSearchArguments,

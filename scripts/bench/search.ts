@@ -11,6 +11,8 @@ import { vectorSearch } from '../../adapters/vectorIndex'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
+import { hydrate } from '../../commands/search'
+import { readKbConfig } from '../../projections/knowledge'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
 const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
@@ -71,11 +73,18 @@ try {
   }
   const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
-  const direct = {
+  // The SQL a search runs: the workspace's configuration, the index queries, and reading the rows served.
+  const legs = {
     text: (q: string) => deps.textIndex.search(deps.db.pool, { table: 'kb_chunks', key: 'entry_id', query: q, scope: chunkScope(ws.id, filters), limit: 50 }),
     vector: async (q: string) => vectorSearch(deps.db, { table: 'kb_chunks', key: 'entry_id', vector: (await deps.embedder.embed([q]))[0], model: deps.embedder.model, scope: chunkScope(ws.id, filters), limit: 50 }),
-    hybrid: async (q: string) => Promise.all([direct.text(q), direct.vector(q)]),
+    hybrid: async (q: string) => (await Promise.all([legs.text(q), legs.vector(q)])).flat(),
   }
+  const directSearch = (mode: keyof typeof legs) => async (q: string) => {
+    await readKbConfig(deps.db.pool, ws.id)
+    const hits = await legs[mode](q)
+    await hydrate(deps.db, ws.id, hits.slice(0, 10))
+  }
+  const direct = { text: directSearch('text'), vector: directSearch('vector'), hybrid: directSearch('hybrid') }
   for (const size of SIZES) {
     const t0 = Date.now()
     while ((await chunkCount()) < size) await ingest()

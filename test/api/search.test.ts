@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
@@ -175,6 +178,26 @@ test('validation, a disabled knowledge base, and permissions', async ({ svc, m }
   const off = await seedMember(svc.call, 'owner')
   ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: off.token, body: { enabled: false } }))
   expectError(await svc.call('POST', '/api/v1/knowledge/search', { token: off.token, body: { query: 'vacuum' } }), 403, 'FORBIDDEN')
+})
+
+test('citations are appended after the answer (batched), and a graceful stop appends those still waiting', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-citations-'))
+  let svc = await startTestService({}, undefined, { dataDir })
+  try {
+    const w = await seedMember(svc.call, 'owner')
+    const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: 'cited', source: 'text', content: 'Flibbertigibbet appears here.' } }), 201)
+    const served = await Promise.all(Array.from({ length: 5 }, () => search(svc, w.token, { query: 'flibbertigibbet', mode: 'text', minScore: 0 })))
+    assert.equal(served.map((r) => r.results.length), [1, 1, 1, 1, 1])
+    await svc.stop()
+    svc = await startTestService({}, undefined, { dataDir })
+    const got = ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: w.token }))
+    assert.is(got.citedCount, 5, 'every search answered before the stop is counted')
+    const recorded = ok(await svc.call('GET', '/api/v1/audit/events?type=SearchServed&limit=100', { token: w.token })).events
+    assert.is(recorded.length, 5)
+  } finally {
+    await svc.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 })
 
 test.run()
