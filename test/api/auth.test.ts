@@ -29,8 +29,15 @@ test('malformed, unknown, expired and revoked tokens: 401 INVALID_TOKEN', async 
   expectError(await svc.call('POST', '/api/v1/auth/validate', { headers: { authorization: 'Basic abc' } }), 401, 'INVALID_TOKEN')
   expectError(await svc.call('POST', '/api/v1/auth/validate', { token: 'kbt_nothing' }), 401, 'INVALID_TOKEN')
   const m = await seedMember(svc.call)
+  // Used first, so its lookup is cached: the revocation must still take effect at once.
+  ok(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }))
   ok(await svc.call('DELETE', `/api/v1/admin/tokens/${m.tokenId}`, { token: ADMIN }))
   expectError(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }), 401, 'INVALID_TOKEN')
+  // A member demoted after a request: the next request has the new role.
+  const d = await seedMember(svc.call, 'owner')
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: d.token, body: { search: { defaultLimit: 7 } } }))
+  ok(await svc.call('POST', `/api/v1/admin/workspaces/${d.workspaceId}/members`, { token: ADMIN, body: { userId: d.userId, role: 'viewer' } }))
+  expectError(await svc.call('PATCH', '/api/v1/knowledge/config', { token: d.token, body: { search: { defaultLimit: 8 } } }), 403, 'FORBIDDEN')
   // An expired token: issued with the shortest ttl, then moved past its expiry in the read model.
   const e = await seedMember(svc.call)
   await svc.deps.db.pool.query("UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [e.tokenId])
