@@ -21,14 +21,19 @@ export const embeddingInput = (title: string, text: string) => `${title}\n\n${te
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
 
-export const embedCached = async (q: Queryable, embedder: Embedder, texts: string[]): Promise<number[][]> => {
+/**
+ * Makes sure the cache holds a vector of every text by this embedder, embedding only the texts
+ * it lacks; answers the texts' hashes. Vectors never travel back through JavaScript: the SQL
+ * that stores them reads them from the cache (`cachedVector`).
+ */
+export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: string[]): Promise<string[]> => {
   if (texts.length === 0) return []
   const hashes = texts.map(hashOf)
-  const { rows } = await q.query<{ text_hash: string; vector: number[] }>(
-    'SELECT text_hash, vector FROM embedding_cache WHERE model = $1 AND text_hash = ANY($2::text[])',
+  const { rows } = await q.query<{ text_hash: string }>(
+    'SELECT text_hash FROM embedding_cache WHERE model = $1 AND text_hash = ANY($2::text[])',
     [embedder.model, [...new Set(hashes)]],
   )
-  const known = new Map(rows.map((r) => [r.text_hash, r.vector]))
+  const known = new Set(rows.map((r) => r.text_hash))
   const missing = [...new Map(hashes.map((h, i) => [h, texts[i]] as const)).entries()].filter(([h]) => !known.has(h))
   if (missing.length > 0) {
     const vectors = await embedder.embed(missing.map(([, text]) => text))
@@ -37,10 +42,13 @@ export const embedCached = async (q: Queryable, embedder: Embedder, texts: strin
        SELECT $1, h, v::real[] FROM unnest($2::text[], $3::text[]) AS x(h, v) ON CONFLICT DO NOTHING`,
       [embedder.model, missing.map(([h]) => h), vectors.map((v) => `{${v.join(',')}}`)],
     )
-    missing.forEach(([h], i) => known.set(h, vectors[i]))
   }
-  return hashes.map((h) => known.get(h)!)
+  return hashes
 }
+
+/** SQL for the cached vector of a model (a SQL expression) and a text hash (another), as a pgvector `vector` or a `real[]`. */
+export const cachedVector = (model: string, hash: string, pgvector: boolean) =>
+  `(SELECT ec.vector FROM embedding_cache ec WHERE ec.model = ${model} AND ec.text_hash = ${hash})::${pgvector ? 'vector' : 'real[]'}`
 
 /** Whether pgvector can be used here (PGlite ships it; a server may not have it installed). */
 export const enableVectors = async (q: Queryable): Promise<boolean> => {

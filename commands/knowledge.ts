@@ -8,7 +8,7 @@ import { type ChunkSpans, type Chunking, type EntryMetadata, type StorageInfo, e
 import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
-import { embedCached, embeddingInput } from '../adapters/embeddingCache'
+import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import { countTokens } from '../adapters/text'
 import { chunkText } from '../workers/chunker'
 import { type CommandContext, handle, load } from './handle'
@@ -128,7 +128,7 @@ export const prepareContent = async (
   await onEmbedding?.()
   if (embed) {
     try {
-      await embedCached(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))
+      await ensureEmbedded(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))
     } catch (error) {
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../adapters/db'
-import { embedCached, embeddingInput } from '../adapters/embeddingCache'
+import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import { embeddings } from '../domain/embeddings'
@@ -27,7 +27,7 @@ export const reembedWorkspace = async (store: EventStore, db: Queryable, embedde
     'SELECT c.content, x.title FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE c.workspace_id = $1 AND x.embed ORDER BY c.id',
     [workspaceId],
   )
-  for (let i = 0; i < rows.length; i += BATCH) await embedCached(db, embedder, rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)))
+  for (let i = 0; i < rows.length; i += BATCH) await ensureEmbedded(db, embedder, rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)))
   const ctx = { actor: { kind: 'system' as const, process: 'reembed' }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId }
   const done = await handle(store, streams.reembed(workspaceId), embeddings, { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } }, ctx)
   if (done._tag === 'Left') throw new Error(done.left.message)

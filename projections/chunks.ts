@@ -1,5 +1,5 @@
 import type { Client } from '../adapters/db'
-import { embedCached, embeddingInput } from '../adapters/embeddingCache'
+import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
@@ -95,10 +95,10 @@ const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, w
     [arg],
   )
   if (rows.length === 0) return
-  const vectors = await embedCached(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
+  const hashes = await ensureEmbedded(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
   await tx.query(
-    `UPDATE kb_chunks c SET model = $1, embedding = u.v::${pgvector ? 'vector' : 'real[]'} FROM unnest($2::text[], $3::text[]) AS u(id, v) WHERE c.id = u.id`,
-    [embedder.model, rows.map((r) => r.id), vectors.map((v) => (pgvector ? `[${v.join(',')}]` : `{${v.join(',')}}`))],
+    `UPDATE kb_chunks c SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[], $3::text[]) AS u(id, h) WHERE c.id = u.id`,
+    [embedder.model, rows.map((r) => r.id), hashes],
   )
 }
 
@@ -109,15 +109,15 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
   if (!rows[0]) return
   const { embed, title } = rows[0]
   const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
-  const vectors = embed ? await embedCached(tx, embedder, chunks.map((c) => embeddingInput(title, c.text))) : []
+  const hashes = embed ? await ensureEmbedded(tx, embedder, chunks.map((c) => embeddingInput(title, c.text))) : []
   await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [entryId])
   if (chunks.length === 0) return
   await tx.query(
     `INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
        is_enabled, source, category, tags, model, embedding, page_url)
      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.metadata->>'category', ${TAGS},
-       $2, v::${pgvector ? 'vector' : 'real[]'}, p
-     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[]) AS u(i, c, s, so, eo, tc, v, p)
+       $2, ${cachedVector('$2', 'h', pgvector)}, p
+     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[]) AS u(i, c, s, so, eo, tc, h, p)
      JOIN kb_chunk_entries x ON x.entry_id = $1`,
     [
       entryId,
@@ -128,7 +128,7 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
       chunks.map((c) => c.start),
       chunks.map((c) => c.end),
       chunks.map((c) => c.tokenCount),
-      chunks.map((_, i) => (embed ? (pgvector ? `[${vectors[i].join(',')}]` : `{${vectors[i].join(',')}}`) : null)),
+      chunks.map((_, i) => (embed ? hashes[i] : null)),
       chunks.map((c) => c.pageUrl ?? null),
     ],
   )

@@ -1,5 +1,5 @@
 import type { Client } from '../adapters/db'
-import { embedCached, embeddingInput } from '../adapters/embeddingCache'
+import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { PageEvent } from '../domain/page'
@@ -42,13 +42,13 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         const { pageId, version, content } = e.data
         const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [pageId])
         if (!rows[0]) return
-        const [vector] = await embedCached(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
+        const [hash] = await ensureEmbedded(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
         await tx.query(
           `INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, model, embedding)
            SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
-             NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, $5, $6::${vectors ? 'vector' : 'real[]'}
+             NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, $5, ${cachedVector('$5', '$6', vectors)}
            FROM kb_page_index_pages WHERE page_id = $1 ON CONFLICT DO NOTHING`,
-          [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, vectors ? `[${vector.join(',')}]` : `{${vector.join(',')}}`],
+          [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, hash],
         )
         await tx.query('UPDATE kb_page_index SET latest = false WHERE page_id = $1 AND version < $2', [pageId, version])
         await dropUnserved(tx, pageId)
