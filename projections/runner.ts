@@ -14,11 +14,13 @@ export interface ProjectorStatus {
 }
 
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
+const handles = (projector: Projector, event: RecordedEvent) => projector.handles === 'all' || projector.handles.includes(event.type)
+
 export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
   let position = after
   for (const event of events) {
     if (event.position <= after) continue
-    if (projector.handles === 'all' || projector.handles.includes(event.type)) {
+    if (handles(projector, event)) {
       try {
         await projector.apply(tx, event)
       } catch (error) {
@@ -55,18 +57,21 @@ export const installProjector = async (db: Database, projector: Projector) => {
 }
 
 /**
- * Feeds each projector from its checkpoint: catch up, then live. Each batch's writes and the
- * checkpoint commit in one transaction. A projector that throws stops, logged with the position.
+ * Feeds the projectors from their checkpoints: catch up, then live. One loop reads the log once
+ * for all of them and applies a batch to every projector that handles some of it in one
+ * transaction, with their checkpoints, so a write costs one read and one commit, not one per
+ * projector. When that transaction fails, the batch is applied projector by projector: a
+ * projector that throws stops alone, logged with the position, and the others go on.
  */
 export class ProjectionRunner {
   private readonly status = new Map<string, ProjectorStatus>()
   private readonly progress = new EventEmitter()
   private stopping = false
-  private loops: Promise<void>[] = []
+  private loop?: Promise<void>
   private wakers = new Set<() => void>()
   private offAppend?: () => void
-  /** Reads in flight by position: projectors at the same position share one read of the log. */
-  private reads = new Map<number, Promise<RecordedEvent[]>>()
+  /** Positions recorded in checkpoint rows, by projector. */
+  private readonly saved = new Map<string, number>()
 
   constructor(
     private readonly db: Database,
@@ -83,7 +88,7 @@ export class ProjectionRunner {
       this.status.set(p.name, { name: p.name, state: 'starting', position: 0 })
     }
     this.offAppend = this.store.onAppend(() => this.wakeAll())
-    this.loops = this.projectors.map((p) => this.run(p))
+    this.loop = this.run()
   }
 
   private wakeAll() {
@@ -102,57 +107,104 @@ export class ProjectionRunner {
     })
   }
 
-  private async run(projector: Projector) {
-    const status = this.status.get(projector.name)!
-    status.position = await this.checkpoint(projector.name)
-    status.state = 'running'
+  private async run() {
+    for (const p of this.projectors) {
+      const status = this.status.get(p.name)!
+      status.position = await this.checkpoint(p.name)
+      status.state = 'running'
+      this.saved.set(p.name, status.position)
+    }
     this.progress.emit('progress')
-    let saved = status.position
     while (!this.stopping) {
       const idle = this.waitForAppend(1000)
+      const running = this.projectors.filter((p) => this.status.get(p.name)!.state === 'running')
+      if (running.length === 0) break
       let events: RecordedEvent[] = []
       try {
-        events = await this.readAfter(status.position)
-        const handled = events.some((e) => projector.handles === 'all' || projector.handles.includes(e.type))
-        if (events.length > 0 && !handled) {
-          // Nothing to write: move on in memory; the checkpoint row catches up when idle.
-          status.position = events[events.length - 1].position
-          this.progress.emit('progress')
-        } else if (events.length === 0 && saved < status.position) {
-          status.position = saved = await this.saveCheckpoint(projector.name, status.position)
-        } else if (events.length > 0) {
-          status.position = saved = await inTransaction(this.db.pool, async (tx) => {
-            const { rows } = await tx.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [projector.name])
-            // A rebuild may have swapped in tables that are ahead of what we read.
-            const after = Math.max(rows[0].position, status.position)
-            const position = await applyBatch(tx, projector, events, after)
-            if (position > rows[0].position) {
-              await tx.query('UPDATE projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1', [projector.name, position])
-            }
-            return position
-          })
-          this.progress.emit('progress', projector.name)
-        }
+        events = await this.store.readAll({ after: Math.min(...running.map((p) => this.status.get(p.name)!.position)), maxCount: BATCH })
       } catch (error) {
-        const failure = error instanceof ProjectionError ? error : undefined
-        status.state = 'failed'
-        status.error = { message: (error as Error).message, position: failure?.event.position ?? status.position, type: failure?.event.type ?? '' }
-        this.log.error({ projector: projector.name, position: status.error.position, eventType: status.error.type, err: error }, 'projector stopped')
-        this.progress.emit('progress')
-        return
+        this.log.error({ err: error }, 'projections could not read the log; retrying')
       }
+      if (events.length === 0) await this.saveIdleCheckpoints(running)
+      else await this.applyAll(running, events)
       if (events.length < BATCH) await idle
     }
-    status.state = 'stopped'
+    for (const s of this.status.values()) if (s.state === 'running') s.state = 'stopped'
   }
 
-  private readAfter(after: number) {
-    let read = this.reads.get(after)
-    if (!read) {
-      read = this.store.readAll({ after, maxCount: BATCH }).finally(() => this.reads.delete(after))
-      this.reads.set(after, read)
+  private async applyAll(running: Projector[], events: RecordedEvent[]) {
+    const last = events[events.length - 1].position
+    const writers = running.filter((p) => {
+      const after = this.status.get(p.name)!.position
+      return events.some((e) => e.position > after && handles(p, e))
+    })
+    for (const p of running) {
+      // Nothing to write: move on in memory; the checkpoint row catches up when idle.
+      if (!writers.includes(p)) this.status.get(p.name)!.position = Math.max(this.status.get(p.name)!.position, last)
     }
-    return read
+    if (writers.length > 0) {
+      try {
+        const reached = await inTransaction(this.db.pool, (tx) => this.applyIn(tx, writers, events))
+        writers.forEach((p, i) => this.advance(p.name, reached[i]))
+      } catch {
+        // Find the projector that cannot apply this batch: each alone, in its own transaction.
+        for (const p of writers) {
+          try {
+            const [reached] = await inTransaction(this.db.pool, (tx) => this.applyIn(tx, [p], events))
+            this.advance(p.name, reached)
+          } catch (error) {
+            this.fail(p.name, error)
+          }
+        }
+      }
+    }
+    this.progress.emit('progress')
+  }
+
+  /** Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions reached. */
+  private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[]) {
+    const names = projectors.map((p) => p.name)
+    const { rows } = await tx.query<{ name: string; position: number }>('SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE', [names])
+    const recorded = new Map(rows.map((r) => [r.name, r.position]))
+    const reached: number[] = []
+    for (const p of projectors) {
+      // A rebuild may have swapped in tables that are ahead of what we read.
+      reached.push(await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.status.get(p.name)!.position)))
+    }
+    await tx.query(
+      `UPDATE projection_checkpoints c SET position = u.position, updated_at = now()
+       FROM unnest($1::text[], $2::bigint[]) AS u(name, position) WHERE c.name = u.name AND c.position < u.position`,
+      [names, reached],
+    )
+    return reached
+  }
+
+  private advance(name: string, position: number) {
+    const status = this.status.get(name)!
+    status.position = Math.max(status.position, position)
+    this.saved.set(name, status.position)
+    this.progress.emit('progress', name)
+  }
+
+  private fail(name: string, error: unknown) {
+    const status = this.status.get(name)!
+    const failure = error instanceof ProjectionError ? error : undefined
+    status.state = 'failed'
+    status.error = { message: (error as Error).message, position: failure?.event.position ?? status.position, type: failure?.event.type ?? '' }
+    this.log.error({ projector: name, position: status.error.position, eventType: status.error.type, err: error }, 'projector stopped')
+  }
+
+  /** Records the positions reached through events the projectors do not handle. */
+  private async saveIdleCheckpoints(running: Projector[]) {
+    for (const p of running) {
+      const status = this.status.get(p.name)!
+      if ((this.saved.get(p.name) ?? 0) >= status.position) continue
+      try {
+        this.saved.set(p.name, await this.saveCheckpoint(p.name, status.position))
+      } catch (error) {
+        this.log.error({ projector: p.name, err: error }, 'checkpoint not saved; retrying')
+      }
+    }
   }
 
   /** Records a position reached through events the projector does not handle. */
@@ -211,6 +263,6 @@ export class ProjectionRunner {
     this.stopping = true
     this.offAppend?.()
     this.wakeAll()
-    await Promise.all(this.loops)
+    await this.loop
   }
 }

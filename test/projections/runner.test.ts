@@ -111,7 +111,7 @@ test('the admin endpoint rebuilds all and reports status with lag 0; unknown nam
   ok(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }))
 })
 
-test('a projector that throws stops at that event, logs its position, and never skips it', async () => {
+test('a projector that throws stops at that event, logs its position, and never skips it; the others sharing its batches go on', async () => {
   const db = await testPglite()
   const store = await PostgresEventStore.open(db)
   const lines: any[] = []
@@ -127,14 +127,24 @@ test('a projector that throws stops at that event, logs its position, and never 
       await tx.query('INSERT INTO fragile_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
     },
   }
+  const healthy: Projector = {
+    name: 'healthy', version: 1, tables: ['healthy_rows'],
+    schema: 'CREATE TABLE healthy_rows (position bigint PRIMARY KEY)',
+    handles: ['Good', 'Bad'],
+    async apply(tx, e) {
+      await tx.query('INSERT INTO healthy_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
+    },
+  }
   await store.append('s-1', [event('Good')], 'no_stream')
   const bad = await store.append('s-1', [event('Bad')], 0)
   await store.append('s-1', [event('Good')], 1)
-  const runner = new ProjectionRunner(db, store, [fragile], log)
+  const runner = new ProjectionRunner(db, store, [fragile, healthy], log)
   await runner.start()
   const reached = await runner.waitFor(bad.position + 1, 1500)
   assert.is(reached, false)
-  const [status] = runner.statuses()
+  const [status, other] = runner.statuses()
+  assert.equal([other.state, other.position], ['running', bad.position + 1])
+  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM healthy_rows')).rows[0].n, 3)
   assert.is(status.state, 'failed')
   assert.is(status.error?.position, bad.position)
   assert.is(lines[0]?.position, bad.position)
