@@ -1,4 +1,4 @@
-import { type Database, type Queryable, inTransaction } from './db'
+import type { Queryable } from './db'
 import { type Scope, scopeSql } from './textIndex/port'
 
 export interface VectorHit {
@@ -21,22 +21,21 @@ export interface VectorQuery {
 /**
  * Nearest rows by cosine distance over the HNSW index. The scope's conditions sit in the same
  * scan, and pgvector's iterative scan (relaxed order, re-sorted here) keeps reading the index
- * until `limit` rows pass them. Only vectors of `model` are compared.
+ * until `limit` rows pass them. Only vectors of `model` are compared. `tx` is a connection inside
+ * a transaction: the planner settings below end with it.
  */
-export const vectorSearch = async (db: Database, { table, key, vector, model, scope, limit }: VectorQuery): Promise<VectorHit[]> => {
+export const vectorSearch = async (tx: Queryable, { table, key, vector, model, scope, limit }: VectorQuery): Promise<VectorHit[]> => {
   const s = scopeSql(scope, 4)
-  const rows = await inTransaction(db.pool, async (tx) => {
-    await tx.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-    // The planner underrates the cost of computing distances and may prefer sorting every row
-    // of the workspace (tens of ms at 10,000 chunks) to the HNSW scan: take that choice away.
-    await tx.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off')
-    const { rows } = await tx.query<{ id: string; key: string; distance: number }>(
-      `SELECT id, ${key} AS key, embedding <=> $1::vector AS distance FROM ${table}
-       WHERE model = $3${s.sql} ORDER BY embedding <=> $1::vector LIMIT $2`,
-      [`[${vector.join(',')}]`, limit, model, ...s.args],
-    )
-    return rows
-  })
+  // The planner underrates the cost of computing distances and may prefer sorting every row
+  // of the workspace (tens of ms at 10,000 chunks) to the HNSW scan: take that choice away.
+  await tx.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off")
+  const { rows } = await tx.query<{ id: string; key: string; distance: number }>(
+    `SELECT id, ${key} AS key, embedding <=> $1::vector AS distance FROM ${table}
+     WHERE model = $3${s.sql} ORDER BY embedding <=> $1::vector LIMIT $2`,
+    [`[${vector.join(',')}]`, limit, model, ...s.args],
+  )
+  // Back to the planner's own choices for whatever else the transaction reads.
+  await tx.query('SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; SET LOCAL enable_sort TO DEFAULT')
   return rows.map((r) => ({ id: r.id, key: r.key, score: Math.min(1, Math.max(0, 1 - r.distance)) })).sort((a, b) => b.score - a.score)
 }
 

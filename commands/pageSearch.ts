@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Scope } from '../adapters/textIndex/port'
 import { pageSearch } from '../domain/search'
 import { type CommandContext, handle } from './handle'
-import { type Mode, keep, rank } from './ranking'
+import { type Mode, embedQuery, inSnapshot, keep, rank } from './ranking'
 import type { SearchDeps } from './search'
 import { CANDIDATES } from './search'
 import { streams } from './streams'
@@ -29,17 +29,21 @@ const rowsOf = (scope: PageScope): Scope =>
  * version.
  */
 export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: PageScope, req: { query: string; mode: Mode; limit: number; minScore: number }) => {
-  const { hits, mode, fallback } = await rank(deps, {
-    table: 'kb_page_index', key: 'page_id', scope: rowsOf(scope), query: req.query, mode: req.mode, candidates: Math.max(CANDIDATES, req.limit * 4),
-  })
-  const kept = keep(hits, req.minScore, req.limit)
-  const { rows } = kept.length
-    ? await deps.db.pool.query('SELECT id, page_id, version, title, content FROM kb_page_index WHERE id = ANY($1::text[])', [kept.map((h) => h.id)])
-    : { rows: [] }
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  const results: PageResult[] = kept.flatMap((h) => {
-    const r = byId.get(h.id)
-    return r ? [{ pageId: r.page_id, title: r.title, version: r.version, content: r.content, score: h.score, citation: `${r.title} · v${r.version}` }] : []
+  const vector = await embedQuery(deps, req.mode, req.query)
+  const { results, mode, fallback } = await inSnapshot(deps.db, async (tx) => {
+    const ranked = await rank(deps, tx, {
+      table: 'kb_page_index', key: 'page_id', scope: rowsOf(scope), query: req.query, mode: req.mode, candidates: Math.max(CANDIDATES, req.limit * 4),
+    }, vector)
+    const kept = keep(ranked.hits, req.minScore, req.limit)
+    const { rows } = kept.length
+      ? await tx.query('SELECT id, page_id, version, title, content FROM kb_page_index WHERE id = ANY($1::text[])', [kept.map((h) => h.id)])
+      : { rows: [] }
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    const served: PageResult[] = kept.flatMap((h) => {
+      const r = byId.get(h.id)
+      return r ? [{ pageId: r.page_id, title: r.title, version: r.version, content: r.content, score: h.score, citation: `${r.title} · v${r.version}` }] : []
+    })
+    return { results: served, mode: ranked.mode, fallback: ranked.fallback }
   })
   const searchId = randomUUID()
   deps.citations.record(() => handle(deps.store, streams.search(searchId), pageSearch, {

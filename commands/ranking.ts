@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either'
-import type { Database } from '../adapters/db'
+import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { Scope, TextIndex } from '../adapters/textIndex/port'
 import { hasVectors, vectorSearch } from '../adapters/vectorIndex'
@@ -61,31 +61,56 @@ const fuse = (legs: Hit[][]) => {
   return [...fused.values()].map((f) => ({ ...f.best, score: f.score / max })).sort((a, b) => b.score - a.score)
 }
 
-/** The vector leg, or why it cannot answer (then the search answers from text). */
-const vectorLeg = async (deps: RankDeps, q: RankQuery): Promise<E.Either<string, Hit[]>> => {
-  if (!deps.vectors) return E.left('this database has no pgvector')
-  const { table, key, scope, candidates } = q
-  if (!(await hasVectors(deps.db.pool, table, deps.embedder.model, scope))) return E.left('there are no embeddings of the current model to search')
-  let vector: number[]
+/** The query's vector for the vector leg, or why there is none (then the search answers from text). */
+export type QueryVector = E.Either<string, number[]> | undefined
+
+/**
+ * Embeds the query for vector and hybrid search (text needs none), before the search takes a
+ * connection: a slow model never holds the database.
+ */
+export const embedQuery = async (deps: RankDeps, mode: Mode, query: string): Promise<QueryVector> => {
+  if (mode === 'text' || !deps.vectors) return undefined
   try {
-    ;[vector] = await deps.embedder.embed([q.query])
+    return E.right((await deps.embedder.embed([query]))[0])
   } catch (error) {
     return E.left(`the embedding model failed: ${(error as Error).message}`)
   }
-  return E.right(await vectorSearch(deps.db, { table, key, vector, model: deps.embedder.model, scope, limit: candidates }))
+}
+
+/**
+ * Runs a search's reads in one read-only transaction on one connection: both legs and the rows
+ * served come from one snapshot, and on PGlite's single connection a search waits for other
+ * work once rather than once per query.
+ */
+export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
+  inTransaction(db.pool, async (tx) => {
+    await tx.query('SET TRANSACTION READ ONLY')
+    return fn(tx)
+  })
+
+/** The vector leg, or why it cannot answer (then the search answers from text). */
+const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<E.Either<string, Hit[]>> => {
+  if (!deps.vectors) return E.left('this database has no pgvector')
+  const { table, key, scope, candidates } = q
+  if (!(await hasVectors(tx, table, deps.embedder.model, scope))) return E.left('there are no embeddings of the current model to search')
+  if (!vector) return E.left('the query was not embedded')
+  if (E.isLeft(vector)) return vector
+  return E.right(await vectorSearch(tx, { table, key, vector: vector.right, model: deps.embedder.model, scope, limit: candidates }))
 }
 
 /**
  * SPEC.md's search modes over any indexed table: text (BM25), vector (cosine), or hybrid (RRF of
  * both), one hit per key with its best row. Vector and hybrid fall back to text when there are no
- * vectors to search or the embedder fails; the answer says which mode answered and why.
+ * vectors to search or the embedder failed; the answer says which mode answered and why. `tx` is
+ * the search's snapshot (`inSnapshot`), `vector` the query's (`embedQuery`).
  */
-export const rank = async (deps: RankDeps, q: RankQuery): Promise<{ hits: Hit[]; mode: Mode; fallback?: string }> => {
-  const text = () => deps.textIndex.search(deps.db.pool, { table: q.table, key: q.key, query: q.query, scope: q.scope, limit: q.candidates })
+export const rank = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<{ hits: Hit[]; mode: Mode; fallback?: string }> => {
+  const text = () => deps.textIndex.search(tx, { table: q.table, key: q.key, query: q.query, scope: q.scope, limit: q.candidates })
   if (q.mode === 'text') return { hits: bestPerKey(await text()), mode: 'text' }
-  const [vector, keyword] = await Promise.all([vectorLeg(deps, q), q.mode === 'hybrid' ? text() : Promise.resolve([])])
-  if (E.isLeft(vector)) return { hits: bestPerKey(q.mode === 'hybrid' ? keyword : await text()), mode: 'text', fallback: vector.left }
-  return { hits: q.mode === 'hybrid' ? fuse([vector.right, keyword]) : bestPerKey(vector.right), mode: q.mode }
+  const semantic = await vectorLeg(deps, tx, q, vector)
+  const keyword = q.mode === 'hybrid' || E.isLeft(semantic) ? await text() : []
+  if (E.isLeft(semantic)) return { hits: bestPerKey(keyword), mode: 'text', fallback: semantic.left }
+  return { hits: q.mode === 'hybrid' ? fuse([semantic.right, keyword]) : bestPerKey(semantic.right), mode: q.mode }
 }
 
 /** Scores are served rounded; minScore compares what the client sees; then the limit. */

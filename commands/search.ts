@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import type { Database } from '../adapters/db'
+import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import { type SearchFilters, chunkScope } from '../adapters/textIndex/port'
 import { search as searchDecider } from '../domain/search'
@@ -8,7 +8,7 @@ import { type DomainError, fail } from '../domain/shared'
 import { readKbConfig } from '../projections/knowledge'
 import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
-import { type Hit, type Mode, type RankDeps, keep, rank } from './ranking'
+import { type Hit, type Mode, type RankDeps, embedQuery, inSnapshot, keep, rank } from './ranking'
 import { streams } from './streams'
 
 export type { Mode }
@@ -51,14 +51,19 @@ export const searchKnowledge = async (
   workspaceId: string,
   req: SearchRequest,
 ): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string }>> => {
-  // A read: the configuration as the read model holds it (a PATCH's answer waited for it).
-  const config = await readKbConfig(deps.db.pool, workspaceId)
-  if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-  const { hits, mode, fallback } = await rank(deps, {
-    table: 'kb_chunks', key: 'entry_id', scope: chunkScope(workspaceId, req.filters), query: req.query, mode: req.mode,
-    candidates: Math.max(CANDIDATES, req.limit * 4),
+  const vector = await embedQuery(deps, req.mode, req.query)
+  const found = await inSnapshot(deps.db, async (tx) => {
+    // The configuration as the read model holds it (a PATCH's answer waited for it).
+    const config = await readKbConfig(tx, workspaceId)
+    if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
+    const { hits, mode, fallback } = await rank(deps, tx, {
+      table: 'kb_chunks', key: 'entry_id', scope: chunkScope(workspaceId, req.filters), query: req.query, mode: req.mode,
+      candidates: Math.max(CANDIDATES, req.limit * 4),
+    }, vector)
+    return E.right({ results: await hydrate(tx, workspaceId, keep(hits, req.minScore, req.limit)), mode, ...(fallback ? { fallback } : {}) })
   })
-  const results = await hydrate(deps.db, workspaceId, keep(hits, req.minScore, req.limit))
+  if (E.isLeft(found)) return found
+  const { results, mode } = found.right
   const searchId = randomUUID()
   deps.citations.record(() => handle(
     deps.store,
@@ -67,12 +72,12 @@ export const searchKnowledge = async (
     { type: 'RecordSearch', data: { searchId, workspaceId, mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
     { ...ctx, workspaceId },
   ))
-  return E.right({ results, mode, ...(fallback ? { fallback } : {}) })
+  return found
 }
 /** Entry fields and chunk text of the kept hits; an entry deleted or disabled meanwhile drops out. */
-export const hydrate = async (db: Database, workspaceId: string, hits: Hit[]): Promise<SearchResult[]> => {
+export const hydrate = async (q: Queryable, workspaceId: string, hits: Hit[]): Promise<SearchResult[]> => {
   if (hits.length === 0) return []
-  const { rows } = await db.pool.query(
+  const { rows } = await q.query(
     `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, e.id, e.title, e.source, e.metadata
      FROM kb_chunks c JOIN kb_entries e ON e.id = c.entry_id
      WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled`,

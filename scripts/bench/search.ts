@@ -1,17 +1,19 @@
 // `npm run bench -- search`: search latency through the HTTP API against the same index queries run
 // directly on the same database in the same run, at growing corpus sizes; then hybrid p95 while
 // ingestion runs beside it. Corpus: the evaluation documents, repeated, in chunks of 100 tokens.
+// The HTTP clients run on threads of their own (load.ts); the direct SQL runs on the service's.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../../adapters/logger'
 import { chunkScope } from '../../adapters/textIndex/port'
-import { vectorSearch } from '../../adapters/vectorIndex'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
-import { hydrate } from '../../commands/search'
+import { startLoad } from './load'
+import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../commands/ranking'
+import { CANDIDATES, hydrate } from '../../commands/search'
 import { readKbConfig } from '../../projections/knowledge'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
@@ -71,18 +73,24 @@ try {
     await call('/api/v1/knowledge', token, { title: `${d.title} #${created}`, source: 'text', content: `${d.text}\n\nCopy ${created}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })
     created++
   }
+  /** Search latencies through the API from client threads of their own (scripts/bench/load.ts). */
+  const searches = async (mode: string, clients: number) => {
+    const load = startLoad({ url: service.url, token, path: '/api/v1/knowledge/search', clients, count: QUERIES_PER_RUN, bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0 })) })
+    const out = await load.done
+    resets += load.resets()
+    return out
+  }
   const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
-  // The SQL a search runs: the workspace's configuration, the index queries, and reading the rows served.
-  const legs = {
-    text: (q: string) => deps.textIndex.search(deps.db.pool, { table: 'kb_chunks', key: 'entry_id', query: q, scope: chunkScope(ws.id, filters), limit: 50 }),
-    vector: async (q: string) => vectorSearch(deps.db, { table: 'kb_chunks', key: 'entry_id', vector: (await deps.embedder.embed([q]))[0], model: deps.embedder.model, scope: chunkScope(ws.id, filters), limit: 50 }),
-    hybrid: async (q: string) => (await Promise.all([legs.text(q), legs.vector(q)])).flat(),
-  }
-  const directSearch = (mode: keyof typeof legs) => async (q: string) => {
-    await readKbConfig(deps.db.pool, ws.id)
-    const hits = await legs[mode](q)
-    await hydrate(deps.db, ws.id, hits.slice(0, 10))
+  // The SQL a search runs, called directly: the workspace's configuration, the index queries
+  // (commands/ranking.ts), and reading the rows served.
+  const directSearch = (mode: Mode) => async (query: string) => {
+    const vector = await embedQuery(deps, mode, query)
+    await inSnapshot(deps.db, async (tx) => {
+      await readKbConfig(tx, ws.id)
+      const { hits } = await rank(deps, tx, { table: 'kb_chunks', key: 'entry_id', scope: chunkScope(ws.id, filters), query, mode, candidates: CANDIDATES }, vector)
+      await hydrate(tx, ws.id, keep(hits, 0, 10))
+    })
   }
   const direct = { text: directSearch('text'), vector: directSearch('vector'), hybrid: directSearch('hybrid') }
   for (const size of SIZES) {
@@ -90,25 +98,28 @@ try {
     while ((await chunkCount()) < size) await ingest()
     await analyzeSearchTables(deps.db)
     process.stderr.write(`corpus: ${await chunkCount()} chunks (${created} entries), built in ${Math.round((Date.now() - t0) / 1000)} s\n`)
+    // Warm both paths alike: every query once in every mode, before either is measured.
+    for (const mode of ['text', 'vector', 'hybrid'] as const) for (const q of queries) await direct[mode](q)
     for (const mode of ['text', 'vector', 'hybrid'] as const) {
       for (const clients of [1, 8]) {
-        const api = await latencies(clients, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode, limit: 10, minScore: 0 }))
+        const api = await searches(mode, clients)
         const sql = await latencies(clients, (i) => direct[mode](queries[i % queries.length]))
         rows.push(`| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`)
       }
     }
   }
-  // Hybrid while ingestion runs at full speed beside it.
-  const idle = await latencies(1, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 }))
-  let ingesting = true
-  const writer = (async () => {
-    while (ingesting) await ingest()
-  })()
-  const busy = await latencies(1, (i) => call('/api/v1/knowledge/search', token, { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 }))
-  ingesting = false
-  await writer
+  // Hybrid while ingestion runs at full speed beside it (one writer, its own client thread).
+  const idle = await searches('hybrid', 1)
+  const writer = startLoad({
+    url: service.url, token, path: '/api/v1/knowledge', clients: 1, count: Infinity,
+    bodies: docs.map((d) => ({ title: `${d.title} #w{{i}}`, source: 'text', content: `${d.text}\n\nWriter copy {{i}}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })),
+  })
+  const busy = await searches('hybrid', 1)
+  writer.stop()
+  const written = (await writer.done).length
+  resets += writer.resets()
   process.stdout.write('\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n')
-  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms: ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`)
+  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms (${written} entries written meanwhile): ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`)
 } finally {
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })

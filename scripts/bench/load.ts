@@ -1,0 +1,80 @@
+// The benchmarks' HTTP clients run in a worker thread: a client's own work (fetch, JSON) must not
+// share the service's thread (PGlite runs on it too), as no real client would.
+import { fileURLToPath } from 'node:url'
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+
+export interface Load {
+  url: string
+  token: string
+  path: string
+  /** Request bodies, cycled; `{{i}}` in a string is replaced by the request's number. */
+  bodies: unknown[]
+  /** Concurrent clients. */
+  clients: number
+  /** Requests in all; Infinity runs until `stop`. */
+  count: number
+}
+
+export interface Running {
+  /** Latencies in ms, in completion order, once the load has ended. */
+  done: Promise<number[]>
+  stop(): void
+  /** Requests retried once after a pooled connection was reset under the client. */
+  resets: () => number
+}
+
+const BOOTSTRAP = fileURLToPath(new URL('../../workers/tsWorker.mjs', import.meta.url))
+
+export const startLoad = (load: Load): Running => {
+  let resets = 0
+  const worker = new Worker(BOOTSTRAP, { workerData: { module: import.meta.url, load: { ...load, count: Number.isFinite(load.count) ? load.count : -1 } } })
+  const done = new Promise<number[]>((resolve, reject) => {
+    worker.on('message', (m: { latencies?: number[]; resets?: number; error?: string }) => {
+      if (m.resets) resets = m.resets
+      if (m.error) reject(new Error(m.error))
+      if (m.latencies) resolve(m.latencies)
+    })
+    worker.once('error', reject)
+  }).finally(() => worker.terminate())
+  return { done, stop: () => worker.postMessage('stop'), resets: () => resets }
+}
+
+/** Runs `load` to its end; answers the latencies. */
+export const runLoad = (load: Load) => startLoad(load).done
+
+const fill = (body: unknown, i: number) => JSON.stringify(body).replaceAll('{{i}}', String(i))
+
+const work = async ({ url, token, path, bodies, clients, count }: Load) => {
+  let stopped = false
+  let resets = 0
+  parentPort!.on('message', () => {
+    stopped = true
+  })
+  const post = async (body: string, retry = true): Promise<void> => {
+    let res: Response
+    try {
+      res = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body })
+    } catch (error) {
+      if (!retry) throw error
+      parentPort!.postMessage({ resets: ++resets })
+      return post(body, false)
+    }
+    const json = (await res.json()) as { success: boolean }
+    if (!json.success) throw new Error(`${path}: ${JSON.stringify(json)}`)
+  }
+  const latencies: number[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (!stopped && (count < 0 || next < count)) {
+      const i = next++
+      const t = performance.now()
+      await post(fill(bodies[i % bodies.length], i))
+      latencies.push(performance.now() - t)
+    }
+  }))
+  parentPort!.postMessage({ latencies })
+}
+
+if (!isMainThread && workerData?.load) {
+  work(workerData.load).catch((error: Error) => parentPort!.postMessage({ error: error.message }))
+}
