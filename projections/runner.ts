@@ -13,9 +13,9 @@ export interface ProjectorStatus {
   error?: { message: string; position: number; type: string }
 }
 
-/** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
 const handles = (projector: Projector, event: RecordedEvent) => projector.handles === 'all' || projector.handles.includes(event.type)
 
+/** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
 export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
   let position = after
   for (const event of events) {

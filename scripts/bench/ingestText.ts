@@ -9,6 +9,7 @@ import { createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
 import { chunkText } from '../../workers/chunker'
+import { runLoad } from './load'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)
 const LOCAL_ENTRIES = Number(process.env.BENCH_LOCAL_ENTRIES ?? 100)
@@ -55,7 +56,7 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
   const floorSeconds = (performance.now() - t0) / 1000
   await embedder.close?.()
 
-  // The service: one client creating the same entries through the API.
+  // The service, through its HTTP API.
   const service = await startService(config.right, createLogger('silent'))
   const call = async (method: string, p: string, token: string, body: unknown) => {
     const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -69,13 +70,12 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
   const { access_token } = await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
   await call('PATCH', '/api/v1/knowledge/config', access_token, { maxDocuments: 1_000_000 })
   await call('POST', '/api/v1/knowledge', access_token, { title: 'warm up', source: 'text', content: 'warm up' })
-  const apiLatency: number[] = []
+  // One client, on a thread of its own (load.ts), creating the same entries one after another.
   t0 = performance.now()
-  for (const [i, text] of texts.entries()) {
-    const t = performance.now()
-    await call('POST', '/api/v1/knowledge', access_token, { title: `Entry ${i}`, source: 'text', content: text })
-    apiLatency.push(performance.now() - t)
-  }
+  const apiLatency = await runLoad({
+    url: service.url, token: access_token, path: '/api/v1/knowledge', clients: 1, count: n,
+    bodies: texts.map((content, i) => ({ title: `Entry ${i}`, source: 'text', content })),
+  })
   const apiSeconds = (performance.now() - t0) / 1000
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })
