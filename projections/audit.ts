@@ -23,16 +23,26 @@ export const auditProjector: Projector = {
     CREATE INDEX audit_events_stream ON audit_events (workspace_id, stream_id, position);
   `,
   handles: 'all',
-  async apply(tx: Client, e: RecordedEvent) {
-    const workspaceId = e.metadata.workspaceId
-    if (!workspaceId) return
-    // A deleted entry's stream is cut to its tombstone in the store; its audit rows follow, so the
-    // trail keeps who deleted it and when, and equals a rebuild.
-    if (e.type === 'EntryDeleted') await tx.query('DELETE FROM audit_events WHERE stream_id = $1 AND position < $2', [e.streamId, e.position])
+  apply(tx: Client, e: RecordedEvent) {
+    return this.applyEvents!(tx, [e])
+  },
+  async applyEvents(tx: Client, events: RecordedEvent[]) {
+    const rows = events.filter((e) => e.metadata.workspaceId)
+    if (rows.length === 0) return
     await tx.query(
       `INSERT INTO audit_events (position, workspace_id, stream_id, revision, event_id, type, actor, actor_id, data, metadata, time)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (position) DO NOTHING`,
-      [e.position, workspaceId, e.streamId, e.revision, e.id, e.type, JSON.stringify(e.metadata.actor), actorId(e.metadata.actor), JSON.stringify(withoutHashes(e.data)), JSON.stringify(e.metadata), e.time],
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::jsonb[], $11::timestamptz[])
+       ON CONFLICT (position) DO NOTHING`,
+      [
+        rows.map((e) => e.position), rows.map((e) => e.metadata.workspaceId), rows.map((e) => e.streamId), rows.map((e) => e.revision),
+        rows.map((e) => e.id), rows.map((e) => e.type), rows.map((e) => JSON.stringify(e.metadata.actor)), rows.map((e) => actorId(e.metadata.actor)),
+        rows.map((e) => JSON.stringify(withoutHashes(e.data))), rows.map((e) => JSON.stringify(e.metadata)), rows.map((e) => e.time),
+      ],
     )
+    // A deleted entry's stream is cut to its tombstone in the store; its audit rows follow, so the
+    // trail keeps who deleted it and when, and equals a rebuild.
+    for (const e of rows) {
+      if (e.type === 'EntryDeleted') await tx.query('DELETE FROM audit_events WHERE stream_id = $1 AND position < $2', [e.streamId, e.position])
+    }
   },
 }

@@ -18,6 +18,11 @@ export interface Projector {
   handles: readonly string[] | 'all'
   /** Must be idempotent: applying an event twice changes nothing. */
   apply(tx: Client, event: RecordedEvent): Promise<void>
+  /**
+   * Optional: applies events it handles, in log order, with the same result as `apply` on each
+   * (a projector that writes one row per event does it in one statement).
+   */
+  applyEvents?(tx: Client, events: RecordedEvent[]): Promise<void>
 }
 
 export const checkpointSchema = `

@@ -17,6 +17,15 @@ const handles = (projector: Projector, event: RecordedEvent) => projector.handle
 
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
 export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
+  if (projector.applyEvents) {
+    const handled = events.filter((e) => e.position > after && handles(projector, e))
+    try {
+      if (handled.length > 0) await projector.applyEvents(tx, handled)
+    } catch (error) {
+      throw new ProjectionError(projector.name, handled[0], error)
+    }
+    return Math.max(after, events[events.length - 1]?.position ?? after)
+  }
   let position = after
   for (const event of events) {
     if (event.position <= after) continue

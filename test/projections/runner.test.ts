@@ -74,6 +74,10 @@ test('every projector is idempotent: applying every event twice changes nothing'
       for (const e of events) if (p.handles === 'all' || p.handles.includes(e.type)) await p.apply(tx, e)
     })
     assert.equal(await dump(db, p), before, p.name)
+    if (p.applyEvents) {
+      await inTransaction(db.pool, (tx) => p.applyEvents!(tx, events.filter((e) => p.handles === 'all' || p.handles.includes(e.type))))
+      assert.equal(await dump(db, p), before, `${p.name}, all events in one call`)
+    }
   }
 })
 
