@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import type { Logger } from 'pino'
 
 /** How long a search's record waits for others to be appended with it. */
-export const FLUSH_MS = 100
+const FLUSH_MS = 100
 const MAX_PENDING = 200
 
 type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
