@@ -4,6 +4,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { TextIndex } from '../adapters/textIndex/port'
+import { hnswIndexDdl } from '../adapters/vectorIndex'
 import type { EmbeddingsRebuilt } from '../domain/embeddings'
 import type { ChunkSpans, EntryEvent } from '../domain/entry'
 import type { Projector } from './projector'
@@ -24,7 +25,7 @@ export interface ChunksOptions {
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 4,
+  version: 5,
   tables: ['kb_chunks', 'kb_chunk_entries'],
   schema: `
     CREATE TABLE kb_chunks (
@@ -34,7 +35,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       tags text[] NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
-    ${vectors ? 'CREATE INDEX kb_chunks_hnsw ON kb_chunks USING hnsw (embedding vector_cosine_ops);' : ''}
+    ${vectors ? hnswIndexDdl('kb_chunks') : ''}
     ${textIndex.indexDdl('kb_chunks')}
     CREATE TABLE kb_chunk_entries (
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,

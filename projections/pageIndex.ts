@@ -2,6 +2,7 @@ import type { Client } from '../adapters/db'
 import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
+import { hnswIndexDdl } from '../adapters/vectorIndex'
 import type { PageEvent } from '../domain/page'
 import type { ChunksOptions } from './chunks'
 import type { Projector } from './projector'
@@ -16,7 +17,7 @@ export const PAGE_EMBED_CHARS = 8000
  */
 export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'page-index',
-  version: 1,
+  version: 2,
   tables: ['kb_page_index', 'kb_page_index_pages'],
   schema: `
     CREATE TABLE kb_page_index (
@@ -24,7 +25,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
       title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL, pinned boolean NOT NULL,
       model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
-    ${vectors ? 'CREATE INDEX kb_page_index_hnsw ON kb_page_index USING hnsw (embedding vector_cosine_ops);' : ''}
+    ${vectors ? hnswIndexDdl('kb_page_index') : ''}
     ${textIndex.indexDdl('kb_page_index')}
     CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text);
   `,
