@@ -63,6 +63,8 @@ const RETRIES = 20
  * With `expectedRevision` (a client's guard) a stale revision answers VERSION_CONFLICT; without
  * it a concurrent writer makes the handler re-read and decide again. A command that depends on
  * the state (a page's new content and its size of change) is given as a function of the state.
+ * With `fresh` (a stream id the caller has just generated) the first attempt skips the read: the
+ * stream starts empty, and should it not be, the append's revision check sends it to a re-read.
  */
 export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   store: EventStore,
@@ -70,10 +72,12 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   decider: Decider<C, Ev, S>,
   command: C | ((state: S) => E.Either<DomainError, C>),
   ctx: CommandContext,
-  options: { expectedRevision?: number | 'no_stream' } = {},
+  options: { expectedRevision?: number | 'no_stream'; fresh?: boolean } = {},
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
   for (let attempt = 0; ; attempt++) {
-    const { state, revision } = await load(store, streamId, decider)
+    const { state, revision } = options.fresh && attempt === 0
+      ? { state: decider.initialState(), revision: 'no_stream' as const }
+      : await load(store, streamId, decider)
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       return E.left(versionConflict(streamId, revision))
     }

@@ -29,7 +29,7 @@ export const createSourcedEntry = async (deps: KnowledgeDeps, ctx: CommandContex
   const queued = await handle(deps.store, streams.task(taskId), task, {
     type: 'QueueTask',
     data: { taskId, workspaceId: input.workspaceId, entryId: id, kind: 'ingest', force: true, input: taskInput, title: input.title, chunking, embed: config.ingestion.autoEmbed, maxBytes: config.maxFileSize },
-  }, ctx)
+  }, ctx, { fresh: true })
   if (E.isLeft(queued)) return queued
   const { chunkingOptions: _, ...fields } = input
   const { url: _u, crawl: _c, storage: _s, ...common } = fields as typeof fields & { url?: string; crawl?: CrawlOptions; storage?: StorageInfo }
@@ -40,7 +40,7 @@ export const createSourcedEntry = async (deps: KnowledgeDeps, ctx: CommandContex
       createdBy: actorIdOf(ctx), taskId,
       ...('url' in input ? { sourceUrl: input.url, crawl: input.crawl, sync: DEFAULT_SYNC } : { storage: input.storage }),
     },
-  }, ctx)
+  }, ctx, { fresh: true })
   return E.map((h: { position: number }) => ({ id, taskId, position: h.position }))(done)
 }
 

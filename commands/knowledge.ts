@@ -85,7 +85,7 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   const done = await handle(deps.store, streams.entry(id), entry, {
     type: 'CreateEntry',
     data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy: actorIdOf(ctx) },
-  }, ctx)
+  }, ctx, { fresh: true })
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
 

@@ -52,6 +52,6 @@ export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: 
       searchId, workspaceId: scope.workspaceId, mode, citations: results.map((r) => ({ pageId: r.pageId, version: r.version })),
       ...(scope.kind === 'pack' ? { packSlug: scope.slug } : {}),
     },
-  }, { ...ctx, workspaceId: scope.workspaceId }))
+  }, { ...ctx, workspaceId: scope.workspaceId }, { fresh: true }))
   return { results, mode, ...(fallback ? { fallback } : {}) }
 }

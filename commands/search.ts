@@ -71,6 +71,7 @@ export const searchKnowledge = async (
     searchDecider,
     { type: 'RecordSearch', data: { searchId, workspaceId, mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
     { ...ctx, workspaceId },
+    { fresh: true },
   ))
   return found
 }

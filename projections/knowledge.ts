@@ -46,6 +46,17 @@ export const knowledgeProjector: Projector = {
   handles: [
     'EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'EntryContentProcessed', 'EntrySyncUnchanged',
     'EntryProcessingFailed', 'EntrySyncRequested', 'EntrySyncConfigured', 'TaskStarted', 'TaskProgressed', 'TaskCompleted', 'TaskFailed', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged', 'SearchServed'],
+  /** Searches come in runs (their citations are appended together): each run is one statement. */
+  async applyEvents(tx: Client, events: RecordedEvent[]) {
+    for (let i = 0; i < events.length;) {
+      let end = i
+      while (end < events.length && events[end].type === 'SearchServed') end++
+      if (end > i) {
+        await countSearches(tx, events.slice(i, end))
+        i = end
+      } else await this.apply(tx, events[i++])
+    }
+  },
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as Event
     const at = recorded.metadata.at
@@ -153,14 +164,7 @@ export const knowledgeProjector: Projector = {
         await tx.query('DELETE FROM kb_folders WHERE id = $1', [e.data.folderId])
         return
       case 'SearchServed':
-        // Counted once per search: the row keyed by position makes a replay change nothing.
-        await tx.query(
-          `WITH served AS (
-             INSERT INTO kb_searches (position, workspace_id, at, entry_ids) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (position) DO NOTHING RETURNING entry_ids)
-           UPDATE kb_entries SET cited_count = cited_count + 1 WHERE id = ANY((SELECT entry_ids FROM served)::text[])`,
-          [recorded.position, e.data.workspaceId, at, e.data.entryIds],
-        )
+        await countSearches(tx, [recorded])
         return
       case 'KbConfigChanged': {
         // Merging the same changes twice gives the same config: idempotent.
@@ -174,6 +178,23 @@ export const knowledgeProjector: Projector = {
       }
     }
   },
+}
+
+/**
+ * Searches served: a row each, and one citation for each entry a search served. Counted once per
+ * search: the rows keyed by position make a replay change nothing.
+ */
+const countSearches = (tx: Client, searches: RecordedEvent[]) => {
+  const data = searches.map((r) => (r.data as SearchServed['data']))
+  return tx.query(
+    `WITH served AS (
+       INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
+       SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
+       ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
+     cited AS (SELECT id, count(*)::int AS n FROM served, unnest(entry_ids) AS id GROUP BY id)
+     UPDATE kb_entries e SET cited_count = e.cited_count + cited.n FROM cited WHERE e.id = cited.id`,
+    [searches.map((r) => r.position), data.map((d) => d.workspaceId), searches.map((r) => r.metadata.at), data.map((d) => JSON.stringify(d.entryIds))],
+  )
 }
 
 /** A workspace's configuration as this projection holds it (the defaults until first changed). */
