@@ -26,7 +26,7 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
     if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true })
     db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } })
   } else db = dataDir
-  const pool = new pg.Pool(createPgConfig(db) as unknown as pg.PoolConfig)
+  const pool = new pg.Pool(createPgConfig(yielding(db)) as unknown as pg.PoolConfig)
   return {
     pool,
     kind: 'pglite',
@@ -35,6 +35,34 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
       await db.close()
     },
   }
+}
+
+/** At most this long (ms) of PGlite work runs before the event loop is let through. */
+const SLICE_MS = 2
+
+/**
+ * PGlite answers in promises that settle without I/O, so a transaction's statements (and what
+ * awaits them) run as one chain of microtasks: while a writer's transaction runs, no request is
+ * even read. This lets the event loop through (setImmediate, after the I/O poll) once a slice of
+ * time is spent, so a search that arrives meanwhile queues for the connection at once.
+ */
+const yielding = (db: PGlite): PGlite => {
+  let since = performance.now()
+  const execProtocolStream: PGlite['execProtocolStream'] = async (...args) => {
+    if (performance.now() - since > SLICE_MS) {
+      await new Promise(setImmediate)
+      since = performance.now()
+    }
+    return db.execProtocolStream(...args)
+  }
+  // Everything else is the instance's own (bound to it: its fields are private).
+  return new Proxy(db, {
+    get: (target, prop) => {
+      if (prop === 'execProtocolStream') return execProtocolStream
+      const value = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 export const openPostgres = async (url: string, max = 10): Promise<Database> => {

@@ -22,6 +22,7 @@ import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
 import { CredentialCache } from './auth'
+import { settleCitations } from './route'
 import type { Config } from './config'
 import type { Deps } from './deps'
 
@@ -98,7 +99,8 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       stopSweeper()
       stopMaintenance()
       stopSync()
-      await deps.citations.settle()
+      // The searches' citations still waiting are appended, and counted before the runner stops.
+      await settleCitations(deps)
       offProgress()
       offAccounts()
       await outbox.stop()

@@ -96,6 +96,13 @@ export class ProjectionRunner {
       await installProjector(this.db, p)
       this.status.set(p.name, { name: p.name, state: 'starting', position: 0 })
     }
+    // Running from the checkpoints once start() answers, as /health reports.
+    for (const p of this.projectors) {
+      const status = this.status.get(p.name)!
+      status.position = await this.checkpoint(p.name)
+      status.state = 'running'
+      this.saved.set(p.name, status.position)
+    }
     this.offAppend = this.store.onAppend(() => this.wakeAll())
     this.loop = this.run()
   }
@@ -117,12 +124,6 @@ export class ProjectionRunner {
   }
 
   private async run() {
-    for (const p of this.projectors) {
-      const status = this.status.get(p.name)!
-      status.position = await this.checkpoint(p.name)
-      status.state = 'running'
-      this.saved.set(p.name, status.position)
-    }
     this.progress.emit('progress')
     while (!this.stopping) {
       const idle = this.waitForAppend(1000)
