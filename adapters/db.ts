@@ -43,15 +43,23 @@ const SLICE_MS = 2
 /**
  * PGlite answers in promises that settle without I/O, so a transaction's statements (and what
  * awaits them) run as one chain of microtasks: while a writer's transaction runs, no request is
- * even read. This lets the event loop through (setImmediate, after the I/O poll) once a slice of
- * time is spent, so a search that arrives meanwhile queues for the connection at once.
+ * even read. Once a chain has run SLICE_MS, this lets the event loop through (setImmediate, after
+ * the I/O poll), so a search that arrives meanwhile queues for the connection at once. A chain's
+ * start is the first call after the loop has turned (a check-phase callback tells).
  */
 const yielding = (db: PGlite): PGlite => {
-  let since = performance.now()
+  let since = 0
+  let turned = true
+  const turn = () => {
+    turned = true
+  }
   const execProtocolStream: PGlite['execProtocolStream'] = async (...args) => {
-    if (performance.now() - since > SLICE_MS) {
-      await new Promise(setImmediate)
+    if (turned) {
+      turned = false
       since = performance.now()
+      setImmediate(turn)
+    } else if (performance.now() - since > SLICE_MS) {
+      await new Promise(setImmediate)
     }
     return db.execProtocolStream(...args)
   }

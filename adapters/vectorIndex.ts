@@ -21,9 +21,9 @@ export interface VectorQuery {
 /**
  * The HNSW index of a table's `embedding` column. m = 8 (pgvector's default is 16) makes an
  * insertion about 2.7 times cheaper, which every write pays on the service's thread in PGlite; the
- * searches make up the recall with a wider candidate list (EF_SEARCH). Measured in README.md
- * ("Search"): at ef_search 100, m = 8 finds more of the true nearest rows than m = 16 at pgvector's
- * default ef_search of 40, in less time a query.
+ * searches make up the recall with a wider candidate list (EF_SEARCH). Measured (README.md, the
+ * search benchmark): at ef_search 100, m = 8 finds more of the true nearest rows than m = 16 at
+ * pgvector's default ef_search of 40, in less time a query.
  */
 export const hnswIndexDdl = (table: string) =>
   `CREATE INDEX ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops) WITH (m = 8, ef_construction = 64);`

@@ -105,6 +105,7 @@ try {
         const api = await searches(mode, clients)
         const sql = await latencies(clients, (i) => direct[mode](queries[i % queries.length]))
         rows.push(`| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`)
+        process.stderr.write(`${rows[rows.length - 1]}\n`)
       }
     }
   }
