@@ -8,7 +8,7 @@ export const BATCH = 1000
 
 export interface ProjectorStatus {
   name: string
-  state: 'starting' | 'running' | 'rebuilding' | 'failed' | 'stopped'
+  state: 'running' | 'rebuilding' | 'failed' | 'stopped'
   position: number
   error?: { message: string; position: number; type: string }
 }
@@ -92,16 +92,12 @@ export class ProjectionRunner {
   }
 
   async start() {
-    for (const p of this.projectors) {
-      await installProjector(this.db, p)
-      this.status.set(p.name, { name: p.name, state: 'starting', position: 0 })
-    }
     // Running from the checkpoints once start() answers, as /health reports.
     for (const p of this.projectors) {
-      const status = this.status.get(p.name)!
-      status.position = await this.checkpoint(p.name)
-      status.state = 'running'
-      this.saved.set(p.name, status.position)
+      await installProjector(this.db, p)
+      const position = await this.checkpoint(p.name)
+      this.status.set(p.name, { name: p.name, state: 'running', position })
+      this.saved.set(p.name, position)
     }
     this.offAppend = this.store.onAppend(() => this.wakeAll())
     this.loop = this.run()
