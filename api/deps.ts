@@ -8,6 +8,7 @@ import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/citations'
 import type { ProjectionRunner } from '../projections/runner'
 import type { CredentialCache } from './auth'
+import type { ParserPool } from '../workers/parserPool'
 import type { Config } from './config'
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */
@@ -26,6 +27,8 @@ export interface Deps {
   /** SHA-256 of the admin token. */
   adminTokenHash: string
   blobs: BlobStore
+  /** Parsers and the chunker, in worker threads. */
+  parsers: ParserPool
   queue: JobQueue
   /** Searches' citations, appended in batches off the answer's path. */
   citations: CitationLog

@@ -68,7 +68,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   }
   await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
   const deps: Deps = {
-    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, queue,
+    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, parsers, queue,
     citations: new CitationLog(log), credentials: new CredentialCache(),
   }
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
@@ -82,7 +82,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const address = server.address() as { port: number }
   const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool })
   const stopMaintenance = startMaintenance(db, log)
-  const stopSync = startSyncScheduler({ store, db: db.pool, embedder }, log, config.syncScheduleMs)
+  const stopSync = startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
   log.info({ url, database: db.kind }, 'service ready')

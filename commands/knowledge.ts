@@ -9,8 +9,8 @@ import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
 import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
-import { countTokens } from '../adapters/text'
-import { chunkText } from '../workers/chunker'
+import type { Section } from '../workers/chunker'
+import type { ParserPool } from '../workers/parserPool'
 import { type CommandContext, handle, load } from './handle'
 import { streams } from './streams'
 
@@ -19,6 +19,8 @@ export interface KnowledgeDeps {
   /** Read models, for the document count of the quota and a folder's entries. */
   db: Queryable
   embedder: Embedder
+  /** Content is chunked in a worker thread, off the event loop. */
+  parsers: Pick<ParserPool, 'chunk'>
 }
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -89,11 +91,7 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
 
-/** A part of an entry's content; a crawled page's chunks remember the page they came from. */
-export interface Section {
-  text: string
-  pageUrl?: string
-}
+export type { Section }
 
 export interface Prepared {
   content: string
@@ -107,7 +105,7 @@ export interface Prepared {
  * Sections are joined by a blank line and chunked one by one.
  */
 export const prepareContent = async (
-  deps: Pick<KnowledgeDeps, 'db' | 'embedder'>,
+  deps: Pick<KnowledgeDeps, 'db' | 'embedder' | 'parsers'>,
   title: string,
   sections: Section[],
   chunking: Chunking,
@@ -115,16 +113,7 @@ export const prepareContent = async (
   /** Told when chunking is done and embedding starts (a task's progress). */
   onEmbedding?: () => Promise<unknown>,
 ): Promise<E.Either<DomainError, Prepared>> => {
-  let content = ''
-  const chunks: (ChunkSpans[number] & { text: string })[] = []
-  for (const section of sections) {
-    if (content) content += '\n\n'
-    const offset = content.length
-    content += section.text
-    for (const c of chunkText(section.text, chunking)) {
-      chunks.push({ text: c.text, start: c.start + offset, end: c.end + offset, tokenCount: c.tokenCount, ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}) })
-    }
-  }
+  const { content, tokenCount, chunks } = await deps.parsers.chunk(sections, chunking)
   await onEmbedding?.()
   if (embed) {
     try {
@@ -133,7 +122,7 @@ export const prepareContent = async (
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }
   }
-  return E.right({ content, tokenCount: countTokens(content), chunks: chunks.map(({ text: _, ...span }) => span) })
+  return E.right({ content, tokenCount, chunks: chunks.map(({ text: _, ...span }) => span) })
 }
 
 export const updateEntry = async (

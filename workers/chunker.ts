@@ -83,3 +83,41 @@ export const chunkText = (content: string, options: ChunkingOptions): Chunk[] =>
   }
   return chunks
 }
+
+/** A part of an entry's content; a crawled page's chunks remember the page they came from. */
+export interface Section {
+  text: string
+  pageUrl?: string
+}
+
+export interface SectionChunk {
+  text: string
+  start: number
+  end: number
+  tokenCount: number
+  pageUrl?: string
+}
+
+export interface ChunkedContent {
+  content: string
+  tokenCount: number
+  chunks: SectionChunk[]
+}
+
+/**
+ * An entry's content from its sections (joined by a blank line, each chunked on its own), its
+ * chunks with their offsets in it, and its token count. Runs in a parser worker (parserPool.ts).
+ */
+export const chunkSections = (sections: Section[], options: ChunkingOptions): ChunkedContent => {
+  let content = ''
+  const chunks: SectionChunk[] = []
+  for (const section of sections) {
+    if (content) content += '\n\n'
+    const offset = content.length
+    content += section.text
+    for (const c of chunkText(section.text, options)) {
+      chunks.push({ text: c.text, start: c.start + offset, end: c.end + offset, tokenCount: c.tokenCount, ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}) })
+    }
+  }
+  return { content, tokenCount: countTokens(content), chunks }
+}

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import type { ChunkedContent, ChunkingOptions, Section } from './chunker'
 import { ParseError, type ParseInput, type Parsed } from './parsers'
 
 const BOOTSTRAP = fileURLToPath(new URL('./tsWorker.mjs', import.meta.url))
@@ -13,9 +14,14 @@ export interface ParserLimits {
   workers: number
 }
 
+/** What a worker does: extract a document's text, or chunk an entry's content (tokenizing is CPU work too). */
+export type WorkerJob = { kind: 'parse'; input: ParseInput } | { kind: 'chunk'; sections: Section[]; options: ChunkingOptions }
+
+const doing = { parse: 'parsing', chunk: 'chunking' } as const
+
 interface Job {
-  input: ParseInput
-  resolve: (p: Parsed) => void
+  job: WorkerJob
+  resolve: (result: never) => void
   reject: (e: Error) => void
 }
 
@@ -25,8 +31,9 @@ interface Slot {
 }
 
 /**
- * Parsers run in worker threads with a heap limit and a deadline: a parse that overruns is
- * killed with its worker (which is replaced), and its job fails with the reason.
+ * Parsers and the chunker run in worker threads with a heap limit and a deadline, off the event
+ * loop that answers requests: a job that overruns is killed with its worker (which is replaced),
+ * and fails with the reason.
  */
 export class ParserPool {
   private slots: Slot[] = []
@@ -37,9 +44,20 @@ export class ParserPool {
   constructor(private limits: ParserLimits) {}
 
   parse(input: ParseInput): Promise<Parsed> {
+    return this.run({ kind: 'parse', input })
+  }
+
+  chunk(sections: Section[], options: ChunkingOptions): Promise<ChunkedContent> {
+    return this.run({ kind: 'chunk', sections, options })
+  }
+
+  private run<T>(job: WorkerJob): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
-    return new Promise((resolve, reject) => {
-      this.queue.push({ input, resolve, reject })
+    return new Promise<T>((resolve, reject) => {
+      // Chunking is short and someone waits on it (an entry's create, a task's last steps): it goes first.
+      const queued = { job, resolve: resolve as (result: never) => void, reject }
+      if (job.kind === 'chunk') this.queue.unshift(queued)
+      else this.queue.push(queued)
       this.pump()
     })
   }
@@ -57,13 +75,13 @@ export class ParserPool {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 64 },
     })
     const slot: Slot = { worker }
-    worker.on('message', (m: { ok: boolean; parsed?: Parsed; message?: string; expected?: boolean }) => {
+    worker.on('message', (m: { ok: boolean; result?: never; message?: string; expected?: boolean }) => {
       const job = slot.job
       if (!job) return
       clearTimeout(job.timer)
       slot.job = undefined
-      if (m.ok) job.resolve(m.parsed!)
-      else job.reject(m.expected ? new ParseError(m.message!) : new ParseError(`the parser failed: ${m.message}`))
+      if (m.ok) job.resolve(m.result!)
+      else job.reject(m.expected ? new ParseError(m.message!) : new ParseError(`${doing[job.job.kind]} failed: ${m.message}`))
       this.pump()
     })
     const lost = (reason: string) => {
@@ -98,12 +116,12 @@ export class ParserPool {
         this.slots = this.slots.filter((s) => s !== busy)
         const running = busy.job
         busy.job = undefined
-        running?.reject(new ParseError(`parsing took longer than ${this.limits.timeoutMs} ms`))
+        running?.reject(new ParseError(`${doing[job.job.kind]} took longer than ${this.limits.timeoutMs} ms`))
         void busy.worker.terminate()
         this.pump()
       }, this.limits.timeoutMs)
       busy.job = { ...job, timer }
-      busy.worker.postMessage({ id, input: job.input })
+      busy.worker.postMessage({ id, job: job.job })
     }
   }
 }

@@ -1,10 +1,13 @@
 import { parentPort } from 'node:worker_threads'
+import { chunkSections } from './chunker'
 import { ParseError, parse } from './parsers'
+import type { WorkerJob } from './parserPool'
 
-// One parse at a time per worker; the pool kills and replaces a worker that overruns.
-parentPort!.on('message', async ({ id, input }) => {
+// One job at a time per worker; the pool kills and replaces a worker that overruns.
+parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) => {
   try {
-    parentPort!.postMessage({ id, ok: true, parsed: await parse(input) })
+    const result = job.kind === 'parse' ? await parse(job.input) : chunkSections(job.sections, job.options)
+    parentPort!.postMessage({ id, ok: true, result })
   } catch (error) {
     parentPort!.postMessage({ id, ok: false, expected: error instanceof ParseError, message: (error as Error).message })
   }

@@ -64,7 +64,7 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
   return problems.length ? E.left(problems) : E.right(refs)
 }
 
-export const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder })
+export const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder, parsers: deps.parsers })
 
 /** The entry as the read model holds it once it reached the write. */
 export const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runDueSyncs } from '../../workers/sync'
+import { knowledgeDeps } from '../../api/routes/entries'
 import { waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
@@ -23,7 +24,7 @@ const urlEntry = async (service: TestService, m: Member, url: string) => {
 /** What the scheduler sees once an entry's interval has passed. */
 const makeDue = (service: TestService, id: string) => service.deps.db.pool.query("UPDATE kb_entries SET next_sync_at = now() - interval '1 second' WHERE id = $1", [id])
 const tasksOf = async (service: TestService, id: string) => (await service.deps.db.pool.query('SELECT id, status FROM kb_tasks WHERE entry_id = $1 ORDER BY created_at', [id])).rows
-const schedule = async (service: TestService) => runDueSyncs({ store: service.deps.store, db: service.deps.db.pool, embedder: service.deps.embedder }, service.deps.log)
+const schedule = async (service: TestService) => runDueSyncs(knowledgeDeps(service.deps), service.deps.log)
 const settle = async (service: TestService, m: Member, id: string) => {
   for (const t of await tasksOf(service, id)) await waitForTask(service.call, m.token, t.id)
 }
