@@ -36,22 +36,36 @@ export const metadataOf = (ctx: CommandContext): EventMetadata => ({
 const CACHED_STREAMS = 2000
 const folds = new WeakMap<object, Map<string, { state: unknown; revision: number }>>()
 
-/** Loads a stream and folds it, checking each event against the aggregate's codec. */
-export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
+const cacheOf = (decider: object) => {
   let cache = folds.get(decider)
   if (!cache) folds.set(decider, (cache = new Map()))
-  const cached = cache.get(streamId) as { state: S; revision: number } | undefined
-  const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
-  let state = cached?.state ?? decider.initialState()
-  for (const r of recorded) {
+  return cache
+}
+
+const remember = (cache: Map<string, { state: unknown; revision: number }>, streamId: string, state: unknown, revision: number | 'no_stream') => {
+  cache.delete(streamId)
+  if (revision !== 'no_stream') cache.set(streamId, { state, revision })
+  if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!)
+}
+
+/** Folds events (as stored: JSON) into a state, checking each against the aggregate's codec. */
+const fold = <C, Ev, S>(decider: Decider<C, Ev, S>, streamId: string, state: S, events: { type: string; data: unknown; revision: number }[]) => {
+  for (const r of events) {
     const decoded = decider.events.decode({ type: r.type, data: r.data })
     if (E.isLeft(decoded)) throw new Error(`${streamId}@${r.revision}: ${PathReporter.report(decoded).join('; ')}`)
     state = decider.evolve(state, decoded.right)
   }
+  return state
+}
+
+/** Loads a stream and folds it, checking each event against the aggregate's codec. */
+export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
+  const cache = cacheOf(decider)
+  const cached = cache.get(streamId) as { state: S; revision: number } | undefined
+  const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
+  const state = fold(decider, streamId, cached?.state ?? decider.initialState(), recorded)
   const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : cached ? cached.revision : 'no_stream'
-  cache.delete(streamId)
-  if (revision !== 'no_stream') cache.set(streamId, { state, revision })
-  if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!)
+  remember(cache, streamId, state, revision)
   return { state, revision }
 }
 
@@ -65,6 +79,10 @@ const RETRIES = 20
  * the state (a page's new content and its size of change) is given as a function of the state.
  * With `fresh` (a stream id the caller has just generated) the first attempt skips the read: the
  * stream starts empty, and should it not be, the append's revision check sends it to a re-read.
+ * Likewise a stream this process has folded is decided on that fold without a read (a task's
+ * steps, one after another): a stale fold fails the revision check and is re-read, and a refusal
+ * or a no-op decided on it is decided again on a fresh read before it is answered. A client's
+ * `expectedRevision` is always checked against a fresh read.
  */
 export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   store: EventStore,
@@ -74,19 +92,23 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   ctx: CommandContext,
   options: { expectedRevision?: number | 'no_stream'; fresh?: boolean } = {},
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
+  const cache = cacheOf(decider)
   for (let attempt = 0; ; attempt++) {
+    const cached = attempt === 0 && options.expectedRevision === undefined ? (cache.get(streamId) as { state: S; revision: number } | undefined) : undefined
+    const unread = attempt === 0 && (options.fresh || cached !== undefined)
     const { state, revision } = options.fresh && attempt === 0
       ? { state: decider.initialState(), revision: 'no_stream' as const }
-      : await load(store, streamId, decider)
+      : cached ?? (await load(store, streamId, decider))
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       return E.left(versionConflict(streamId, revision))
     }
     const built = typeof command === 'function' ? (command as (state: S) => E.Either<DomainError, C>)(state) : E.right(command)
-    if (E.isLeft(built)) return built
-    const decided = decider.decide(built.right, state)
-    if (E.isLeft(decided)) return decided
+    const decided = E.isLeft(built) ? built : decider.decide(built.right, state)
+    if (E.isLeft(decided) || decided.right.length === 0) {
+      if (unread && !options.fresh) continue
+      return E.isLeft(decided) ? decided : E.right({ events: decided.right, position: 0, revision })
+    }
     const events = decided.right
-    if (events.length === 0) return E.right({ events, position: 0, revision })
     const metadata = metadataOf(ctx)
     try {
       const result = await store.append(
@@ -94,6 +116,10 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
         events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata })),
         revision,
       )
+      // The fold goes on from what was appended, as a read would give it back (JSON).
+      const first = revision === 'no_stream' ? 0 : revision + 1
+      const stored = events.map((e, i) => ({ type: e.type, data: JSON.parse(JSON.stringify(e.data)) as unknown, revision: first + i }))
+      remember(cache, streamId, fold(decider, streamId, state, stored), result.nextExpectedRevision)
       return E.right({ events, position: result.position, revision: result.nextExpectedRevision })
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error
