@@ -30,15 +30,17 @@ export const metadataOf = (ctx: CommandContext): EventMetadata => ({
   ...(ctx.workspaceId ? { workspaceId: ctx.workspaceId } : {}),
 })
 
-// Folded states by stream, per aggregate, so a load reads only the events appended since (a page
-// with hundreds of versions is not re-read whole on every write). Events never change once
-// written, so a cached fold stays true; the least recently loaded streams leave first.
+// Folded states by stream, per store and aggregate, so a load reads only the events appended
+// since (a page with hundreds of versions is not re-read whole on every write). Events never
+// change once written, so a cached fold stays true; the least recently used streams leave first.
 const CACHED_STREAMS = 2000
-const folds = new WeakMap<object, Map<string, { state: unknown; revision: number }>>()
+const folds = new WeakMap<EventStore, WeakMap<object, Map<string, { state: unknown; revision: number }>>>()
 
-const cacheOf = (decider: object) => {
-  let cache = folds.get(decider)
-  if (!cache) folds.set(decider, (cache = new Map()))
+const cacheOf = (store: EventStore, decider: object) => {
+  let byDecider = folds.get(store)
+  if (!byDecider) folds.set(store, (byDecider = new WeakMap()))
+  let cache = byDecider.get(decider)
+  if (!cache) byDecider.set(decider, (cache = new Map()))
   return cache
 }
 
@@ -60,7 +62,7 @@ const fold = <C, Ev, S>(decider: Decider<C, Ev, S>, streamId: string, state: S, 
 
 /** Loads a stream and folds it, checking each event against the aggregate's codec. */
 export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
-  const cache = cacheOf(decider)
+  const cache = cacheOf(store, decider)
   const cached = cache.get(streamId) as { state: S; revision: number } | undefined
   const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
   const state = fold(decider, streamId, cached?.state ?? decider.initialState(), recorded)
@@ -92,7 +94,7 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   ctx: CommandContext,
   options: { expectedRevision?: number | 'no_stream'; fresh?: boolean } = {},
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
-  const cache = cacheOf(decider)
+  const cache = cacheOf(store, decider)
   for (let attempt = 0; ; attempt++) {
     const cached = attempt === 0 && options.expectedRevision === undefined ? (cache.get(streamId) as { state: S; revision: number } | undefined) : undefined
     const unread = attempt === 0 && (options.fresh || cached !== undefined)

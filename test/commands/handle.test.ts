@@ -107,4 +107,19 @@ test('a client\'s expected revision is checked against a fresh read, never again
   assert.is(reads.n, 1)
 })
 
+test('folds are kept per store: a second database in the same process never sees the first one\'s', async ({ store }) => {
+  const db = await testPglite()
+  const other = await PostgresEventStore.open(db)
+  try {
+    assert.ok(E.isRight(await handle(store, 'counter-5', counter, { type: 'Count' }, ctx, { fresh: true })))
+    assert.ok(E.isRight(await handle(store, 'counter-5', counter, { type: 'Count' }, ctx)))
+    const elsewhere = await handle(other, 'counter-5', counter, { type: 'Publish' }, ctx)
+    assert.ok(E.isLeft(elsewhere))
+    assert.is(elsewhere.left.message, 'only 0 counted')
+  } finally {
+    await other.close()
+    await db.close()
+  }
+})
+
 test.run()
