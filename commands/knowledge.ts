@@ -91,8 +91,6 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
 
-export type { Section }
-
 export interface Prepared {
   content: string
   tokenCount: number

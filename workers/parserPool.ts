@@ -54,9 +54,11 @@ export class ParserPool {
   private run<T>(job: WorkerJob): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     return new Promise<T>((resolve, reject) => {
-      // Chunking is short and someone waits on it (an entry's create, a task's last steps): it goes first.
+      // Chunking is short and someone waits on it (an entry's create, a task's last steps): it
+      // goes ahead of the parses waiting, behind the chunkings waiting.
       const queued = { job, resolve: resolve as (result: never) => void, reject }
-      if (job.kind === 'chunk') this.queue.unshift(queued)
+      const firstParse = this.queue.findIndex((q) => q.job.kind === 'parse')
+      if (job.kind === 'chunk' && firstParse >= 0) this.queue.splice(firstParse, 0, queued)
       else this.queue.push(queued)
       this.pump()
     })

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { type ChunkedContent, chunkSections } from '../../workers/chunker'
 import { ParseError } from '../../workers/parsers'
 import { ParserPool } from '../../workers/parserPool'
 
@@ -33,6 +34,25 @@ test('a parser past its heap limit is killed and the job fails saying so', async
   const pool = new ParserPool({ timeoutMs: 60_000, memoryMb: 96, workers: 1 })
   const huge = Buffer.from(`<!doctype html><html><body>${'<div><p>sibling text</p></div>'.repeat(400_000)}</body></html>`)
   assert.match(await failure(pool.parse({ mimeType: 'text/html', bytes: huge })), 'ran out of memory')
+  await pool.close()
+})
+
+test('chunking runs in a worker, gives what chunkSections gives in-process, and goes ahead of waiting parses', async () => {
+  const pool = new ParserPool({ timeoutMs: 60_000, memoryMb: 256, workers: 1 })
+  const options = { chunkSizeTokens: 100, overlapTokens: 20, preserveSentences: true }
+  const sections = [{ text: 'The river carries silt to the delta. '.repeat(40) }, { text: 'Tides shape the marsh. '.repeat(30), pageUrl: 'https://example.com/b' }]
+  const finished: string[] = []
+  const html = (n: number) => ({ mimeType: 'text/html', bytes: Buffer.from(`<!doctype html><html><body>${'<p>a paragraph of text</p>'.repeat(n)}</body></html>`) })
+  // One worker: the first parse runs; the second waits, and the chunking queued after it overtakes it.
+  const jobs = [
+    pool.parse(html(2_000)).then(() => finished.push('parse 1')),
+    pool.parse(html(2_000)).then(() => finished.push('parse 2')),
+    pool.chunk(sections, options).then((chunked) => (finished.push('chunk'), chunked)),
+  ]
+  const chunked = (await Promise.all(jobs))[2]
+  assert.equal(finished, ['parse 1', 'chunk', 'parse 2'])
+  assert.equal(chunked, chunkSections(sections, options))
+  assert.ok((chunked as ChunkedContent).chunks.some((c) => c.pageUrl === 'https://example.com/b'))
   await pool.close()
 })
 
