@@ -33,22 +33,45 @@ export const metadataOf = (ctx: CommandContext): EventMetadata => ({
 // Folded states by stream, per store and aggregate, so a load reads only the events appended
 // since (a page with hundreds of versions is not re-read whole on every write). Events never
 // change once written, so a cached fold stays true; the least recently used streams leave first.
+// A fold may hold an entry's content: each is weighed by the JSON of the events folded into it,
+// and a cache keeps at most CACHED_BYTES of them.
 const CACHED_STREAMS = 2000
-const folds = new WeakMap<EventStore, WeakMap<object, Map<string, { state: unknown; revision: number }>>>()
+const CACHED_BYTES = 64 * 1024 * 1024
+interface Fold {
+  state: unknown
+  revision: number
+  bytes: number
+}
+interface Cache {
+  folds: Map<string, Fold>
+  bytes: number
+}
+const caches = new WeakMap<EventStore, WeakMap<object, Cache>>()
 
 const cacheOf = (store: EventStore, decider: object) => {
-  let byDecider = folds.get(store)
-  if (!byDecider) folds.set(store, (byDecider = new WeakMap()))
+  let byDecider = caches.get(store)
+  if (!byDecider) caches.set(store, (byDecider = new WeakMap()))
   let cache = byDecider.get(decider)
-  if (!cache) byDecider.set(decider, (cache = new Map()))
+  if (!cache) byDecider.set(decider, (cache = { folds: new Map(), bytes: 0 }))
   return cache
 }
 
-const remember = (cache: Map<string, { state: unknown; revision: number }>, streamId: string, state: unknown, revision: number | 'no_stream') => {
-  cache.delete(streamId)
-  if (revision !== 'no_stream') cache.set(streamId, { state, revision })
-  if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!)
+const forget = (cache: Cache, streamId: string) => {
+  const old = cache.folds.get(streamId)
+  if (!old) return
+  cache.folds.delete(streamId)
+  cache.bytes -= old.bytes
 }
+
+const remember = (cache: Cache, streamId: string, fold: Fold | undefined) => {
+  forget(cache, streamId)
+  if (!fold) return
+  cache.folds.set(streamId, fold)
+  cache.bytes += fold.bytes
+  while (cache.folds.size > CACHED_STREAMS || (cache.bytes > CACHED_BYTES && cache.folds.size > 1)) forget(cache, cache.folds.keys().next().value!)
+}
+
+const weight = (events: { data: unknown }[]) => events.reduce((n, e) => n + JSON.stringify(e.data ?? null).length, 0)
 
 /** Folds events (as stored: JSON) into a state, checking each against the aggregate's codec. */
 const fold = <C, Ev, S>(decider: Decider<C, Ev, S>, streamId: string, state: S, events: { type: string; data: unknown; revision: number }[]) => {
@@ -63,11 +86,11 @@ const fold = <C, Ev, S>(decider: Decider<C, Ev, S>, streamId: string, state: S, 
 /** Loads a stream and folds it, checking each event against the aggregate's codec. */
 export const load = async <C, Ev, S>(store: EventStore, streamId: string, decider: Decider<C, Ev, S>) => {
   const cache = cacheOf(store, decider)
-  const cached = cache.get(streamId) as { state: S; revision: number } | undefined
+  const cached = cache.folds.get(streamId)
   const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
-  const state = fold(decider, streamId, cached?.state ?? decider.initialState(), recorded)
+  const state = fold(decider, streamId, (cached?.state as S | undefined) ?? decider.initialState(), recorded)
   const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : cached ? cached.revision : 'no_stream'
-  remember(cache, streamId, state, revision)
+  remember(cache, streamId, revision === 'no_stream' ? undefined : { state, revision, bytes: (cached?.bytes ?? 0) + weight(recorded) })
   return { state, revision }
 }
 
@@ -96,11 +119,11 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
   const cache = cacheOf(store, decider)
   for (let attempt = 0; ; attempt++) {
-    const cached = attempt === 0 && options.expectedRevision === undefined ? (cache.get(streamId) as { state: S; revision: number } | undefined) : undefined
+    const cached = attempt === 0 && options.expectedRevision === undefined ? (cache.folds.get(streamId) as (Fold & { state: S }) | undefined) : undefined
     const unread = attempt === 0 && (options.fresh || cached !== undefined)
     const { state, revision } = options.fresh && attempt === 0
       ? { state: decider.initialState(), revision: 'no_stream' as const }
-      : cached ?? (await load(store, streamId, decider))
+      : (cached ?? (await load(store, streamId, decider)))
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       return E.left(versionConflict(streamId, revision))
     }
@@ -120,8 +143,10 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
       )
       // The fold goes on from what was appended, as a read would give it back (JSON).
       const first = revision === 'no_stream' ? 0 : revision + 1
-      const stored = events.map((e, i) => ({ type: e.type, data: JSON.parse(JSON.stringify(e.data)) as unknown, revision: first + i }))
-      remember(cache, streamId, fold(decider, streamId, state, stored), result.nextExpectedRevision)
+      const json = events.map((e) => JSON.stringify(e.data ?? null))
+      const stored = events.map((e, i) => ({ type: e.type, data: JSON.parse(json[i]) as unknown, revision: first + i }))
+      const bytes = (cache.folds.get(streamId)?.bytes ?? 0) + json.reduce((n, j) => n + j.length, 0)
+      remember(cache, streamId, { state: fold(decider, streamId, state, stored), revision: result.nextExpectedRevision, bytes })
       return E.right({ events, position: result.position, revision: result.nextExpectedRevision })
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error
