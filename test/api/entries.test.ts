@@ -37,6 +37,14 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
   assert.ok(rows.every((c: any) => c.token_count <= 100 && c.has_vector && c.model === 'hashing-v1'))
 })
 
+test('content that spells a tokenizer special token is stored and counted as text', async ({ svc, m }) => {
+  const content = 'A model stops at <|endoftext|> and <|fim_prefix|> marks a prefix.'
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Special tokens', source: 'text', content } }), 201)
+  assert.is(e.content, content)
+  // As text, `<|endoftext|>` is several tokens, not the one special token.
+  assert.ok(e.tokenCount > 16, String(e.tokenCount))
+})
+
 test('legacy sources are stored as given; every entry field is echoed on GET', async ({ svc, m }) => {
   const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'FAQ', source: 'faq', content: 'Q? A.', externalReferenceIds: { crm: 'C-1', ticket: 'T-9' } } }), 201)
   assert.is(e.source, 'faq')
