@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
+import pg from 'pg'
 import { createEmbedder } from '../../adapters/embedders'
 import { createLogger } from '../../adapters/logger'
 import { sniffType } from '../../adapters/sniff'
@@ -19,6 +20,8 @@ import { runUploads } from './uploads'
 const FILES = Number(process.env.BENCH_FILES ?? 200)
 const LOCAL_FILES = Number(process.env.BENCH_LOCAL_FILES ?? 40)
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672'
+/** A Postgres server: the hashing rows run on it too, each in a database of its own. */
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const ADMIN = 'bench-admin-token-0123456789'
 const PER_WORKSPACE = 20
 const POLL_MS = 250
@@ -89,10 +92,29 @@ const floor = async (files: File[], embedderName: string) => {
   return { seconds, chunks, p95: pct(done, 95) }
 }
 
-const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq') => {
+/** Runs fn against a fresh database on the server, dropped afterwards. */
+const withServerDatabase = async <T>(fn: (url: string) => Promise<T>): Promise<T> => {
+  const name = `kb_bench_${Date.now()}`
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: SERVER_URL })
+    await client.connect()
+    await client.query(sql).finally(() => client.end())
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  try {
+    const url = new URL(SERVER_URL)
+    url.pathname = `/${name}`
+    return await fn(url.toString())
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }
+}
+
+const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq', databaseUrl?: string) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-files-'))
   const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' }
   if (queue === 'rabbitmq') Object.assign(env, { AMQP_URL, AMQP_QUEUE: `kb.bench.${Date.now()}` })
+  if (databaseUrl) env.DATABASE_URL = databaseUrl
   const config = loadConfig(env)
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(config.right, createLogger('silent'))
@@ -124,16 +146,18 @@ const rows: string[] = []
 for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as const) {
   const files = await corpus(n)
   const base = await floor(files, embedderName)
-  for (const queue of ['memory', 'rabbitmq'] as const) {
-    const r = await throughService(files, embedderName, queue)
-    const f = (x: number, d = 1) => x.toFixed(d)
-    rows.push(
-      `| ${embedderName} | ${queue} | ${n} | ${f((n / base.seconds) * 60)} / ${f((n / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
-        `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
-    )
-    process.stderr.write(`${rows[rows.length - 1]}\n`)
+  for (const database of embedderName === 'hashing' ? (['PGlite', 'server'] as const) : (['PGlite'] as const)) {
+    for (const queue of ['memory', 'rabbitmq'] as const) {
+      const r = database === 'server' ? await withServerDatabase((url) => throughService(files, embedderName, queue, url)) : await throughService(files, embedderName, queue)
+      const f = (x: number, d = 1) => x.toFixed(d)
+      rows.push(
+        `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((n / base.seconds) * 60)} / ${f((n / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
+          `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
+      )
+      process.stderr.write(`${rows[rows.length - 1]}\n`)
+    }
   }
 }
-process.stdout.write('\n| embedder | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n')
+process.stdout.write('\n| embedder | database | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n')
 process.stdout.write(`${rows.join('\n')}\n`)
 process.exit(0)
