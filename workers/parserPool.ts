@@ -105,12 +105,19 @@ export class ParserPool {
     return slot
   }
 
+  /**
+   * At most `workers` parses run at once; one worker more is kept for chunking, so an entry's
+   * create never waits behind a long parse (only behind other chunkings).
+   */
   private pump() {
     while (this.queue.length && !this.closed) {
+      const parsing = this.slots.filter((s) => s.job?.job.kind === 'parse').length
+      const next = this.queue.findIndex((q) => q.job.kind === 'chunk' || parsing < this.limits.workers)
+      if (next < 0) return
       let slot = this.slots.find((s) => !s.job)
-      if (!slot && this.slots.length < this.limits.workers) slot = this.spawn()
+      if (!slot && this.slots.length < this.limits.workers + 1) slot = this.spawn()
       if (!slot) return
-      const job = this.queue.shift()!
+      const job = this.queue.splice(next, 1)[0]
       const id = ++this.seq
       const busy = slot
       const timer = setTimeout(() => {
