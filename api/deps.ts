@@ -7,8 +7,8 @@ import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/citations'
 import type { ProjectionRunner } from '../projections/runner'
-import type { CredentialCache } from './auth'
 import type { ParserPool } from '../workers/parserPool'
+import type { CredentialCache } from './auth'
 import type { Config } from './config'
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */
