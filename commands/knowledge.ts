@@ -108,11 +108,14 @@ export const prepareContent = async (
   sections: Section[],
   chunking: Chunking,
   embed: boolean,
-  /** Told when chunking is done and embedding starts (a task's progress). */
-  onEmbedding?: () => Promise<unknown>,
+  /**
+   * For a task: its chunking is background work (it shares the parsers' workers instead of the
+   * one kept for requests), and it is told when embedding starts (its progress).
+   */
+  task?: { onEmbedding: () => Promise<unknown> },
 ): Promise<E.Either<DomainError, Prepared>> => {
-  const { content, tokenCount, chunks } = await deps.parsers.chunk(sections, chunking)
-  await onEmbedding?.()
+  const { content, tokenCount, chunks } = await deps.parsers.chunk(sections, chunking, { background: task !== undefined })
+  await task?.onEmbedding()
   if (embed) {
     try {
       await ensureEmbedded(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))

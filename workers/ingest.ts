@@ -120,7 +120,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       }
       if (sections.every((s) => s.text.trim() === '')) throw new InputError('no text could be extracted from the document')
       await step(STEPS.chunk)
-      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, () => step(STEPS.embed))
+      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, { onEmbedding: () => step(STEPS.embed) })
       if (E.isLeft(prepared)) throw new Error(prepared.left.message)
       await step(STEPS.store)
       const content = prepared.right.content

@@ -15,7 +15,7 @@ export interface ParserLimits {
 }
 
 /** What a worker does: extract a document's text, or chunk an entry's content (tokenizing is CPU work too). */
-export type WorkerJob = { kind: 'parse'; input: ParseInput } | { kind: 'chunk'; sections: Section[]; options: ChunkingOptions }
+export type WorkerJob = { kind: 'parse'; input: ParseInput } | { kind: 'chunk'; sections: Section[]; options: ChunkingOptions; background: boolean }
 
 const doing = { parse: 'parsing', chunk: 'chunking' } as const
 
@@ -47,8 +47,9 @@ export class ParserPool {
     return this.run({ kind: 'parse', input })
   }
 
-  chunk(sections: Section[], options: ChunkingOptions): Promise<ChunkedContent> {
-    return this.run({ kind: 'chunk', sections, options })
+  /** A request's chunking may use the worker kept for it; a `background` one (a task's) may not. */
+  chunk(sections: Section[], options: ChunkingOptions, { background = false } = {}): Promise<ChunkedContent> {
+    return this.run({ kind: 'chunk', sections, options, background })
   }
 
   private run<T>(job: WorkerJob): Promise<T> {
@@ -106,13 +107,16 @@ export class ParserPool {
   }
 
   /**
-   * At most `workers` parses run at once; one worker more is kept for chunking, so an entry's
-   * create never waits behind a long parse (only behind other chunkings).
+   * Background work (parses, a task's chunking) runs on at most `workers` workers; one worker more
+   * is kept for requests' chunking, so an entry's create never waits behind a long parse (only
+   * behind other chunkings). Tasks' chunking on that worker too cost ingestion about 8 % (a thread
+   * more than the cores can run).
    */
   private pump() {
+    const background = (job: WorkerJob) => job.kind === 'parse' || job.background
     while (this.queue.length && !this.closed) {
-      const parsing = this.slots.filter((s) => s.job?.job.kind === 'parse').length
-      const next = this.queue.findIndex((q) => q.job.kind === 'chunk' || parsing < this.limits.workers)
+      const occupied = this.slots.filter((s) => s.job && background(s.job.job)).length
+      const next = this.queue.findIndex((q) => !background(q.job) || occupied < this.limits.workers)
       if (next < 0) return
       let slot = this.slots.find((s) => !s.job)
       if (!slot && this.slots.length < this.limits.workers + 1) slot = this.spawn()

@@ -37,22 +37,26 @@ test('a parser past its heap limit is killed and the job fails saying so', async
   await pool.close()
 })
 
-test('chunking runs in a worker of its own beside the parses, and gives what chunkSections gives in-process', async () => {
+test('a request\'s chunking runs on a worker kept for it beside the parses, a task\'s waits its turn; both give what chunkSections gives', async () => {
   const pool = new ParserPool({ timeoutMs: 60_000, memoryMb: 512, workers: 1 })
   const options = { chunkSizeTokens: 100, overlapTokens: 20, preserveSentences: true }
   const sections = [{ text: 'The river carries silt to the delta. '.repeat(40) }, { text: 'Tides shape the marsh. '.repeat(30), pageUrl: 'https://example.com/b' }]
   const html = (n: number) => ({ mimeType: 'text/html', bytes: Buffer.from(`<!doctype html><html><body>${'<p>a paragraph of text</p>'.repeat(n)}</body></html>`) })
   await pool.parse({ mimeType: 'text/plain', bytes: Buffer.from('warm') })
   const finished: string[] = []
-  // One parse at a time (workers: 1): the second parse waits for the first (seconds long), while
-  // the chunking gets the worker kept for it and is done first.
+  // One background job at a time (workers: 1): the second parse waits for the first (seconds
+  // long), and so does a task's chunking, though ahead of that parse; a request's chunking gets
+  // the worker kept for it and is done first.
   const jobs = [
     pool.parse(html(20_000)).then(() => finished.push('parse 1')),
     pool.parse(html(2_000)).then(() => finished.push('parse 2')),
-    pool.chunk(sections, options).then((chunked) => (finished.push('chunk'), chunked)),
+    pool.chunk(sections, options, { background: true }).then((chunked) => (finished.push('task chunk'), chunked)),
+    pool.chunk(sections, options).then((chunked) => (finished.push('request chunk'), chunked)),
   ]
-  const chunked = (await Promise.all(jobs))[2]
-  assert.equal(finished, ['chunk', 'parse 1', 'parse 2'])
+  const results = await Promise.all(jobs)
+  assert.equal(finished, ['request chunk', 'parse 1', 'task chunk', 'parse 2'])
+  const chunked = results[3]
+  assert.equal(results[2], chunked)
   assert.equal(chunked, chunkSections(sections, options))
   assert.ok((chunked as ChunkedContent).chunks.some((c) => c.pageUrl === 'https://example.com/b'))
   await pool.close()
