@@ -59,6 +59,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue) : new MemoryQueue()
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
   const parsers = new ParserPool(config.parser)
+  void parsers.warm()
   const outbox = await startOutbox(db, queue, log)
   // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
   const offProgress = runner.onWritten('tasks', outbox.kick)

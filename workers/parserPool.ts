@@ -52,6 +52,21 @@ export class ParserPool {
     return this.run({ kind: 'chunk', sections, options, background })
   }
 
+  /**
+   * Starts a worker ahead of the first job: booting one (the parsers' modules) takes about a
+   * second, which the first create after a start would otherwise wait for. Answers once it runs.
+   */
+  warm(): Promise<void> {
+    if (this.closed || this.slots.length > 0) return Promise.resolve()
+    const { worker } = this.spawn()
+    // Held (ref) while it boots, so that awaiting it keeps the process alive.
+    worker.ref()
+    return new Promise<void>((resolve) => {
+      worker.once('online', resolve)
+      worker.once('exit', resolve)
+    }).finally(() => worker.unref())
+  }
+
   private run<T>(job: WorkerJob): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     return new Promise<T>((resolve, reject) => {

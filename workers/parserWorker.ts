@@ -1,7 +1,11 @@
 import { parentPort } from 'node:worker_threads'
+import { countTokens } from '../adapters/text'
 import { chunkSections } from './chunker'
 import { ParseError, parse } from './parsers'
 import type { WorkerJob } from './parserPool'
+
+// The tokenizer's ranks load at boot (a few hundred ms), not on the first chunking.
+countTokens('warm up')
 
 // One job at a time per worker; the pool kills and replaces a worker that overruns.
 parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) => {
