@@ -4,14 +4,14 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import pino from 'pino'
-import { type Database, openPglite, openPostgres } from '../../adapters/db'
+import { type Database, openPglite } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import type { EventData } from '../../adapters/eventstore/port'
 import { accountsProjector } from '../../projections/accounts'
 import { checkpointSchema } from '../../projections/projector'
 import { rebuildProjector } from '../../projections/rebuild'
+import { freshPostgres } from '../../test/helpers/db'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000)
@@ -86,22 +86,16 @@ try {
   fs.rmSync(dir, { recursive: true, force: true })
 }
 
-const admin = new pg.Client({ connectionString: serverUrl })
-let serverDb: string | undefined
 try {
-  await admin.connect()
-  serverDb = `kb_bench_${Date.now()}`
-  await admin.query(`CREATE DATABASE ${serverDb}`)
-  const url = new URL(serverUrl)
-  url.pathname = `/${serverDb}`
-  const db = await openPostgres(url.toString(), 10)
-  results.push(await benchOne('Postgres server', db))
-  await db.close()
+  // A fresh database, dropped by close().
+  const db = await freshPostgres(serverUrl, 10)
+  try {
+    results.push(await benchOne('Postgres server', db))
+  } finally {
+    await db.close()
+  }
 } catch (error) {
   process.stderr.write(`Postgres server skipped: ${(error as Error).message}\n`)
-} finally {
-  if (serverDb) await admin.query(`DROP DATABASE IF EXISTS ${serverDb} WITH (FORCE)`).catch(() => undefined)
-  await admin.end().catch(() => undefined)
 }
 
 const keys = Object.keys(results[0].row)

@@ -6,12 +6,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
-import pg from 'pg'
 import { createEmbedder } from '../../adapters/embedders'
 import { createLogger } from '../../adapters/logger'
 import { sniffType } from '../../adapters/sniff'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
+import { freshPostgres } from '../../test/helpers/db'
 import { docx, pdf } from '../../test/helpers/files'
 import { chunkText } from '../../workers/chunker'
 import { ParserPool } from '../../workers/parserPool'
@@ -92,32 +92,14 @@ const floor = async (files: File[], embedderName: string) => {
   return { seconds, chunks, p95: pct(done, 95) }
 }
 
-/** Runs fn against a fresh database on the server, dropped afterwards. */
-const withServerDatabase = async <T>(fn: (url: string) => Promise<T>): Promise<T> => {
-  const name = `kb_bench_${Date.now()}`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: SERVER_URL })
-    await client.connect()
-    await client.query(sql).finally(() => client.end())
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  try {
-    const url = new URL(SERVER_URL)
-    url.pathname = `/${name}`
-    return await fn(url.toString())
-  } finally {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  }
-}
-
-const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq', databaseUrl?: string) => {
+/** The service on PGlite, or on a fresh database of the server (dropped when the service stops). */
+const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq', database: 'PGlite' | 'server') => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-files-'))
   const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' }
   if (queue === 'rabbitmq') Object.assign(env, { AMQP_URL, AMQP_QUEUE: `kb.bench.${Date.now()}` })
-  if (databaseUrl) env.DATABASE_URL = databaseUrl
   const config = loadConfig(env)
   if (E.isLeft(config)) throw new Error(config.left)
-  const service = await startService(config.right, createLogger('silent'))
+  const service = await startService(config.right, createLogger('silent'), database === 'server' ? await freshPostgres(SERVER_URL, 10) : undefined)
   const call = async (method: string, p: string, token: string, body?: unknown) => {
     const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
     const json = (await res.json()) as { success: boolean; data: any }
@@ -148,7 +130,7 @@ for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as 
   const base = await floor(files, embedderName)
   for (const database of embedderName === 'hashing' ? (['PGlite', 'server'] as const) : (['PGlite'] as const)) {
     for (const queue of ['memory', 'rabbitmq'] as const) {
-      const r = database === 'server' ? await withServerDatabase((url) => throughService(files, embedderName, queue, url)) : await throughService(files, embedderName, queue)
+      const r = await throughService(files, embedderName, queue, database)
       const f = (x: number, d = 1) => x.toFixed(d)
       rows.push(
         `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((n / base.seconds) * 60)} / ${f((n / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +

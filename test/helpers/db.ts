@@ -18,25 +18,29 @@ export const testPglite = async (): Promise<Database> => {
 /** The Postgres server of TEST_DATABASE_URL, when set (.ci/run sets it). */
 export const serverUrl = process.env.TEST_DATABASE_URL
 
-/** A fresh database on the Postgres server, dropped by the returned close(). */
-export const testPostgres = async (): Promise<Database> => {
-  if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set')
+/** A fresh database on the Postgres server of `server` (a URL), dropped by the returned close(). */
+export const freshPostgres = async (server: string, max = 20): Promise<Database> => {
   const name = `kb_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server })
+    await client.connect()
+    await client.query(sql).finally(() => client.end())
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(server)
   url.pathname = `/${name}`
-  const db = await openPostgres(url.toString(), 20)
+  const db = await openPostgres(url.toString(), max)
   return {
     ...db,
     close: async () => {
       await db.close()
-      const drop = new pg.Client({ connectionString: serverUrl })
-      await drop.connect()
-      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await drop.end()
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     },
   }
+}
+
+/** A fresh database on the Postgres server of TEST_DATABASE_URL. */
+export const testPostgres = async (): Promise<Database> => {
+  if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set')
+  return freshPostgres(serverUrl)
 }
