@@ -52,6 +52,11 @@ export class ParserPool {
     return this.run({ kind: 'chunk', sections, options, background })
   }
 
+  /** Workers started and not stopped. */
+  get running(): number {
+    return this.slots.length
+  }
+
   /**
    * Starts a worker ahead of the first job: booting one (the parsers' modules) takes about a
    * second, which the first create after a start would otherwise wait for. Answers once it runs.

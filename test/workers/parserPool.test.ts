@@ -62,14 +62,19 @@ test('a request\'s chunking runs on a worker kept for it beside the parses, a ta
   await pool.close()
 })
 
-test('a warmed pool has its worker running before the first job; a closed pool does not start one', async () => {
+test('a warmed pool has its worker running before the first job, which takes it; a closed pool does not start one', async () => {
   const pool = new ParserPool({ timeoutMs: 60_000, memoryMb: 256, workers: 1 })
+  assert.is(pool.running, 0)
   await pool.warm()
+  assert.is(pool.running, 1)
+  await pool.warm()
+  assert.is(pool.running, 1)
   const chunked = await pool.chunk([{ text: 'One sentence. Another one.' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true })
   assert.is(chunked.chunks.length, 1)
+  assert.is(pool.running, 1)
   await pool.close()
   await pool.warm()
-  await assert.not.throws(() => pool.close())
+  assert.is(pool.running, 0)
 })
 
 test.run()
