@@ -1,7 +1,8 @@
 import http from 'node:http'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type Database, inTransaction } from '../../adapters/db'
+import { PGlite } from '@electric-sql/pglite'
+import { type Database, inTransaction, openPglite } from '../../adapters/db'
 import { testPglite } from '../helpers/db'
 
 const test = suite<{ db: Database }>('PGlite connection')
@@ -31,6 +32,38 @@ test('a long transaction lets requests through: one arriving meanwhile is answer
     assert.ok(answeredAt < endedAt, `answered ${(answeredAt - started).toFixed(0)} ms in, the transaction ended at ${(endedAt - started).toFixed(0)} ms`)
   } finally {
     server.close()
+  }
+})
+
+test('a parameterised statement reaches PGlite in one call; errors still answer, and the connection goes on', async () => {
+  const pglite = await PGlite.create()
+  const calls: number[] = []
+  const exec = pglite.execProtocolStream.bind(pglite)
+  pglite.execProtocolStream = (message, options) => {
+    calls.push(message[0])
+    return exec(message, options)
+  }
+  const db = await openPglite(pglite)
+  try {
+    await db.pool.query('SELECT 1') // the connection's own start-up
+    calls.length = 0
+    const { rows } = await db.pool.query<{ x: number; s: string }>('SELECT $1::int + 1 AS x, $2::text AS s', [41, 'a\'b'])
+    assert.equal(rows, [{ x: 42, s: "a'b" }])
+    // Parse, Bind, Describe, Execute and Sync went through as one buffer, which starts with the Parse.
+    assert.equal(calls, ['P'.charCodeAt(0)])
+
+    let failed: Error | undefined
+    await db.pool.query('SELECT 1 / $1::int AS x', [0]).catch((e: Error) => (failed = e))
+    assert.match(String(failed?.message), /division by zero/)
+
+    await inTransaction(db.pool, async (tx) => {
+      await tx.query('CREATE TABLE t (n int)')
+      for (let i = 0; i < 3; i++) await tx.query('INSERT INTO t VALUES ($1)', [i])
+    })
+    const sum = await db.pool.query<{ n: number }>('SELECT sum(n)::int AS n FROM t')
+    assert.is(sum.rows[0].n, 3)
+  } finally {
+    await db.close()
   }
 })
 
