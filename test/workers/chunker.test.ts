@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { countTokens } from '../../adapters/text'
-import { chunkText } from '../../workers/chunker'
+import { chunkSections, chunkText } from '../../workers/chunker'
 
 const test = suite('chunker: cl100k tokens, overlap, sentences, positions')
 
@@ -62,6 +62,17 @@ test('empty and whitespace-only content give no chunks; short content gives one'
   assert.equal(chunkText('   \n ', { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }), [])
   const one = chunkText('  Just this.', { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true })
   assert.equal(one.map((c) => [c.text, c.start, c.end]), [['Just this.', 2, 12]])
+})
+
+test('an entry\'s token count is estimated from the units the chunking counted: close to an exact count, never zero for text', () => {
+  const prose = [sentences, 'A second section.\nWith a line of its own, and a list:\n- one\n- two\n']
+  const chunked = chunkSections(prose.map((text) => ({ text })), { chunkSizeTokens: 100, overlapTokens: 20, preserveSentences: true })
+  const exact = countTokens(chunked.content)
+  assert.ok(Math.abs(chunked.tokenCount - exact) / exact < 0.05, `estimated ${chunked.tokenCount}, exact ${exact}`)
+  // Chunks' own counts stay exact.
+  for (const c of chunked.chunks) assert.is(c.tokenCount, countTokens(c.text))
+  assert.is(chunkSections([{ text: 'Hello world.' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }).tokenCount, 3)
+  assert.is(chunkSections([{ text: '  ' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }).tokenCount, 0)
 })
 
 test.run()
