@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
-import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import { PglitePgConnection, createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch'
 
@@ -26,7 +26,16 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
     if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true })
     db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } })
   } else db = dataDir
-  const pool = new pg.Pool(createPgConfig(connection(db)) as unknown as pg.PoolConfig)
+  const pglite = connection(db)
+  // pg-pool drops a client whose query failed and makes another. Each gets a bridge of its own:
+  // with the one bridge createPgConfig shares, the dropped client's end, emitted later on the
+  // bridge's queue, ended the next client too ("Connection terminated unexpectedly").
+  class PgliteClient extends pg.Client {
+    constructor(config: pg.ClientConfig) {
+      super({ ...config, connection: new PglitePgConnection({ pglite }) } as unknown as pg.ClientConfig)
+    }
+  }
+  const pool = new pg.Pool({ ...createPgConfig(pglite), Client: PgliteClient } as unknown as pg.PoolConfig)
   return {
     pool,
     kind: 'pglite',

@@ -67,4 +67,24 @@ test('a parameterised statement reaches PGlite in one call; errors still answer,
   }
 })
 
+test('a statement right after a failed one is answered: the client pg makes anew is not ended with the old one', async () => {
+  const db = await openPglite(await PGlite.create())
+  try {
+    for (const bad of ['SELECT nope FROM pg_class WHERE relname = $1', 'SELECT 1 WHERE $1::int = 1', 'SELECT 1 / ($1::text <> \'x\')::int']) {
+      let failed = false
+      try {
+        await db.pool.query(bad, ['x'])
+      } catch {
+        failed = true
+      }
+      assert.ok(failed, bad)
+      // At once (as a retry after a conflict would): the failed client's end used to arrive here.
+      const { rows } = await db.pool.query<{ n: number }>('SELECT $1::int AS n', [7])
+      assert.equal(rows, [{ n: 7 }])
+    }
+  } finally {
+    await db.close()
+  }
+})
+
 test.run()
