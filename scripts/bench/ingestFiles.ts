@@ -25,8 +25,10 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 const ADMIN = 'bench-admin-token-0123456789'
 const PER_WORKSPACE = 20
 const POLL_MS = 250
-/** Only the rows whose `embedder/database/queue` starts with one of these (comma-separated), e.g. `hashing/PGlite`. */
+/** BENCH_ROWS: only the rows whose `embedder/database/queue` starts with one of these (comma-separated), e.g. `hashing/PGlite`. */
 const ROWS = process.env.BENCH_ROWS?.split(',') ?? ['']
+/** Whether a row, or a prefix of rows such as `hashing/`, is among those asked for. */
+const wanted = (key: string) => ROWS.some((r) => key.startsWith(r) || r.startsWith(key))
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 const WORDS = 'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel current discharge gauge catchment aquifer spring'.split(' ')
@@ -128,12 +130,12 @@ const throughService = async (files: File[], embedderName: string, queue: 'memor
 
 const rows: string[] = []
 for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as const) {
-  if (!ROWS.some((r) => `${embedderName}/`.startsWith(r) || r.startsWith(`${embedderName}/`))) continue
+  if (!wanted(`${embedderName}/`)) continue
   const files = await corpus(n)
   const base = await floor(files, embedderName)
   for (const database of embedderName === 'hashing' ? (['PGlite', 'server'] as const) : (['PGlite'] as const)) {
     for (const queue of ['memory', 'rabbitmq'] as const) {
-      if (!ROWS.some((r) => `${embedderName}/${database}/${queue}`.startsWith(r))) continue
+      if (!wanted(`${embedderName}/${database}/${queue}`)) continue
       const r = await throughService(files, embedderName, queue, database)
       const f = (x: number, d = 1) => x.toFixed(d)
       rows.push(
