@@ -160,7 +160,10 @@ export class PostgresEventStore implements EventStore {
         try {
           await this.appendBatch(batch)
         } catch (error) {
-          for (const item of batch) item.reject(error)
+          // The batch was one statement, so nothing of it was appended: one bad append (say, data
+          // Postgres refuses) must not fail the others, so each is tried again on its own.
+          if (batch.length === 1) batch[0].reject(error)
+          else for (const item of batch) await this.appendBatch([item]).catch((e: unknown) => item.reject(e))
         }
       }
     } finally {

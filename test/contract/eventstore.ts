@@ -113,6 +113,14 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     assert.equal((await store.readAll({ after: positions[0], maxCount: 1 })).map((e) => e.type), ['B1'])
   })
 
+  test('an append the database refuses fails alone: the appends made with it are written', async ({ store, id }) => {
+    const streams = [id(), id(), id(), id()]
+    // Postgres refuses a lone UTF-16 surrogate in JSON; appended concurrently, the four share a batch.
+    const results = await Promise.allSettled(streams.map((s, i) => store.append(s, [event('A', { text: i === 1 ? 'half \ud800 emoji' : `fine ${i}` })], 'no_stream')))
+    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+    assert.equal(await Promise.all(streams.map(async (s) => (await store.readStream(s)).length)), [1, 0, 1, 1])
+  })
+
   test('two concurrent appends with the same expected revision: one wins, no gap, no duplicate', async ({ store, id }) => {
     const s = id()
     await store.append(s, [event('A')], 'no_stream')
