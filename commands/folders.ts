@@ -45,13 +45,23 @@ export const updateFolder = async (store: EventStore, ctx: CommandContext, works
 }
 
 /** Deletes the folder and moves its entries to root before answering. */
-export const deleteFolder = async (store: EventStore, db: Queryable, ctx: CommandContext, workspaceId: string, folderId: string): Result<{ deleted: true; id: string; movedToRoot: number }> => {
+export const deleteFolder = async (
+  store: EventStore,
+  db: Queryable,
+  waitFor: (position: number) => Promise<unknown>,
+  ctx: CommandContext,
+  workspaceId: string,
+  folderId: string,
+): Result<{ deleted: true; id: string; movedToRoot: number }> => {
   const current = await activeFolder(store, workspaceId, folderId)
   if (!current) return fail('NOT_FOUND', 'folder not found')
   const done = await handle(store, streams.folder(folderId), folder, { type: 'DeleteFolder', data: { folderId } }, ctx)
   if (E.isLeft(done)) return done
   await release(store, ctx, scope(workspaceId), keyOf(current.name), folderId)
   let position = done.right.position
+  // Every entry written into the folder before its deletion is in the read model once it reaches
+  // the deletion; one written after moves itself (stayInFolder).
+  await waitFor(position)
   const { rows } = await db.query<{ id: string }>('SELECT id FROM kb_entries WHERE workspace_id = $1 AND folder_id = $2', [workspaceId, folderId])
   for (const r of rows) {
     const moved = await moveEntry(store, ctx, workspaceId, r.id, null)

@@ -4,7 +4,7 @@ import { type CrawlOptions, type StorageInfo, entry } from '../domain/entry'
 import { type DomainError, fail } from '../domain/shared'
 import { type TaskInput, type TaskResult, task } from '../domain/task'
 import { type CommandContext, handle, load } from './handle'
-import { type CreateEntryInput, type KnowledgeDeps, type Prepared, actorIdOf, admitEntry, loadKbConfig, storedSource } from './knowledge'
+import { type CreateEntryInput, type KnowledgeDeps, type Prepared, actorIdOf, admitEntry, loadKbConfig, stayInFolder, storedSource } from './knowledge'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -41,7 +41,9 @@ export const createSourcedEntry = async (deps: KnowledgeDeps, ctx: CommandContex
       ...('url' in input ? { sourceUrl: input.url, crawl: input.crawl, sync: DEFAULT_SYNC } : { storage: input.storage }),
     },
   }, ctx, { fresh: true })
-  return E.map((h: { position: number }) => ({ id, taskId, position: h.position }))(done)
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(deps.store, ctx, { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId }, done.right.position)
+  return E.right({ id, taskId, position })
 }
 
 /**

@@ -9,7 +9,8 @@ import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
 import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
-import type { Section } from '../workers/chunker'
+import type { ChunkedContent, Section } from '../workers/chunker'
+import { ParseError } from '../workers/parsers'
 import type { ParserPool } from '../workers/parserPool'
 import { type CommandContext, handle, load } from './handle'
 import { streams } from './streams'
@@ -43,6 +44,18 @@ export const folderExists = async (store: EventStore, workspaceId: string, folde
   return state.status === 'active' && state.workspaceId === workspaceId
 }
 
+/**
+ * After an entry was written into a folder: if the folder was deleted since it was checked, the
+ * delete's sweep (deleteFolder) ran before this write and missed the entry, so it is moved to
+ * root here. A delete appended after this write finds the entry itself. Answers whether the entry
+ * stayed, and the position of the last event written.
+ */
+export const stayInFolder = async (store: EventStore, ctx: CommandContext, ref: { workspaceId: string; entryId: string; folderId: string | null }, position: number) => {
+  if (!ref.folderId || (await folderExists(store, ref.workspaceId, ref.folderId))) return { stayed: true, position }
+  const moved = await handle(store, streams.entry(ref.entryId), entry, { type: 'MoveEntry', data: { workspaceId: ref.workspaceId, entryId: ref.entryId, folderId: null } }, ctx)
+  return { stayed: false, position: E.isRight(moved) ? Math.max(position, moved.right.position) : position }
+}
+
 export interface CreateEntryInput {
   workspaceId: string
   title: string
@@ -65,9 +78,14 @@ export const admitEntry = async (deps: KnowledgeDeps, input: Pick<CreateEntryInp
   const { rows } = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [input.workspaceId])
   if (rows[0].n >= config.maxDocuments) return fail('QUOTA_EXCEEDED', `the knowledge base holds its maximum of ${config.maxDocuments} documents`)
   if (input.folderId && !(await folderExists(deps.store, input.workspaceId, input.folderId))) return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
+  const { chunkSize, chunkOverlap } = config.ingestion
+  const chunkSizeTokens = input.chunkingOptions.chunkSizeTokens ?? chunkSize
   const chunking: Chunking = {
-    chunkSizeTokens: input.chunkingOptions.chunkSizeTokens ?? config.ingestion.chunkSize,
-    overlapTokens: input.chunkingOptions.overlapTokens ?? config.ingestion.chunkOverlap,
+    chunkSizeTokens,
+    // The default overlap, unless it would not be below the chunk size the request asks for: then
+    // the same share of it (100-token chunks with the defaults 1000/200 overlap by 20).
+    overlapTokens: input.chunkingOptions.overlapTokens ??
+      (chunkOverlap < chunkSizeTokens ? chunkOverlap : Math.floor((chunkSizeTokens * chunkOverlap) / chunkSize)),
     preserveSentences: input.chunkingOptions.preserveSentences ?? true,
   }
   if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
@@ -88,7 +106,9 @@ export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, 
     type: 'CreateEntry',
     data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy: actorIdOf(ctx) },
   }, ctx, { fresh: true })
-  return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(deps.store, ctx, { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId }, done.right.position)
+  return E.right({ id, position })
 }
 
 export interface Prepared {
@@ -114,7 +134,15 @@ export const prepareContent = async (
    */
   task?: { onEmbedding: () => Promise<unknown> },
 ): Promise<E.Either<DomainError, Prepared>> => {
-  const { content, tokenCount, chunks } = await deps.parsers.chunk(sections, chunking, { background: task !== undefined })
+  let chunked: ChunkedContent
+  try {
+    chunked = await deps.parsers.chunk(sections, chunking, { background: task !== undefined })
+  } catch (error) {
+    // Over the chunking worker's time or memory limit: the content is refused, the service goes on.
+    if (error instanceof ParseError) return fail('VALIDATION_ERROR', `the content could not be chunked: ${error.message}`, [`content: ${error.message}`])
+    throw error
+  }
+  const { content, tokenCount, chunks } = chunked
   await task?.onEmbedding()
   if (embed) {
     try {
@@ -152,7 +180,10 @@ export const moveEntry = async (store: EventStore, ctx: CommandContext, workspac
   if (folderId && !(await folderExists(store, workspaceId, folderId))) return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
   const previousFolderId = before.state.folderId
   const done = await handle(store, streams.entry(entryId), entry, { type: 'MoveEntry', data: { workspaceId, entryId, folderId } }, ctx)
-  return E.map((h: { position: number }) => ({ id: entryId, folderId, previousFolderId, position: h.position }))(done)
+  if (E.isLeft(done)) return done
+  const settled = await stayInFolder(store, ctx, { workspaceId, entryId, folderId }, done.right.position)
+  if (!settled.stayed) return fail('NOT_FOUND', 'folder not found', ['folderId: the folder was deleted meanwhile; the entry is at root'])
+  return E.right({ id: entryId, folderId, previousFolderId, position: done.right.position })
 }
 
 export const verifyEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, by: string): Result<{ id: string }> => {

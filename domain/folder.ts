@@ -25,7 +25,9 @@ export type FolderCommand =
   | { type: 'UpdateFolder'; data: FolderUpdated['data'] }
   | { type: 'DeleteFolder'; data: { folderId: string } }
 
-export type FolderState = { status: 'none' } | { status: 'active' | 'deleted'; workspaceId: string; name: string }
+export type FolderState =
+  | { status: 'none' }
+  | { status: 'active' | 'deleted'; workspaceId: string; name: string; description?: string; color?: string; icon?: string }
 
 export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
   events: FolderEvent,
@@ -33,9 +35,9 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
   evolve: (state, event) => {
     switch (event.type) {
       case 'FolderCreated':
-        return { status: 'active', workspaceId: event.data.workspaceId, name: event.data.name }
+        return { ...event.data, status: 'active' }
       case 'FolderUpdated':
-        return state.status === 'none' ? state : { ...state, name: event.data.changes.name ?? state.name }
+        return state.status === 'none' ? state : { ...state, ...event.data.changes }
       case 'FolderDeleted':
         return state.status === 'none' ? state : { ...state, status: 'deleted' }
     }
@@ -46,8 +48,12 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
         if (state.status !== 'none') return fail('CONFLICT', 'the folder already exists')
         return E.right([{ type: 'FolderCreated', data: command.data }])
       case 'UpdateFolder':
+      {
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
-        return E.right([{ type: 'FolderUpdated', data: command.data }])
+        // Only what differs is a change; a PATCH that changes nothing records nothing.
+        const changes = Object.fromEntries(Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && v !== state[k as keyof typeof state]))
+        return E.right(Object.keys(changes).length ? [{ type: 'FolderUpdated', data: { ...command.data, changes } }] : [])
+      }
       case 'DeleteFolder':
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
         return E.right([{ type: 'FolderDeleted', data: command.data }])

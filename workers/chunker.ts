@@ -19,10 +19,19 @@ interface Unit {
   start: number
   end: number
   tokens: number
+  /** A piece of a word over MAX_WORD characters. */
+  cut?: true
 }
 
 const SENTENCE = /[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g
 const WORD = /\S+\s*/g
+
+/**
+ * A word longer than this (a base64 blob, a run of one letter) is cut into pieces of this length:
+ * the tokenizer's time grows with the square of a piece's length (a 500,000-letter word took
+ * minutes), and a chunk could not hold it whole anyway.
+ */
+const MAX_WORD = 100
 
 const spans = (text: string, re: RegExp, offset: number): Unit[] => {
   const out: Unit[] = []
@@ -34,19 +43,40 @@ const spans = (text: string, re: RegExp, offset: number): Unit[] => {
   return out
 }
 
+/** `spans` of words, a word over MAX_WORD characters cut into pieces (never inside a surrogate pair). */
+const wordSpans = (text: string, offset: number): Unit[] =>
+  spans(text, WORD, offset).flatMap((w) => {
+    if (w.end - w.start <= MAX_WORD) return [w]
+    const pieces: Unit[] = []
+    for (let at = w.start; at < w.end;) {
+      let end = Math.min(w.end, at + MAX_WORD)
+      if (end < w.end && /[\uDC00-\uDFFF]/.test(text[end - offset])) end--
+      pieces.push({ start: at, end, tokens: 0, cut: true })
+      at = end
+    }
+    return pieces
+  })
+
 /**
  * Splits content into units that a chunk never cuts: sentences when preserveSentences (a sentence
  * longer than a chunk falls back to its words), otherwise words. Leading whitespace is skipped.
  */
 const unitsOf = (content: string, options: ChunkingOptions, count: (s: string) => number): Unit[] => {
   const lead = content.length - content.trimStart().length
-  const words = (start: number, end: number) => spans(content.slice(start, end), WORD, start)
+  const words = (start: number, end: number) => wordSpans(content.slice(start, end), start)
   const base = options.preserveSentences ? spans(content.slice(lead), SENTENCE, lead) : words(lead, content.length)
   const units: Unit[] = []
   for (const u of base) {
-    u.tokens = count(content.slice(u.start, u.end))
-    if (u.tokens <= options.chunkSizeTokens) units.push(u)
-    else for (const w of words(u.start, u.end)) units.push({ ...w, tokens: count(content.slice(w.start, w.end)) })
+    // A unit of over MAX_WORD characters per token of a chunk could hardly fit one: it is split
+    // into its words without being counted whole (which could take long, see MAX_WORD).
+    if (u.end - u.start <= MAX_WORD * options.chunkSizeTokens) {
+      u.tokens = count(content.slice(u.start, u.end))
+      if (u.tokens <= options.chunkSizeTokens) {
+        units.push(u)
+        continue
+      }
+    }
+    for (const w of words(u.start, u.end)) units.push({ ...w, tokens: count(content.slice(w.start, w.end)) })
   }
   return units
 }
@@ -81,7 +111,9 @@ const chunkAndCount = (content: string, options: ChunkingOptions): { chunks: Chu
     const start = units[i].start
     const end = units[j - 1].end
     const text = content.slice(start, end).trimEnd()
-    chunks.push({ index: chunks.length, text, start, end: start + text.length, tokenCount: countTokens(text) })
+    // Counted exactly, unless it holds pieces of a cut word: whole again, they would cost what MAX_WORD avoids.
+    const exact = !units.slice(i, j).some((u) => u.cut)
+    chunks.push({ index: chunks.length, text, start, end: start + text.length, tokenCount: exact ? countTokens(text) : tokens })
     if (j >= units.length) break
     // Step back over whole units for the overlap, but always move forward.
     let k = j

@@ -19,7 +19,7 @@ const folderReply = (deps: Deps, workspaceId: string, id: string, position: numb
 export const folderRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',
-    body: t.intersection([t.type({ name: c.string(1, 100) }), c.exact(Fields)]),
+    body: c.object({ name: c.string(1, 100) }, Fields),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const { name, ...fields } = body
@@ -56,7 +56,7 @@ export const folderRoutes: AnyRoute[] = [
     summary: 'Delete a folder; its entries move to root first',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
-      const deleted = await folders.deleteFolder(deps.store, deps.db.pool, command, memberOf(identity).workspaceId, params.folderId)
+      const deleted = await folders.deleteFolder(deps.store, deps.db.pool, (p) => deps.runner.waitFor(p, deps.config.readYourWritesTimeoutMs), command, memberOf(identity).workspaceId, params.folderId)
       if (E.isLeft(deleted)) return deleted
       const { position, ...data } = deleted.right
       return E.right({ data, position })

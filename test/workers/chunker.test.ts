@@ -75,4 +75,14 @@ test('an entry\'s token count is estimated from the units the chunking counted: 
   assert.is(chunkSections([{ text: '  ' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }).tokenCount, 0)
 })
 
+test('a word of 500,000 letters is chunked in pieces that fit the budget, surrogate pairs kept whole', () => {
+  for (const word of ['x'.repeat(500_000), '\u{1F600}'.repeat(200_000)]) {
+    const { chunks, tokenCount } = chunkSections([{ text: `Before. ${word} after.` }], { chunkSizeTokens: 1000, overlapTokens: 0, preserveSentences: true })
+    assert.ok(chunks.every((c) => c.tokenCount <= 1000), String(Math.max(...chunks.map((c) => c.tokenCount))))
+    assert.not.ok(chunks.some((c) => /[\uD800-\uDFFF]/u.test(c.text)), 'a chunk holds half of a surrogate pair')
+    assert.is(chunks.map((c) => c.text).join('').replace(/\s/g, ''), `Before.${word}after.`)
+    assert.ok(tokenCount > 0)
+  }
+})
+
 test.run()
