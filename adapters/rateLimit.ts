@@ -12,9 +12,12 @@ CREATE TABLE IF NOT EXISTS rate_limit_hits (
 CREATE INDEX IF NOT EXISTS rate_limit_hits_scope ON rate_limit_hits (scope, at);
 `
 
-export type RateVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number }
+export type RateVerdict = { allowed: true; release(): Promise<void> } | { allowed: false; retryAfterSeconds: number }
 
-/** Counts one hit of `scope` unless `limit` hits fell in the last `windowSeconds`. */
+/**
+ * Counts one hit of `scope` unless `limit` hits fell in the last `windowSeconds`. A hit counted
+ * for a request that is then refused is given back with `release`.
+ */
 export const takeHit = (db: Database, scope: string, limit: number, windowSeconds: number): Promise<RateVerdict> =>
   inTransaction(db.pool, async (tx) => {
     // One counter at a time per scope: concurrent requests (from any process) queue here.
@@ -25,6 +28,10 @@ export const takeHit = (db: Database, scope: string, limit: number, windowSecond
       [scope],
     )
     if (rows[0].n >= limit) return { allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil(windowSeconds - (rows[0].oldest ?? 0))) }
-    await tx.query('INSERT INTO rate_limit_hits (scope) VALUES ($1)', [scope])
-    return { allowed: true as const }
+    const hit = await tx.query<{ at: Date }>('INSERT INTO rate_limit_hits (scope) VALUES ($1) RETURNING at', [scope])
+    const at = hit.rows[0].at
+    const release = async () => {
+      await db.pool.query('DELETE FROM rate_limit_hits WHERE ctid IN (SELECT ctid FROM rate_limit_hits WHERE scope = $1 AND at = $2 LIMIT 1)', [scope, at])
+    }
+    return { allowed: true as const, release }
   })

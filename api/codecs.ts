@@ -3,11 +3,14 @@ import * as t from 'io-ts'
 // Codecs at the edge. Their names read as the rest of "must be ...", so a failed decode
 // explains itself in VALIDATION_ERROR details.
 
+/** Characters as SPEC.md counts them: code points (an emoji is one, not two UTF-16 units). */
+export const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
+
 export const string = (min: number, max: number) =>
   new t.Type<string, string, unknown>(
     min > 0 ? `a string of ${min}-${max} characters` : `a string of at most ${max} characters`,
     (u): u is string => typeof u === 'string',
-    (u, c) => (typeof u === 'string' && u.trim().length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
+    (u, c) => (typeof u === 'string' && u.trim().length >= min && (u.length <= max || characters(u) <= max) ? t.success(u) : t.failure(u, c)),
     t.identity,
   )
 
@@ -61,8 +64,9 @@ export const booleanFromString = new t.Type<boolean, string, unknown>(
 )
 
 /** Optional fields: t.partial of the given props intersected with the required ones. */
+/** A JSON object with required and optional fields; unknown keys are dropped, never applied. */
 export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name?: string) =>
-  t.intersection([t.type(required), t.partial(optional)], name)
+  t.exact(t.intersection([t.type(required), t.partial(optional)]), name)
 
 
 export const hexColor = new t.Type<string, string, unknown>(

@@ -53,12 +53,31 @@ const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknow
   return E.isLeft(result) ? E.left(describeErrors(result.left)) : E.right(result.right)
 }
 
-/** Postgres text cannot hold NUL: a request carrying one anywhere is refused before it reaches a command. */
-const nulPaths = (value: unknown, at: string, found: string[]) => {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(`${at}: must not contain NUL characters`)
-  } else if (Array.isArray(value)) value.forEach((v, i) => nulPaths(v, `${at}.${i}`, found))
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) nulPaths(v, at ? `${at}.${k}` : k, found)
+/** How deep a request's JSON may nest (metadata included); deeper is refused, not walked. */
+const MAX_DEPTH = 32
+
+/**
+ * Strings no command can store, found anywhere in a request (keys too): Postgres text cannot hold
+ * NUL, and JSON in Postgres refuses a lone UTF-16 surrogate (half of an emoji), which would fail
+ * the event append of this request and of the others appended with it.
+ */
+const inputProblems = (value: unknown, at: string, found: string[], depth = 0): string[] => {
+  const check = (s: string, where: string) => {
+    if (s.includes('\u0000')) found.push(`${where}: must not contain NUL characters`)
+    if (/[\uD800-\uDFFF]/u.test(s)) found.push(`${where}: must not contain a lone UTF-16 surrogate (not valid Unicode)`)
+  }
+  if (typeof value === 'string') check(value, at)
+  else if (value && typeof value === 'object') {
+    if (depth >= MAX_DEPTH) found.push(`${at}: nested deeper than ${MAX_DEPTH} levels`)
+    else if (Array.isArray(value)) value.forEach((v, i) => inputProblems(v, `${at}.${i}`, found, depth + 1))
+    else {
+      for (const [k, v] of Object.entries(value)) {
+        const where = at ? `${at}.${k}` : k
+        check(k, where)
+        inputProblems(v, where, found, depth + 1)
+      }
+    }
+  }
   return found
 }
 
@@ -86,34 +105,50 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     router[spec.method](spec.path, async (ctx: Context) => {
       const identity = await authenticate(deps, ctx, spec.auth)
       authorize(identity, spec.permission)
-      if (spec.before) await spec.before({ identity, ctx }, deps)
-      const problems = nulPaths({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
-      const parts = [
-        decode(spec.params, ctx.params ?? {}),
-        decode(spec.query, ctx.query ?? {}),
-        decode(spec.body, (ctx.request as { body?: unknown }).body ?? {}),
-      ]
-      for (const part of parts) if (E.isLeft(part)) problems.push(...part.left)
-      if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
-      const [params, query, body] = parts.map((p) => (p as E.Right<unknown>).right)
-      const command: CommandContext = {
-        actor: actorOf(identity),
-        at: new Date().toISOString(),
-        correlationId: String(ctx.state.requestId ?? randomUUID()),
-        ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
+      try {
+        await answer(ctx, spec, identity)
+      } catch (error) {
+        // A refused request changes nothing: an upload slot it took is given back.
+        await (ctx.state.refund as (() => Promise<void>) | undefined)?.().catch(() => undefined)
+        throw error
       }
-      // What a read shows includes the caller's own searches (their citations are batched).
-      if (spec.method === 'get') await settleCitations(deps)
-      const result = await spec.handler({ params, query, body, identity, command, ctx }, deps)
-      if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
-      const reply = result.right
-      if (reply.position && reply.position > 0) {
-        const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
-        if (!caughtUp) ctx.set('x-read-models-lag', 'true')
-      }
-      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
-      send(ctx, reply.status ?? 200, reply.data)
     })
+  }
+
+  const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
+    if (spec.before) await spec.before({ identity, ctx }, deps)
+    // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
+    if (spec.body && !spec.before && ctx.request.is('json') === false) {
+      throw new ApiError('VALIDATION_ERROR', 'the request body must be JSON', ['body: send it with Content-Type: application/json'])
+    }
+    const problems = inputProblems({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
+    const parts = [
+      decode(spec.params, ctx.params ?? {}),
+      decode(spec.query, ctx.query ?? {}),
+      decode(spec.body, (ctx.request as { body?: unknown }).body ?? {}),
+    ]
+    for (const part of parts) if (E.isLeft(part)) problems.push(...part.left)
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
+    const [params, query, body] = parts.map((p) => (p as E.Right<unknown>).right)
+    const command: CommandContext = {
+      actor: actorOf(identity),
+      at: new Date().toISOString(),
+      correlationId: String(ctx.state.requestId ?? randomUUID()),
+      ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
+    }
+    // What a read shows includes the caller's own searches (their citations are batched).
+    if (spec.method === 'get') await settleCitations(deps)
+    const result = await spec.handler({ params, query, body, identity, command, ctx }, deps)
+    if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
+    const reply = result.right
+    ctx.state.refund = undefined
+    if (reply.position && reply.position > 0) {
+      const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
+      if (!caughtUp) ctx.set('x-read-models-lag', 'true')
+    }
+    for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
+    send(ctx, reply.status ?? 200, reply.data)
   }
 }
 

@@ -13,14 +13,18 @@ import { ApiError } from './errors'
 /** SPEC.md "Limits": uploads per minute per workspace (DESIGN.md: url and file creations, deprecated endpoints). */
 export const UPLOADS_PER_MINUTE = 20
 
-/** Counts an upload against its workspace's limit, or answers 429 with Retry-After. */
-export const takeUploadSlot = async (deps: Deps, workspaceId: string) => {
+/**
+ * Counts an upload against its workspace's limit, or answers 429 with Retry-After. Counted before
+ * the body is read; if the request is then refused, the route gives the slot back (`refund`).
+ */
+export const takeUploadSlot = async (deps: Deps, ctx: Context, workspaceId: string) => {
   const verdict = await takeHit(deps.db, `uploads:${workspaceId}`, UPLOADS_PER_MINUTE, 60)
   if (!verdict.allowed) {
     throw new ApiError('RATE_LIMITED', `at most ${UPLOADS_PER_MINUTE} uploads a minute per workspace; retry in ${verdict.retryAfterSeconds} s`, undefined, {
       'Retry-After': String(verdict.retryAfterSeconds),
     })
   }
+  ctx.state.refund = verdict.release
 }
 
 export interface Upload {

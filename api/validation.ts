@@ -1,14 +1,16 @@
 import * as t from 'io-ts'
 
+/** Union and intersection members (exact ones too) are indexed by position: not part of the field path. */
+const positional = (type: t.Decoder<unknown, unknown>): boolean =>
+  type instanceof t.UnionType || type instanceof t.IntersectionType || (type instanceof t.ExactType && positional(type.type))
+
 /** Turns io-ts errors into `field: reason` lines, one per field. */
 export const describeErrors = (errors: t.Errors, prefix = ''): string[] => {
   const lines = new Map<string, string>()
   for (const error of errors) {
     const keys: string[] = []
     error.context.forEach((entry, i) => {
-      const parent = error.context[i - 1]?.type
-      // Union and intersection members are indexed by position: not part of the field path.
-      if (i === 0 || parent instanceof t.UnionType || parent instanceof t.IntersectionType) return
+      if (i === 0 || positional(error.context[i - 1].type)) return
       keys.push(entry.key)
     })
     const path = prefix + (keys.join('.') || '(body)')

@@ -95,7 +95,10 @@ const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: Query
   if (!(await hasVectors(tx, table, deps.embedder.model, scope))) return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
-  return E.right(await vectorSearch(tx, { table, key, vector: vector.right, model: deps.embedder.model, scope, limit: candidates }))
+  // A row with no similarity to the query (or none defined: a query with no features embeds as
+  // zeros) is no match, and must not earn a rank in hybrid's fusion.
+  const hits = await vectorSearch(tx, { table, key, vector: vector.right, model: deps.embedder.model, scope, limit: candidates })
+  return E.right(hits.filter((h) => h.score > 0))
 }
 
 /**

@@ -10,7 +10,7 @@ const idParam = t.type({ id: c.id })
 export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/admin/users', tag: 'admin', auth: 'admin', summary: 'Register a user',
-    body: t.type({ email: c.email, name: c.string(1, 200) }),
+    body: c.object({ email: c.email, name: c.string(1, 200) }, {}),
     handler: async ({ body, command }, { store }) => replyWith(await accounts.registerUser(store, command, body), 201),
   }),
   route({
@@ -21,7 +21,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/admin/workspaces/:id/members', tag: 'admin', auth: 'admin', summary: 'Add a member or change their role',
     params: idParam,
-    body: t.type({ userId: c.id, role: Role }),
+    body: c.object({ userId: c.id, role: Role }, {}),
     handler: async ({ params, body, command }, { store }) =>
       replyWith(await accounts.setMember(store, command, { workspaceId: params.id, userId: body.userId, role: body.role })),
   }),
@@ -42,7 +42,7 @@ export const adminRoutes: AnyRoute[] = [
   }),
   route({
     method: 'post', path: '/api/v1/admin/api-keys', tag: 'admin', auth: 'admin', summary: 'Issue an API key for a workspace',
-    body: t.type({ workspaceId: c.id, name: c.string(1, 100) }),
+    body: c.object({ workspaceId: c.id, name: c.string(1, 100) }, {}),
     handler: async ({ body, command }, { store }) => replyWith(await accounts.issueApiKey(store, command, body), 201),
   }),
   route({

@@ -28,7 +28,7 @@ export const authRoutes: AnyRoute[] = [
   }),
   route({
     method: 'post', path: '/api/v1/auth/switch-workspace', tag: 'auth', auth: 'bearer', summary: 'Switch the active workspace; answers a new token',
-    body: t.type({ workspace_id: c.id }),
+    body: c.object({ workspace_id: c.id }, {}),
     handler: async ({ identity: who, body, command }, { store, db }) => {
       const identity = memberOf(who)
       // Unknown workspaces and foreign ones answer alike: no existence leak.

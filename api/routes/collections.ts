@@ -28,7 +28,7 @@ const proposalReply = (deps: Deps, workspaceId: string, id: string, position: nu
 export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/collections', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a collection',
-    body: t.intersection([t.type({ name: c.string(1, 100) }), c.exact(Fields)]),
+    body: c.object({ name: c.string(1, 100) }, Fields),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const created = await collections.createCollection(deps.store, command, workspaceId, body)
@@ -111,7 +111,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/packs', tag: 'packs', auth: 'bearer', permission: 'write:knowledge',
     summary: "Publish a collection's verified pages as a public pack (verification must be on)",
-    body: t.type({ collectionId: c.id, slug: c.slug }),
+    body: c.object({ collectionId: c.id, slug: c.slug }, {}),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       if (!(await loadKbConfig(deps.store, workspaceId)).verification.enabled) {

@@ -91,7 +91,7 @@ export const entryRoutes: AnyRoute[] = [
     // A multipart form (source file) is an upload: counted, then read under the workspace's size cap.
     before: async ({ identity, ctx }, deps) => {
       if (!ctx.is('multipart/form-data')) return
-      await takeUploadSlot(deps, workspaceIdOf(identity))
+      await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     handler: async ({ body, identity, command, ctx }, deps) => {
@@ -113,7 +113,7 @@ export const entryRoutes: AnyRoute[] = [
           if (body.url === undefined) return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when source is url'])
           const url = validUrl(deps, body.url)
           if (E.isLeft(url)) return url
-          if (!multipart) await takeUploadSlot(deps, workspaceId)
+          if (!multipart) await takeUploadSlot(deps, ctx, workspaceId)
           const crawl = { depth: body.crawlOptions?.depth ?? 0, maxPages: body.crawlOptions?.maxPages ?? 10, sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true }
           source = { url: url.right, crawl }
         } else {
@@ -180,7 +180,7 @@ export const entryRoutes: AnyRoute[] = [
     method: 'post', path: '/api/v1/knowledge/:id/move', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Move an entry to a folder (null: root)',
     params: IdParam,
-    body: t.type({ folderId: t.union([c.id, t.null]) }),
+    body: c.object({ folderId: t.union([c.id, t.null]) }, {}),
     handler: async ({ params, body, identity, command }, { store }) =>
       replyWith(await knowledge.moveEntry(store, command, workspaceIdOf(identity), params.id, body.folderId)),
   }),

@@ -61,7 +61,7 @@ export const ingestionRoutes: AnyRoute[] = [
     method: 'post', path: '/api/v1/knowledge/upload/file', tag: 'deprecated', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Deprecated: upload a file (use POST /api/v1/knowledge with source file)',
     before: async ({ identity, ctx }, deps) => {
-      await takeUploadSlot(deps, workspaceIdOf(identity))
+      await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
@@ -84,7 +84,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/upload', tag: 'deprecated', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Deprecated: ingest a URL or text (use POST /api/v1/knowledge)',
-    before: async ({ identity }, deps) => takeUploadSlot(deps, workspaceIdOf(identity)),
+    before: async ({ identity, ctx }, deps) => takeUploadSlot(deps, ctx, workspaceIdOf(identity)),
     body: c.object(
       { sourceType: t.keyof({ url: null, text: null }) },
       {

@@ -28,7 +28,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/admin/reembed', tag: 'operators', auth: 'admin',
     summary: "Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in",
-    body: t.partial({ workspaceId: c.id }),
+    body: c.exact({ workspaceId: c.id }),
     handler: async ({ body }, { store, db, embedder }) => {
       const reports = await reembedAll(store, db.pool, embedder, body.workspaceId)
       return E.right({ data: { reembedded: reports.map(({ position: _, ...r }) => r) }, position: Math.max(0, ...reports.map((r) => r.position)) })

@@ -12,7 +12,7 @@ export const toolRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/tools/:tool/execute', tag: 'tools', auth: 'apiKey', summary: 'Execute a tool with an API key',
     params: t.type({ tool: c.string(1, 100) }),
-    body: t.type({ arguments: t.UnknownRecord }),
+    body: c.object({ arguments: t.UnknownRecord }, {}),
     handler: async ({ params, body, identity, command }, deps) => {
       if (identity.kind !== 'apiKey') throw new Error('tools need an API key')
       const tool = tools.find((x) => x.name === params.tool)

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { countTokens } from '../../adapters/text'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member }>('API: knowledge entries (text path)')
@@ -187,6 +188,63 @@ test('bad input: each gives 400 VALIDATION_ERROR naming the field, and writes no
   expectError(await svc.call('GET', '/api/v1/knowledge/unknown-id', { token: m.token }), 404, 'NOT_FOUND')
   assert.is(await svc.deps.store.headPosition(), afterCreate)
   assert.ok(afterCreate > head)
+})
+
+test('input no command can store is refused with 400, never a 500: lone surrogates, deep nesting, a body that is not JSON', async ({ svc, m }) => {
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'kept', source: 'text', content: 'kept.' } }), 201)
+  const head = await svc.deps.store.headPosition()
+  const bad = async (method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> }, detail: RegExp) => {
+    const err = expectError(await svc.call(method, path, { token: m.token, ...options }), 400, 'VALIDATION_ERROR')
+    assert.ok(err.details!.some((d) => detail.test(d)), `${detail} in ${JSON.stringify(err.details)}`)
+  }
+  // Half of an emoji: JSON allows it, Postgres's JSON does not.
+  await bad('POST', '/api/v1/knowledge', { body: { title: 'lone', source: 'text', content: 'a\ud800b' } }, /^content: .*surrogate/)
+  await bad('PATCH', `/api/v1/knowledge/${e.id}`, { body: { title: 'x\udc00' } }, /^title: .*surrogate/)
+  await bad('POST', '/api/v1/knowledge', { body: { title: 't', source: 'text', content: 'c', metadata: { ['k\ud800']: 'v' } } }, /^metadata\.k.*surrogate/)
+  const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`
+  await bad('POST', '/api/v1/knowledge', { raw: `{"title":"t","source":"text","content":"c","metadata":{"deep":${deep}}}` }, /nested deeper than 32 levels/)
+  // A PATCH whose body the JSON parser did not read must not pass for an empty one.
+  await bad('PATCH', `/api/v1/knowledge/${e.id}`, { raw: JSON.stringify({ title: 'via text/plain' }), headers: { 'content-type': 'text/plain' } }, /^body: .*application\/json/)
+  await bad('PATCH', '/api/v1/knowledge/config', { raw: JSON.stringify({ maxDocuments: 5 }), headers: { 'content-type': 'text/plain' } }, /^body:/)
+  assert.is(await svc.deps.store.headPosition(), head)
+  assert.is(ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token })).title, 'kept')
+  // A well-formed emoji is fine, and counts as one character.
+  const emoji = '\u{1F600}'
+  const smiles = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: emoji.repeat(500), source: 'text', content: `${emoji} fine` } }), 201)
+  assert.is([...smiles.title].length, 500)
+  await bad('POST', '/api/v1/knowledge', { body: { title: emoji.repeat(501), source: 'text', content: 'c' } }, /^title:/)
+})
+
+test('the largest content SPEC.md allows is accepted even written as JSON escapes; chunkSizeTokens alone picks an overlap below it', async ({ svc, m }) => {
+  // 500,000 characters as \u00e9 escapes: a 3 MB body.
+  const raw = `{"title":"escaped","source":"text","content":"${'\\u00e9'.repeat(499_990)} end"}`
+  assert.ok(raw.length > 2_900_000)
+  const big = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, raw }), 201)
+  assert.is(big.content.length, 499_994)
+  // The default overlap (200) is not below 100 tokens: the same share of the chunk is used.
+  const small = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'small chunks', source: 'text', content: 'Word '.repeat(400), chunkingOptions: { chunkSizeTokens: 100 } } }), 201)
+  assert.is(small.processingStatus, 'completed')
+  const { rows } = await svc.deps.db.pool.query<{ s: number; e: number; n: number }>(
+    'SELECT start_offset AS s, end_offset AS e, token_count AS n FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index', [small.id])
+  assert.ok(rows.length > 1 && rows.every((r) => r.n <= 100), JSON.stringify(rows))
+  // Consecutive chunks overlap, by at most 20 tokens (a fifth of the chunk, as 200 is of 1000).
+  for (let i = 1; i < rows.length; i++) {
+    assert.ok(rows[i].s < rows[i - 1].e, JSON.stringify(rows))
+    assert.ok(countTokens(small.content.slice(rows[i].s, rows[i - 1].e)) <= 20)
+  }
+})
+
+test('content the chunking worker cannot finish within its limits is refused with 400, not a 500', async () => {
+  const svc = await startTestService({ PARSE_TIMEOUT_MS: '100' })
+  try {
+    const m = await seedMember(svc.call, 'owner')
+    const head = await svc.deps.store.headPosition()
+    const e = expectError(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 't', source: 'text', content: 'Some text, of several words. '.repeat(16_000) } }), 400, 'VALIDATION_ERROR')
+    assert.match(e.details![0], /^content: chunking took longer than 100 ms/)
+    assert.is(await svc.deps.store.headPosition(), head)
+  } finally {
+    await svc.stop()
+  }
 })
 
 test.run()

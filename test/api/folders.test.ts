@@ -77,4 +77,45 @@ test('bad input and other workspaces', async ({ svc, m }) => {
   assert.not.ok(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token })).folders.some((f: any) => f.id === theirs.id))
 })
 
+test('fields a folder create does not know are ignored: workspaceId, folderId and the rest change nothing', async ({ svc, m }) => {
+  const other = await seedMember(svc.call, 'owner')
+  const otherFolder = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Theirs' } }), 201)
+  const f = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Intruder', workspaceId: other.workspaceId, folderId: otherFolder.id, junk: { a: 1 } } }), 201)
+  assert.is(f.name, 'Intruder')
+  assert.is.not(f.id, otherFolder.id)
+  assert.ok(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token })).folders.some((x: any) => x.id === f.id))
+  assert.not.ok(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: other.token })).folders.some((x: any) => x.name === 'Intruder'))
+  // The other workspace may still use the name.
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Intruder' } }), 201)
+  const [created] = await svc.deps.store.readStream(`folder-${f.id}`)
+  assert.equal(Object.keys(created.data as object).sort(), ['folderId', 'name', 'workspaceId'])
+})
+
+test('a PATCH that changes nothing records nothing', async ({ svc, m }) => {
+  const f = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Still', description: 'd', color: '#000000' } }), 201)
+  const head = await svc.deps.store.headPosition()
+  for (const body of [{}, { name: 'Still', description: 'd' }, { color: '#000000', unknown: 1 }]) {
+    const p = ok(await svc.call('PATCH', `/api/v1/knowledge/folders/${f.id}`, { token: m.token, body }))
+    assert.is(p.updatedAt, f.updatedAt)
+  }
+  assert.is(await svc.deps.store.headPosition(), head)
+  assert.is(ok(await svc.call('PATCH', `/api/v1/knowledge/folders/${f.id}`, { token: m.token, body: { description: 'new' } })).description, 'new')
+})
+
+test('entries written into a folder while it is deleted end at root, never in the deleted folder', async ({ svc, m }) => {
+  for (const delay of [0, 2, 5, 10]) {
+    const f = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: `Racing ${delay}` } }), 201)
+    const kept = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'kept', source: 'text', content: 'c.' } }), 201)
+    const writes = [
+      ...[0, 1, 2].map((i) => svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: `racer ${i}`, source: 'text', content: 'c.', folderId: f.id } })),
+      svc.call('POST', `/api/v1/knowledge/${kept.id}/move`, { token: m.token, body: { folderId: f.id } }),
+    ]
+    await new Promise((r) => setTimeout(r, delay))
+    ok(await svc.call('DELETE', `/api/v1/knowledge/folders/${f.id}`, { token: m.token }))
+    for (const r of await Promise.all(writes)) assert.ok([200, 201, 404].includes(r.status), JSON.stringify(r.body))
+    const { rows } = await svc.deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE folder_id = $1', [f.id])
+    assert.is(rows[0].n, 0, `entries left in the deleted folder (delay ${delay} ms)`)
+  }
+})
+
 test.run()

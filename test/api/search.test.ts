@@ -109,6 +109,16 @@ test('quotes, operators, parentheses, backslashes, emoji and SQL are searched as
   assert.ok(r.results.length > 0)
 })
 
+test('a query that matches nothing answers no results in every mode, at any minScore', async ({ svc, m }) => {
+  // No word to match, and no feature to embed: the vector leg has no similarity to rank by.
+  for (const mode of ['text', 'vector', 'hybrid']) {
+    for (const minScore of [0, 0.5]) {
+      const r = await search(svc, m.token, { query: '🚀 🚀', mode, minScore, limit: 50 })
+      assert.equal(r.results, [], `${mode} at ${minScore}: ${JSON.stringify(r.results.map((x: any) => [x.title, x.score]))}`)
+    }
+  }
+})
+
 test('a disabled or deleted entry never appears, right after the write that removed it', async ({ svc, m }) => {
   const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'ephemeral', source: 'text', content: 'Xylophonic marmalade is ephemeral.' } }), 201)
   const find = async () => (await search(svc, m.token, { query: 'xylophonic marmalade', mode: 'hybrid', minScore: 0 })).results.map((x: any) => x.id)

@@ -35,7 +35,7 @@ test('malformed JSON and a non-object body: 400 VALIDATION_ERROR with details', 
 })
 
 test('a body over the limit: 413 PAYLOAD_TOO_LARGE', async ({ svc }) => {
-  const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'big@example.com', name: 'x'.repeat(3 * 1024 * 1024) } })
+  const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'big@example.com', name: 'x'.repeat(8 * 1024 * 1024) } })
   expectError(r, 413, 'PAYLOAD_TOO_LARGE')
 })
 

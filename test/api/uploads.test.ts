@@ -198,4 +198,16 @@ test('the 21st upload in a minute answers 429 with Retry-After; other workspaces
   ok(await service.call('POST', '/api/v1/knowledge/upload', { token: other.token, body: { sourceType: 'text', content: 'other workspace' } }), 202)
 })
 
+test('a refused upload does not count against the limit', async ({ service }) => {
+  const member = await seedMember(service.call)
+  for (let i = 0; i < 21; i++) {
+    // An executable (a type no workspace allows), then a deprecated upload with no file, then one whose folder does not exist.
+    const r = i % 3 === 0 ? await upload(service.url, member.token, { title: `bad ${i}`, source: 'file' }, { bytes: exe(), name: 'x.exe' })
+      : i % 3 === 1 ? await upload(service.url, member.token, { title: `none ${i}` }, undefined, '/api/v1/knowledge/upload/file')
+      : await service.call('POST', '/api/v1/knowledge/upload', { token: member.token, body: { sourceType: 'text', content: 'x', folderId: 'no-such-folder' } })
+    assert.ok(r.status === 400 || r.status === 404, `${i}: ${r.status} ${JSON.stringify(r.body)}`)
+  }
+  ok(await upload(service.url, member.token, { title: 'good', source: 'file' }, { bytes: Buffer.from('fine text'), name: 'x.txt' }), 201)
+})
+
 test.run()
