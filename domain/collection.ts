@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, differing, fail } from './shared'
 
 /** `hold_for_review`: an agent's write into the collection becomes a proposal a person approves. */
 export const WritePolicy = t.keyof({ open: null, hold_for_review: null })
@@ -38,7 +38,7 @@ export type CollectionCommand =
 
 export type CollectionState =
   | { status: 'none' }
-  | { status: 'active' | 'deleted'; workspaceId: string; name: string; writePolicy: WritePolicy; slug: string | null }
+  | { status: 'active' | 'deleted'; workspaceId: string; name: string; description: string; writePolicy: WritePolicy; slug: string | null }
 
 export const collection: Decider<CollectionCommand, CollectionEvent, CollectionState> = {
   events: CollectionEvent,
@@ -46,10 +46,9 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
   evolve: (state, event) => {
     switch (event.type) {
       case 'CollectionCreated':
-        return { status: 'active', workspaceId: event.data.workspaceId, name: event.data.name, writePolicy: event.data.writePolicy, slug: null }
+        return { status: 'active', workspaceId: event.data.workspaceId, name: event.data.name, description: event.data.description, writePolicy: event.data.writePolicy, slug: null }
       case 'CollectionUpdated':
-        if (state.status === 'none') return state
-        return { ...state, name: event.data.changes.name ?? state.name, writePolicy: event.data.changes.writePolicy ?? state.writePolicy }
+        return state.status === 'none' ? state : { ...state, ...event.data.changes }
       case 'CollectionPublished':
         return state.status === 'none' ? state : { ...state, slug: event.data.slug }
       case 'CollectionDeleted':
@@ -63,8 +62,10 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
     }
     if (state.status !== 'active') return fail('NOT_FOUND', 'collection not found')
     switch (command.type) {
-      case 'UpdateCollection':
-        return E.right([{ type: 'CollectionUpdated', data: command.data }])
+      case 'UpdateCollection': {
+        const changes = differing(command.data.changes, state)
+        return E.right(Object.keys(changes).length ? [{ type: 'CollectionUpdated', data: { ...command.data, changes } }] : [])
+      }
       case 'PublishCollection':
         if (state.slug === command.data.slug) return E.right([])
         if (state.slug) return fail('CONFLICT', `the collection is already published as ${state.slug}`, [`collectionId: already published as ${state.slug}`])

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, differing, fail } from './shared'
 
 const Fields = t.partial({ description: t.string, color: t.string, icon: t.string })
 
@@ -50,8 +50,7 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
       case 'UpdateFolder':
       {
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
-        // Only what differs is a change; a PATCH that changes nothing records nothing.
-        const changes = Object.fromEntries(Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && v !== state[k as keyof typeof state]))
+        const changes = differing(command.data.changes, state)
         return E.right(Object.keys(changes).length ? [{ type: 'FolderUpdated', data: { ...command.data, changes } }] : [])
       }
       case 'DeleteFolder':

@@ -111,6 +111,10 @@ test('collections: names unique per workspace; patch the policy; deleting one le
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Scratch page', content: 'x', collectionId: c.id }))
   assert.is(p.held, false)
   ok(await svc.call('PATCH', `/api/v1/collections/${c.id}`, { token: m.token, body: { writePolicy: 'hold_for_review' } }))
+  // A PATCH that changes nothing records nothing.
+  const head = await svc.deps.store.headPosition()
+  ok(await svc.call('PATCH', `/api/v1/collections/${c.id}`, { token: m.token, body: { name: 'Scratch', description: '', writePolicy: 'hold_for_review' } }))
+  assert.is(await svc.deps.store.headPosition(), head)
   assert.is(ok(await tool(svc.call, key, 'page_write', { pageId: p.pageId, content: 'y' })).held, true)
   ok(await svc.call('DELETE', `/api/v1/collections/${c.id}`, { token: m.token }))
   assert.not.ok('collectionId' in ok(await svc.call('GET', `/api/v1/pages/${p.pageId}`, { token: m.token })))
