@@ -121,7 +121,8 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       if (sections.every((s) => s.text.trim() === '')) throw new InputError('no text could be extracted from the document')
       await step(STEPS.chunk)
       const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, { onEmbedding: () => step(STEPS.embed) })
-      if (E.isLeft(prepared)) throw new Error(prepared.left.message)
+      // Content the chunking could not finish is the input's fault; an embedder that failed is retried.
+      if (E.isLeft(prepared)) throw prepared.left.code === 'VALIDATION_ERROR' ? new InputError(prepared.left.message) : new Error(prepared.left.message)
       await step(STEPS.store)
       const content = prepared.right.content
       await completeTask(deps, ctx(), ref, { prepared: prepared.right, contentHash, sync: t.kind === 'sync' }, {
