@@ -45,8 +45,8 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/knowledge/tasks', tag: 'tasks', auth: 'bearer', permission: 'read:knowledge',
     summary: 'List processing tasks, newest first',
-    query: t.partial({ status: TaskStatus, limit: c.intFromString(1, 100) }),
-    handler: async ({ query, identity }, { db }) => E.right({ data: await listTasks(db.pool, workspaceIdOf(identity), query.status, query.limit ?? 20) }),
+    query: t.partial({ status: TaskStatus, limit: c.intFromString(1, 100), page: c.intFromString(1, 1_000_000) }),
+    handler: async ({ query, identity }, { db }) => E.right({ data: await listTasks(db.pool, workspaceIdOf(identity), query.status, query.limit ?? 20, query.page) }),
   }),
   route({
     method: 'get', path: '/api/v1/knowledge/tasks/:taskId', tag: 'tasks', auth: 'bearer', permission: 'read:knowledge',

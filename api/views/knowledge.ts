@@ -117,11 +117,12 @@ export const taskView = (r: any) => ({
   ...(r.completed_at ? { completedAt: r.completed_at.toISOString() } : {}),
 })
 
-export const listTasks = async (db: Queryable, workspaceId: string, status: string | undefined, limit: number) => {
+/** SPEC.md's task list, newest first; `limit` is "items per page", so `page` (from 1) pages through it. */
+export const listTasks = async (db: Queryable, workspaceId: string, status: string | undefined, limit: number, page = 1) => {
   const args: unknown[] = [workspaceId]
   const where = status ? (args.push(status), 'AND status = $2') : ''
   const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)).rows[0].n
-  const { rows } = await db.query(`SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, args)
+  const { rows } = await db.query(`SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`, args)
   return { tasks: rows.map(taskView), total }
 }
 

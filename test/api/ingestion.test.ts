@@ -61,6 +61,12 @@ test('tasks: list with status filter and limit, one by id, other workspaces see 
   assert.ok(onlyFailed.tasks.every((t: any) => t.status === 'failed'))
   expectError(await service.call('GET', '/api/v1/knowledge/tasks?status=done', { token: owner.token }), 400, 'VALIDATION_ERROR')
   expectError(await service.call('GET', '/api/v1/knowledge/tasks?limit=0', { token: owner.token }), 400, 'VALIDATION_ERROR')
+  expectError(await service.call('GET', '/api/v1/knowledge/tasks?page=0', { token: owner.token }), 400, 'VALIDATION_ERROR')
+  // limit is items per page: page 2 holds the next ones.
+  const first = ok(await service.call('GET', '/api/v1/knowledge/tasks?limit=1', { token: owner.token }))
+  const second = ok(await service.call('GET', '/api/v1/knowledge/tasks?limit=1&page=2', { token: owner.token }))
+  assert.equal([first.tasks[0].id, second.tasks[0].id], all.tasks.slice(0, 2).map((x: any) => x.id))
+  assert.is(second.total, all.total)
   const stranger = await seedMember(service.call)
   expectError(await service.call('GET', `/api/v1/knowledge/tasks/${failed.taskId}`, { token: stranger.token }), 404, 'NOT_FOUND')
   assert.is(ok(await service.call('GET', '/api/v1/knowledge/tasks', { token: stranger.token })).total, 0)
