@@ -41,13 +41,14 @@ export class CredentialCache {
     this.generation++
   }
 
-  async get(hash: string, read: () => Promise<any>) {
-    if (this.rows.has(hash)) return this.rows.get(hash)
+  /** `key` names the kind of credential and its hash: a token's row must never answer for a key. */
+  async get(key: `token:${string}` | `key:${string}`, read: () => Promise<any>) {
+    if (this.rows.has(key)) return this.rows.get(key)
     const generation = this.generation
     const row = await read()
     if (row && generation === this.generation) {
       if (this.rows.size >= MAX_CREDENTIALS) this.rows.clear()
-      this.rows.set(hash, row)
+      this.rows.set(key, row)
     }
     return row
   }
@@ -74,7 +75,7 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
     }
     case 'bearer': {
       const hash = hashSecret(bearerOf(ctx))
-      const row = await deps.credentials.get(hash, async () => (await deps.db.pool.query(
+      const row = await deps.credentials.get(`token:${hash}`, async () => (await deps.db.pool.query(
         `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
          FROM access_tokens t
          JOIN users u ON u.id = t.user_id
@@ -103,7 +104,7 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       const key = ctx.get('x-api-key')
       if (!key) throw new ApiError('UNAUTHORIZED', 'missing x-api-key header')
       const hash = hashSecret(key)
-      const row = await deps.credentials.get(hash, async () =>
+      const row = await deps.credentials.get(`key:${hash}`, async () =>
         (await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [hash])).rows[0])
       if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN', 'the API key is invalid or revoked')
       // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.

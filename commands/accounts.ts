@@ -72,8 +72,13 @@ export const issueAccessToken = async (
   return E.map((h: { position: number }) => ({ id, access_token: token, issued_at: issuedAt, expires_at: expiresAt, position: h.position }))(done)
 }
 
+/** The workspace a token or key belongs to, so that its revocation is in that workspace's audit trail. */
+const inWorkspaceOf = (ctx: CommandContext, state: { status: string; workspaceId?: string }): CommandContext =>
+  state.workspaceId ? { ...ctx, workspaceId: state.workspaceId } : ctx
+
 export const revokeAccessToken = async (store: EventStore, ctx: CommandContext, tokenId: string): Result<{ revoked: true }> => {
-  const done = await handle(store, streams.accessToken(tokenId), accessToken, { type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } }, ctx)
+  const { state } = await load(store, streams.accessToken(tokenId), accessToken)
+  const done = await handle(store, streams.accessToken(tokenId), accessToken, { type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } }, inWorkspaceOf(ctx, state))
   return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
 }
 
@@ -87,6 +92,7 @@ export const issueApiKey = async (store: EventStore, ctx: CommandContext, input:
 }
 
 export const revokeApiKey = async (store: EventStore, ctx: CommandContext, keyId: string): Result<{ revoked: true }> => {
-  const done = await handle(store, streams.apiKey(keyId), apiKey, { type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } }, ctx)
+  const { state } = await load(store, streams.apiKey(keyId), apiKey)
+  const done = await handle(store, streams.apiKey(keyId), apiKey, { type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } }, inWorkspaceOf(ctx, state))
   return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
 }

@@ -28,12 +28,13 @@ export type AccessTokenCommand =
   | { type: 'IssueAccessToken'; data: AccessTokenIssued['data'] }
   | { type: 'RevokeAccessToken'; data: { tokenId: string; revokedAt: string } }
 
-export type AccessTokenState = { status: 'none' | 'active' | 'revoked' }
+export type AccessTokenState = { status: 'none' } | { status: 'active' | 'revoked'; workspaceId: string }
 
 export const accessToken: Decider<AccessTokenCommand, AccessTokenEvent, AccessTokenState> = {
   events: AccessTokenEvent,
   initialState: () => ({ status: 'none' }),
-  evolve: (_state, event) => ({ status: event.type === 'AccessTokenIssued' ? 'active' : 'revoked' }),
+  evolve: (state, event) =>
+    event.type === 'AccessTokenIssued' ? { status: 'active', workspaceId: event.data.workspaceId } : state.status === 'none' ? state : { ...state, status: 'revoked' },
   decide: (command, state) => {
     switch (command.type) {
       case 'IssueAccessToken':

@@ -22,12 +22,13 @@ export type ApiKeyCommand =
   | { type: 'IssueApiKey'; data: ApiKeyIssued['data'] }
   | { type: 'RevokeApiKey'; data: { keyId: string; revokedAt: string } }
 
-export type ApiKeyState = { status: 'none' | 'active' | 'revoked' }
+export type ApiKeyState = { status: 'none' } | { status: 'active' | 'revoked'; workspaceId: string }
 
 export const apiKey: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
   events: ApiKeyEvent,
   initialState: () => ({ status: 'none' }),
-  evolve: (_state, event) => ({ status: event.type === 'ApiKeyIssued' ? 'active' : 'revoked' }),
+  evolve: (state, event) =>
+    event.type === 'ApiKeyIssued' ? { status: 'active', workspaceId: event.data.workspaceId } : state.status === 'none' ? state : { ...state, status: 'revoked' },
   decide: (command, state) => {
     switch (command.type) {
       case 'IssueApiKey':

@@ -142,4 +142,30 @@ test('API keys are issued for one workspace, stored only hashed, and revocable',
   assert.ok(again.rows[0].revoked_at)
 })
 
+test('an access token is never an API key, nor a key a token, whichever was used first', async ({ svc }) => {
+  const owner = await seedMember(svc.call, 'owner')
+  const viewer = await seedMember(svc.call, 'viewer', owner.workspaceId)
+  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: owner.workspaceId, name: 'agent' } }), 201)
+  const write = (apiKey: string) => svc.call('POST', '/api/v1/tools/native:page_write/execute', { headers: { 'x-api-key': apiKey }, body: { arguments: { title: 'Via a key', mode: 'append', content: 'x' } } })
+  // Each credential used the right way first (its row is then cached), then the wrong way.
+  ok(await svc.call('GET', '/api/v1/pages', { token: viewer.token }))
+  expectError(await write(viewer.token), 401, 'INVALID_TOKEN')
+  ok(await write(key.api_key))
+  expectError(await svc.call('GET', '/api/v1/pages', { token: key.api_key }), 401, 'INVALID_TOKEN')
+  expectError(await svc.call('POST', '/api/v1/auth/validate', { token: key.api_key }), 401, 'INVALID_TOKEN')
+  assert.is(ok(await svc.call('GET', '/api/v1/pages', { token: viewer.token })).total, 1)
+})
+
+test('revoking a token or a key is in its workspace\'s audit trail', async ({ svc }) => {
+  const owner = await seedMember(svc.call, 'owner')
+  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: owner.workspaceId, name: 'agent' } }), 201)
+  const token = ok(await svc.call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: owner.userId, workspaceId: owner.workspaceId } }), 201)
+  ok(await svc.call('DELETE', `/api/v1/admin/api-keys/${key.id}`, { token: ADMIN }))
+  ok(await svc.call('DELETE', `/api/v1/admin/tokens/${token.id}`, { token: ADMIN }))
+  for (const type of ['ApiKeyRevoked', 'AccessTokenRevoked']) {
+    const listed = ok(await svc.call('GET', `/api/v1/audit/events?type=${type}`, { token: owner.token }))
+    assert.is(listed.events.length, 1, type)
+  }
+})
+
 test.run()
