@@ -9,6 +9,8 @@ import type { DomainError } from '../domain/shared'
 import { authenticate, authorize } from './auth'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
+import { characters } from './codecs'
+import { inputProblems } from './route'
 import { skills } from './skills'
 import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
 import { describeErrors } from './validation'
@@ -87,6 +89,12 @@ export const mountMcp = (router: Router, deps: Deps) => {
     const identity = await authenticate(deps, ctx, 'apiKey')
     if (identity.kind !== 'apiKey') throw new Error('an API key identity')
     const body = (ctx.request as { body?: unknown }).body
+    const problems = inputProblems(body, '', [])
+    // The client's name at initialize is the author of every write of its session (SPEC.md "Brain page").
+    const initialize = (Array.isArray(body) ? body : [body]).find((m) => (m as { method?: unknown })?.method === 'initialize') as { params?: { clientInfo?: { name?: unknown } } } | undefined
+    const name = initialize?.params?.clientInfo?.name
+    if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200)) problems.push('params.clientInfo.name: must be the client\'s name, 1-200 characters')
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const sessionId = ctx.get('mcp-session-id')
     let session = sessionId ? sessions.get(sessionId) : undefined
     if (sessionId && (!session || session.keyId !== identity.keyId)) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')

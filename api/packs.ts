@@ -11,7 +11,9 @@ import { searchPages } from '../commands/pageSearch'
 import { fail } from '../domain/shared'
 import * as c from './codecs'
 import type { Deps } from './deps'
+import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
+import { inputProblems } from './route'
 import { pageSearchArguments, pageSearchSchema } from './tools/pages'
 
 // Public packs: a collection's verified pages, each at its pinned version, served without login as
@@ -121,6 +123,8 @@ export const mountPacks = (router: Router, deps: Deps) => {
       ctx.body = { success: false, error: { code: 'NOT_FOUND', message: 'no such pack' } }
       return
     }
+    const problems = inputProblems((ctx.request as { body?: unknown }).body, '', [])
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     ctx.res.on('close', () => {

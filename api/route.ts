@@ -61,7 +61,7 @@ const MAX_DEPTH = 32
  * NUL, and JSON in Postgres refuses a lone UTF-16 surrogate (half of an emoji), which would fail
  * the event append of this request and of the others appended with it.
  */
-const inputProblems = (value: unknown, at: string, found: string[], depth = 0): string[] => {
+export const inputProblems = (value: unknown, at: string, found: string[], depth = 0): string[] => {
   const check = (s: string, where: string) => {
     if (s.includes('\u0000')) found.push(`${where}: must not contain NUL characters`)
     if (/[\uD800-\uDFFF]/u.test(s)) found.push(`${where}: must not contain a lone UTF-16 surrogate (not valid Unicode)`)

@@ -93,4 +93,27 @@ test('no key, an unknown key, a revoked key: refused; a session is bound to its 
   assert.is(revoked.status, 401)
 })
 
+test('a client name that cannot author a write, and text no command can store, are refused with 400 at once', async (ctx) => {
+  const head = await ctx.svc.deps.store.headPosition()
+  const post = (body: unknown) => fetch(`${ctx.svc.url}/mcp`, {
+    method: 'POST',
+    headers: { 'x-api-key': ctx.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  })
+  const initialize = (name: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name, version: '1' } } })
+  for (const [name, detail] of [['', /^params\.clientInfo\.name:/], ['   ', /^params\.clientInfo\.name:/], ['x'.repeat(201), /^params\.clientInfo\.name:/], ['nul\u0000x', /NUL/], ['half \ud800', /surrogate/]] as const) {
+    const r = await post(initialize(name))
+    assert.is(r.status, 400, JSON.stringify(name))
+    const body = (await r.json()) as { error: { code: string; details: string[] } }
+    assert.is(body.error.code, 'VALIDATION_ERROR')
+    assert.ok(body.error.details.some((d) => detail.test(d)), JSON.stringify(body.error.details))
+  }
+  // Within a session: a tool call whose arguments hold half of an emoji.
+  const { client } = await connect(ctx, ctx.key, 'careful-agent')
+  let refused = ''
+  await client.callTool({ name: 'page_write', arguments: { title: 'Half', mode: 'append', content: 'x \ud800' } }).catch((e: Error) => (refused = e.message))
+  assert.match(refused, /400|surrogate|VALIDATION_ERROR/)
+  assert.is(await ctx.svc.deps.store.headPosition(), head)
+})
+
 test.run()
