@@ -63,7 +63,6 @@ export const booleanFromString = new t.Type<boolean, string, unknown>(
   String,
 )
 
-/** Optional fields: t.partial of the given props intersected with the required ones. */
 /** A JSON object with required and optional fields; unknown keys are dropped, never applied. */
 export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name?: string) =>
   t.exact(t.intersection([t.type(required), t.partial(optional)]), name)

@@ -47,8 +47,7 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
       case 'CreateFolder':
         if (state.status !== 'none') return fail('CONFLICT', 'the folder already exists')
         return E.right([{ type: 'FolderCreated', data: command.data }])
-      case 'UpdateFolder':
-      {
+      case 'UpdateFolder': {
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
         const changes = differing(command.data.changes, state)
         return E.right(Object.keys(changes).length ? [{ type: 'FolderUpdated', data: { ...command.data, changes } }] : [])
