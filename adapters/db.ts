@@ -20,11 +20,53 @@ export interface Database {
   close(): Promise<void>
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * PGlite allows one process per data directory: a second one opening it (another service, the
+ * CLI) lost confirmed writes and could leave files no later start could open. The holder's pid is
+ * kept in `<dataDir>.lock`; a lock whose process is gone (a crash) is taken over. Answers the
+ * release.
+ */
+const holdDataDir = (dataDir: string): (() => void) => {
+  const file = `${dataDir}.lock`
+  for (;;) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' })
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const pid = Number(fs.readFileSync(file, 'utf8'))
+      if (pid && pid !== process.pid && alive(pid)) {
+        throw new Error(`${dataDir} is in use by process ${pid}: PGlite allows one process (reach it through its API, or stop it; if no such process uses it, remove ${file})`)
+      }
+      fs.rmSync(file, { force: true })
+    }
+  }
+  return () => {
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === String(process.pid)) fs.rmSync(file, { force: true })
+  }
+}
+
 export const openPglite = async (dataDir: string | PGlite): Promise<Database> => {
   let db: PGlite
+  let release: () => void = () => {}
   if (typeof dataDir === 'string') {
-    if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true })
-    db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } })
+    if (!dataDir.startsWith('memory://')) {
+      fs.mkdirSync(dataDir, { recursive: true })
+      release = holdDataDir(dataDir)
+    }
+    db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } }).catch((error: Error) => {
+      release()
+      throw error
+    })
   } else db = dataDir
   const pglite = connection(db)
   // pg-pool drops a client whose query failed and makes another. Each gets a bridge of its own:
@@ -42,6 +84,7 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
     close: async () => {
       await pool.end()
       await db.close()
+      release()
     },
   }
 }

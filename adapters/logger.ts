@@ -1,5 +1,7 @@
 import pino from 'pino'
 
 /** Structured JSON logs (DESIGN.md convention 9). */
-export const createLogger = (level: string) => pino({ level, base: { service: 'kb' } })
+/** On stdout, or on stderr where stdout is a command's output (the kb CLI). */
+export const createLogger = (level: string, to: 'stdout' | 'stderr' = 'stdout') =>
+  to === 'stdout' ? pino({ level, base: { service: 'kb' } }) : pino({ level, base: { service: 'kb' } }, pino.destination(2))
 export type { Logger } from 'pino'

@@ -9,7 +9,13 @@ if (E.isLeft(config)) {
   process.exit(1)
 }
 const log = createLogger(config.right.logLevel)
-const service = await startService(config.right, log)
+// A start that cannot happen (the database missing or refusing, DATA_DIR held by another
+// process) says why in one line and exits, rather than dying with a stack trace.
+const service = await startService(config.right, log).catch((error: Error) => {
+  log.fatal({ err: error }, 'the service could not start')
+  process.stderr.write(`Cannot start: ${error.message}\n`)
+  process.exit(1)
+})
 
 const shutdown = (signal: string) => {
   log.info({ signal }, 'shutting down')

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import { embeddings } from '../domain/embeddings'
+import { type DomainError, fail } from '../domain/shared'
 import { handle } from './handle'
 import { streams } from './streams'
 
@@ -35,11 +37,12 @@ export const reembedWorkspace = async (store: EventStore, db: Queryable, embedde
 }
 
 /** Every workspace that has embedded chunks, or the one asked for. */
-export const reembedAll = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId?: string) => {
+export const reembedAll = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId?: string): Promise<E.Either<DomainError, ReembedReport[]>> => {
+  if (workspaceId && (await store.streamRevision(streams.workspace(workspaceId))) === 'no_stream') return fail('NOT_FOUND', `workspace ${workspaceId} not found`)
   const ids = workspaceId
     ? [workspaceId]
     : (await db.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1')).rows.map((r) => r.workspace_id)
   const reports: ReembedReport[] = []
   for (const id of ids) reports.push(await reembedWorkspace(store, db, embedder, id))
-  return reports
+  return E.right(reports)
 }

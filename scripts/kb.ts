@@ -22,9 +22,16 @@ const die = (message: string): never => {
   process.exit(2)
 }
 
+/** An operator's mistake found with the database open: thrown, so that it is closed before the exit. */
+class Refusal extends Error {}
+const refuse = (message: string): never => {
+  throw new Refusal(message)
+}
+
 const config = loadConfig(process.env)
 const cfg = E.isLeft(config) ? die(config.left) : config.right
-const log = createLogger(process.env.LOG_LEVEL ?? 'warn')
+// Logs go to stderr: stdout is the commands' output (`kb stream` is one JSON event a line).
+const log = createLogger(process.env.LOG_LEVEL ?? 'warn', 'stderr')
 
 type Request = { method: string; path: string; body?: unknown }
 
@@ -49,7 +56,11 @@ const viaService = async (base: string, req: Request) => {
     headers: { authorization: `Bearer ${adminToken()}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
     body: req.body ? JSON.stringify(req.body) : undefined,
   })
-  const body = (await res.json()) as { success: boolean; data?: any; error?: { code: string; message: string; details?: string[] } }
+  const body = (await res.json().catch(() => die(`${base} answered ${res.status} without the service's JSON: is KB_URL the service?`))) as {
+    success: boolean
+    data?: any
+    error?: { code: string; message: string; details?: string[] }
+  }
   if (!body.success) die(`${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`)
   return body.data
 }
@@ -63,17 +74,18 @@ const direct = async (args: string[]) => {
     const [a, b, c] = args
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
     if (a === 'projections' && b === 'rebuild') {
-      const selected = selectProjectors(projectors, c) ?? die(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
+      const selected = selectProjectors(projectors, c) ?? refuse(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
       return { rebuilt: await rebuild(db, store, selected, log) }
     }
     if (a === 'reembed') {
-      const reports = await reembedAll(store, db.pool, embedder, c)
+      const done = await reembedAll(store, db.pool, embedder, c)
+      const reports = E.isLeft(done) ? refuse(`${done.left.code}: ${done.left.message}`) : done.right
       // Direct mode has no running projector: apply the swap events now.
       await new ProjectionRunner(db, store, projectors, log).catchUp()
       return { reembedded: reports }
     }
     const events = await store.readStream(b)
-    if (events.length === 0) die(`NOT_FOUND: no stream ${b}`)
+    if (events.length === 0) refuse(`NOT_FOUND: no stream ${b}`)
     return { streamId: b, events }
   } finally {
     await embedder.close?.()
@@ -111,5 +123,13 @@ const print = (args: string[], data: any) => {
 const args = process.argv.slice(2)
 const req = requestOf(args)
 const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
-const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base))) ? await viaService(base, req) : await direct(args)
-print(args, data)
+try {
+  const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base))) ? await viaService(base, req) : await direct(args)
+  print(args, data)
+} catch (error) {
+  // One line, never a stack: what failed (the service unreachable, the database refusing, ...).
+  if (error instanceof Refusal) die(error.message)
+  const cause = (error as Error & { cause?: Error }).cause
+  process.stderr.write(`kb: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}\n`)
+  process.exit(1)
+}

@@ -30,7 +30,9 @@ export const operatorRoutes: AnyRoute[] = [
     summary: "Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in",
     body: c.exact({ workspaceId: c.id }),
     handler: async ({ body }, { store, db, embedder }) => {
-      const reports = await reembedAll(store, db.pool, embedder, body.workspaceId)
+      const done = await reembedAll(store, db.pool, embedder, body.workspaceId)
+      if (E.isLeft(done)) return done
+      const reports = done.right
       return E.right({ data: { reembedded: reports.map(({ position: _, ...r }) => r) }, position: Math.max(0, ...reports.map((r) => r.position)) })
     },
   }),

@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
 import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PGlite } from '@electric-sql/pglite'
@@ -84,6 +88,29 @@ test('a statement right after a failed one is answered: the client pg makes anew
     }
   } finally {
     await db.close()
+  }
+})
+
+test('a data directory is held by one process: a second open is refused while the first runs; a dead holder\'s lock is taken over', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-lock-'))
+  try {
+    const dataDir = path.join(dir, 'pg')
+    // Another process holding the directory: this test's parent (alive) stands for it.
+    fs.mkdirSync(dataDir, { recursive: true })
+    fs.writeFileSync(`${dataDir}.lock`, String(process.ppid))
+    let refused = ''
+    await openPglite(dataDir).catch((e: Error) => (refused = e.message))
+    assert.match(refused, new RegExp(`in use by process ${process.ppid}`))
+    // A holder that is gone (killed): its lock is stale.
+    const child = spawnSync(process.execPath, ['-e', 'process.pid'])
+    fs.writeFileSync(`${dataDir}.lock`, String(child.pid))
+    const db = await openPglite(dataDir)
+    assert.is(fs.readFileSync(`${dataDir}.lock`, 'utf8'), String(process.pid))
+    assert.is((await db.pool.query('SELECT 1 AS one')).rows[0].one, 1)
+    await db.close()
+    assert.not.ok(fs.existsSync(`${dataDir}.lock`))
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
   }
 })
 

@@ -62,6 +62,34 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     const status = await kb(dataDir, port, 'projections', 'status')
     assert.match(status.stdout, /accounts\s+position\s+\d+\s+lag\s+0/)
 
+    // Nothing else may open DATA_DIR while the service holds it: not the CLI looking for the service
+    // on another port, not a second service. Each says why in one line (no stack) and exits non-zero.
+    const refusedWith = (p: Promise<unknown>) =>
+      p.then(
+        () => {
+          throw new Error('it should have failed')
+        },
+        (e: { code: number; stderr: string }) => e,
+      )
+    const cli = await refusedWith(kb(dataDir, port + 1, 'projections', 'status'))
+    assert.is(cli.code, 1)
+    assert.match(cli.stderr, /in use by process \d+/)
+    assert.not.match(cli.stderr, /\n\s+at /)
+    const second = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port + 1), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let secondErr = ''
+    second.stderr.on('data', (d) => (secondErr += d))
+    assert.is(await new Promise((resolve) => second.on('exit', resolve)), 1)
+    assert.match(secondErr, /^Cannot start: .* in use by process \d+/)
+    // Operator mistakes: an unknown workspace to re-embed, a KB_URL where nothing answers.
+    const unknown = await refusedWith(kb(dataDir, port, 'reembed', '--workspace', 'no-such-workspace'))
+    assert.equal([unknown.code, unknown.stderr.trim()], [2, 'NOT_FOUND: workspace no-such-workspace not found'])
+    const nowhere = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], { env: { ...process.env, KB_URL: `http://127.0.0.1:${port + 2}`, KB_ADMIN_TOKEN: ADMIN } }))
+    assert.is(nowhere.code, 1)
+    assert.match(nowhere.stderr, /^kb: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)\n$/)
+
     // A graceful stop leaves PGlite whole: reopen the files, compare live tables to a rebuild.
     proc.child.kill('SIGTERM')
     assert.is(await proc.exited, 0)
