@@ -66,6 +66,9 @@ const viaService = async (base: string, req: Request) => {
 }
 
 const direct = async (args: string[]) => {
+  // A mistyped DATA_DIR must not read as an empty knowledge base (opening it would create one).
+  const pgDir = path.join(cfg.dataDir, 'pg')
+  if (!cfg.databaseUrl && !fs.existsSync(pgDir)) die(`no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`)
   const db = await openDatabase(cfg)
   const store = await PostgresEventStore.open(db)
   await db.pool.query(checkpointSchema)

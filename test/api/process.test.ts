@@ -110,6 +110,11 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l))
     assert.equal(lines.map((e) => e.type), ['AccessTokenIssued'])
     assert.not.ok(stream.stdout.includes(acknowledged[0].token))
+    // A DATA_DIR with no database is a mistake, not an empty knowledge base.
+    const empty = await kb(path.join(dataDir, 'typo'), port, 'projections', 'status').then(() => undefined, (e: { code: number; stderr: string }) => e)
+    assert.is(empty?.code, 2)
+    assert.match(empty!.stderr, /^no database in .*typo\/pg: is DATA_DIR right\?/)
+    assert.not.ok(fs.existsSync(path.join(dataDir, 'typo')))
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
