@@ -52,7 +52,7 @@ export const folderExists = async (store: EventStore, workspaceId: string, folde
  */
 export const stayInFolder = async (store: EventStore, ctx: CommandContext, ref: { workspaceId: string; entryId: string; folderId: string | null }, position: number) => {
   if (!ref.folderId || (await folderExists(store, ref.workspaceId, ref.folderId))) return { stayed: true, position }
-  const moved = await handle(store, streams.entry(ref.entryId), entry, { type: 'MoveEntry', data: { workspaceId: ref.workspaceId, entryId: ref.entryId, folderId: null } }, ctx)
+  const moved = await moveEntry(store, ctx, ref.workspaceId, ref.entryId, null)
   return { stayed: false, position: E.isRight(moved) ? Math.max(position, moved.right.position) : position }
 }
 
