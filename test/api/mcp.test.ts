@@ -94,6 +94,8 @@ test('no key, an unknown key, a revoked key: refused; a session is bound to its 
 })
 
 test('a client name that cannot author a write, and text no command can store, are refused with 400 at once', async (ctx) => {
+  // Earlier tests' searches are recorded in batches: append those first.
+  await ctx.svc.deps.citations.settle()
   const head = await ctx.svc.deps.store.headPosition()
   const post = (body: unknown) => fetch(`${ctx.svc.url}/mcp`, {
     method: 'POST',
