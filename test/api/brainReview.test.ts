@@ -111,7 +111,8 @@ test('collections: names unique per workspace; patch the policy; deleting one le
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Scratch page', content: 'x', collectionId: c.id }))
   assert.is(p.held, false)
   ok(await svc.call('PATCH', `/api/v1/collections/${c.id}`, { token: m.token, body: { writePolicy: 'hold_for_review' } }))
-  // A PATCH that changes nothing records nothing.
+  // A PATCH that changes nothing records nothing (earlier reads' batched citations appended first).
+  await svc.deps.citations.settle()
   const head = await svc.deps.store.headPosition()
   ok(await svc.call('PATCH', `/api/v1/collections/${c.id}`, { token: m.token, body: { name: 'Scratch', description: '', writePolicy: 'hold_for_review' } }))
   assert.is(await svc.deps.store.headPosition(), head)
