@@ -5,6 +5,13 @@ import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
 import { type Projector, checkpointSchema } from './projector'
 
 export const BATCH = 1000
+/**
+ * How often the checkpoint rows of projectors that wrote nothing catch up with the positions
+ * they passed in memory. Each is a committed UPDATE; after every write they would be several
+ * (every projector that does not handle the event), for a position that only spares a restart
+ * the reading of events the projector skips anyway.
+ */
+const IDLE_CHECKPOINT_MS = 1000
 
 export interface ProjectorStatus {
   name: string
@@ -81,6 +88,7 @@ export class ProjectionRunner {
   private offAppend?: () => void
   /** Positions recorded in checkpoint rows, by projector. */
   private readonly saved = new Map<string, number>()
+  private idleSavedAt = 0
 
   constructor(
     private readonly db: Database,
@@ -131,10 +139,11 @@ export class ProjectionRunner {
       } catch (error) {
         this.log.error({ err: error }, 'projections could not read the log; retrying')
       }
-      if (events.length === 0) await this.saveIdleCheckpoints(running)
-      else await this.applyAll(running, events)
+      if (events.length > 0) await this.applyAll(running, events)
+      else if (Date.now() - this.idleSavedAt >= IDLE_CHECKPOINT_MS) await this.saveIdleCheckpoints(running)
       if (events.length < BATCH) await idle
     }
+    await this.saveIdleCheckpoints(this.projectors.filter((p) => this.status.get(p.name)!.state === 'running'))
     for (const s of this.status.values()) if (s.state === 'running') s.state = 'stopped'
   }
 
@@ -202,6 +211,7 @@ export class ProjectionRunner {
 
   /** Records the positions reached through events the projectors do not handle. */
   private async saveIdleCheckpoints(running: Projector[]) {
+    this.idleSavedAt = Date.now()
     for (const p of running) {
       const status = this.status.get(p.name)!
       if ((this.saved.get(p.name) ?? 0) >= status.position) continue
