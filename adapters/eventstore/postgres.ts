@@ -117,6 +117,8 @@ export class PostgresEventStore implements EventStore {
   private pending: PendingAppend[] = []
   private flushing = false
   private listener?: pg.Client
+  /** The highest position this process appended: its own appends' NOTIFY wakes no one twice. */
+  private appendedUpTo = 0
 
   private constructor(private readonly db: Database) {
     this.local.setMaxListeners(0)
@@ -137,7 +139,10 @@ export class PostgresEventStore implements EventStore {
   private async listen(url: string) {
     const client = new pg.Client({ connectionString: url })
     client.on('error', () => undefined)
-    client.on('notification', () => this.local.emit('append'))
+    client.on('notification', (n) => {
+      // Listeners were woken when this process appended; a reader woken then reads up to the head.
+      if (!(Number(n.payload) <= this.appendedUpTo)) this.local.emit('append')
+    })
     await client.connect()
     await client.query(`LISTEN ${NOTIFY_CHANNEL}`)
     this.listener = client
@@ -190,7 +195,10 @@ export class PostgresEventStore implements EventStore {
       const item = batch[row.idx - 1]
       if (row.actual_revision !== null) {
         item.reject(new WrongExpectedVersion(item.streamId, item.expected, row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision)))
-      } else item.resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
+      } else {
+        this.appendedUpTo = Math.max(this.appendedUpTo, row.last_position!)
+        item.resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
+      }
     }
     this.local.emit('append')
   }
