@@ -43,12 +43,15 @@ const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: 
   return id && state ? { id, state } : undefined
 }
 
+/** How often an append that lost the race to create its page looks again for that page (about 2 s in all). */
+const APPEND_RETRIES = 14
+
 /**
  * `page_write`: create, append to or replace a page. A page is found by id or title; append
  * creates a missing page; replace (and append) may be guarded by expectedVersion. An agent's write
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
-export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, retried = false): Result<PageWriteOutcome> => {
+export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, attempt = 0): Result<PageWriteOutcome> => {
   const found = await resolve(store, input)
   if (!found && input.pageId) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
   if (!found && input.mode === 'replace') return fail('NOT_FOUND', `no page titled "${input.title}"`, ['title: no such page; use mode create or append to make it'])
@@ -61,8 +64,12 @@ export const writeBrainPage = async (store: EventStore, ctx: CommandContext, inp
   const written = found
     ? await writePage(store, ctx, { ...input, pageId: found.id, mode: input.mode === 'create' ? 'replace' : input.mode })
     : await createPage(store, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
-  // Two appends creating the same page at once: the second appends to the page the first made.
-  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && !retried) return writeBrainPage(store, ctx, input, true)
+  // Appends creating the same page at once: the others append to the page the first made, once
+  // it exists (its title is reserved a moment before its first version is written).
+  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && attempt < APPEND_RETRIES) {
+    await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
+    return writeBrainPage(store, ctx, input, attempt + 1)
+  }
   return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; position: number }) => ({
     held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: w.position,
   }))(written)

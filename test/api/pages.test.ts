@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/brain'
@@ -37,6 +40,35 @@ test('append creates a missing page; create on a taken title is CONFLICT; replac
   expectError(await tool(svc.call, key, 'page_write', { title: 'FRESH NOTES', mode: 'create', content: 'again' }), 409, 'CONFLICT')
   expectError(await tool(svc.call, key, 'page_write', { title: 'Nowhere', mode: 'replace', content: 'x' }), 404, 'NOT_FOUND')
   expectError(await tool(svc.call, key, 'page_write', { pageId: 'no-such-page', content: 'x' }), 404, 'NOT_FOUND')
+})
+
+test('appends that create the same new page at once all land on it, one version each', async () => {
+  // On disk, where the moment between a page's title reservation and its first version is longest.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
+  const svc = await startTestService({}, undefined, { dataDir })
+  try {
+    const m = await seedMember(svc.call, 'editor')
+    const key = (await newKey(svc.call, m.workspaceId, 'claude-code')).api_key
+    // Ten new titles, four appends each, among other writes (folder creates), all at once; three rounds.
+    for (const round of [1, 2, 3]) {
+      const writes = Array.from({ length: 40 }, (_, i) => ({ title: `Race ${round}.${i % 10}`, content: `part ${i}` }))
+      const [answers] = await Promise.all([
+        Promise.all(writes.map((w) => tool(svc.call, key, 'page_write', { ...w, mode: 'append' }))),
+        Promise.all(Array.from({ length: 20 }, (_, i) => svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: `Race folder ${round}.${i}` } }))),
+      ])
+      const written = answers.map((a) => ok(a))
+      for (let t = 0; t < 10; t++) {
+        const mine = written.filter((_, i) => i % 10 === t)
+        assert.is(new Set(mine.map((w) => w.pageId)).size, 1)
+        assert.equal(mine.map((w) => w.version).sort((a, b) => a - b), [1, 2, 3, 4])
+        const page = ok(await svc.call('GET', `/api/v1/pages/${mine[0].pageId}`, { token: m.token }))
+        for (let i = t; i < 40; i += 10) assert.ok(page.content.includes(`part ${i}`), `part ${i}`)
+      }
+    }
+  } finally {
+    await svc.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 })
 
 test('a stale expectedVersion is 409 VERSION_CONFLICT naming the current version; two replaces at once: one wins', async ({ svc, key }) => {
