@@ -55,6 +55,8 @@ const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknow
 
 /** How deep a request's JSON may nest (metadata included); deeper is refused, not walked. */
 const MAX_DEPTH = 32
+/** Set on a write's answer when the read models had not reached the write within the bounded wait. */
+const LAG_HEADER = 'x-read-models-lag'
 
 /**
  * Strings no command can store, found anywhere in a request (keys too): Postgres text cannot hold
@@ -145,7 +147,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     ctx.state.refund = undefined
     if (reply.position && reply.position > 0) {
       const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
-      if (!caughtUp) ctx.set('x-read-models-lag', 'true')
+      if (!caughtUp) ctx.set(LAG_HEADER, 'true')
     }
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
     send(ctx, reply.status ?? 200, reply.data)
@@ -170,8 +172,11 @@ export const settleCitations = async (deps: Deps) => {
   if (position > 0) await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
 }
 
-/** After a write: waits for the read models to reach it, then answers what `read` finds there. */
+/**
+ * After a write: waits for the read models to reach it, then answers what `read` finds there.
+ * When the wait gives up, the answer says so (it may not show the write), and is not held again.
+ */
 export const readAfterWrite = async (deps: Deps, position: number, read: () => Promise<unknown>, status = 200): Promise<E.Either<DomainError, Reply>> => {
-  await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
-  return E.right({ data: await read(), position, status })
+  if (await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)) return E.right({ data: await read(), position, status })
+  return E.right({ data: await read(), position: 0, status, headers: { [LAG_HEADER]: 'true' } })
 }

@@ -199,6 +199,36 @@ test('read-your-writes: a lagging read model sets x-read-models-lag on the write
   }
 })
 
+test('read-your-writes: a write answer read back after the wait gave up says so, though the read models caught up since', async () => {
+  const svc = await startTestService()
+  try {
+    const m = await seedMember(svc.call, 'owner')
+    // The read models reach the write only after the wait gave up (a rebuild holding them, say).
+    const runner = svc.deps.runner
+    const wait = runner.waitFor.bind(runner)
+    let givingUp = false
+    runner.waitFor = async (position, ms) => {
+      if (!givingUp) return wait(position, ms)
+      givingUp = false
+      return false
+    }
+    const writes: [string, object][] = [
+      ['/api/v1/knowledge', { title: 'Lagging', source: 'text', content: 'Written while the read models lag.' }],
+      ['/api/v1/knowledge/folders', { name: 'Lagging' }],
+      ['/api/v1/pages', { title: 'Lagging', content: 'x' }],
+      ['/api/v1/collections', { name: 'Lagging' }],
+    ]
+    for (const [path, body] of writes) {
+      givingUp = true
+      const w = await svc.call('POST', path, { token: m.token, body })
+      assert.is(w.status, 201, path)
+      assert.is(w.headers.get('x-read-models-lag'), 'true', path)
+    }
+  } finally {
+    await svc.stop()
+  }
+})
+
 test('graceful stop: an in-flight request finishes, new connections are refused', async () => {
   const svc = await startTestService()
   const inFlight = svc.call('POST', '/api/v1/admin/projections/all/rebuild', { token: ADMIN })
