@@ -118,7 +118,9 @@ export const approveProposal = async (store: EventStore, ctx: CommandContext, wo
   if (live && live.published[proposalId]) written = E.right({ version: live.published[proposalId], position: 0 })
   else if (p.newPage) {
     if (current.state.status !== 'none') return fail('CONFLICT', 'the page this proposal would create has been deleted', ['pageId: the page was deleted; reject the proposal'])
-    written = await createPage(store, ctx, { workspaceId, pageId: p.pageId, title: p.title, content: p.content, author: p.author, collectionId: p.collectionId, proposalId, approvedBy: by })
+    // A collection deleted since leaves its pages outside any collection, this one too.
+    const collectionId = p.collectionId && (await activeCollection(store, workspaceId, p.collectionId)) ? p.collectionId : undefined
+    written = await createPage(store, ctx, { workspaceId, pageId: p.pageId, title: p.title, content: p.content, author: p.author, collectionId, proposalId, approvedBy: by })
   } else {
     if (!live) return fail('CONFLICT', `the page "${p.title}" has been deleted since the proposal was made`, ['pageId: the page was deleted; reject the proposal'])
     if (live.version !== p.baseVersion && !confirm) {
