@@ -61,7 +61,13 @@ const viaService = async (base: string, req: Request) => {
     data?: any
     error?: { code: string; message: string; details?: string[] }
   }
-  if (!body.success) die(`${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`)
+  if (!body.success) {
+    const message = `${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`
+    // An unknown name or a bad argument is the operator's mistake; a refused token or a failing service is a failure.
+    if (res.status === 400 || res.status === 404) die(message)
+    process.stderr.write(`${message}\n`)
+    process.exit(1)
+  }
   return body.data
 }
 
@@ -123,11 +129,27 @@ const print = (args: string[], data: any) => {
   for (const r of data.rebuilt) process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
 }
 
+/** Events a `kb stream` request to the service asks for (KB_STREAM_PAGE, default 1000); it pages on to the stream's end. */
+const STREAM_PAGE = Number(process.env.KB_STREAM_PAGE ?? 1000)
+
+const streamViaService = async (base: string, req: Request) => {
+  const events: { revision: number }[] = []
+  for (let from = 0; ; ) {
+    const page = await viaService(base, { ...req, path: `${req.path}?fromRevision=${from}&limit=${STREAM_PAGE}` })
+    events.push(...page.events)
+    if (page.events.length < STREAM_PAGE) return { streamId: page.streamId, events }
+    from = events[events.length - 1].revision + 1
+  }
+}
+
 const args = process.argv.slice(2)
 const req = requestOf(args)
+if (!(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000)) die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
 const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
 try {
-  const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base))) ? await viaService(base, req) : await direct(args)
+  const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))
+    ? await (args[0] === 'stream' ? streamViaService(base, req) : viaService(base, req))
+    : await direct(args)
   print(args, data)
 } catch (error) {
   // One line, never a stack: what failed (the service unreachable, the database refusing, ...).

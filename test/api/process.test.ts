@@ -86,6 +86,17 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     // Operator mistakes: an unknown workspace to re-embed, a KB_URL where nothing answers.
     const unknown = await refusedWith(kb(dataDir, port, 'reembed', '--workspace', 'no-such-workspace'))
     assert.equal([unknown.code, unknown.stderr.trim()], [2, 'NOT_FOUND: workspace no-such-workspace not found'])
+    // A stream read through the service pages on to its end; a refused admin token is a failure.
+    ok(await again('DELETE', `/api/v1/admin/tokens/${acknowledged[1].id}`, { token: ADMIN }))
+    const paged = await run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'stream', `token-${acknowledged[1].id}`], {
+      env: { ...process.env, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', KB_STREAM_PAGE: '1' },
+    })
+    assert.equal(paged.stdout.trim().split('\n').map((l) => JSON.parse(l).type), ['AccessTokenIssued', 'AccessTokenRevoked'])
+    const wrongToken = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], {
+      env: { ...process.env, PORT: String(port), KB_ADMIN_TOKEN: 'not-the-admin-token-0123456789', LOG_LEVEL: 'silent' },
+    }))
+    assert.is(wrongToken.code, 1)
+    assert.match(wrongToken.stderr, /^INVALID_TOKEN: /)
     const nowhere = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], { env: { ...process.env, KB_URL: `http://127.0.0.1:${port + 2}`, KB_ADMIN_TOKEN: ADMIN } }))
     assert.is(nowhere.code, 1)
     assert.match(nowhere.stderr, /^kb: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)\n$/)
