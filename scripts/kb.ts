@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
-import { openDatabase } from '../adapters/db'
+import { type Database, openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
 import { createLogger } from '../adapters/logger'
 import { loadConfig } from '../api/config'
@@ -71,6 +71,18 @@ const viaService = async (base: string, req: Request) => {
   return body.data
 }
 
+/** The models of the vectors in the read models (none before the first projection ran). */
+const vectorModels = async (db: Database) => {
+  const models = new Set<string>()
+  for (const table of ['kb_chunks', 'kb_page_index']) {
+    const { rows: exists } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`public.${table}`])
+    if (!exists[0].t) continue
+    const { rows } = await db.pool.query<{ model: string }>(`SELECT DISTINCT model FROM ${table} WHERE model IS NOT NULL`)
+    for (const r of rows) models.add(r.model)
+  }
+  return [...models]
+}
+
 const direct = async (args: string[]) => {
   // A mistyped DATA_DIR must not read as an empty knowledge base (opening it would create one).
   const pgDir = path.join(cfg.dataDir, 'pg')
@@ -84,6 +96,12 @@ const direct = async (args: string[]) => {
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
     if (a === 'projections' && b === 'rebuild') {
       const selected = selectProjectors(projectors, c) ?? refuse(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
+      // A rebuild keeps the model of the vectors; one with another EMBEDDER would embed everything
+      // again with it, and the service would then find no vectors of its own model.
+      const models = await vectorModels(db)
+      if (models.length > 0 && !models.includes(embedder.model)) {
+        refuse(`the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with the service's EMBEDDER (to change the model, use kb reembed)`)
+      }
       return { rebuilt: await rebuild(db, store, selected, log) }
     }
     if (a === 'reembed') {

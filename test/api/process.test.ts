@@ -86,6 +86,7 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     // Operator mistakes: an unknown workspace to re-embed, a KB_URL where nothing answers.
     const unknown = await refusedWith(kb(dataDir, port, 'reembed', '--workspace', 'no-such-workspace'))
     assert.equal([unknown.code, unknown.stderr.trim()], [2, 'NOT_FOUND: workspace no-such-workspace not found'])
+    ok(await again('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Vectors', source: 'text', content: 'Embedded by the hashing embedder.' } }), 201)
     // A stream read through the service pages on to its end; a refused admin token is a failure.
     ok(await again('DELETE', `/api/v1/admin/tokens/${acknowledged[1].id}`, { token: ADMIN }))
     const paged = await run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'stream', `token-${acknowledged[1].id}`], {
@@ -121,6 +122,13 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l))
     assert.equal(lines.map((e) => e.type), ['AccessTokenIssued'])
     assert.not.ok(stream.stdout.includes(acknowledged[0].token))
+    // A rebuild keeps the vectors' model: another EMBEDDER than the one that made them is refused.
+    const otherModel = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'rebuild', 'chunks'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'local' },
+    }))
+    assert.is(otherModel.code, 2)
+    assert.match(otherModel.stderr, /^the read models hold vectors of hashing-\S+, and EMBEDDER makes use-lite\S*: rebuild with the service's EMBEDDER/)
+    assert.match((await kb(dataDir, port, 'projections', 'rebuild', 'chunks')).stdout, /^rebuilt chunks: \d+ events/)
     // A DATA_DIR with no database is a mistake, not an empty knowledge base.
     const empty = await kb(path.join(dataDir, 'typo'), port, 'projections', 'status').then(() => undefined, (e: { code: number; stderr: string }) => e)
     assert.is(empty?.code, 2)
