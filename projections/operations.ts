@@ -12,14 +12,19 @@ export interface ProjectionStatus {
   error?: unknown
 }
 
-/** Each projector's checkpoint and how far it is behind the head of the log. */
-export const projectionStatus = async (db: Database, store: EventStore, projectors: Projector[], live?: Map<string, { state: string; error?: unknown }>) => {
+/**
+ * Each projector's checkpoint and how far it is behind the head of the log. A running projector's
+ * position is the one it reached in memory: its checkpoint row follows events it does not handle
+ * only from time to time (projections/runner.ts), and those leave its tables as they are.
+ */
+export const projectionStatus = async (db: Database, store: EventStore, projectors: Projector[], live?: Map<string, { state: string; position: number; error?: unknown }>) => {
   const head = await store.headPosition()
   const { rows } = await db.pool.query<{ name: string; position: number }>('SELECT name, position FROM projection_checkpoints')
   const positions = new Map(rows.map((r) => [r.name, r.position]))
   const list: ProjectionStatus[] = projectors.map((p) => {
-    const position = positions.get(p.name) ?? 0
-    return { name: p.name, position, lag: head - position, ...(live?.get(p.name) ?? {}) }
+    const { position: reached = 0, ...status } = live?.get(p.name) ?? {}
+    const position = Math.max(positions.get(p.name) ?? 0, reached)
+    return { name: p.name, position, lag: Math.max(0, head - position), ...status }
   })
   return { head, projections: list }
 }

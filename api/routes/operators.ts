@@ -11,7 +11,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/admin/projections', tag: 'operators', auth: 'admin', summary: "Each projector's checkpoint and lag",
     handler: async (_input, { db, store, runner }) => {
-      const live = new Map(runner.statuses().map((s) => [s.name, { state: s.state, ...(s.error ? { error: s.error } : {}) }]))
+      const live = new Map(runner.statuses().map((s) => [s.name, { state: s.state, position: s.position, ...(s.error ? { error: s.error } : {}) }]))
       return E.right({ data: await projectionStatus(db, store, runner.projectors, live) })
     },
   }),

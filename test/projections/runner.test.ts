@@ -113,6 +113,10 @@ test('the admin endpoint rebuilds all and reports status with lag 0; unknown nam
   // Writes after the swap land in the new tables.
   const m = await seedMember(svc.call)
   ok(await svc.call('POST', '/api/v1/auth/validate', { token: m.token }))
+  // Once a write is answered no projector lags behind it, those that do not handle it included.
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'After the swap' } }), 201)
+  const after = ok(await svc.call('GET', '/api/v1/admin/projections', { token: ADMIN }))
+  assert.equal(after.projections.filter((p: any) => p.lag !== 0), [])
 })
 
 test('a projector that throws stops at that event, logs its position, and never skips it; the others sharing its batches go on', async () => {
