@@ -19,6 +19,14 @@ export const dropShadowSchemas = async (db: Database) => {
 }
 
 /**
+ * How long one of a rebuild's transactions should take: the number of events each applies starts
+ * at 16, halves when one takes longer and doubles when one takes a quarter of it. On PGlite's one
+ * connection every request waits for the transaction in flight (1,000 chunk events held it for
+ * seconds).
+ */
+const SLICE_MS = 100
+
+/**
  * Rebuilds a projector's tables from position 0 in a fresh schema while readers (and the live
  * projector) keep using the old tables, then swaps them in one transaction that holds the
  * projector's checkpoint row, so the live projector resumes on the new tables where they end.
@@ -36,13 +44,21 @@ export const rebuildProjector = async (db: Database, store: EventStore, projecto
     })
     let position = 0
     let count = 0
+    let slice = 16
     for (;;) {
       const events = await store.readAll({ after: position, maxCount: BATCH })
       if (events.length > 0) {
-        position = await inTransaction(db.pool, async (tx) => {
-          await tx.query(inShadow)
-          return applyBatch(tx, projector, events, position)
-        })
+        for (let i = 0; i < events.length; ) {
+          const part = events.slice(i, i + slice)
+          const t0 = Date.now()
+          position = await inTransaction(db.pool, async (tx) => {
+            await tx.query(inShadow)
+            return applyBatch(tx, projector, part, position)
+          })
+          i += part.length
+          const ms = Date.now() - t0
+          slice = ms > SLICE_MS ? Math.max(1, slice >> 1) : ms < SLICE_MS / 4 ? Math.min(BATCH, slice * 2) : slice
+        }
         count += events.length
         if (count % 20000 < BATCH) log.info({ projector: projector.name, position, events: count }, 'rebuilding')
         continue
