@@ -3,6 +3,7 @@ import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } fr
 import { sniffType } from '../adapters/sniff'
 import type { CrawlOptions } from '../domain/entry'
 import type { ParserPool } from './parserPool'
+import { MAX_TEXT_CHARS } from './parsers'
 
 export interface Page {
   url: string
@@ -16,9 +17,19 @@ export interface Page {
 export const normaliseUrl = (raw: string) => {
   const url = new URL(raw)
   url.hash = ''
-  if (url.search === '?') url.search = ''
-  return url.href
+  // An empty query reads back as '' from `search`, yet stays in the href as a trailing '?'.
+  url.search = url.search
+  return url.href.endsWith('?') ? url.href.slice(0, -1) : url.href
 }
+
+/**
+ * Fetches a crawl may make in all, as a multiple of its maxPages: linked pages that fail (missing,
+ * refused, slow to time out) are skipped, but each costs a fetch, and a page of dead links must not
+ * make one entry fetch without end.
+ */
+const FETCHES_PER_PAGE = 3
+/** After this long a crawl fetches no more linked pages and keeps those it has. */
+const CRAWL_MS = 10 * 60_000
 
 /** The type of a fetched body: the server's word for HTML, the content itself for the rest. */
 const typeOf = async (fetched: Fetched) => {
@@ -41,16 +52,22 @@ const robotsFor = async (origin: string, options: FetchOptions) => {
 
 /**
  * Fetches a page, or crawls from it (depth 1: the page and its direct links; 2: theirs too),
- * breadth first, each normalised URL once, at most maxPages, honouring robots.txt. A linked page
- * that fails is skipped; the first page failing fails the crawl.
+ * breadth first, each normalised URL once (as linked and as redirected to), at most maxPages and
+ * at most maxChars of text in all, within FETCHES_PER_PAGE fetches a page and CRAWL_MS, honouring
+ * robots.txt. A linked page that fails is skipped; the
+ * first page failing fails the crawl. sameDomainOnly keeps to the host the first page was served
+ * from (after its redirects: example.com redirecting to www.example.com crawls www.example.com).
  */
-export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOptions: FetchOptions, parsers: ParserPool): Promise<Page[]> => {
-  const first = new URL(start)
+export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOptions: FetchOptions, parsers: ParserPool, maxChars = MAX_TEXT_CHARS): Promise<Page[]> => {
+  const hosts = new Set([new URL(start).hostname])
   const seen = new Set<string>([normaliseUrl(start)])
   const frontier: { url: string; depth: number }[] = [{ url: start, depth: 0 }]
   const robots = new Map<string, Awaited<ReturnType<typeof robotsFor>>>()
   const pages: Page[] = []
-  while (frontier.length && pages.length < crawlOptions.maxPages) {
+  let fetches = 0
+  let chars = 0
+  const deadline = Date.now() + CRAWL_MS
+  while (frontier.length && pages.length < crawlOptions.maxPages && fetches < crawlOptions.maxPages * FETCHES_PER_PAGE && (pages.length === 0 || Date.now() < deadline)) {
     const { url, depth } = frontier.shift()!
     try {
       if (crawlOptions.depth > 0) {
@@ -58,9 +75,19 @@ export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOpti
         if (!robots.has(origin)) robots.set(origin, await robotsFor(origin, fetchOptions))
         if (robots.get(origin)!.isDisallowed(url, USER_AGENT)) throw new FetchError(`robots.txt disallows ${url}`)
       }
+      fetches++
       const fetched = await safeFetch(url, fetchOptions)
+      const landed = normaliseUrl(fetched.url)
+      if (url !== start && landed !== url && seen.has(landed)) continue
+      seen.add(landed)
+      if (url === start) hosts.add(new URL(fetched.url).hostname)
       const mimeType = await typeOf(fetched)
       const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url })
+      // The crawl is one entry, held to the content limit of one (each page headed by its URL): it
+      // ends before the page that would pass it.
+      const size = parsed.text.length + fetched.url.length + 4
+      if (pages.length > 0 && chars + size > maxChars) break
+      chars += size
       pages.push({ url: fetched.url, text: parsed.text, title: parsed.title, body: fetched.body })
       if (depth >= crawlOptions.depth) continue
       for (const link of parsed.links) {
@@ -71,7 +98,7 @@ export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOpti
           continue
         }
         if (seen.has(next)) continue
-        if (crawlOptions.sameDomainOnly && new URL(next).hostname !== first.hostname) continue
+        if (crawlOptions.sameDomainOnly && !hosts.has(new URL(next).hostname)) continue
         seen.add(next)
         frontier.push({ url: next, depth: depth + 1 })
       }
