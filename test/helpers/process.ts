@@ -9,6 +9,12 @@ export interface Proc {
   output: () => string
 }
 
+// A test that fails before it stops its service must not leave it running (holding its port and DATA_DIR).
+const running = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
 export const start = async (dataDir: string, port: number, env: Record<string, string> = {}): Promise<Proc> => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', EMBEDDER: 'hashing', ...env },
@@ -17,7 +23,8 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  running.add(child)
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (running.delete(child), resolve(code))))
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
     try {
