@@ -19,7 +19,7 @@ const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timest
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 3,
+  version: 4,
   tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -78,11 +78,16 @@ export const knowledgeProjector: Projector = {
       }
       case 'EntryContentProcessed': {
         const d = e.data
+        // An entry whose first processing failed has content now (a sync succeeded): it is that task's.
         await tx.query(
           `UPDATE kb_entries SET content = $3, token_count = $4, searchable_text = $5, updated_at = $2,
              last_sync_at = CASE WHEN source_url IS NOT NULL THEN $2::timestamptz ELSE last_sync_at END,
-             sync_status = CASE WHEN source_url IS NOT NULL THEN 'idle' END, sync_error = NULL, sync_task_id = NULL WHERE id = $1`,
-          [d.entryId, at, d.content, d.tokenCount, searchableText(d.content)],
+             sync_status = CASE WHEN source_url IS NOT NULL THEN 'idle' END, sync_error = NULL, sync_task_id = NULL,
+             task_id = CASE WHEN processing_status = 'failed' THEN $6 ELSE task_id END,
+             processing_progress = CASE WHEN processing_status = 'failed' THEN 100 ELSE processing_progress END,
+             processing_status = CASE WHEN processing_status = 'failed' THEN 'completed' ELSE processing_status END
+           WHERE id = $1`,
+          [d.entryId, at, d.content, d.tokenCount, searchableText(d.content), d.taskId],
         )
         await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [d.entryId, at])
         return

@@ -65,6 +65,18 @@ test('a manual sync always reprocesses; a second one while the first is pending 
   assert.is((await tasksOf(service, id)).length, 2)
 })
 
+test('an entry whose first fetch failed is completed by a sync that succeeds', async ({ service, site, owner }) => {
+  const created = ok(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 'Late page', source: 'url', url: `${site.url}/late` } }), 201)
+  assert.is((await waitForTask(service.call, owner.token, created.taskId)).status, 'failed')
+  assert.is(ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token })).processingStatus, 'failed')
+  site.pages.set('/late', { body: html('Late', '<p>Tapirs are odd-toed ungulates.</p>') })
+  const sync = ok(await service.call('POST', `/api/v1/knowledge/${created.id}/sync`, { token: owner.token }), 202)
+  assert.is((await waitForTask(service.call, owner.token, sync.taskId)).status, 'completed')
+  const entry = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
+  assert.equal([entry.processingStatus, entry.processingProgress, entry.taskId], ['completed', 100, sync.taskId])
+  assert.match(entry.content, 'odd-toed ungulates')
+})
+
 test('scheduled sync: unchanged content only moves the dates; changed content replaces the chunks; a failing URL sets failed and retries later', async ({ service, site, owner }) => {
   let version = 'The first edition mentions capybaras.'
   site.pages.set('/news', () => ({ body: html('News', `<p>${version}</p>`) }))
