@@ -25,7 +25,7 @@ test('loopback and private addresses are refused in every spelling unless the op
     'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://0x7f.0.0.1/', 'http://0177.0.0.1/', 'http://127.1/',
     'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/',
     'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/', 'http://[fd12:3456::1]/',
-    'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:10.0.0.1]/',
+    'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:10.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[::10.0.0.1]/',
   ]
   for (const url of spellings) {
     assert.match(refused(url), 'refused to fetch', url)
@@ -38,7 +38,7 @@ test('link-local, multicast, reserved and metadata addresses are refused even wh
     'http://169.254.169.254/', 'http://0xa9fea9fe/', 'http://2852039166/', 'http://169.254.43518/', 'http://[::ffff:169.254.169.254]/',
     'http://[::ffff:a9fe:a9fe]/', 'http://[fe80::1]/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://0.0.0.0/', 'http://0/',
     'http://255.255.255.255/', 'http://240.0.0.1/', 'http://[::]/', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/',
-    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[64:ff9b::a9fe:a9fe]/', 'http://[::169.254.169.254]/', 'http://168.63.129.16/',
   ]
   for (const url of spellings) assert.match(refused(url, true), 'refused to fetch', url)
   assert.ok(judgeAddress('93.184.216.34', false).ok, 'a public address is fine')
