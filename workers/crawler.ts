@@ -31,9 +31,14 @@ const FETCHES_PER_PAGE = 3
 /** After this long a crawl fetches no more linked pages and keeps those it has. */
 const CRAWL_MS = 10 * 60_000
 
-/** The type of a fetched body: the server's word for HTML, the content itself for the rest. */
+/**
+ * The type of a fetched body: the server's word for HTML, and for text it declares in an encoding
+ * other than UTF-8 (which sniffing, knowing UTF-8 text only, would refuse); the content itself for the rest.
+ */
 const typeOf = async (fetched: Fetched) => {
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'
+  const declared = (fetched.contentType === 'text/plain' || fetched.contentType === 'text/markdown') && fetched.charset && !/^utf-?8$/i.test(fetched.charset)
+  if (declared) return fetched.contentType
   const sniffed = await sniffType(fetched.body, new URL(fetched.url).pathname)
   if (!sniffed.ok) throw new FetchError(`${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${sniffed.reason})`)
   return sniffed.mimeType
@@ -82,7 +87,7 @@ export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOpti
       seen.add(landed)
       if (url === start) hosts.add(new URL(fetched.url).hostname)
       const mimeType = await typeOf(fetched)
-      const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url })
+      const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url, ...(fetched.charset ? { charset: fetched.charset } : {}) })
       // The crawl is one entry, held to the content limit of one (each page headed by its URL): it
       // ends before the page that would pass it.
       const size = parsed.text.length + fetched.url.length + 4

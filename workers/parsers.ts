@@ -1,4 +1,6 @@
 import { Readability } from '@mozilla/readability'
+import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
+import sniffHTMLEncoding from 'html-encoding-sniffer'
 import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
@@ -14,6 +16,8 @@ export interface ParseInput {
   bytes: Uint8Array
   /** Where an HTML page came from: its links resolve against it. */
   url?: string
+  /** The encoding a web server declared for a page (its Content-Type's charset). */
+  charset?: string
 }
 
 export interface Parsed {
@@ -96,9 +100,37 @@ const blockText = (root: Element | DocumentFragment) => {
   return (root.textContent ?? '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()
 }
 
+/**
+ * Text in the encoding its server declared, else UTF-8. Only a page from the web has one: an
+ * uploaded file's type was decided by its bytes, and only UTF-8 bytes make a text file.
+ */
+const decodeText = (bytes: Uint8Array, charset: string | undefined) => {
+  if (!charset) return utf8(bytes)
+  // The WHATWG Encoding Standard's decoders: Node's own reads windows-1252 as Latin-1 (0x80-0x9F lost).
+  let decoder: InstanceType<typeof WhatwgDecoder>
+  try {
+    decoder = new WhatwgDecoder(charset, { fatal: true })
+  } catch {
+    throw new ParseError(`the page's charset ${charset} is not one this service reads`)
+  }
+  if (decoder.encoding === 'utf-8') return utf8(bytes)
+  try {
+    return decoder.decode(bytes)
+  } catch {
+    throw new ParseError(`the page is not valid ${decoder.encoding} text`)
+  }
+}
+
+/**
+ * An HTML page's encoding: a byte-order mark, else the server's charset, else a <meta charset> in
+ * its first 1,024 bytes (the HTML Standard's sniffing), else UTF-8.
+ */
+const htmlText = (bytes: Uint8Array, charset: string | undefined) =>
+  decodeText(bytes, sniffHTMLEncoding(bytes, { transportLayerEncodingLabel: charset, defaultEncoding: 'UTF-8' }))
+
 /** jsdom runs no scripts and fetches no subresources by default; readability finds the article. */
-const html = (bytes: Uint8Array, url?: string): Parsed => {
-  const dom = new JSDOM(utf8(bytes), { url: url ?? 'https://upload.invalid/', virtualConsole: new VirtualConsole() })
+const html = (bytes: Uint8Array, url?: string, charset?: string): Parsed => {
+  const dom = new JSDOM(htmlText(bytes, charset), { url: url ?? 'https://upload.invalid/', virtualConsole: new VirtualConsole() })
   const { document } = dom.window
   const links = [...document.querySelectorAll('a[href]')]
     .map((a) => (a as HTMLAnchorElement).href)
@@ -127,11 +159,11 @@ export const parse = async (input: ParseInput): Promise<Parsed> => {
       parsed = await docx(input.bytes)
       break
     case 'text/html':
-      parsed = html(input.bytes, input.url)
+      parsed = html(input.bytes, input.url, input.charset)
       break
     case 'text/markdown':
     case 'text/plain':
-      parsed = { text: utf8(input.bytes).trim(), links: [] }
+      parsed = { text: decodeText(input.bytes, input.charset).trim(), links: [] }
       break
     default:
       throw new ParseError(`${input.mimeType} is not a supported type`)

@@ -21,6 +21,8 @@ export interface Fetched {
   /** The URL the body came from, after redirects. */
   url: string
   contentType: string
+  /** The Content-Type's charset parameter, when the server names one. */
+  charset?: string
   body: Buffer
 }
 
@@ -118,7 +120,9 @@ export const safeFetch = async (raw: string, options: FetchOptions): Promise<Fet
         throw new FetchError(`${url.href} answered HTTP ${status}`)
       }
       const body = await readCapped(res, options.maxBytes, signal)
-      return { url: url.href, contentType: String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body }
+      const [type, ...params] = String(res.headers['content-type'] ?? '').split(';')
+      const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1]).find(Boolean)
+      return { url: url.href, contentType: type.trim().toLowerCase(), ...(charset ? { charset } : {}), body }
     }
     throw new FetchError(`more than ${MAX_REDIRECTS} redirects`)
   } catch (error) {

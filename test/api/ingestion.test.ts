@@ -197,6 +197,24 @@ test('a URL answering a PDF or Markdown is read by that parser', async ({ servic
   }
 })
 
+test('pages in another encoding than UTF-8 are read in the one their server or their <meta charset> declares', async ({ service, site, owner }) => {
+  const latin1 = Buffer.from(html('Café', '<p>Un café crème à emporter.</p>'), 'latin1')
+  site.pages.set('/latin1', { type: 'text/html; charset=ISO-8859-1', body: latin1 })
+  site.pages.set('/meta', { type: 'text/html', body: Buffer.concat([Buffer.from('<!doctype html><html><head><meta charset="windows-1252"><title>Quotes</title></head><body><p>'), Buffer.from([0x93]), Buffer.from('Smart quotes'), Buffer.from([0x94]), Buffer.from(' cost 5 '), Buffer.from([0x80]), Buffer.from('.</p></body></html>')]) })
+  site.pages.set('/sjis', { type: 'text/plain; charset=shift_jis', body: Buffer.from([0x82, 0xa0, 0x82, 0xa2, 0x82, 0xa4]) })
+  site.pages.set('/bad-charset', { type: 'text/plain; charset=no-such-encoding', body: 'x' })
+  for (const [path, phrase] of [['/latin1', 'Un café crème à emporter.'], ['/meta', '\u201cSmart quotes\u201d cost 5 \u20ac.'], ['/sjis', 'あいう']]) {
+    const created = ok(await createUrl(service, owner.token, site.url + path), 201)
+    const task = await waitForTask(service.call, owner.token, created.taskId)
+    assert.is(task.status, 'completed', `${path}: ${JSON.stringify(task)}`)
+    { const c = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token })).content; assert.match(c, phrase, `${path}: ${JSON.stringify(c)}`) }
+  }
+  const unknown = ok(await createUrl(service, owner.token, `${site.url}/bad-charset`), 201)
+  const failed = await waitForTask(service.call, owner.token, unknown.taskId)
+  assert.is(failed.status, 'failed')
+  assert.match(failed.error, 'no-such-encoding')
+})
+
 test('at most 10 tasks of a workspace run at once; the rest wait as pending', async ({ service, site }) => {
   const member = await seedMember(service.call)
   for (let i = 0; i < 13; i++) site.pages.set(`/busy?n=${i}`, { body: html('Busy', `<p>Page ${i} takes its time.</p>`), delayMs: 1000 })
