@@ -38,6 +38,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   params?: t.Type<P, unknown, unknown>
   query?: t.Type<Q, unknown, unknown>
   body?: t.Type<B, unknown, unknown>
+  /** The body may also be a multipart form (read by `before` into the body the codec decodes). */
+  multipart?: boolean
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
   before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
   handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
@@ -120,8 +122,9 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
     if (spec.before) await spec.before({ identity, ctx }, deps)
     // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
-    if (spec.body && !spec.before && ctx.request.is('json') === false) {
-      throw new ApiError('VALIDATION_ERROR', 'the request body must be JSON', ['body: send it with Content-Type: application/json'])
+    if (spec.body && ctx.request.is('json') === false && !(spec.multipart && ctx.request.is('multipart/form-data'))) {
+      const types = spec.multipart ? 'application/json or multipart/form-data' : 'application/json'
+      throw new ApiError('VALIDATION_ERROR', `the request body must be ${spec.multipart ? 'JSON or a multipart form' : 'JSON'}`, [`body: send it with Content-Type: ${types}`])
     }
     const problems = inputProblems({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)

@@ -206,6 +206,12 @@ test('input no command can store is refused with 400, never a 500: lone surrogat
   // A PATCH whose body the JSON parser did not read must not pass for an empty one.
   await bad('PATCH', `/api/v1/knowledge/${e.id}`, { raw: JSON.stringify({ title: 'via text/plain' }), headers: { 'content-type': 'text/plain' } }, /^body: .*application\/json/)
   await bad('PATCH', '/api/v1/knowledge/config', { raw: JSON.stringify({ maxDocuments: 5 }), headers: { 'content-type': 'text/plain' } }, /^body:/)
+  // Nor a create's, on the routes that take a multipart form too.
+  const created = JSON.stringify({ title: 'via text/plain', source: 'text', content: 'c' })
+  await bad('POST', '/api/v1/knowledge', { raw: created, headers: { 'content-type': 'text/plain' } }, /^body: .*application\/json or multipart\/form-data/)
+  await bad('POST', '/api/v1/knowledge', { raw: 'title=t&source=text&content=c', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, /^body:/)
+  await bad('POST', '/api/v1/knowledge/upload', { raw: JSON.stringify({ sourceType: 'text', content: 'c' }), headers: { 'content-type': 'text/plain' } }, /^body: .*application\/json$/)
+  await bad('POST', '/api/v1/knowledge/upload/file', { raw: 'x', headers: { 'content-type': 'text/plain' } }, /^body: .*multipart/)
   assert.is(await svc.deps.store.headPosition(), head)
   assert.is(ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token })).title, 'kept')
   // A well-formed emoji is fine, and counts as one character.
