@@ -11,7 +11,7 @@ import type { Projector } from './projector'
 type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed | TaskEvent
 
 /** When a URL entry is next due for a sync, from the time of its last one. */
-const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(hours => sync_interval_hours) END"
+const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(secs => sync_interval_hours * 3600) END"
 
 /**
  * Knowledge entries (with their processing state, which follows their task, and their URL sync
@@ -19,7 +19,7 @@ const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timest
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 4,
+  version: 5,
   tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -29,7 +29,7 @@ export const knowledgeProjector: Projector = {
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, verified_at timestamptz, verified_by text,
       cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
       task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb, source_url text,
-      sync_enabled boolean, sync_interval_hours integer, next_sync_at timestamptz, sync_status text, sync_error text, sync_task_id text,
+      sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text, sync_error text, sync_task_id text,
       sync_requested_at timestamptz);
     CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
     CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
@@ -101,7 +101,7 @@ export const knowledgeProjector: Projector = {
         if (e.data.sync) {
           await tx.query(
             `UPDATE kb_entries SET sync_status = 'failed', sync_error = $3, sync_task_id = NULL,
-               next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(hours => sync_interval_hours) END WHERE id = $1`,
+               next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(secs => sync_interval_hours * 3600) END WHERE id = $1`,
             [e.data.entryId, at, e.data.error],
           )
         }

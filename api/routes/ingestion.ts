@@ -136,7 +136,7 @@ export const ingestionRoutes: AnyRoute[] = [
     method: 'patch', path: '/api/v1/knowledge/:id/sync-config', tag: 'sync', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Switch scheduled syncing of a URL entry on or off, and its interval',
     params: IdParam,
-    body: c.object({ enabled: t.boolean }, { intervalHours: c.integer(1, 720) }),
+    body: c.object({ enabled: t.boolean }, { intervalHours: c.number(1, 720) }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = workspaceIdOf(identity)
       const row = await entryRow(deps.db.pool, workspaceId, params.id)

@@ -39,7 +39,12 @@ test('sync-config: GET shows sourceUrl, PATCH validates and answers without it; 
   assert.is(patched.intervalHours, 6)
   assert.is(patched.sourceUrl, undefined)
   assert.is(new Date(patched.nextSyncAt).getTime() - new Date(patched.lastSyncAt).getTime(), 6 * 3600_000)
-  for (const body of [{ intervalHours: 5 }, { enabled: true, intervalHours: 0 }, { enabled: true, intervalHours: 721 }, { enabled: 'yes' }]) {
+  // A number of hours, as SPEC.md says: fractions too.
+  const half = ok(await service.call('PATCH', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token, body: { enabled: true, intervalHours: 1.5 } }))
+  assert.is(half.intervalHours, 1.5)
+  assert.is(new Date(half.nextSyncAt).getTime() - new Date(half.lastSyncAt).getTime(), 1.5 * 3600_000)
+  assert.is(ok(await service.call('GET', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token })).intervalHours, 1.5)
+  for (const body of [{ intervalHours: 5 }, { enabled: true, intervalHours: 0 }, { enabled: true, intervalHours: 0.5 }, { enabled: true, intervalHours: 721 }, { enabled: true, intervalHours: '2' }, { enabled: 'yes' }]) {
     expectError(await service.call('PATCH', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token, body }), 400, 'VALIDATION_ERROR')
   }
   const text = ok(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 'plain', source: 'text', content: 'no url here' } }), 201)
