@@ -41,6 +41,8 @@ export const checkUrl = (raw: string, allowPrivate: boolean, base?: string): URL
   } catch {
     throw new FetchError(`${JSON.stringify(raw.slice(0, 200))} is not a valid URL`)
   }
+  // What is stored and fetched is the encoded form: 1,000 accented letters are 6,000 characters.
+  if (url.href.length > 2048) throw new FetchError(`the URL is longer than 2048 characters once encoded (${url.href.length})`)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`the ${url.protocol} scheme is not allowed; only http and https`)
   if (url.username || url.password) throw new FetchError('URLs with credentials (user:password@) are not allowed')
   const host = url.hostname.replace(/^\[|\]$/g, '')

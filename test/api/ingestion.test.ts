@@ -121,7 +121,7 @@ test('bad URLs are refused at once with VALIDATION_ERROR and nothing is created'
     'http://user:secret@example.com/', 'http://example.com/a\nb', 'http://example.com/\u0000', 'not a url',
     'http://169.254.169.254/latest/meta-data/', 'http://0xA9FEA9FE/', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/',
     'http://[fe80::1]/', 'http://224.0.0.1/', 'http://0.0.0.0/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/',
-    'http://[::169.254.169.254]/latest/meta-data/', 'http://168.63.129.16/',
+    'http://[::169.254.169.254]/latest/meta-data/', 'http://168.63.129.16/', `http://example.com/${'é'.repeat(1000)}`,
   ]
   for (const url of bad) {
     const error = expectError(await createUrl(service, owner.token, url), 400, 'VALIDATION_ERROR')
