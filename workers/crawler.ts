@@ -63,7 +63,15 @@ const robotsFor = async (origin: string, options: FetchOptions) => {
  * first page failing fails the crawl. sameDomainOnly keeps to the host the first page was served
  * from (after its redirects: example.com redirecting to www.example.com crawls www.example.com).
  */
-export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOptions: FetchOptions, parsers: ParserPool, maxChars = MAX_TEXT_CHARS): Promise<Page[]> => {
+export const crawl = async (
+  start: string,
+  crawlOptions: CrawlOptions,
+  fetchOptions: FetchOptions,
+  parsers: ParserPool,
+  /** Called once, before the first page is parsed (the task's step moves to Parsing). */
+  onParsing: () => Promise<unknown> = async () => undefined,
+  maxChars = MAX_TEXT_CHARS,
+): Promise<Page[]> => {
   const hosts = new Set([new URL(start).hostname])
   const seen = new Set<string>([normaliseUrl(start)])
   const frontier: { url: string; depth: number }[] = [{ url: start, depth: 0 }]
@@ -87,6 +95,7 @@ export const crawl = async (start: string, crawlOptions: CrawlOptions, fetchOpti
       seen.add(landed)
       if (url === start) hosts.add(new URL(fetched.url).hostname)
       const mimeType = await typeOf(fetched)
+      if (pages.length === 0 && url === start) await onParsing()
       const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url, ...(fetched.charset ? { charset: fetched.charset } : {}) })
       // The crawl is one entry, held to the content limit of one (each page headed by its URL): it
       // ends before the page that would pass it.

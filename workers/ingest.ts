@@ -100,8 +100,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       let contentHash: string
       const fetchOptions = { maxBytes: t.maxBytes, timeoutMs: deps.fetchTimeoutMs, allowPrivate: deps.allowPrivateUrls }
       if (t.input.type === 'url') {
-        const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers)
-        await step(STEPS.parse)
+        const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
         contentHash = sha256(pages.map((p) => p.body))
         if (t.kind === 'sync' && !t.force && target.state.contentHash === contentHash) {
           await completeTask(deps, ctx(), ref, 'unchanged', { chunkCount: 0, wordCount: 0, characterCount: 0, processingTimeMs: Date.now() - began })

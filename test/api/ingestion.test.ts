@@ -85,6 +85,15 @@ test('a failing fetch fails the task with its reason and the progress it reached
   assert.is(entry.processingProgress, 10)
 })
 
+test('a page that cannot be parsed fails the task at the Parsing step, keeping its progress', async ({ service, site, owner }) => {
+  site.pages.set('/huge', { body: html('Huge', `<p>${'word '.repeat(120_000)}</p>`) })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/huge`), 201)
+  const task = await waitForTask(service.call, owner.token, created.taskId)
+  assert.is(task.status, 'failed')
+  assert.match(task.error, 'over the limit of 500000')
+  assert.equal([task.progress, task.currentStep], [30, 'Parsing'])
+})
+
 test('a server that never finishes its body fails the task after the time limit', async ({ service, site, owner }) => {
   site.pages.set('/slow', { hang: true, body: '<html><body><p>never ends' })
   const created = ok(await createUrl(service, owner.token, `${site.url}/slow`), 201)
