@@ -32,10 +32,13 @@ const FETCHES_PER_PAGE = 3
 const CRAWL_MS = 10 * 60_000
 
 /**
- * The type of a fetched body: the server's word for HTML, and for text it declares in an encoding
- * other than UTF-8 (which sniffing, knowing UTF-8 text only, would refuse); the content itself for the rest.
+ * The type of a fetched body: a PDF by its magic bytes; the server's word for HTML, and for text
+ * it declares in an encoding other than UTF-8 (which sniffing, knowing UTF-8 text only, would
+ * refuse); the content itself for the rest.
  */
 const typeOf = async (fetched: Fetched) => {
+  // A PDF is a PDF whatever the server calls it (some answer every path as text/html).
+  if (fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf'
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'
   const declared = (fetched.contentType === 'text/plain' || fetched.contentType === 'text/markdown') && fetched.charset && !/^utf-?8$/i.test(fetched.charset)
   if (declared) return fetched.contentType

@@ -198,7 +198,8 @@ test('a crawl: pages once each also through redirects and a trailing "?", the fi
 test('a URL answering a PDF or Markdown is read by that parser', async ({ service, site, owner }) => {
   site.pages.set('/paper.pdf', { type: 'application/pdf', body: await pdf(['Quokkas are small marsupials of Western Australia.', 'Second page on Rottnest Island.']) })
   site.pages.set('/notes.md', { type: 'text/markdown', body: '# Wombats\n\nWombats have cube-shaped droppings.\n' })
-  for (const [path, phrase] of [['/paper.pdf', 'Rottnest Island'], ['/notes.md', 'cube-shaped droppings']]) {
+  site.pages.set('/mislabelled', { type: 'text/html', body: await pdf(['Numbats eat termites.']) })
+  for (const [path, phrase] of [['/paper.pdf', 'Rottnest Island'], ['/notes.md', 'cube-shaped droppings'], ['/mislabelled', /^Numbats eat termites\.$/]] as const) {
     const created = ok(await createUrl(service, owner.token, site.url + path), 201)
     const task = await waitForTask(service.call, owner.token, created.taskId)
     assert.is(task.status, 'completed', JSON.stringify(task))
