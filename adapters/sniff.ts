@@ -17,19 +17,27 @@ const looksLikeHtml = (text: string) => /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype htm
 const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> )|\]\(https?:\/\//m.test(text)
 
 /**
+ * What a content's magic bytes say: a PDF or a DOCX, a refusal for any other binary format, or
+ * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
+ */
+export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefined> => {
+  const detected = await fileTypeFromBuffer(bytes)
+  if (!detected) return undefined
+  if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
+  if (detected.mime === 'application/zip') return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
+  if (!detected.mime.startsWith('text/') && detected.mime !== 'application/xml') return { ok: false, reason: `the content is ${detected.mime}` }
+  return undefined
+}
+
+/**
  * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
  * document), UTF-8 validity for text. The client's Content-Type is never believed; its file
  * name only tells Markdown from plain text once the content is known to be text.
  */
 export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
-  const detected = await fileTypeFromBuffer(bytes)
-  if (detected) {
-    if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
-    if (detected.mime === 'application/zip') return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
-    // Text formats file-type knows (XML, say) are judged as text below; anything else is refused.
-    if (!detected.mime.startsWith('text/') && detected.mime !== 'application/xml') return { ok: false, reason: `the content is ${detected.mime}` }
-  }
+  const binary = await sniffBinary(bytes)
+  if (binary) return binary
   const text = validUtf8(bytes)
   if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 text, nor a PDF or a DOCX document' }
   if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }

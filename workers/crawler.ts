@@ -1,6 +1,6 @@
 import robotsParser from 'robots-parser'
 import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } from '../adapters/fetcher'
-import { sniffType } from '../adapters/sniff'
+import { sniffBinary, sniffType } from '../adapters/sniff'
 import type { CrawlOptions } from '../domain/entry'
 import type { ParserPool } from './parserPool'
 import { MAX_TEXT_CHARS } from './parsers'
@@ -17,9 +17,10 @@ export interface Page {
 export const normaliseUrl = (raw: string) => {
   const url = new URL(raw)
   url.hash = ''
-  // An empty query reads back as '' from `search`, yet stays in the href as a trailing '?'.
+  // An empty query reads back as '' from `search`, yet stays in the href as a trailing '?':
+  // setting it to what it reads drops that '?' (and only that: 'p??' keeps its query '?').
   url.search = url.search
-  return url.href.endsWith('?') ? url.href.slice(0, -1) : url.href
+  return url.href
 }
 
 /**
@@ -32,18 +33,21 @@ const FETCHES_PER_PAGE = 3
 const CRAWL_MS = 10 * 60_000
 
 /**
- * The type of a fetched body: a PDF by its magic bytes; the server's word for HTML, and for text
- * it declares in an encoding other than UTF-8 (which sniffing, knowing UTF-8 text only, would
- * refuse); the content itself for the rest.
+ * The type of a fetched body: its magic bytes first (a PDF or DOCX whatever the server calls it,
+ * an image or an executable refused); then the server's word for HTML, and for text it declares
+ * in an encoding other than UTF-8 (which sniffing, knowing UTF-8 text only, would refuse); the
+ * content itself for the rest.
  */
 const typeOf = async (fetched: Fetched) => {
-  // A PDF is a PDF whatever the server calls it (some answer every path as text/html).
-  if (fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf'
+  const unsupported = (reason: string) => new FetchError(`${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${reason})`)
+  const binary = await sniffBinary(fetched.body)
+  if (binary?.ok) return binary.mimeType
+  if (binary) throw unsupported(binary.reason)
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'
   const declared = (fetched.contentType === 'text/plain' || fetched.contentType === 'text/markdown') && fetched.charset && !/^utf-?8$/i.test(fetched.charset)
   if (declared) return fetched.contentType
   const sniffed = await sniffType(fetched.body, new URL(fetched.url).pathname)
-  if (!sniffed.ok) throw new FetchError(`${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${sniffed.reason})`)
+  if (!sniffed.ok) throw unsupported(sniffed.reason)
   return sniffed.mimeType
 }
 
@@ -88,7 +92,10 @@ export const crawl = async (
     try {
       if (crawlOptions.depth > 0) {
         const origin = new URL(url).origin
-        if (!robots.has(origin)) robots.set(origin, await robotsFor(origin, fetchOptions))
+        if (!robots.has(origin)) {
+          fetches++
+          robots.set(origin, await robotsFor(origin, fetchOptions))
+        }
         if (robots.get(origin)!.isDisallowed(url, USER_AGENT)) throw new FetchError(`robots.txt disallows ${url}`)
       }
       fetches++
@@ -100,9 +107,9 @@ export const crawl = async (
       const mimeType = await typeOf(fetched)
       if (pages.length === 0 && url === start) await onParsing()
       const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url, ...(fetched.charset ? { charset: fetched.charset } : {}) })
-      // The crawl is one entry, held to the content limit of one (each page headed by its URL): it
-      // ends before the page that would pass it.
-      const size = parsed.text.length + fetched.url.length + 4
+      // The crawl is one entry, held to the content limit of one (each page headed by its URL, the
+      // pages apart by a blank line): it ends before the page that would pass it.
+      const size = parsed.text.length + fetched.url.length + 4 + (pages.length > 0 ? 2 : 0)
       if (pages.length > 0 && chars + size > maxChars) break
       chars += size
       pages.push({ url: fetched.url, text: parsed.text, title: parsed.title, body: fetched.body })

@@ -9,7 +9,7 @@ import { type AnyRoute, route } from '../route'
 /** What the kb CLI calls when the service holds the database (PGlite allows one process). */
 export const operatorRoutes: AnyRoute[] = [
   route({
-    method: 'get', path: '/api/v1/admin/projections', tag: 'operators', auth: 'admin', summary: "Each projector's checkpoint and lag",
+    method: 'get', path: '/api/v1/admin/projections', tag: 'operators', auth: 'admin', summary: "Each projector's position (as reached in memory) and lag",
     handler: async (_input, { db, store, runner }) => {
       const live = new Map(runner.statuses().map((s) => [s.name, { state: s.state, position: s.position, ...(s.error ? { error: s.error } : {}) }]))
       return E.right({ data: await projectionStatus(db, store, runner.projectors, live) })

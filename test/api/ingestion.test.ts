@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
-import { pdf } from '../helpers/files'
+import { docx, pdf } from '../helpers/files'
 
 const test = suite<{ service: TestService; site: Site; owner: Member }>('API: URL entries, crawling and processing tasks')
 
@@ -172,7 +172,8 @@ test('a crawl: pages once each also through redirects and a trailing "?", the fi
   const port = new URL(site.url).port
   // localhost redirects to 127.0.0.1, whose pages link to the same page three ways.
   site.pages.set('/hop', { status: 302, headers: { location: `${site.url}/r/home` } })
-  site.pages.set('/r/home', { body: html('Home', '<p>Redirected home.</p><a href="/r/a">A</a> <a href="/r/a?">A?</a> <a href="/r/go-a">to A</a>') })
+  site.pages.set('/r/home', { body: html('Home', '<p>Redirected home.</p><a href="/r/a">A</a> <a href="/r/a?">A?</a> <a href="/r/go-a">to A</a> <a href="/r/q??">Q</a>') })
+  site.pages.set('/r/q??', { body: html('Q', '<p>A query of one question mark is a query.</p>') })
   site.pages.set('/r/go-a', { status: 302, headers: { location: '/r/a' } })
   site.pages.set('/r/a', { body: html('A', '<p>Okapis are the only living relatives of the giraffe.</p>') })
   const hopped = ok(await createUrl(service, owner.token, `http://localhost:${port}/hop`, { crawlOptions: { depth: 1 } }), 201)
@@ -180,6 +181,7 @@ test('a crawl: pages once each also through redirects and a trailing "?", the fi
   const content: string = ok(await service.call('GET', `/api/v1/knowledge/${hopped.id}`, { token: owner.token })).content
   assert.is(content.split('only living relatives').length - 1, 1, content)
   assert.not.ok(site.hits.includes('/r/a?'))
+  assert.match(content, 'A query of one question mark is a query.')
   // Thirty dead links: the crawl of two pages gives up on them after a few fetches.
   site.pages.set('/dead', { body: html('Dead', `<p>Links to nowhere.</p>${Array.from({ length: 30 }, (_, i) => `<a href="/dead/${i}">${i}</a>`).join(' ')}`) })
   const dead = ok(await createUrl(service, owner.token, `${site.url}/dead`, { crawlOptions: { depth: 1, maxPages: 2 } }), 201)
@@ -199,7 +201,8 @@ test('a URL answering a PDF or Markdown is read by that parser', async ({ servic
   site.pages.set('/paper.pdf', { type: 'application/pdf', body: await pdf(['Quokkas are small marsupials of Western Australia.', 'Second page on Rottnest Island.']) })
   site.pages.set('/notes.md', { type: 'text/markdown', body: '# Wombats\n\nWombats have cube-shaped droppings.\n' })
   site.pages.set('/mislabelled', { type: 'text/html', body: await pdf(['Numbats eat termites.']) })
-  for (const [path, phrase] of [['/paper.pdf', 'Rottnest Island'], ['/notes.md', 'cube-shaped droppings'], ['/mislabelled', /^Numbats eat termites\.$/]] as const) {
+  site.pages.set('/mislabelled-docx', { type: 'text/html', body: await docx(['Bilbies have long ears.']) })
+  for (const [path, phrase] of [['/paper.pdf', 'Rottnest Island'], ['/notes.md', 'cube-shaped droppings'], ['/mislabelled', /^Numbats eat termites\.$/], ['/mislabelled-docx', /^Bilbies have long ears\.$/]] as const) {
     const created = ok(await createUrl(service, owner.token, site.url + path), 201)
     const task = await waitForTask(service.call, owner.token, created.taskId)
     assert.is(task.status, 'completed', JSON.stringify(task))
@@ -207,12 +210,16 @@ test('a URL answering a PDF or Markdown is read by that parser', async ({ servic
   }
 })
 
-test('pages in another encoding than UTF-8 are read in the one their server or their <meta charset> declares', async ({ service, site, owner }) => {
+test('pages in another encoding than UTF-8 are read in the one their server or their <meta charset> declares', async ({ service, site }) => {
+  // A workspace of its own: the suite's has used much of its 20 URL entries a minute.
+  const owner = await seedMember(service.call)
   const latin1 = Buffer.from(html('Café', '<p>Un café crème à emporter.</p>'), 'latin1')
   site.pages.set('/latin1', { type: 'text/html; charset=ISO-8859-1', body: latin1 })
   site.pages.set('/meta', { type: 'text/html', body: Buffer.concat([Buffer.from('<!doctype html><html><head><meta charset="windows-1252"><title>Quotes</title></head><body><p>'), Buffer.from([0x93]), Buffer.from('Smart quotes'), Buffer.from([0x94]), Buffer.from(' cost 5 '), Buffer.from([0x80]), Buffer.from('.</p></body></html>')]) })
   site.pages.set('/sjis', { type: 'text/plain; charset=shift_jis', body: Buffer.from([0x82, 0xa0, 0x82, 0xa2, 0x82, 0xa4]) })
   site.pages.set('/bad-charset', { type: 'text/plain; charset=no-such-encoding', body: 'x' })
+  // A declared charset does not make an image text.
+  site.pages.set('/image', { type: 'text/plain; charset=ISO-8859-1', body: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.alloc(17)]) })
   for (const [path, phrase] of [['/latin1', 'Un café crème à emporter.'], ['/meta', '\u201cSmart quotes\u201d cost 5 \u20ac.'], ['/sjis', 'あいう']]) {
     const created = ok(await createUrl(service, owner.token, site.url + path), 201)
     const task = await waitForTask(service.call, owner.token, created.taskId)
@@ -223,6 +230,9 @@ test('pages in another encoding than UTF-8 are read in the one their server or t
   const failed = await waitForTask(service.call, owner.token, unknown.taskId)
   assert.is(failed.status, 'failed')
   assert.match(failed.error, 'no-such-encoding')
+  const image = ok(await createUrl(service, owner.token, `${site.url}/image`), 201)
+  const refused = await waitForTask(service.call, owner.token, image.taskId)
+  assert.equal([refused.status, /image\/png/.test(refused.error)], ['failed', true], JSON.stringify(refused))
 })
 
 test('at most 10 tasks of a workspace run at once; the rest wait as pending', async ({ service, site }) => {
