@@ -43,15 +43,15 @@ const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: 
   return id && state ? { id, state } : undefined
 }
 
-/** How often an append that lost the race to create its page looks again for that page (about 2 s in all). */
-const APPEND_RETRIES = 14
+/** How long an append that lost the race to create its page looks again for that page. */
+const APPEND_WAIT_MS = 10_000
 
 /**
  * `page_write`: create, append to or replace a page. A page is found by id or title; append
  * creates a missing page; replace (and append) may be guarded by expectedVersion. An agent's write
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
-export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, attempt = 0): Result<PageWriteOutcome> => {
+export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, attempt = 0, since = Date.now()): Result<PageWriteOutcome> => {
   const found = await resolve(store, input)
   if (!found && input.pageId) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
   if (!found && input.mode === 'replace') return fail('NOT_FOUND', `no page titled "${input.title}"`, ['title: no such page; use mode create or append to make it'])
@@ -66,9 +66,9 @@ export const writeBrainPage = async (store: EventStore, ctx: CommandContext, inp
     : await createPage(store, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
   // Appends creating the same page at once: the others append to the page the first made, once
   // it exists (its title is reserved a moment before its first version is written).
-  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && attempt < APPEND_RETRIES) {
+  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && Date.now() - since < APPEND_WAIT_MS) {
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
-    return writeBrainPage(store, ctx, input, attempt + 1)
+    return writeBrainPage(store, ctx, input, attempt + 1, since)
   }
   return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; position: number }) => ({
     held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: w.position,

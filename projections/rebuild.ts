@@ -50,13 +50,16 @@ export const rebuildProjector = async (db: Database, store: EventStore, projecto
       if (events.length > 0) {
         for (let i = 0; i < events.length; ) {
           const part = events.slice(i, i + slice)
-          const t0 = Date.now()
+          // The transaction's own time, not the wait for the connection (API queries ahead of it).
+          let ms = 0
           position = await inTransaction(db.pool, async (tx) => {
+            const t0 = Date.now()
             await tx.query(inShadow)
-            return applyBatch(tx, projector, part, position)
+            const reached = await applyBatch(tx, projector, part, position)
+            ms = Date.now() - t0
+            return reached
           })
           i += part.length
-          const ms = Date.now() - t0
           slice = ms > SLICE_MS ? Math.max(1, slice >> 1) : ms < SLICE_MS / 4 ? Math.min(BATCH, slice * 2) : slice
         }
         count += events.length

@@ -98,7 +98,7 @@ const direct = async (args: string[]) => {
       const selected = selectProjectors(projectors, c) ?? refuse(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
       // A rebuild keeps the model of the vectors; one with another EMBEDDER would embed everything
       // again with it, and the service would then find no vectors of its own model.
-      const models = await vectorModels(db)
+      const models = selected.some((p) => p.name === 'chunks' || p.name === 'page-index') ? await vectorModels(db) : []
       if (models.length > 0 && !models.includes(embedder.model)) {
         refuse(`the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with the service's EMBEDDER (to change the model, use kb reembed)`)
       }
@@ -162,7 +162,7 @@ const streamViaService = async (base: string, req: Request) => {
 
 const args = process.argv.slice(2)
 const req = requestOf(args)
-if (!(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000)) die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
+if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000)) die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
 const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
 try {
   const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))
