@@ -180,6 +180,7 @@ export const settleCitations = async (deps: Deps) => {
  * When the wait gives up, the answer says so (it may not show the write), and is not held again.
  */
 export const readAfterWrite = async (deps: Deps, position: number, read: () => Promise<unknown>, status = 200): Promise<E.Either<DomainError, Reply>> => {
-  if (await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)) return E.right({ data: await read(), position, status })
-  return E.right({ data: await read(), position: 0, status, headers: { [LAG_HEADER]: 'true' } })
+  const caughtUp = await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
+  const data = await read()
+  return E.right(caughtUp ? { data, position, status } : { data, position: 0, status, headers: { [LAG_HEADER]: 'true' } })
 }

@@ -22,6 +22,12 @@ const die = (message: string): never => {
   process.exit(2)
 }
 
+/** A failure (the service or the database unreachable or refusing): one line, exit 1. */
+const failure = (message: string): never => {
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
+}
+
 /** An operator's mistake found with the database open: thrown, so that it is closed before the exit. */
 class Refusal extends Error {}
 const refuse = (message: string): never => {
@@ -64,9 +70,7 @@ const viaService = async (base: string, req: Request) => {
   if (!body.success) {
     const message = `${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`
     // An unknown name or a bad argument is the operator's mistake; a refused token or a failing service is a failure.
-    if (res.status === 400 || res.status === 404) die(message)
-    process.stderr.write(`${message}\n`)
-    process.exit(1)
+    return res.status === 400 || res.status === 404 ? die(message) : failure(message)
   }
   return body.data
 }
@@ -173,6 +177,5 @@ try {
   // One line, never a stack: what failed (the service unreachable, the database refusing, ...).
   if (error instanceof Refusal) die(error.message)
   const cause = (error as Error & { cause?: Error }).cause
-  process.stderr.write(`kb: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}\n`)
-  process.exit(1)
+  failure(`kb: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}`)
 }

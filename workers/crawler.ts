@@ -66,9 +66,9 @@ const robotsFor = async (origin: string, options: FetchOptions) => {
  * Fetches a page, or crawls from it (depth 1: the page and its direct links; 2: theirs too),
  * breadth first, each normalised URL once (as linked and as redirected to), at most maxPages and
  * at most maxChars of text in all, within FETCHES_PER_PAGE fetches a page and CRAWL_MS, honouring
- * robots.txt. A linked page that fails is skipped; the
- * first page failing fails the crawl. sameDomainOnly keeps to the host the first page was served
- * from (after its redirects: example.com redirecting to www.example.com crawls www.example.com).
+ * robots.txt. A linked page that fails is skipped; the first page failing fails the crawl.
+ * sameDomainOnly keeps to the host the first page was served from too (after its redirects:
+ * example.com redirecting to www.example.com crawls www.example.com).
  */
 export const crawl = async (
   start: string,
