@@ -30,17 +30,21 @@ export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefine
 }
 
 /**
- * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
- * document), UTF-8 validity for text. The client's Content-Type is never believed; its file
- * name only tells Markdown from plain text once the content is known to be text.
+ * What a content's text says, once its magic bytes named nothing: valid UTF-8 (HTML when it looks
+ * like HTML; Markdown by its file name or syntax), or a refusal.
  */
-export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => {
+export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
-  const binary = await sniffBinary(bytes)
-  if (binary) return binary
   const text = validUtf8(bytes)
   if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 text, nor a PDF or a DOCX document' }
   if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }
   if (/\.(md|markdown)$/i.test(fileName) || looksLikeMarkdown(text)) return { ok: true, mimeType: 'text/markdown' }
   return { ok: true, mimeType: 'text/plain' }
 }
+
+/**
+ * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
+ * document), UTF-8 validity for text. The client's Content-Type is never believed; its file
+ * name only tells Markdown from plain text once the content is known to be text.
+ */
+export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => (await sniffBinary(bytes)) ?? sniffText(bytes, fileName)

@@ -1,6 +1,6 @@
 import robotsParser from 'robots-parser'
 import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } from '../adapters/fetcher'
-import { sniffBinary, sniffType } from '../adapters/sniff'
+import { sniffBinary, sniffText } from '../adapters/sniff'
 import type { CrawlOptions } from '../domain/entry'
 import type { ParserPool } from './parserPool'
 import { MAX_TEXT_CHARS } from './parsers'
@@ -46,7 +46,7 @@ const typeOf = async (fetched: Fetched) => {
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'
   const declared = (fetched.contentType === 'text/plain' || fetched.contentType === 'text/markdown') && fetched.charset && !/^utf-?8$/i.test(fetched.charset)
   if (declared) return fetched.contentType
-  const sniffed = await sniffType(fetched.body, new URL(fetched.url).pathname)
+  const sniffed = sniffText(fetched.body, new URL(fetched.url).pathname)
   if (!sniffed.ok) throw unsupported(sniffed.reason)
   return sniffed.mimeType
 }
