@@ -1,12 +1,22 @@
+import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
 import { fileTypeFromBuffer } from 'file-type'
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 
-const validUtf8 = (bytes: Uint8Array) => {
+/** The encoding a byte-order mark names, when the content starts with one (it overrides any declared charset). */
+export const bomEncoding = (bytes: Uint8Array) => {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8'
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le'
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be'
+  return undefined
+}
+
+/** The text of UTF-8 bytes, or of UTF-16 ones that start with their byte-order mark. */
+const validText = (bytes: Uint8Array) => {
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    const text = new WhatwgDecoder(bomEncoding(bytes) ?? 'utf-8', { fatal: true }).decode(bytes)
     return text.includes('\u0000') ? undefined : text
   } catch {
     return undefined
@@ -21,6 +31,8 @@ const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> 
  * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
  */
 export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefined> => {
+  // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing.
+  if (bomEncoding(bytes)) return undefined
   const detected = await fileTypeFromBuffer(bytes)
   if (!detected) return undefined
   if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
@@ -30,13 +42,13 @@ export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefine
 }
 
 /**
- * What a content's text says, once its magic bytes named nothing: valid UTF-8 (HTML when it looks
- * like HTML; Markdown by its file name or syntax), or a refusal.
+ * What a content's text says, once its magic bytes named nothing: valid UTF-8, or UTF-16 with its
+ * byte-order mark (HTML when it looks like HTML; Markdown by its file name or syntax), or a refusal.
  */
 export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
-  const text = validUtf8(bytes)
-  if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 text, nor a PDF or a DOCX document' }
+  const text = validText(bytes)
+  if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document' }
   if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }
   if (/\.(md|markdown)$/i.test(fileName) || looksLikeMarkdown(text)) return { ok: true, mimeType: 'text/markdown' }
   return { ok: true, mimeType: 'text/plain' }
@@ -44,7 +56,7 @@ export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
 
 /**
  * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
- * document), UTF-8 validity for text. The client's Content-Type is never believed; its file
+ * document), UTF-8 validity (or a UTF-16 byte-order mark) for text. The client's Content-Type is never believed; its file
  * name only tells Markdown from plain text once the content is known to be text.
  */
 export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => (await sniffBinary(bytes)) ?? sniffText(bytes, fileName)

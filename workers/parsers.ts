@@ -5,7 +5,7 @@ import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
-import { DOCX } from '../adapters/sniff'
+import { DOCX, bomEncoding } from '../adapters/sniff'
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
@@ -101,10 +101,12 @@ const blockText = (root: Element | DocumentFragment) => {
 }
 
 /**
- * Text in the encoding its server declared, else UTF-8. Only a page from the web has one: an
- * uploaded file's type was decided by its bytes, and only UTF-8 bytes make a text file.
+ * Text in the encoding its byte-order mark names, else the one its server declared, else UTF-8.
+ * Only a page from the web has a declared one: an uploaded file's type was decided by its bytes,
+ * and only UTF-8 bytes, or UTF-16 ones with their mark, make a text file.
  */
-const decodeText = (bytes: Uint8Array, charset: string | undefined) => {
+const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
+  const charset = bomEncoding(bytes) ?? declared
   if (!charset) return utf8(bytes)
   // The WHATWG Encoding Standard's decoders: Node's own reads windows-1252 as Latin-1 (0x80-0x9F lost).
   let decoder: InstanceType<typeof WhatwgDecoder>

@@ -63,6 +63,29 @@ test('DOCX, HTML, Markdown and plain text uploads are read by their parsers', as
   }
 })
 
+test('text saved with a byte-order mark (UTF-16 LE or BE, UTF-8) is read as text', async ({ service }) => {
+  const m = await seedMember(service.call)
+  const utf16le = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
+  const cases: [Buffer, string, string, string][] = [
+    [utf16le('Quokkas live on Rottnest Island, café.\r\n'), 'quokka.txt', 'text/plain', 'Rottnest Island, café.'],
+    [utf16le('<!doctype html><p>Numbats eat termites.</p>').swap16(), 'numbat.html', 'text/html', 'Numbats eat termites.'],
+    [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('# Bilby\n\nBilbies dig burrows.')]), 'bilby.md', 'text/markdown', '# Bilby'],
+  ]
+  for (const [bytes, name, mimeType, phrase] of cases) {
+    const created = ok(await send(service, m, bytes, name), 201)
+    assert.is(created.storageInfo.mimeType, mimeType, name)
+    const task = await waitForTask(service.call, m.token, created.taskId)
+    assert.is(task.status, 'completed', `${name}: ${JSON.stringify(task)}`)
+    const content: string = ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: m.token })).content
+    assert.not.ok(content.includes('\uFEFF'), `${name}: no byte-order mark is kept`)
+    assert.match(content, phrase)
+  }
+  // UTF-16 without its mark cannot be told from binary: refused, naming what is read.
+  const r = await send(service, m, Buffer.from('Dingoes howl.', 'utf16le'), 'dingo.txt')
+  const details = (expectError(r, 400, 'VALIDATION_ERROR').details ?? []).join('\n')
+  assert.match(details, 'UTF-16 with a byte-order mark')
+})
+
 test('types are decided by content: refused types answer 400 listing the allowed ones, and nothing is created', async ({ service, owner }) => {
   const plain = await seedMember(service.call) // default allowedFileTypes: no DOCX
   const before = ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total
