@@ -26,6 +26,12 @@ const validText = (bytes: Uint8Array) => {
 const looksLikeHtml = (text: string) => /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text)
 const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> )|\]\(https?:\/\//m.test(text)
 
+/** Text that nothing but a text file would hold: no control characters besides white space. */
+const readsAsText = (bytes: Uint8Array) => {
+  const text = validText(bytes)
+  return text !== undefined && !/[\u0001-\u0008\u000b\u000e-\u001f\u007f]/.test(text)
+}
+
 /**
  * What a content's magic bytes say: a PDF or a DOCX, a refusal for any other binary format, or
  * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
@@ -33,12 +39,21 @@ const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> 
 export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefined> => {
   // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing.
   if (bomEncoding(bytes)) return undefined
-  const detected = await fileTypeFromBuffer(bytes)
+  let detected: Awaited<ReturnType<typeof fileTypeFromBuffer>>
+  try {
+    detected = await fileTypeFromBuffer(bytes)
+  } catch {
+    // The start of some format's header, cut short: a short text ("ID3 tags ...") or a truncated file.
+    return readsAsText(bytes) ? undefined : { ok: false, reason: 'the content is a truncated or damaged binary file' }
+  }
   if (!detected) return undefined
   if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
   if (detected.mime === 'application/zip') return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
-  if (!detected.mime.startsWith('text/') && detected.mime !== 'application/xml') return { ok: false, reason: `the content is ${detected.mime}` }
-  return undefined
+  if (detected.mime.startsWith('text/') || detected.mime === 'application/xml') return undefined
+  // Some formats' magic bytes are also words ("BM", "MZ", "GIF87a"): a text that reads as text is one.
+  // RTF is text too, but a document format this service does not read.
+  if (detected.mime !== 'application/rtf' && readsAsText(bytes)) return undefined
+  return { ok: false, reason: `the content is ${detected.mime}` }
 }
 
 /**

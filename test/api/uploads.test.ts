@@ -106,6 +106,27 @@ test('types are decided by content: refused types answer 400 listing the allowed
   assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total, before)
 })
 
+test('a text whose first word is some format\'s magic bytes is text; a truncated binary file is refused', async ({ service }) => {
+  const m = await seedMember(service.call)
+  for (const text of ['BM is the bitmap signature.', 'ID3 tags name the artist.', 'MZ opens every DOS executable.']) {
+    const created = ok(await send(service, m, Buffer.from(text), 'note.txt'), 201)
+    assert.is(created.storageInfo.mimeType, 'text/plain', text)
+    assert.is((await waitForTask(service.call, m.token, created.taskId)).status, 'completed', text)
+    assert.is(ok(await service.call('GET', `/api/v1/knowledge/${created.id}`, { token: m.token })).content, text)
+  }
+  const before = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total
+  const refusals: [Buffer, string][] = [
+    [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48]), 'truncated or damaged'],
+    [Buffer.from('GIF89a\u0001\u0000\u0001\u0000\u0080\u0000\u0000', 'latin1'), 'image/gif'],
+    [Buffer.from('{\\rtf1\\ansi Hello}'), 'application/rtf'],
+  ]
+  for (const [bytes, reason] of refusals) {
+    const error = expectError(await send(service, m, bytes, 'picture.txt'), 400, 'VALIDATION_ERROR')
+    assert.ok(error.details?.some((d) => d.includes(reason)), JSON.stringify(error))
+  }
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, before)
+})
+
 test('a file name with ../ and NUL is kept only as cleaned metadata; the blob is named by hash', async ({ service, owner }) => {
   const created = ok(await send(service, owner, Buffer.from('Quolls are carnivorous marsupials.'), '../../etc/pass\u0000wd.txt', { title: 'Quolls' }), 201)
   assert.is(created.storageInfo.fileName, 'passwd.txt')
