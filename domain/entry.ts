@@ -167,6 +167,10 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       case 'UpdateEntry': {
         const { workspaceId: _, ...data } = command.data
         const { tokenCount: _t, chunks: _c, ...c } = data.changes
+        // The task filling the entry would overwrite the new content when it lands.
+        if (c.content !== undefined && c.content !== state.content && state.pendingTaskId) {
+          return fail('CONFLICT', `the entry's content is being processed by task ${state.pendingTaskId}; change it once that task has finished`)
+        }
         const metadata = { ...state.metadata, ...c.metadata }
         const same =
           (c.title === undefined || c.title === state.title) &&

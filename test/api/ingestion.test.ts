@@ -49,6 +49,22 @@ test('a URL entry answers pending with a task, which runs the steps and fills th
   assert.equal(types, ['TaskQueued', 'TaskStarted', 'Downloading', 'Parsing', 'Chunking', 'Generating embeddings', 'Storing', 'TaskCompleted'])
 })
 
+test('while its task runs, an entry\'s content cannot be changed (the task would overwrite it); its title can', async ({ service, site }) => {
+  const m = await seedMember(service.call)
+  site.pages.set('/slow-vicuna', { body: html('Vicunas', '<p>Vicunas live high in the Andes.</p>'), delayMs: 1500 })
+  const created = ok(await createUrl(service, m.token, `${site.url}/slow-vicuna`), 201)
+  const path = `/api/v1/knowledge/${created.id}`
+  const refused = expectError(await service.call('PATCH', path, { token: m.token, body: { content: 'My own notes on vicunas.' } }), 409, 'CONFLICT')
+  assert.match(refused.message, created.taskId)
+  assert.is(ok(await service.call('PATCH', path, { token: m.token, body: { title: 'Vicunas of the Andes' } })).title, 'Vicunas of the Andes')
+  assert.is((await waitForTask(service.call, m.token, created.taskId)).status, 'completed')
+  const entry = ok(await service.call('GET', path, { token: m.token }))
+  assert.match(entry.content, 'high in the Andes')
+  assert.is(entry.title, 'Vicunas of the Andes')
+  // Once the task has finished, the content is the client's to change.
+  assert.is(ok(await service.call('PATCH', path, { token: m.token, body: { content: 'My own notes on vicunas.' } })).content, 'My own notes on vicunas.')
+})
+
 test('tasks: list with status filter and limit, one by id, other workspaces see none of them', async ({ service, site, owner }) => {
   site.pages.set('/missing-soon', { status: 404, body: 'gone' })
   const failed = ok(await createUrl(service, owner.token, `${site.url}/missing-soon`), 201)
