@@ -30,16 +30,18 @@ export const JSON_LIMIT = '7mb'
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
 export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...ingestionRoutes, ...entryRoutes, ...toolRoutes, ...pageRoutes, ...collectionRoutes]
 
+const slugParam = [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' } }]
+const apiKey = [{ apiKey: [] }]
 export const openApiExtra = {
-  '/health': { get: { summary: 'Readiness and dependency states', tags: ['health'], responses: { default: { description: 'envelope' } } } },
-  '/api/v1/openapi.json': { get: { summary: 'This document', tags: ['meta'], responses: { default: { description: 'OpenAPI 3.1' } } } },
+  '/health': { get: { operationId: 'getHealth', summary: 'Readiness and dependency states', tags: ['health'], security: [], responses: { default: { description: 'envelope' } } } },
+  '/api/v1/openapi.json': { get: { operationId: 'getOpenApi', summary: 'This document', tags: ['meta'], security: [], responses: { default: { description: 'OpenAPI 3.1' } } } },
   '/mcp': {
-    post: { summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], responses: { default: { description: 'JSON-RPC' } } },
-    get: { summary: "An MCP session's server-to-client event stream", tags: ['mcp'], responses: { default: { description: 'text/event-stream' } } },
-    delete: { summary: 'End an MCP session', tags: ['mcp'], responses: { default: { description: 'empty' } } },
+    post: { operationId: 'postMcp', summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], security: apiKey, responses: { default: { description: 'JSON-RPC' } } },
+    get: { operationId: 'getMcp', summary: "An MCP session's server-to-client event stream", tags: ['mcp'], security: apiKey, responses: { default: { description: 'text/event-stream' } } },
+    delete: { operationId: 'deleteMcp', summary: 'End an MCP session', tags: ['mcp'], security: apiKey, responses: { default: { description: 'empty' } } },
   },
-  '/packs/{slug}': { get: { summary: "A public pack's verified pages (HTML, no login)", tags: ['packs'], responses: { default: { description: 'text/html' } } } },
-  '/packs/{slug}/mcp': { post: { summary: "A public pack's read-only MCP endpoint (page_search, page_read)", tags: ['packs'], responses: { default: { description: 'JSON-RPC' } } } },
+  '/packs/{slug}': { get: { operationId: 'getPack', summary: "A public pack's verified pages (HTML, no login)", tags: ['packs'], security: [], parameters: slugParam, responses: { default: { description: 'text/html' } } } },
+  '/packs/{slug}/mcp': { post: { operationId: 'postPackMcp', summary: "A public pack's read-only MCP endpoint (page_search, page_read)", tags: ['packs'], security: [], parameters: slugParam, responses: { default: { description: 'JSON-RPC' } } } },
 }
 
 const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())

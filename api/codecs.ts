@@ -1,52 +1,61 @@
 import * as t from 'io-ts'
 
 // Codecs at the edge. Their names read as the rest of "must be ...", so a failed decode
-// explains itself in VALIDATION_ERROR details.
+// explains itself in VALIDATION_ERROR details; each also carries its JSON Schema for the OpenAPI
+// document (api/openapi.ts).
+
+type Schema = Record<string, unknown>
+/** The JSON Schema of each codec made here (of a refinement: what it adds to its base type's). */
+export const jsonSchemas = new WeakMap<t.Mixed, Schema>()
+const documented = <C extends t.Mixed>(codec: C, schema: Schema): C => {
+  jsonSchemas.set(codec, { ...schema, description: codec.name })
+  return codec
+}
 
 /** Characters as SPEC.md counts them: code points (an emoji is one, not two UTF-16 units). */
 export const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
 
 export const string = (min: number, max: number) =>
-  new t.Type<string, string, unknown>(
+  documented(new t.Type<string, string, unknown>(
     min > 0 ? `a string of ${min}-${max} characters` : `a string of at most ${max} characters`,
     (u): u is string => typeof u === 'string',
     (u, c) => (typeof u === 'string' && u.trim().length >= min && (u.length <= max || characters(u) <= max) ? t.success(u) : t.failure(u, c)),
     t.identity,
-  )
+  ), { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max })
 
-export const email = new t.Type<string, string, unknown>(
+export const email = documented(new t.Type<string, string, unknown>(
   'an email address',
   (u): u is string => typeof u === 'string',
   (u, c) => (typeof u === 'string' && u.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-)
+), { type: 'string', format: 'email', maxLength: 254 })
 
-export const slug = new t.Type<string, string, unknown>(
+export const slug = documented(new t.Type<string, string, unknown>(
   'a slug of lowercase letters, digits and dashes (1-60)',
   (u): u is string => typeof u === 'string',
   (u, c) => (typeof u === 'string' && /^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/.test(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-)
+), { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' })
 
 /** An id as the service issues them (uuid); anything else cannot name a resource. */
-export const id = new t.Type<string, string, unknown>(
+export const id = documented(new t.Type<string, string, unknown>(
   'an id',
   (u): u is string => typeof u === 'string',
   (u, c) => (typeof u === 'string' && u.length > 0 && u.length <= 200 ? t.success(u) : t.failure(u, c)),
   t.identity,
-)
+), { type: 'string', minLength: 1, maxLength: 200 })
 
 export const integer = (min: number, max: number) =>
-  new t.Type<number, number, unknown>(
+  documented(new t.Type<number, number, unknown>(
     `an integer between ${min} and ${max}`,
     (u): u is number => typeof u === 'number',
     (u, c) => (typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
     t.identity,
-  )
+  ), { type: 'integer', minimum: min, maximum: max })
 
 /** An integer in a query string. */
 export const intFromString = (min: number, max: number) =>
-  new t.Type<number, string, unknown>(
+  documented(new t.Type<number, string, unknown>(
     `an integer between ${min} and ${max}`,
     (u): u is number => typeof u === 'number',
     (u, c) => {
@@ -54,44 +63,44 @@ export const intFromString = (min: number, max: number) =>
       return Number.isInteger(n) && n >= min && n <= max ? t.success(n) : t.failure(u, c)
     },
     String,
-  )
+  ), { type: 'integer', minimum: min, maximum: max })
 
-export const booleanFromString = new t.Type<boolean, string, unknown>(
+export const booleanFromString = documented(new t.Type<boolean, string, unknown>(
   'true or false',
   (u): u is boolean => typeof u === 'boolean',
   (u, c) => (u === 'true' ? t.success(true) : u === 'false' ? t.success(false) : t.failure(u, c)),
   String,
-)
+), { type: 'boolean' })
 
 /** A JSON object with required and optional fields; unknown keys are dropped, never applied. */
-export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name?: string) =>
+export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name = 'a JSON object') =>
   t.exact(t.intersection([t.type(required), t.partial(optional)]), name)
 
 
-export const hexColor = new t.Type<string, string, unknown>(
+export const hexColor = documented(new t.Type<string, string, unknown>(
   'a hex colour code (#rgb or #rrggbb)',
   (u): u is string => typeof u === 'string',
   (u, c) => (typeof u === 'string' && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-)
+), { type: 'string', pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' })
 
-export const iconName = new t.Type<string, string, unknown>(
+export const iconName = documented(new t.Type<string, string, unknown>(
   'an icon name (letters, digits, - and _; at most 50)',
   (u): u is string => typeof u === 'string',
   (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{1,50}$/.test(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-)
+), { type: 'string', pattern: '^[A-Za-z0-9_-]{1,50}$' })
 
 export const number = (min: number, max: number) =>
-  new t.Type<number, number, unknown>(
+  documented(new t.Type<number, number, unknown>(
     `a number between ${min} and ${max}`,
     (u): u is number => typeof u === 'number',
     (u, c) => (typeof u === 'number' && Number.isFinite(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
     t.identity,
-  )
+  ), { type: 'number', minimum: min, maximum: max })
 
 /** A map of customer ids: string keys (1-100) to string values (at most 500), at most 50 pairs. */
-export const stringMap = new t.Type<Record<string, string>, Record<string, string>, unknown>(
+export const stringMap = documented(new t.Type<Record<string, string>, Record<string, string>, unknown>(
   'an object of string values (at most 50 keys of 1-100 characters, values of at most 500)',
   (u): u is Record<string, string> => typeof u === 'object' && u !== null,
   (u, c) => {
@@ -101,11 +110,11 @@ export const stringMap = new t.Type<Record<string, string>, Record<string, strin
     return ok ? t.success(Object.fromEntries(entries) as Record<string, string>) : t.failure(u, c)
   },
   t.identity,
-)
+), { type: 'object', maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 }, additionalProperties: { type: 'string', maxLength: 500 } })
 
 /** An array of at most `max` items. */
 export const arrayOf = <C extends t.Mixed>(item: C, max: number) =>
-  t.refinement(t.array(item), (a) => a.length <= max, `an array of at most ${max} items`)
+  documented(t.refinement(t.array(item), (a) => a.length <= max, `an array of at most ${max} items`), { maxItems: max })
 
 /** A JSON object whose unknown keys are dropped, never applied. */
-export const exact = <P extends t.Props>(props: P, name?: string) => t.exact(t.partial(props), name)
+export const exact = <P extends t.Props>(props: P, name = 'a JSON object') => t.exact(t.partial(props), name)

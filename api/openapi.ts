@@ -1,33 +1,37 @@
 import * as t from 'io-ts'
-import type { AnyRoute } from './route'
+import { jsonSchemas } from './codecs'
+import { type AnyRoute, bodyTypes } from './route'
 
 type Schema = Record<string, unknown>
 
-/** A JSON Schema for the codecs the routes use; refinements fall back to their base type and name. */
+/** A JSON Schema for the codecs the routes use: io-ts's own, and ours (api/codecs.ts), which carry theirs. */
 export const schemaOf = (codec: t.Mixed): Schema => {
+  const own = jsonSchemas.get(codec)
+  if (codec instanceof t.RefinementType) return { ...schemaOf(codec.type), ...own }
+  if (own) return own
+  if (codec instanceof t.ExactType || codec instanceof t.ReadonlyType) return schemaOf(codec.type)
   if (codec instanceof t.InterfaceType) return objectSchema(codec.props, Object.keys(codec.props))
   if (codec instanceof t.PartialType) return objectSchema(codec.props, [])
   if (codec instanceof t.IntersectionType) {
     const parts = (codec.types as t.Mixed[]).map(schemaOf)
+    const required = parts.flatMap((p) => (p.required as string[]) ?? [])
     return {
       type: 'object',
       properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})),
-      required: parts.flatMap((p) => (p.required as string[]) ?? []),
+      ...(required.length ? { required } : {}),
     }
   }
   if (codec instanceof t.KeyofType) return { type: 'string', enum: Object.keys(codec.keys) }
   if (codec instanceof t.LiteralType) return { const: codec.value }
+  if (codec instanceof t.NullType) return { type: 'null' }
   if (codec instanceof t.UnionType) return { anyOf: (codec.types as t.Mixed[]).map(schemaOf) }
   if (codec instanceof t.ArrayType) return { type: 'array', items: schemaOf(codec.type) }
   if (codec instanceof t.DictionaryType) return { type: 'object', additionalProperties: schemaOf(codec.codomain) }
+  if (codec instanceof t.AnyDictionaryType) return { type: 'object' }
   if (codec instanceof t.StringType) return { type: 'string' }
   if (codec instanceof t.NumberType) return { type: 'number' }
   if (codec instanceof t.BooleanType) return { type: 'boolean' }
-  const name = codec.name
-  if (/integer/.test(name)) return { type: 'integer', description: name }
-  if (/true or false/.test(name)) return { type: 'boolean', description: name }
-  if (/string|email|slug|id/.test(name)) return { type: 'string', description: name }
-  return { description: name }
+  return { description: codec.name }
 }
 
 const objectSchema = (props: t.Props, required: string[]): Schema => ({
@@ -52,20 +56,57 @@ const security = { bearer: [{ bearerAuth: [] }], admin: [{ adminToken: [] }], ap
 
 export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 
+/** `post /api/v1/knowledge/{id}/move` -> `postKnowledgeByIdMove`. */
+const operationId = (method: string, path: string) =>
+  method + path.replace(/^\/api\/v1/, '').split('/').filter(Boolean)
+    .map((part) => part.replace(/^:(\w+)$/, 'by-$1').replace(/^native:/, ''))
+    .map((part) => part.split(/[^A-Za-z0-9]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''))
+    .join('')
+
+/** In a multipart form every field is a string: objects travel as JSON text, the file as bytes. */
+const multipartSchema = (body: Schema): Schema => ({
+  type: 'object',
+  properties: {
+    file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the file; its type is decided by its content' },
+    ...Object.fromEntries(Object.entries((body.properties as Record<string, Schema>) ?? {}).map(([k, v]) =>
+      [k, v.type === 'object' || v.type === undefined ? { type: 'string', contentMediaType: 'application/json', description: `JSON: ${v.description ?? 'an object'}` } : v])),
+  },
+  required: ['file', ...((body.required as string[]) ?? [])],
+})
+
+const requestBody = (r: AnyRoute) => {
+  if (!r.body) return {}
+  const schema = schemaOf(r.body)
+  const content: Record<string, unknown> = {}
+  for (const type of bodyTypes(r)) content[type] = { schema: type === 'application/json' ? schema : multipartSchema(schema) }
+  return { requestBody: { required: Boolean((schema.required as string[] | undefined)?.length) || r.multipart === 'only', content } }
+}
+
+const envelope = (code: string) => ({ description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } })
+
+/** The answers a route can give: success, and the failures its inputs, authentication and ids make possible. */
+const responses = (r: AnyRoute) => ({
+  '2XX': { description: 'Success (201 for a creation, 202 for queued work)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } },
+  ...(r.params || r.query || r.body ? { 400: envelope('VALIDATION_ERROR: details lists each field and reason') } : {}),
+  ...(r.auth !== 'none' ? { 401: envelope('UNAUTHORIZED (no credentials) or INVALID_TOKEN') } : {}),
+  ...(r.permission ? { 403: envelope('FORBIDDEN (the role lacks the permission, or the knowledge base is disabled)') } : {}),
+  ...(r.params ? { 404: envelope('NOT_FOUND: unknown id, or one of another workspace') } : {}),
+  default: envelope('Any other failure of DESIGN.md\'s table (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)'),
+})
+
 /** The OpenAPI 3.1 document, generated from the same route table the router mounts. */
 export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record<string, unknown>> = {}) => {
   const paths: Record<string, Record<string, unknown>> = structuredClone(extra)
   for (const r of routes) {
     const p = (paths[toOpenApiPath(r.path)] ??= {})
     p[r.method] = {
+      operationId: operationId(r.method, r.path),
       summary: r.summary,
       tags: [r.tag],
       security: security[r.auth],
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } } } : {}),
-      responses: {
-        default: { description: 'The envelope: { success: true, data } or { success: false, error: { code, message, details? } }' },
-      },
+      ...requestBody(r),
+      responses: responses(r),
     }
   }
   return {
@@ -76,6 +117,21 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token of a workspace member' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (KB_ADMIN_TOKEN or DATA_DIR/admin-token)' },
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      },
+      schemas: {
+        Success: { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: {} } },
+        Failure: {
+          type: 'object',
+          required: ['success', 'error'],
+          properties: {
+            success: { const: false },
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'string' } } },
+            },
+          },
+        },
       },
     },
     paths,

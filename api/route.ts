@@ -38,8 +38,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   params?: t.Type<P, unknown, unknown>
   query?: t.Type<Q, unknown, unknown>
   body?: t.Type<B, unknown, unknown>
-  /** The body may also be a multipart form (read by `before` into the body the codec decodes). */
-  multipart?: boolean
+  /** The body may also (or must) be a multipart form, read by `before` into the body the codec decodes. */
+  multipart?: 'also' | 'only'
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
   before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
   handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
@@ -48,6 +48,10 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
 export type AnyRoute = RouteSpec<any, any, any>
 
 export const route = <P = unknown, Q = unknown, B = unknown>(spec: RouteSpec<P, Q, B>): AnyRoute => spec
+
+/** The media types a route's body may come in. */
+export const bodyTypes = (spec: AnyRoute) =>
+  spec.multipart === 'only' ? ['multipart/form-data'] : spec.multipart ? ['application/json', 'multipart/form-data'] : ['application/json']
 
 const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknown): E.Either<string[], A> => {
   if (!codec) return E.right(value as A)
@@ -122,9 +126,9 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
     if (spec.before) await spec.before({ identity, ctx }, deps)
     // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
-    if (spec.body && ctx.request.is('json') === false && !(spec.multipart && ctx.request.is('multipart/form-data'))) {
-      const types = spec.multipart ? 'application/json or multipart/form-data' : 'application/json'
-      throw new ApiError('VALIDATION_ERROR', `the request body must be ${spec.multipart ? 'JSON or a multipart form' : 'JSON'}`, [`body: send it with Content-Type: ${types}`])
+    const types = bodyTypes(spec)
+    if (spec.body && ctx.request.is(types) === false) {
+      throw new ApiError('VALIDATION_ERROR', `the request body must be ${types.join(' or ')}`, [`body: send it with Content-Type: ${types.join(' or ')}`])
     }
     const problems = inputProblems({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)

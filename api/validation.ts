@@ -26,4 +26,5 @@ const readable = (name: string) =>
   name
     .replace(/^"(.*)"$/, 'the value "$1"')
     .replace(/^\{ (.*) \}$/, 'an object')
+    .replace(/^(UnknownRecord|Exact<.*>|Partial<.*>)$/, 'a JSON object')
     .replace(/ \| undefined$/, '')

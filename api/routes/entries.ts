@@ -88,7 +88,7 @@ export const entryRoutes: AnyRoute[] = [
     method: 'post', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Create a knowledge entry (text and legacy sources are synchronous)',
     body: CreateBody,
-    multipart: true,
+    multipart: 'also',
     // A multipart form (source file) is an upload: counted, then read under the workspace's size cap.
     before: async ({ identity, ctx }, deps) => {
       if (!ctx.is('multipart/form-data')) return

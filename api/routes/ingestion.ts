@@ -60,7 +60,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/upload/file', tag: 'deprecated', auth: 'bearer', permission: 'write:knowledge',
     summary: 'Deprecated: upload a file (use POST /api/v1/knowledge with source file)',
-    multipart: true,
+    multipart: 'only',
     before: async ({ identity, ctx }, deps) => {
       await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)

@@ -4,7 +4,7 @@ import * as E from 'fp-ts/Either'
 import { routes } from '../../api/app'
 import { loadConfig } from '../../api/config'
 import { toOpenApiPath } from '../../api/openapi'
-import { ADMIN, type TestService, expectError, ok, startTestService } from '../helpers/service'
+import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService }>('API shell: envelope, errors, request ids, OpenAPI, configuration')
 test.before(async (ctx) => {
@@ -31,7 +31,9 @@ test('malformed JSON and a non-object body: 400 VALIDATION_ERROR with details', 
   const e = expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '{"email": "a@b.co",' }), 400, 'VALIDATION_ERROR')
   assert.ok(e.details!.length > 0)
   expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '"just a string"' }), 400, 'VALIDATION_ERROR')
-  expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '[1,2]' }), 400, 'VALIDATION_ERROR')
+  const array = expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '[1,2]' }), 400, 'VALIDATION_ERROR')
+  // Details speak of the request, not of the validator's types.
+  assert.equal(array.details, ['(body): must be a JSON object'])
 })
 
 test('a body over the limit: 413 PAYLOAD_TOO_LARGE', async ({ svc }) => {
@@ -87,6 +89,42 @@ test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) =>
     const [method, path] = key.split(' ')
     assert.ok(doc.paths[path]?.[method], `${key} is missing from openapi.json`)
   }
+})
+
+test('the OpenAPI document describes what the service does: body schemas with bounds, query parameters, media types, path parameters', async ({ svc }) => {
+  const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
+  const ids = new Set<string>()
+  for (const [path, ops] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      assert.type(op.operationId, 'string', `${method} ${path}`)
+      assert.not.ok(ids.has(op.operationId), `operationId ${op.operationId} twice`)
+      ids.add(op.operationId)
+      for (const name of (path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
+        assert.ok(op.parameters?.some((p: any) => p.in === 'path' && p.name === name && p.required), `${method} ${path}: path parameter ${name}`)
+      }
+      assert.ok(op.responses?.default, `${method} ${path}: responses`)
+    }
+  }
+  const create = doc.paths['/api/v1/knowledge'].post
+  const json = create.requestBody.content['application/json'].schema
+  assert.is(json.type, 'object')
+  assert.ok(['title', 'source'].every((f) => json.required.includes(f)), JSON.stringify(json.required))
+  assert.is(json.properties.title.maxLength, 500)
+  assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, { type: 'integer', minimum: 100, maximum: 2000, description: 'an integer between 100 and 2000' })
+  assert.ok(create.requestBody.content['multipart/form-data'].schema.required.includes('file'))
+  assert.equal(create.responses['401'].content['application/json'].schema, { $ref: '#/components/schemas/Failure' })
+  assert.equal(Object.keys(doc.paths['/api/v1/knowledge/upload/file'].post.requestBody.content), ['multipart/form-data'])
+  const listPages = doc.paths['/api/v1/pages'].get.parameters.map((p: any) => p.name).sort()
+  assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'state'])
+  assert.equal(doc.paths['/mcp'].post.security, [{ apiKey: [] }])
+  // The bounds it documents are the ones the service holds: the folder name's maxLength.
+  const max = doc.paths['/api/v1/knowledge/folders'].post.requestBody.content['application/json'].schema.properties.name.maxLength
+  const m = await seedMember(svc.call)
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'n'.repeat(max) } }), 201)
+  expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'm'.repeat(max + 1) } }), 400, 'VALIDATION_ERROR')
+  // A JSON body where only a multipart form can carry the file: told so.
+  const e = expectError(await svc.call('POST', '/api/v1/knowledge/upload/file', { token: m.token, body: { title: 'x' } }), 400, 'VALIDATION_ERROR')
+  assert.equal(e.details, ['body: send it with Content-Type: multipart/form-data'])
 })
 
 test('configuration: a bad value names the variable in one line; defaults apply', () => {
