@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import type { DomainError } from '../domain/shared'
@@ -51,8 +51,11 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
     }))
     server.setRequestHandler(GetPromptRequestSchema, async (request) => {
       const skill = skills.find((s) => s.name === request.params.name)
-      if (!skill) throw new Error(`no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`)
-      return { description: skill.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: skill.text(request.params.arguments ?? {}) } }] }
+      if (!skill) throw new McpError(ErrorCode.InvalidParams, `no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`)
+      const args = request.params.arguments ?? {}
+      const missing = skill.arguments.filter((a) => a.required && !args[a.name]?.trim()).map((a) => a.name)
+      if (missing.length) throw new McpError(ErrorCode.InvalidParams, `the skill ${skill.name} needs the argument${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`)
+      return { description: skill.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: skill.text(args) } }] }
     })
   }
   return server

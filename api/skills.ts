@@ -10,14 +10,12 @@ export interface Skill {
   text(args: Record<string, string | undefined>): string
 }
 
-const topic = (args: Record<string, string | undefined>, fallback: string) => args.topic?.trim() || fallback
-
 export const skills: Skill[] = [
   {
     name: 'docs-as-you-go',
     description: 'Write up each unit of work in the brain as soon as it is finished',
     arguments: [{ name: 'topic', description: 'The work just finished (a feature, a fix, an investigation)' }],
-    text: (a) => `You have just finished a unit of work: ${topic(a, 'the task at hand')}.
+    text: (a) => `You have just finished a unit of work: ${a.topic?.trim() || 'the task at hand'}.
 Before moving on, record it in the brain with the page_write tool (skill "docs-as-you-go"):
 1. Search first (page_search) for a page that already covers this area; prefer appending to it (mode "append") over creating a near-duplicate.
 2. Write what changed, why, how it was verified, and anything a teammate must know next time (commands, gotchas, links). Use Markdown headings and short lists.
@@ -38,7 +36,7 @@ If the brain has nothing relevant, say so plainly before answering from general 
     name: 'session-recall',
     description: 'At the start of a session, read what past sessions recorded',
     arguments: [{ name: 'project', description: 'The project or area this session works on' }],
-    text: (a) => `A new session is starting on ${topic(a, 'this project')}.
+    text: (a) => `A new session is starting on ${a.project?.trim() || 'this project'}.
 Before doing anything else, recall what earlier sessions left behind:
 1. page_search for the project name, "session notes", "decision log" and "open questions".
 2. page_read the most recent of those pages; note open tasks, decisions already made and known pitfalls.

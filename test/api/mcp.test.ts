@@ -35,6 +35,17 @@ test('tools and the five skills as prompts are listed', async (ctx) => {
   const text = (p.messages[0].content as { text: string }).text
   assert.match(text, /How do we rotate the signing keys\?/)
   assert.match(text, /page_search/)
+  // Each skill's arguments are used; a missing required one or an unknown skill is invalid params (-32602).
+  const recall = await client.getPrompt({ name: 'session-recall', arguments: { project: 'Project Orca' } })
+  assert.match((recall.messages[0].content as { text: string }).text, 'starting on Project Orca')
+  for (const [name, args] of [['brain-first', {}], ['decision-log', { log: 'Decisions' }], ['meeting-notes', { meeting: '  ' }], ['no-such-skill', {}]] as const) {
+    try {
+      await client.getPrompt({ name, arguments: args })
+      assert.unreachable(`${name} answered`)
+    } catch (error) {
+      assert.is((error as { code?: number }).code, -32602, `${name}: ${String(error)}`)
+    }
+  }
 })
 
 test('a write is authored by the initialize client name (never the arguments, never the key name); read back as that client', async (ctx) => {
