@@ -31,8 +31,10 @@ export type PageWriteOutcome =
 
 const lines = (added: number, removed: number) => `+${added} -${removed} lines`
 
-const receiptOf = (w: { pageId: string; title: string; version: number; added: number; removed: number }) =>
-  w.version === 1
+const receiptOf = (w: { pageId: string; title: string; version: number; added: number; removed: number; unchanged?: true }) =>
+  w.unchanged
+    ? `Page "${w.title}" (id ${w.pageId}) already has this content at version ${w.version}; nothing was written.`
+    : w.version === 1
     ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). To undo, delete the page: DELETE /api/v1/pages/${w.pageId}.`
     : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, revert to version ${w.version - 1}: POST /api/v1/pages/${w.pageId}/revert {"version": ${w.version - 1}}; the history keeps every version.`
 
@@ -70,7 +72,7 @@ export const writeBrainPage = async (store: EventStore, ctx: CommandContext, inp
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
     return writeBrainPage(store, ctx, input, attempt + 1, since)
   }
-  return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; position: number }) => ({
+  return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; unchanged?: true; position: number }) => ({
     held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: w.position,
   }))(written)
 }

@@ -22,6 +22,8 @@ export interface Written {
   /** Size of the change the write made (0 and 0 when it had been made already). */
   added: number
   removed: number
+  /** Set when no version was written: the page already had this content. */
+  unchanged?: true
 }
 
 // Titles are unique per workspace, case-insensitively, through a reservation stream.
@@ -83,7 +85,7 @@ const writeWith = async (store: EventStore, ctx: CommandContext, pageId: string,
   const written = done.right.events.find((e): e is Extract<PageEvent, { type: 'PageVersionWritten' }> => e.type === 'PageVersionWritten')
   return E.right({
     pageId, title: state.title, version: written?.data.version ?? state.version, added: written?.data.added ?? 0, removed: written?.data.removed ?? 0,
-    position: done.right.position,
+    ...(written ? {} : { unchanged: true as const }), position: done.right.position,
   })
 }
 

@@ -120,12 +120,15 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
         const { pageId, mode, expectedVersion, ...w } = command.data
         if (w.proposalId && state.published[w.proposalId]) return E.right([])
         if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
+        // The same content again is already written: no version, and a verified page stays verified.
+        if (w.content === state.content) return E.right([])
         return E.right(versionOf(state, pageId, mode, w))
       }
       case 'RevertPage': {
         const { pageId, toVersion, expectedVersion, ...w } = command.data
         if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
         if (toVersion < 1 || toVersion > state.version) return fail('VALIDATION_ERROR', `the page has versions 1 to ${state.version}`, [`version: must be between 1 and ${state.version}`])
+        if (w.content === state.content) return E.right([])
         return E.right(versionOf(state, pageId, 'revert', w, { revertedFrom: toVersion }))
       }
       case 'ChangeCollection':

@@ -48,6 +48,16 @@ test('verification: unverified, verified (pin = latest), changed since verified 
   assert.match(d.diff, /\+Escalate after 15 minutes\./)
   const again = ok(await svc.call('POST', `/api/v1/pages/${p.pageId}/verify`, { token: m.token })).verification
   assert.equal([again.state, again.verifiedVersion], ['verified', 2])
+  // Writes that change nothing write no version, so the page stays verified.
+  const content = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}`, { token: m.token })).content
+  ok(await svc.call('PATCH', `/api/v1/pages/${p.pageId}`, { token: m.token, body: { content, expectedVersion: 2 } }))
+  ok(await svc.call('POST', `/api/v1/pages/${p.pageId}/revert`, { token: m.token, body: { version: 2 } }))
+  const same = ok(await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content }))
+  assert.is(same.version, 2)
+  assert.match(same.receipt, 'already has this content at version 2; nothing was written')
+  const after = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}`, { token: m.token }))
+  assert.equal([after.version, after.verification.state], [2, 'verified'])
+  assert.is(ok(await svc.call('GET', `/api/v1/pages/${p.pageId}/versions`, { token: m.token })).versions.length, 2)
 })
 
 test('an agent write into a held collection is a proposal; the page is untouched; approve publishes it as the agent with the approver', async ({ svc, m, key, held }) => {
