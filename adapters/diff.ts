@@ -18,9 +18,12 @@ export const changeSize = (before: string, after: string) => {
   return { added, removed }
 }
 
+/** Text that ends its last line (no "\\ No newline at end of file" markers); empty stays empty, with no line at all. */
+const lined = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`)
+
 /** A unified diff between two versions, labelled with their names. */
 export const unifiedDiff = (before: string, after: string, from: string, to: string) =>
-  createTwoFilesPatch(from, to, before.endsWith('\n') ? before : `${before}\n`, after.endsWith('\n') ? after : `${after}\n`, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS }) ??
+  createTwoFilesPatch(from, to, lined(before), lined(after), undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS }) ??
   `--- ${from}\n+++ ${to}\n(the diff is too large to compute)\n`
 
 /** A page's content with `text` appended as a new paragraph. */

@@ -87,6 +87,10 @@ test('reject archives the proposal and leaves the page; a new page proposed into
   const made = ok(await tool(svc.call, key, 'page_write', { title: 'Travel policy', content: 'Economy class.', collectionId: held }))
   assert.is(made.held, true)
   expectError(await svc.call('GET', `/api/v1/pages/${made.pageId}`, { token: m.token }), 404, 'NOT_FOUND')
+  // A new page's diff only adds: no line of the empty page before it is removed.
+  const proposed = ok(await svc.call('GET', `/api/v1/proposals/${made.proposalId}`, { token: m.token }))
+  assert.match(proposed.diff, /^@@ -0,0 \+1(,1)? @@\n\+Economy class\.$/m)
+  assert.not.match(proposed.diff, /^-$/m)
   const second = ok(await tool(svc.call, key, 'page_write', { title: 'Travel policy', content: 'Business class.', collectionId: held }))
   const rejected = ok(await svc.call('POST', `/api/v1/proposals/${second.proposalId}/reject`, { token: m.token, body: { reason: 'no' } }))
   assert.equal([rejected.status, rejected.reason], ['rejected', 'no'])
