@@ -18,7 +18,7 @@ export const changeSize = (before: string, after: string) => {
   return { added, removed }
 }
 
-/** Text that ends its last line (no "\\ No newline at end of file" markers); empty stays empty, with no line at all. */
+/** Text that ends its last line (no "\ No newline at end of file" markers); empty stays empty, with no line at all. */
 const lined = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`)
 
 /** A unified diff between two versions, labelled with their names. */
