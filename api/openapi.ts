@@ -34,6 +34,19 @@ export const schemaOf = (codec: t.Mixed): Schema => {
   return { description: codec.name }
 }
 
+export interface ObjectSchema {
+  type: 'object'
+  properties: Record<string, object>
+  required?: string[]
+}
+
+/** A tool's arguments as JSON Schema, from the codec that checks them, with notes for the agent on some of them. */
+export const inputSchemaOf = (codec: t.Mixed, notes: Record<string, object> = {}): ObjectSchema => {
+  const schema = schemaOf(codec) as { properties?: Record<string, object>; required?: string[] }
+  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, { ...v, ...notes[k] }]))
+  return { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) }
+}
+
 const objectSchema = (props: t.Props, required: string[]): Schema => ({
   type: 'object',
   properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, schemaOf(v as t.Mixed)])),

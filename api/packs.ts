@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import * as E from 'fp-ts/Either'
-import * as t from 'io-ts'
 import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
 import type { Queryable } from '../adapters/db'
@@ -13,8 +12,9 @@ import * as c from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
+import { inputSchemaOf } from './openapi'
 import { inputProblems } from './route'
-import { pageSearchArguments, pageSearchSchema } from './tools/pages'
+import { PAGE_TITLE_MAX, pageSearchArguments, pageSearchSchema } from './tools/pages'
 
 // Public packs: a collection's verified pages, each at its pinned version, served without login as
 // a web page and as a read-only MCP endpoint. A page past its pin is served at the pin; a page never
@@ -71,6 +71,8 @@ ${pages.map((p) => `<article id="page-${escape(p.id)}"><h2>${escape(p.title)}</h
 <p class="meta">Verified version ${p.version}, ${p.verified_at.toISOString().slice(0, 10)}</p>
 ${markdown.render(p.content)}</article>`).join('\n')}`)
 
+const PackPageRef = c.exact({ pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) })
+
 const packTools = (deps: Deps, pack: Pack): McpTool[] => {
   const command = () => ({ actor: { kind: 'system' as const, process: `pack:${pack.slug}` }, at: new Date().toISOString(), correlationId: randomUUID() })
   const scope = { kind: 'pack' as const, workspaceId: pack.workspaceId, collectionId: pack.collectionId, slug: pack.slug }
@@ -90,10 +92,10 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
     {
       name: 'page_read',
       description: `Read a verified page of the pack "${pack.name}" by title or pageId, at its verified version`,
-      inputSchema: { type: 'object', properties: { pageId: { type: 'string' }, title: { type: 'string' } } },
+      inputSchema: inputSchemaOf(PackPageRef),
       readOnly: true,
       call: (args) =>
-        checked({ arguments: t.partial({ pageId: c.id, title: c.string(1, 500) }) }, args, async (a) => {
+        checked({ arguments: PackPageRef }, args, async (a) => {
           if (!a.pageId && !a.title) return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
           const [p] = await pinnedPages(deps.db.pool, pack, a)
           return p ? E.right({ data: { pageId: p.id, title: p.title, version: p.version, content: p.content, citation: `${p.title} · v${p.version}` } }) : fail('NOT_FOUND', 'no such verified page in this pack')

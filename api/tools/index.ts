@@ -3,6 +3,7 @@ import type * as t from 'io-ts'
 import type { CommandContext } from '../../commands/handle'
 import type { DomainError, Permission } from '../../domain/shared'
 import type { Deps } from '../deps'
+import type { ObjectSchema } from '../openapi'
 import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageTools } from './pages'
@@ -27,7 +28,7 @@ export interface Tool<A = any> {
   permission: Permission
   arguments: t.Type<A, unknown, unknown>
   /** The arguments as JSON Schema, for MCP clients (the codec above is what checks them). */
-  inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[] }
+  inputSchema: ObjectSchema
   run(deps: Deps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput>>
   /** A search: it records citations, so it does not wait for the pending ones to be counted. */
   searches?: true

@@ -7,16 +7,17 @@ import { searchPages } from '../../commands/pageSearch'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { Mode } from '../routes/search'
-import { SkillName, skills } from '../skills'
+import { SkillName } from '../skills'
 import { listVersions, pageView, readProposal, readVersion, versionView } from '../views/pages'
+import { inputSchemaOf } from '../openapi'
 import type { Tool } from '.'
 
 export const PAGE_TITLE_MAX = 500
 export const PAGE_WRITE_MAX = 100_000
 /** A page version number as a client names it. */
 export const VersionNumber = c.integer(1, 2 ** 31 - 1)
-const ref = { pageId: c.id, title: c.string(1, PAGE_TITLE_MAX) }
-const refSchema = { pageId: { type: 'string', description: 'The page id' }, title: { type: 'string', maxLength: PAGE_TITLE_MAX, description: 'The page title (case-insensitive)' } }
+const ref = { pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) }
+const refNotes = { pageId: { description: 'The page id' }, title: { description: 'The page title (case-insensitive)' } }
 const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
 
 /** The live page a read names by id or title (case-insensitively), in the workspace. */
@@ -27,26 +28,23 @@ export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?:
   return rows[0]
 }
 
+const PageWriteArguments = c.object(
+  { content: c.string(1, PAGE_WRITE_MAX) },
+  { ...ref, mode: t.keyof({ create: null, append: null, replace: null }), expectedVersion: VersionNumber, collectionId: c.id, skill: SkillName },
+)
+
 const pageWrite: Tool = {
   name: 'native:page_write',
   description: 'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
   permission: 'write:tools',
-  arguments: c.object(
-    { content: c.string(1, PAGE_WRITE_MAX) },
-    { ...ref, mode: t.keyof({ create: null, append: null, replace: null }), expectedVersion: VersionNumber, collectionId: c.id, skill: SkillName },
-  ),
-  inputSchema: {
-    type: 'object',
-    properties: {
-      ...refSchema,
-      mode: { type: 'string', enum: ['create', 'append', 'replace'], default: 'append' },
-      content: { type: 'string', minLength: 1, maxLength: PAGE_WRITE_MAX },
-      expectedVersion: { type: 'integer', minimum: 1, description: 'The version you read; a stale one fails with VERSION_CONFLICT' },
-      collectionId: { type: 'string', description: 'The collection of a page this write creates' },
-      skill: { type: 'string', enum: skills.map((s) => s.name), description: 'The skill you write under' },
-    },
-    required: ['content'],
-  },
+  arguments: PageWriteArguments,
+  inputSchema: inputSchemaOf(PageWriteArguments, {
+    ...refNotes,
+    mode: { default: 'append' },
+    expectedVersion: { description: 'The version you read; a stale one fails with VERSION_CONFLICT' },
+    collectionId: { description: 'The collection of a page this write creates' },
+    skill: { description: 'The skill you write under' },
+  }),
   run: async (deps, { workspaceId, client, command }, args) => {
     if (!args.pageId && !args.title) return noRef
     const author = { kind: 'agent' as const, client, ...(args.skill ? { skill: args.skill } : {}) }
@@ -58,12 +56,14 @@ const pageWrite: Tool = {
   },
 }
 
+const PageReadArguments = c.exact({ ...ref, version: VersionNumber })
+
 const pageRead: Tool = {
   name: 'native:page_read',
   description: 'Read a brain page by title or pageId: its latest version, or the version given',
   permission: 'read:tools',
-  arguments: t.partial({ ...ref, version: VersionNumber }),
-  inputSchema: { type: 'object', properties: { ...refSchema, version: { type: 'integer', minimum: 1 } } },
+  arguments: PageReadArguments,
+  inputSchema: inputSchemaOf(PageReadArguments, refNotes),
   run: async (deps, { workspaceId }, args) => {
     if (!args.pageId && !args.title) return noRef
     const row = await findPage(deps.db.pool, workspaceId, args)
@@ -77,12 +77,14 @@ const pageRead: Tool = {
   },
 }
 
+const PageHistoryArguments = c.exact(ref)
+
 const pageHistory: Tool = {
   name: 'native:page_history',
   description: 'The versions of a brain page, newest first: author, time, size of change, approver',
   permission: 'read:tools',
-  arguments: t.partial(ref),
-  inputSchema: { type: 'object', properties: refSchema },
+  arguments: PageHistoryArguments,
+  inputSchema: inputSchemaOf(PageHistoryArguments, refNotes),
   run: async (deps, { workspaceId }, args) => {
     if (!args.pageId && !args.title) return noRef
     const row = await findPage(deps.db.pool, workspaceId, args)
@@ -92,16 +94,7 @@ const pageHistory: Tool = {
 }
 
 export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1) })
-export const pageSearchSchema = {
-  type: 'object' as const,
-  properties: {
-    query: { type: 'string', minLength: 1, maxLength: 1000 },
-    mode: { type: 'string', enum: ['hybrid', 'vector', 'text'] },
-    limit: { type: 'integer', minimum: 1, maximum: 50 },
-    minScore: { type: 'number', minimum: 0, maximum: 1 },
-  },
-  required: ['query'],
-}
+export const pageSearchSchema = inputSchemaOf(pageSearchArguments)
 
 const pageSearch: Tool = {
   name: 'native:page_search',
@@ -119,12 +112,14 @@ const pageSearch: Tool = {
   },
 }
 
+const ProposalStatusArguments = c.object({ proposalId: c.id }, {})
+
 const proposalStatus: Tool = {
   name: 'native:kb_proposal_status',
   description: 'The status of a held write (a proposal): pending, approved (with the version it became) or rejected',
   permission: 'read:tools',
-  arguments: c.object({ proposalId: c.id }, {}),
-  inputSchema: { type: 'object', properties: { proposalId: { type: 'string' } }, required: ['proposalId'] },
+  arguments: ProposalStatusArguments,
+  inputSchema: inputSchemaOf(ProposalStatusArguments),
   run: async (deps, { workspaceId }, args) => {
     const r = await readProposal(deps.db.pool, workspaceId, args.proposalId)
     if (!r) return fail('NOT_FOUND', 'proposal not found')
