@@ -15,13 +15,34 @@ const documented = <C extends t.Mixed>(codec: C, schema: Schema): C => {
 /** Characters as SPEC.md counts them: code points (an emoji is one, not two UTF-16 units). */
 export const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
 
-export const string = (min: number, max: number) =>
+interface TextRules {
+  schema?: Schema
+  allowed?: (s: string) => boolean
+  /** The form the service keeps. */
+  normal?: (s: string) => string
+}
+
+const bounded = (name: string, min: number, max: number, { schema = {}, allowed = () => true, normal = (s) => s }: TextRules = {}) =>
   documented(new t.Type<string, string, unknown>(
-    min > 0 ? `a string of ${min}-${max} characters` : `a string of at most ${max} characters`,
+    name,
     (u): u is string => typeof u === 'string',
-    (u, c) => (typeof u === 'string' && u.trim().length >= min && (u.length <= max || characters(u) <= max) ? t.success(u) : t.failure(u, c)),
+    (u, c) => (typeof u === 'string' && u.trim().length >= min && (u.length <= max || characters(u) <= max) && allowed(u) ? t.success(normal(u)) : t.failure(u, c)),
     t.identity,
-  ), { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max })
+  ), { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...schema })
+
+export const string = (min: number, max: number) =>
+  bounded(min > 0 ? `a string of ${min}-${max} characters` : `a string of at most ${max} characters`, min, max)
+
+/**
+ * A name shown on one line (a page title, a folder or collection name): no line breaks, tabs or
+ * other control characters; kept in Unicode's composed form (NFC), so "é" typed either way is one name.
+ */
+export const line = (min: number, max: number) =>
+  bounded(`one line of ${min}-${max} characters, without control characters`, min, max, {
+    schema: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
+    allowed: (s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s),
+    normal: (s) => s.normalize('NFC'),
+  })
 
 export const email = documented(new t.Type<string, string, unknown>(
   'an email address',

@@ -6,14 +6,13 @@ import { type CollectionCommand, type WritePolicy, collection } from '../domain/
 import { type DomainError, fail } from '../domain/shared'
 import { type CommandContext, handle, load } from './handle'
 import { setPageCollection } from './pages'
-import { release, reserve } from './reservations'
+import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 // Names are unique per workspace (case-insensitive); pack slugs are unique across the service.
 const nameScope = (workspaceId: string) => `collection-name:${workspaceId}`
-const keyOf = (name: string) => name.trim().toLowerCase()
 const PACK_SCOPE = 'pack-slug'
 const nameTaken = (name: string) => fail('CONFLICT', `a collection named "${name}" already exists`, [`name: "${name}" is taken`])
 
@@ -28,7 +27,7 @@ export const collectionNotFound = (field = 'collectionId') => fail('NOT_FOUND', 
 export const createCollection = async (store: EventStore, ctx: CommandContext, workspaceId: string, input: { name: string; description?: string; writePolicy?: WritePolicy }): Result<{ id: string }> => {
   const id = randomUUID()
   const name = input.name.trim()
-  if (E.isLeft(await reserve(store, ctx, nameScope(workspaceId), keyOf(name), id, streams.collection))) return nameTaken(name)
+  if (E.isLeft(await reserve(store, ctx, nameScope(workspaceId), nameKey(name), id, streams.collection))) return nameTaken(name)
   const done = await handle(store, streams.collection(id), collection, {
     type: 'CreateCollection', data: { collectionId: id, workspaceId, name, description: input.description ?? '', writePolicy: input.writePolicy ?? 'open' },
   }, ctx)
@@ -43,10 +42,10 @@ const send = async (store: EventStore, ctx: CommandContext, command: CollectionC
 export const updateCollection = async (store: EventStore, ctx: CommandContext, workspaceId: string, collectionId: string, changes: { name?: string; description?: string; writePolicy?: WritePolicy }): Result<{ id: string }> => {
   const current = await activeCollection(store, workspaceId, collectionId)
   if (!current) return collectionNotFound('id')
-  const renamed = changes.name !== undefined && keyOf(changes.name) !== keyOf(current.name)
-  if (renamed && E.isLeft(await reserve(store, ctx, nameScope(workspaceId), keyOf(changes.name!), collectionId, streams.collection))) return nameTaken(changes.name!.trim())
+  const renamed = changes.name !== undefined && nameKey(changes.name) !== nameKey(current.name)
+  if (renamed && E.isLeft(await reserve(store, ctx, nameScope(workspaceId), nameKey(changes.name!), collectionId, streams.collection))) return nameTaken(changes.name!.trim())
   const done = await send(store, ctx, { type: 'UpdateCollection', data: { collectionId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } } })
-  if (E.isRight(done) && renamed) await release(store, ctx, nameScope(workspaceId), keyOf(current.name), collectionId)
+  if (E.isRight(done) && renamed) await release(store, ctx, nameScope(workspaceId), nameKey(current.name), collectionId)
   return done
 }
 
@@ -56,7 +55,7 @@ export const deleteCollection = async (store: EventStore, db: Queryable, ctx: Co
   if (!current) return collectionNotFound('id')
   const done = await send(store, ctx, { type: 'DeleteCollection', data: { collectionId } })
   if (E.isLeft(done)) return done
-  await release(store, ctx, nameScope(workspaceId), keyOf(current.name), collectionId)
+  await release(store, ctx, nameScope(workspaceId), nameKey(current.name), collectionId)
   if (current.slug) await release(store, ctx, PACK_SCOPE, current.slug, collectionId)
   let position = done.right.position
   const { rows } = await db.query<{ id: string }>('SELECT id FROM kb_pages WHERE workspace_id = $1 AND collection_id = $2', [workspaceId, collectionId])

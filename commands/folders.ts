@@ -6,7 +6,7 @@ import { folder } from '../domain/folder'
 import { type DomainError, fail } from '../domain/shared'
 import { type CommandContext, handle, load } from './handle'
 import { moveEntry } from './knowledge'
-import { release, reserve } from './reservations'
+import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -19,12 +19,11 @@ export interface FolderFields {
 
 // Folder names are unique per workspace, case-insensitively, through a reservation stream.
 const scope = (workspaceId: string) => `folder-name:${workspaceId}`
-const keyOf = (name: string) => name.trim().toLowerCase()
 const taken = (name: string) => fail('CONFLICT', `a folder named "${name}" already exists`, [`name: "${name}" is taken`])
 
 export const createFolder = async (store: EventStore, ctx: CommandContext, workspaceId: string, name: string, fields: FolderFields): Result<{ id: string }> => {
   const id = randomUUID()
-  if (E.isLeft(await reserve(store, ctx, scope(workspaceId), keyOf(name), id, streams.folder))) return taken(name)
+  if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, streams.folder))) return taken(name)
   const done = await handle(store, streams.folder(id), folder, { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } }, ctx)
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
@@ -37,10 +36,10 @@ const activeFolder = async (store: EventStore, workspaceId: string, folderId: st
 export const updateFolder = async (store: EventStore, ctx: CommandContext, workspaceId: string, folderId: string, changes: FolderFields & { name?: string }): Result<{ id: string }> => {
   const current = await activeFolder(store, workspaceId, folderId)
   if (!current) return fail('NOT_FOUND', 'folder not found')
-  const renamed = changes.name !== undefined && keyOf(changes.name) !== keyOf(current.name)
-  if (renamed && E.isLeft(await reserve(store, ctx, scope(workspaceId), keyOf(changes.name!), folderId, streams.folder))) return taken(changes.name!)
+  const renamed = changes.name !== undefined && nameKey(changes.name) !== nameKey(current.name)
+  if (renamed && E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))) return taken(changes.name!)
   const done = await handle(store, streams.folder(folderId), folder, { type: 'UpdateFolder', data: { folderId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } } }, ctx)
-  if (E.isRight(done) && renamed) await release(store, ctx, scope(workspaceId), keyOf(current.name), folderId)
+  if (E.isRight(done) && renamed) await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   return E.map((h: { position: number }) => ({ id: folderId, position: h.position }))(done)
 }
 
@@ -57,7 +56,7 @@ export const deleteFolder = async (
   if (!current) return fail('NOT_FOUND', 'folder not found')
   const done = await handle(store, streams.folder(folderId), folder, { type: 'DeleteFolder', data: { folderId } }, ctx)
   if (E.isLeft(done)) return done
-  await release(store, ctx, scope(workspaceId), keyOf(current.name), folderId)
+  await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   let position = done.right.position
   // Every entry written into the folder before its deletion is in the read model once it reaches
   // the deletion; one written after moves itself (stayInFolder).

@@ -6,7 +6,7 @@ import { type Author, type PageCommand, type PageEvent, type PageState, type Per
 import { reservation } from '../domain/reservation'
 import { type DomainError, fail } from '../domain/shared'
 import { type CommandContext, handle, load } from './handle'
-import { release, reserve } from './reservations'
+import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -28,11 +28,10 @@ export interface Written {
 
 // Titles are unique per workspace, case-insensitively, through a reservation stream.
 const scope = (workspaceId: string) => `page-title:${workspaceId}`
-const keyOf = (title: string) => title.trim().toLowerCase()
 
 /** The id of the page holding a title in the workspace, if one does (activePage says whether it is live). */
 export const pageIdByTitle = async (store: EventStore, workspaceId: string, title: string) =>
-  (await load(store, streams.reservation(scope(workspaceId), keyOf(title)), reservation)).state.ownerId ?? undefined
+  (await load(store, streams.reservation(scope(workspaceId), nameKey(title)), reservation)).state.ownerId ?? undefined
 
 /** The page's state when it is live in the workspace. */
 export const activePage = async (store: EventStore, workspaceId: string, pageId: string) => {
@@ -58,7 +57,7 @@ export const createPage = async (store: EventStore, ctx: CommandContext, input: 
   const pageId = input.pageId ?? randomUUID()
   const title = input.title.trim()
   if (input.content.length > PAGE_MAX_CHARS) return tooLong(input.content.length)
-  if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), keyOf(title), pageId, streams.page))) {
+  if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), nameKey(title), pageId, streams.page))) {
     return fail('CONFLICT', `a page titled "${title}" already exists`, [`title: "${title}" is taken`])
   }
   const { collectionId, proposalId, approvedBy } = input
@@ -152,6 +151,6 @@ export const setPageCollection = (store: EventStore, ctx: CommandContext, worksp
 export const deletePage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string) => {
   const state = await activePage(store, workspaceId, pageId)
   const done = await send(store, ctx, { type: 'DeletePage', workspaceId, data: { pageId } })
-  if (E.isRight(done) && state) await release(store, ctx, scope(workspaceId), keyOf(state.title), pageId)
+  if (E.isRight(done) && state) await release(store, ctx, scope(workspaceId), nameKey(state.title), pageId)
   return done
 }

@@ -5,6 +5,9 @@ import type { DomainError } from '../domain/shared'
 import { type CommandContext, handle, load } from './handle'
 import { streams } from './streams'
 
+/** The key of a name unique in its scope: case and surrounding spaces do not count. */
+export const nameKey = (name: string) => name.trim().toLowerCase()
+
 /**
  * Claims a unique key for an owner through its reservation stream. A holder whose own stream
  * still does not exist a while later (a crash between the reservation and the creation) loses

@@ -28,7 +28,7 @@ const proposalReply = (deps: Deps, workspaceId: string, id: string, position: nu
 export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/collections', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a collection',
-    body: c.object({ name: c.string(1, 100) }, Fields),
+    body: c.object({ name: c.line(1, 100) }, Fields),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const created = await collections.createCollection(deps.store, command, workspaceId, body)
@@ -51,7 +51,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'patch', path: '/api/v1/collections/:id', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Rename a collection or change its write policy',
     params: IdParam,
-    body: c.exact({ name: c.string(1, 100), ...Fields }),
+    body: c.exact({ name: c.line(1, 100), ...Fields }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const updated = await collections.updateCollection(deps.store, command, workspaceId, params.id, body)

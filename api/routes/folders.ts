@@ -19,7 +19,7 @@ const folderReply = (deps: Deps, workspaceId: string, id: string, position: numb
 export const folderRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',
-    body: c.object({ name: c.string(1, 100) }, Fields),
+    body: c.object({ name: c.line(1, 100) }, Fields),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const { name, ...fields } = body
@@ -43,7 +43,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'patch', path: '/api/v1/knowledge/folders/:folderId', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Update a folder',
     params: IdParam,
-    body: c.exact({ name: c.string(1, 100), ...Fields }),
+    body: c.exact({ name: c.line(1, 100), ...Fields }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const updated = await folders.updateFolder(deps.store, command, workspaceId, params.folderId, body)

@@ -42,7 +42,7 @@ const notFound = fail('NOT_FOUND', 'page not found')
 export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/pages', tag: 'pages', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a page (a person is its author; never held for review)',
-    body: c.object({ title: c.string(1, PAGE_TITLE_MAX), content: c.string(1, PAGE_WRITE_MAX) }, { collectionId: c.id }),
+    body: c.object({ title: c.line(1, PAGE_TITLE_MAX), content: c.string(1, PAGE_WRITE_MAX) }, { collectionId: c.id }),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const written = await writeBrainPage(deps.store, command, { workspaceId, author: humanAuthor(identity), mode: 'create', ...body })

@@ -133,6 +133,23 @@ test('create is case- and space-insensitive on titles: "ALPHA " after "Alpha" is
   })
 })
 
+test('titles are one line, and one name however their accents were typed (Unicode NFC)', async ({ svc, m, key }) => {
+  const composed = ok(await tool(svc.call, key, 'page_write', { title: 'R\u00e9sum\u00e9 notes', mode: 'create', content: 'x' }))
+  await unchanged(svc, async () => {
+    const e = expectError(await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', mode: 'create', content: 'y' }), 409, 'CONFLICT')
+    assert.match(e.message, 'already exists')
+    for (const title of ['Two\nlines', 'Tab\there', 'Bell\u0007']) {
+      const bad = expectError(await tool(svc.call, key, 'page_write', { title, content: 'z' }), 400, 'VALIDATION_ERROR')
+      assert.equal(bad.details, ['arguments.title: must be one line of 1-500 characters, without control characters'])
+      expectError(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title, content: 'z' } }), 400, 'VALIDATION_ERROR')
+    }
+  })
+  // Read and appended to by the other spelling: the same page.
+  const read = ok(await tool(svc.call, key, 'page_read', { title: 're\u0301sume\u0301 NOTES' }))
+  assert.is(read.id, composed.pageId)
+  assert.is(ok(await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', content: 'more' })).pageId, composed.pageId)
+})
+
 test('the tools endpoint: a body without arguments is 400, an unknown tool is 404', async ({ svc, key }) => {
   await unchanged(svc, async () => {
     const headers = { 'x-api-key': key }

@@ -55,6 +55,10 @@ test('names are unique per workspace, case-insensitively, also under concurrent 
   ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Specs' } }), 201)
   const x = ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Xyz' } }), 201)
   expectError(await svc.call('PATCH', `/api/v1/knowledge/folders/${x.id}`, { token: m.token, body: { name: 'specs' } }), 409, 'CONFLICT')
+  // One name however its accents were typed; one line.
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Caf\u00e9' } }), 201)
+  expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Cafe\u0301' } }), 409, 'CONFLICT')
+  expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Two\nlines' } }), 400, 'VALIDATION_ERROR')
 })
 
 test('bad input and other workspaces', async ({ svc, m }) => {
