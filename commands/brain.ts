@@ -8,6 +8,7 @@ import { type DomainError, fail } from '../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
 import { type CommandContext, handle, load } from './handle'
 import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, writePage } from './pages'
+import { nameKey } from './reservations'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -45,6 +46,10 @@ const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: 
   return id && state ? { id, state } : undefined
 }
 
+/** A pageId and a title that name different pages: which one was meant cannot be told. */
+export const namesTwoPages = (title: string) =>
+  fail('VALIDATION_ERROR', 'pageId and title name different pages', [`title: the page of this pageId is titled "${title}"; give pageId or title, or both of the same page`])
+
 /** How long an append that lost the race to create its page looks again for that page. */
 const APPEND_WAIT_MS = 10_000
 
@@ -54,8 +59,12 @@ const APPEND_WAIT_MS = 10_000
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
 export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, attempt = 0, since = Date.now()): Result<PageWriteOutcome> => {
+  if (input.mode === 'create' && input.expectedVersion !== undefined) {
+    return fail('VALIDATION_ERROR', 'the request is not valid', ['expectedVersion: a create makes version 1; expectedVersion guards append and replace'])
+  }
   const found = await resolve(store, input)
   if (!found && input.pageId) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
+  if (found && input.pageId && input.title !== undefined && nameKey(input.title) !== nameKey(found.state.title)) return namesTwoPages(found.state.title)
   if (!found && input.mode === 'replace') return fail('NOT_FOUND', `no page titled "${input.title}"`, ['title: no such page; use mode create or append to make it'])
   if (found && input.mode === 'create') return fail('CONFLICT', `a page titled "${found.state.title}" already exists (version ${found.state.version})`, [`title: "${found.state.title}" is taken`])
   if (found && input.expectedVersion !== undefined && input.expectedVersion !== found.state.version) return versionConflict(found.state.version, input.expectedVersion)

@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Queryable } from '../../adapters/db'
-import { writeBrainPage } from '../../commands/brain'
+import { namesTwoPages, writeBrainPage } from '../../commands/brain'
+import { nameKey } from '../../commands/reservations'
 import { loadKbConfig } from '../../commands/knowledge'
 import { searchPages } from '../../commands/pageSearch'
 import { fail } from '../../domain/shared'
@@ -20,12 +21,16 @@ const ref = { pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) }
 const refNotes = { pageId: { description: 'The page id' }, title: { description: 'The page title (case-insensitive)' } }
 const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
 
-/** The live page a read names by id or title (case-insensitively), in the workspace. */
+/** The live page a read names by id or title (case-insensitively), in the workspace; a pageId and a title of two pages are refused. */
 export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?: string; title?: string }) => {
+  if (!r.pageId && !r.title) return noRef
   const { rows } = r.pageId
     ? await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND id = $2', [workspaceId, r.pageId])
     : await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [workspaceId, r.title!.trim()])
-  return rows[0]
+  const row = rows[0]
+  if (!row) return fail('NOT_FOUND', 'page not found')
+  if (r.pageId && r.title !== undefined && nameKey(r.title) !== nameKey(row.title)) return namesTwoPages(row.title)
+  return E.right(row)
 }
 
 const PageWriteArguments = c.object(
@@ -65,9 +70,9 @@ const pageRead: Tool = {
   arguments: PageReadArguments,
   inputSchema: inputSchemaOf(PageReadArguments, refNotes),
   run: async (deps, { workspaceId }, args) => {
-    if (!args.pageId && !args.title) return noRef
-    const row = await findPage(deps.db.pool, workspaceId, args)
-    if (!row) return fail('NOT_FOUND', 'page not found')
+    const found = await findPage(deps.db.pool, workspaceId, args)
+    if (E.isLeft(found)) return found
+    const row = found.right
     const { verification } = await loadKbConfig(deps.store, workspaceId)
     const view = await pageView(deps.db.pool, row, verification.enabled)
     if (!args.version || args.version === row.version) return E.right({ data: view })
@@ -86,9 +91,9 @@ const pageHistory: Tool = {
   arguments: PageHistoryArguments,
   inputSchema: inputSchemaOf(PageHistoryArguments, refNotes),
   run: async (deps, { workspaceId }, args) => {
-    if (!args.pageId && !args.title) return noRef
-    const row = await findPage(deps.db.pool, workspaceId, args)
-    if (!row) return fail('NOT_FOUND', 'page not found')
+    const found = await findPage(deps.db.pool, workspaceId, args)
+    if (E.isLeft(found)) return found
+    const row = found.right
     return E.right({ data: { pageId: row.id, title: row.title, version: row.version, versions: await listVersions(deps.db.pool, row.id) } })
   },
 }

@@ -57,6 +57,21 @@ test('an unknown pageId is NOT_FOUND', async ({ svc, key }) => {
   })
 })
 
+test('a pageId and a title of two different pages, or expectedVersion on a create, are refused and change nothing', async ({ svc, key }) => {
+  const a = ok(await tool(svc.call, key, 'page_write', { title: 'Page A', content: 'a' }))
+  ok(await tool(svc.call, key, 'page_write', { title: 'Page B', content: 'b' }))
+  await unchanged(svc, async () => {
+    for (const name of ['page_write', 'page_read', 'page_history']) {
+      const e = expectError(await tool(svc.call, key, name, { pageId: a.pageId, title: 'Page B', content: 'x' }), 400, 'VALIDATION_ERROR')
+      assert.equal(e.details, ['title: the page of this pageId is titled "Page A"; give pageId or title, or both of the same page'], name)
+    }
+    const c = expectError(await tool(svc.call, key, 'page_write', { title: 'Page C', mode: 'create', expectedVersion: 1, content: 'c' }), 400, 'VALIDATION_ERROR')
+    assert.match(c.details![0], /^expectedVersion:/)
+  })
+  // Both naming the same page (any case) is fine.
+  assert.is(ok(await tool(svc.call, key, 'page_read', { pageId: a.pageId, title: 'page a' })).id, a.pageId)
+})
+
 test('another workspace cannot see or write a page, by id or by title; its own title makes its own page', async ({ svc, key }) => {
   const mine = ok(await tool(svc.call, key, 'page_write', { title: 'Secret plans', mode: 'create', content: 'ours' }))
   const other = await seedMember(svc.call, 'owner')
