@@ -36,4 +36,28 @@ export class BlobStore {
   async remove(hash: string) {
     await fs.rm(this.pathOf(hash), { force: true })
   }
+
+  /**
+   * Files last written before `before`: whole blobs by hash, and the names of temporaries a crash
+   * left half written (which only a sweep removes).
+   */
+  async writtenBefore(before: Date): Promise<{ hashes: string[]; temporaries: string[] }> {
+    const hashes: string[] = []
+    const temporaries: string[] = []
+    const shards = await fs.readdir(this.dir).catch(() => [] as string[])
+    for (const shard of shards.filter((s) => /^[0-9a-f]{2}$/.test(s))) {
+      for (const name of await fs.readdir(path.join(this.dir, shard))) {
+        const file = path.join(this.dir, shard, name)
+        const stat = await fs.stat(file).catch(() => undefined)
+        if (!stat || stat.mtime >= before) continue
+        if (/^[0-9a-f]{64}$/.test(name)) hashes.push(name)
+        else if (name.endsWith('.part')) temporaries.push(file)
+      }
+    }
+    return { hashes, temporaries }
+  }
+
+  async removeTemporary(file: string) {
+    if (file.startsWith(this.dir + path.sep) && file.endsWith('.part')) await fs.rm(file, { force: true })
+  }
 }

@@ -86,7 +86,8 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
 /** The client's file name as metadata only: no directories, no control characters, bounded. */
 export const cleanFileName = (name: string) => {
   const base = name.split(/[\\/]/).pop() ?? ''
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim().slice(0, 255)
+  // Cut by code points: a cut between the halves of an emoji leaves a string JSON cannot store.
+  const clean = [...base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim()].slice(0, 255).join('')
   return clean || 'upload'
 }
 

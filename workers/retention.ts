@@ -51,10 +51,38 @@ export const completeDeletions = async (db: Queryable, store: EventStore, files?
   return cut
 }
 
+/** How old an unreferenced stored file must be before it counts as left behind, not as an upload on its way. */
+export const ORPHAN_AGE_MS = 60 * 60 * 1000
+
+/**
+ * Removes stored files no entry holds: an upload whose entry was never created (refused after the
+ * file was stored, or a crash in between), and temporaries a crash left half written.
+ */
+export const removeOrphanFiles = async (files: StoredFiles, now = new Date()): Promise<number> => {
+  const { hashes, temporaries } = await files.blobs.writtenBefore(new Date(now.getTime() - ORPHAN_AGE_MS))
+  let removed = 0
+  for (const file of temporaries) {
+    await files.blobs.removeTemporary(file)
+    removed++
+  }
+  for (const hash of hashes) {
+    const { rows } = await files.db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 LIMIT 1", [hash])
+    if (rows.length === 0) {
+      await files.blobs.remove(hash)
+      removed++
+    }
+  }
+  return removed
+}
+
 export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number, files?: StoredFiles) => {
   const sweep = () =>
     completeDeletions(db, store, files)
       .then(() => sweepRetention(db, store, log, new Date(), files))
+      .then(async () => {
+        const removed = files ? await removeOrphanFiles(files) : 0
+        if (removed) log.info({ removed }, 'removed stored files no entry holds')
+      })
       .catch((error) => log.error({ err: error }, 'retention sweep failed'))
   void sweep()
   const timer = setInterval(sweep, intervalMs)

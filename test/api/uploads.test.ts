@@ -3,7 +3,9 @@ import http from 'node:http'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { BlobStore } from '../../adapters/blobs'
 import { DOCX } from '../../adapters/sniff'
+import { ORPHAN_AGE_MS, removeOrphanFiles } from '../../workers/retention'
 import { docx, encryptedPdf, exe, pdf, plainZip } from '../helpers/files'
 import { upload, waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
@@ -139,6 +141,29 @@ test('a file name with ../ and NUL is kept only as cleaned metadata; the blob is
   assert.ok(error.details?.includes('title: must not contain NUL characters'), JSON.stringify(error))
   expectError(await service.call('GET', '/api/v1/knowledge?search=a%00b', { token: owner.token }), 400, 'VALIDATION_ERROR')
   expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 't', source: 'text', content: 'a\u0000b', metadata: { tags: ['x'] } } }), 400, 'VALIDATION_ERROR')
+})
+
+test('a long file name of emoji is cut between characters, never inside one', async ({ service }) => {
+  const m = await seedMember(service.call)
+  const name = `${'\u{1F600}'.repeat(300)}.txt`
+  const created = ok(await send(service, m, Buffer.from('Wombats make cube-shaped droppings.'), name), 201)
+  assert.equal([...created.storageInfo.fileName], [...name].slice(0, 255))
+  assert.is((await waitForTask(service.call, m.token, created.taskId)).status, 'completed')
+})
+
+test('a stored file no entry holds (the create refused after it was stored) is removed by the sweep once it is an hour old', async ({ service }) => {
+  const m = await seedMember(service.call)
+  const files = { blobs: service.deps.blobs, db: service.deps.db.pool }
+  const blobOf = (bytes: Buffer) => path.join(service.dataDir, 'blobs', BlobStore.hashOf(bytes).slice(0, 2), BlobStore.hashOf(bytes))
+  const kept = Buffer.from('Echidnas lay eggs.')
+  const refused = Buffer.from('Platypuses lay eggs too.')
+  ok(await send(service, m, kept, 'kept.txt'), 201)
+  expectError(await send(service, m, refused, 'refused.txt', { folderId: '00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND')
+  assert.ok(fs.existsSync(blobOf(refused)), 'the file was stored before the folder was checked')
+  assert.is(await removeOrphanFiles(files), 0, 'a fresh file may be an upload on its way')
+  assert.is(await removeOrphanFiles(files, new Date(Date.now() + ORPHAN_AGE_MS + 60_000)), 1)
+  assert.not.ok(fs.existsSync(blobOf(refused)))
+  assert.ok(fs.existsSync(blobOf(kept)))
 })
 
 test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bombs, a PDF that is not one', async ({ service, owner }) => {
