@@ -61,7 +61,15 @@ const wordSpans = (text: string, offset: number): Unit[] =>
  * Splits content into units that a chunk never cuts: sentences when preserveSentences (a sentence
  * longer than a chunk falls back to its words), otherwise words. Leading whitespace is skipped.
  */
-const unitsOf = (content: string, options: ChunkingOptions, count: (s: string) => number): Unit[] => {
+const unitsOf = (content: string, options: ChunkingOptions, countText: (s: string) => number): Unit[] => {
+  // cl100k joins a single space to the word after it: a unit is counted as the tokenizer reads it
+  // in the text, with the space before it and without the one after ("word " alone is two tokens,
+  // "alpha" two where " alpha" is one).
+  const count = (start: number, end: number) => {
+    const trailing = content[end - 1] === ' ' && !/\s/.test(content[end - 2] ?? ' ') && end < content.length ? 1 : 0
+    const leading = content[start - 1] === ' ' && !/\s/.test(content[start - 2] ?? ' ') ? 1 : 0
+    return countText(content.slice(start - leading, end - trailing))
+  }
   const lead = content.length - content.trimStart().length
   const words = (start: number, end: number) => wordSpans(content.slice(start, end), start)
   const base = options.preserveSentences ? spans(content.slice(lead), SENTENCE, lead) : words(lead, content.length)
@@ -70,13 +78,13 @@ const unitsOf = (content: string, options: ChunkingOptions, count: (s: string) =
     // A unit of over MAX_WORD characters per token of a chunk could hardly fit one: it is split
     // into its words without being counted whole (which could take long, see MAX_WORD).
     if (u.end - u.start <= MAX_WORD * options.chunkSizeTokens) {
-      u.tokens = count(content.slice(u.start, u.end))
+      u.tokens = count(u.start, u.end)
       if (u.tokens <= options.chunkSizeTokens) {
         units.push(u)
         continue
       }
     }
-    for (const w of words(u.start, u.end)) units.push({ ...w, tokens: count(content.slice(w.start, w.end)) })
+    for (const w of words(u.start, u.end)) units.push({ ...w, tokens: count(w.start, w.end) })
   }
   return units
 }
@@ -121,9 +129,7 @@ const chunkAndCount = (content: string, options: ChunkingOptions): { chunks: Chu
     while (k - 1 > i && overlap + units[k - 1].tokens <= options.overlapTokens) overlap += units[--k].tokens
     i = k
   }
-  // cl100k joins a single space to the word after it: counted alone, it was one token too many.
-  const spaces = units.filter((u, n) => n < units.length - 1 && content[u.end - 1] === ' ' && !/\s/.test(content[u.end - 2] ?? ' ')).length
-  return { chunks, tokens: units.reduce((n, u) => n + u.tokens, 0) - spaces }
+  return { chunks, tokens: units.reduce((n, u) => n + u.tokens, 0) }
 }
 
 /** A part of an entry's content; a crawled page's chunks remember the page they came from. */

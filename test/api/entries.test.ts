@@ -38,6 +38,18 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
   assert.ok(rows.every((c: any) => c.token_count <= 100 && c.has_vector && c.model === 'hashing-v1'))
 })
 
+test('text without sentence ends (a log, a table) fills chunks to their budget and counts its tokens as cl100k does', async ({ svc }) => {
+  const m = await seedMember(svc.call)
+  const words = ['alpha', 'river', 'stone', 'quickly', 'market', 'seven', 'garden', 'planet', 'yellow', 'history']
+  const content = Array.from({ length: 4000 }, (_, i) => words[(i * 7 + (i >> 3)) % words.length]).join(' ')
+  const exact = countTokens(content)
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Unpunctuated', source: 'text', content, chunkingOptions: { chunkSizeTokens: 1000, overlapTokens: 0 } } }), 201)
+  assert.ok(Math.abs(e.tokenCount - exact) / exact < 0.02, `estimated ${e.tokenCount}, exact ${exact}`)
+  const { rows } = await svc.deps.db.pool.query('SELECT token_count FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index', [e.id])
+  assert.is(rows.length, Math.ceil(exact / 1000), JSON.stringify(rows))
+  assert.ok(rows.slice(0, -1).every((c: any) => c.token_count > 950 && c.token_count <= 1000), JSON.stringify(rows))
+})
+
 test('content that spells a tokenizer special token is stored and counted as text', async ({ svc, m }) => {
   const content = 'A model stops at <|endoftext|> and <|fim_prefix|> marks a prefix.'
   const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Special tokens', source: 'text', content } }), 201)
