@@ -64,9 +64,13 @@ export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
   const text = validText(bytes)
   if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document' }
-  if (looksLikeHtml(text)) return { ok: true, mimeType: 'text/html' }
-  if (/\.(md|markdown)$/i.test(fileName) || looksLikeMarkdown(text)) return { ok: true, mimeType: 'text/markdown' }
-  return { ok: true, mimeType: 'text/plain' }
+  if (text.trim() === '') return { ok: false, reason: 'the file holds only white space' }
+  // A page, or a fragment of one in a file named as HTML.
+  if (looksLikeHtml(text) || (/\.x?html?$/i.test(fileName) && /<[a-z][\s\S]*>/i.test(text))) return { ok: true, mimeType: 'text/html' }
+  // The name says which text it is; without one, Markdown's syntax does.
+  if (/\.(md|markdown)$/i.test(fileName)) return { ok: true, mimeType: 'text/markdown' }
+  if (/\.te?xt$/i.test(fileName)) return { ok: true, mimeType: 'text/plain' }
+  return { ok: true, mimeType: looksLikeMarkdown(text) ? 'text/markdown' : 'text/plain' }
 }
 
 /**

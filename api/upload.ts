@@ -101,10 +101,12 @@ export const storeUpload = async (deps: Deps, workspaceId: string, upload: Uploa
   const allowed = [`allowed types: ${config.allowedFileTypes.join(', ')}`]
   const sniffed = await sniffType(upload.bytes, fileName)
   if (!sniffed.ok) return fail('VALIDATION_ERROR', `file type not allowed: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
-  if (!config.allowedFileTypes.includes(sniffed.mimeType)) {
-    return fail('VALIDATION_ERROR', `file type not allowed: ${sniffed.mimeType}`, [`file: the content is ${sniffed.mimeType}, which this workspace does not allow`, ...allowed])
+  // Markdown is plain text too: a workspace that takes plain text takes it as such.
+  const mimeType = sniffed.mimeType === 'text/markdown' && !config.allowedFileTypes.includes('text/markdown') && config.allowedFileTypes.includes('text/plain') ? 'text/plain' : sniffed.mimeType
+  if (!config.allowedFileTypes.includes(mimeType)) {
+    return fail('VALIDATION_ERROR', `file type not allowed: ${mimeType}`, [`file: the content is ${mimeType}, which this workspace does not allow`, ...allowed])
   }
   if (upload.bytes.length > config.maxFileSize) return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
   const blob = await deps.blobs.put(upload.bytes)
-  return E.right({ blob, fileName, mimeType: sniffed.mimeType, size: upload.bytes.length })
+  return E.right({ blob, fileName, mimeType, size: upload.bytes.length })
 }

@@ -108,6 +108,27 @@ test('types are decided by content: refused types answer 400 listing the allowed
   assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total, before)
 })
 
+test('which text a file is: its name first (.txt, .md, an HTML fragment in .html), then its syntax; Markdown is taken as plain text where only that is allowed', async ({ service }) => {
+  const m = await seedMember(service.call)
+  const cases: [string, string, string][] = [
+    ['Todo:\n- buy milk\n- call Bob\n', 'todo.txt', 'text/plain'],
+    ['# Dholes\n\nDholes hunt in packs.', 'dhole.md', 'text/markdown'],
+    ['<p>Fragment about the dhole.</p><ul><li>item</li></ul>', 'frag.html', 'text/html'],
+    ['- a list\n- with no name', 'notes', 'text/markdown'],
+  ]
+  for (const [content, name, mimeType] of cases) {
+    const created = ok(await send(service, m, Buffer.from(content), name), 201)
+    assert.is(created.storageInfo.mimeType, mimeType, name)
+  }
+  const html = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).items.find((e: any) => e.storageInfo.fileName === 'frag.html')
+  assert.is((await waitForTask(service.call, m.token, html.taskId)).status, 'completed')
+  assert.is(ok(await service.call('GET', `/api/v1/knowledge/${html.id}`, { token: m.token })).content.includes('<p>'), false)
+  ok(await service.call('PATCH', '/api/v1/knowledge/config', { token: m.token, body: { allowedFileTypes: ['text/plain'] } }))
+  assert.is(ok(await send(service, m, Buffer.from('# Settings\n\n- one\n'), 'settings'), 201).storageInfo.mimeType, 'text/plain')
+  const blank = expectError(await send(service, m, Buffer.from(' \n\t\n '), 'blank.txt'), 400, 'VALIDATION_ERROR')
+  assert.ok(blank.details?.includes('file: the file holds only white space'), JSON.stringify(blank))
+})
+
 test('a text whose first word is some format\'s magic bytes is text; a truncated binary file is refused', async ({ service }) => {
   const m = await seedMember(service.call)
   for (const text of ['BM is the bitmap signature.', 'ID3 tags name the artist.', 'MZ opens every DOS executable.']) {
