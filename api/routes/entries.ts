@@ -15,7 +15,7 @@ import { FetchError, checkUrl } from '../../adapters/fetcher'
 import { FilterSource } from './search'
 
 const CreateSource = t.keyof({ text: null, url: null, file: null, manual: null, document: null, faq: null, api_docs: null, transcript: null })
-const Metadata = c.exact({ category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) })
+export const Metadata = c.exact({ category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) })
 const ChunkingOptions = c.exact({ chunkSizeTokens: c.integer(100, 2000), overlapTokens: c.integer(0, 500), preserveSentences: t.boolean })
 
 export const CrawlOptionsBody = c.exact({ depth: c.integer(0, 2), maxPages: c.integer(1, 50), sameDomainOnly: t.boolean })

@@ -7,25 +7,23 @@ import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
 import { type Upload, readMultipart, storeUpload, takeUploadSlot } from '../upload'
 import { entryRow, getTask, listTasks, syncConfigView } from '../views/knowledge'
-import { IdParam, MULTIPART_JSON_FIELDS, knowledgeDeps, validUrl } from './entries'
+import { describeErrors } from '../validation'
+import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, validUrl } from './entries'
 
 const TaskStatus = t.keyof({ pending: null, processing: null, completed: null, failed: null })
 
 /** The deprecated endpoints answer with these headers (the successor is the unified create). */
 const DEPRECATED = { Deprecation: 'true', Link: '</api/v1/knowledge>; rel="successor-version"' }
 
-const customMetadata = (value: unknown) => {
-  if (value === undefined) return E.right({} as Record<string, unknown>)
-  if (value && typeof value === 'object' && !Array.isArray(value)) return E.right(value as Record<string, unknown>)
-  return E.left(['customMetadata: must be a JSON object'])
+/**
+ * customMetadata: a JSON object whose category, tags and author become the entry's metadata,
+ * checked as the unified endpoint checks them; its other keys are not kept.
+ */
+const customMetadata = (value: unknown): E.Either<string[], t.TypeOf<typeof Metadata>> => {
+  if (value === undefined) return E.right({})
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return E.left(['customMetadata: must be a JSON object'])
+  return E.mapLeft((errors: t.Errors) => describeErrors(errors, 'customMetadata.'))(Metadata.decode(value))
 }
-
-/** customMetadata's category and tags become the entry's metadata; the rest is not kept. */
-const metadataOf = (custom: Record<string, unknown>) => ({
-  ...(typeof custom.category === 'string' ? { category: custom.category.slice(0, 200) } : {}),
-  ...(Array.isArray(custom.tags) ? { tags: custom.tags.filter((x): x is string => typeof x === 'string').slice(0, 50) } : {}),
-  ...(typeof custom.author === 'string' ? { author: custom.author.slice(0, 200) } : {}),
-})
 
 /** A title from the file name (without extension), else from the content's first line. */
 const titleOf = (fileName: string, bytes: Buffer) => {
@@ -75,7 +73,7 @@ export const ingestionRoutes: AnyRoute[] = [
       const stored = await storeUpload(deps, workspaceId, upload)
       if (E.isLeft(stored)) return stored
       const created = await createSourcedEntry(knowledgeDeps(deps), command, {
-        workspaceId, title: body.title?.trim() || titleOf(stored.right.fileName, upload.bytes), source: 'file', metadata: metadataOf(custom.right),
+        workspaceId, title: body.title?.trim() || titleOf(stored.right.fileName, upload.bytes), source: 'file', metadata: custom.right,
         externalReferenceIds: {}, folderId: body.folderId ?? null, isEnabled: true, chunkingOptions: { chunkSizeTokens: 512, overlapTokens: 50 }, storage: stored.right,
       })
       if (E.isLeft(created)) return created
@@ -98,7 +96,7 @@ export const ingestionRoutes: AnyRoute[] = [
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
       const workspaceId = workspaceIdOf(identity)
       const chunkingOptions = { chunkSizeTokens: body.chunkingOptions?.chunkSize ?? 512, overlapTokens: body.chunkingOptions?.chunkOverlap ?? 50 }
-      const common = { workspaceId, metadata: metadataOf(custom.right), externalReferenceIds: {}, folderId: body.folderId ?? null, isEnabled: true, chunkingOptions }
+      const common = { workspaceId, metadata: custom.right, externalReferenceIds: {}, folderId: body.folderId ?? null, isEnabled: true, chunkingOptions }
       if (body.sourceType === 'url') {
         if (!body.url) return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when sourceType is url'])
         const url = validUrl(deps, body.url)

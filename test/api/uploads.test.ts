@@ -260,6 +260,13 @@ test('deprecated upload endpoints: title from the file name, customMetadata as a
   assert.is(entry.title, 'kakapo facts')
   assert.equal(entry.metadata, { category: 'legacy', tags: ['old'] })
   expectError(await upload(service.url, owner.token, { customMetadata: '{not json' }, { bytes: Buffer.from('x'), name: 'x.txt' }, '/api/v1/knowledge/upload/file'), 400, 'VALIDATION_ERROR')
+  // Its category, tags and author are checked as the unified endpoint checks them, never dropped in silence.
+  const m = await seedMember(service.call)
+  const badFile = expectError(await upload(service.url, m.token, { customMetadata: JSON.stringify({ category: 7, tags: 'urgent', author: 'Ann' }) }, { bytes: Buffer.from('x'), name: 'x.txt' }, '/api/v1/knowledge/upload/file'), 400, 'VALIDATION_ERROR')
+  assert.equal(badFile.details?.map((d) => d.split(':')[0]), ['customMetadata.category', 'customMetadata.tags'])
+  const badText = expectError(await service.call('POST', '/api/v1/knowledge/upload', { token: m.token, body: { sourceType: 'text', content: 'x', customMetadata: { tags: 'x' } } }), 400, 'VALIDATION_ERROR')
+  assert.equal(badText.details?.map((d) => d.split(':')[0]), ['customMetadata.tags'])
+  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, 0)
 
   const text = await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'text', content: 'Takahe were thought extinct until 1948.', title: 'Takahe' } })
   const queued = ok(text, 202)
