@@ -59,6 +59,11 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
   const problems: string[] = []
   for (const [key, raw] of Object.entries(request.body ?? {})) {
     const value = first(raw)
+    // Formidable reads a part without a Content-Type header as a text field, whatever its filename.
+    if (key === 'file') {
+      problems.push('file: the part named file has no Content-Type header, so it reads as a text field; send it as a file part (any Content-Type: the content decides the type)')
+      continue
+    }
     if (jsonFields.includes(key) && typeof value === 'string') {
       try {
         body[key] = JSON.parse(value)

@@ -104,6 +104,11 @@ test('types are decided by content: refused types answer 400 listing the allowed
     assert.ok(error.details?.some((d) => d.includes('allowed types: text/plain, text/markdown, text/html, application/pdf')), JSON.stringify(error))
   }
   expectError(await upload(service.url, plain.token, { title: 'no file', source: 'file' }), 400, 'VALIDATION_ERROR')
+  // A file part without a Content-Type header reads as a text field: told so, not "file is required".
+  const raw = ['--b', 'Content-Disposition: form-data; name="title"', '', 'No type', '--b', 'Content-Disposition: form-data; name="source"', '', 'file',
+    '--b', 'Content-Disposition: form-data; name="file"; filename="noct.txt"', '', 'Hello.', '--b--', ''].join('\r\n')
+  const untyped = expectError(await service.call('POST', '/api/v1/knowledge', { token: plain.token, raw, headers: { 'content-type': 'multipart/form-data; boundary=b' } }), 400, 'VALIDATION_ERROR')
+  assert.match(untyped.details![0], /^file: the part named file has no Content-Type header/)
   expectError(await service.call('POST', '/api/v1/knowledge', { token: plain.token, body: { title: 'json file', source: 'file' } }), 400, 'VALIDATION_ERROR')
   assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total, before)
 })
