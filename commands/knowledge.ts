@@ -8,6 +8,7 @@ import { type ChunkSpans, type Chunking, type EntryMetadata, type StorageInfo, e
 import { folder } from '../domain/folder'
 import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
+import { task } from '../domain/task'
 import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { ChunkedContent, Section } from '../workers/chunker'
 import { ParseError } from '../workers/parsers'
@@ -213,5 +214,12 @@ export const deleteEntry = async (store: EventStore, ctx: CommandContext, worksp
   if (E.isLeft(done)) return done
   if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
   if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
-  return E.right({ deleted: true as const, id: entryId, position: done.right.position })
+  // The task filling the entry has nothing left to fill: it fails now, not when a worker finds out.
+  let position = done.right.position
+  const pending = before.state.status === 'active' ? before.state.pendingTaskId : null
+  if (pending) {
+    const failed = await handle(store, streams.task(pending), task, { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } }, ctx)
+    if (E.isRight(failed)) position = Math.max(position, failed.right.position)
+  }
+  return E.right({ deleted: true as const, id: entryId, position })
 }

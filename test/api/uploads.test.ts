@@ -169,6 +169,16 @@ test('a file name with ../ and NUL is kept only as cleaned metadata; the blob is
   expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 't', source: 'text', content: 'a\u0000b', metadata: { tags: ['x'] } } }), 400, 'VALIDATION_ERROR')
 })
 
+test('deleting an entry before its task ran fails the task at once with the reason', async ({ service }) => {
+  const m = await seedMember(service.call)
+  const created = ok(await send(service, m, Buffer.from('Kiwis are nocturnal.'), 'kiwi.txt'), 201)
+  ok(await service.call('DELETE', `/api/v1/knowledge/${created.id}`, { token: m.token }))
+  const t = ok(await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: m.token }))
+  if (t.status !== 'completed') assert.equal([t.status, t.error], ['failed', 'the entry was deleted before it was processed'])
+  const settled = await waitForTask(service.call, m.token, created.taskId, 10_000)
+  assert.ok(['failed', 'completed'].includes(settled.status))
+})
+
 test('a long file name of emoji is cut between characters, never inside one', async ({ service }) => {
   const m = await seedMember(service.call)
   const name = `${'\u{1F600}'.repeat(300)}.txt`
