@@ -113,15 +113,23 @@ const chunkAndCount = (content: string, options: ChunkingOptions): { chunks: Chu
   const chunks: Chunk[] = []
   let i = 0
   while (i < units.length) {
-    let j = i
-    let tokens = 0
-    while (j < units.length && (j === i || tokens + units[j].tokens <= options.chunkSizeTokens)) tokens += units[j++].tokens
+    // A chunk's first unit starts it without the space before it, which can cost tokens ("retrieval"
+    // is three where " retrieval" is one).
+    let tokens = units[i].cut ? units[i].tokens : count(content.slice(units[i].start, units[i].end).trimEnd())
+    let j = i + 1
+    while (j < units.length && tokens + units[j].tokens <= options.chunkSizeTokens) tokens += units[j++].tokens
     const start = units[i].start
-    const end = units[j - 1].end
-    const text = content.slice(start, end).trimEnd()
     // Counted exactly, unless it holds pieces of a cut word: whole again, they would cost what MAX_WORD avoids.
     const exact = !units.slice(i, j).some((u) => u.cut)
-    chunks.push({ index: chunks.length, text, start, end: start + text.length, tokenCount: exact ? countTokens(text) : tokens })
+    let text = content.slice(start, units[j - 1].end).trimEnd()
+    let tokenCount = exact ? countTokens(text) : tokens
+    // Units counted apart can merge into fewer tokens or split into more where they meet: a chunk
+    // that came out over its budget gives back its last units.
+    while (exact && tokenCount > options.chunkSizeTokens && j - 1 > i) {
+      text = content.slice(start, units[--j - 1].end).trimEnd()
+      tokenCount = countTokens(text)
+    }
+    chunks.push({ index: chunks.length, text, start, end: start + text.length, tokenCount })
     if (j >= units.length) break
     // Step back over whole units for the overlap, but always move forward.
     let k = j
