@@ -57,6 +57,12 @@ export class BlobStore {
     return { hashes, temporaries }
   }
 
+  /** Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile). */
+  async removeIfWrittenBefore(hash: string, before: Date) {
+    const stat = await fs.stat(this.pathOf(hash)).catch(() => undefined)
+    if (stat && stat.mtime < before) await this.remove(hash)
+  }
+
   async removeTemporary(file: string) {
     if (file.startsWith(this.dir + path.sep) && file.endsWith('.part')) await fs.rm(file, { force: true })
   }

@@ -81,7 +81,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   server.headersTimeout = 66_000
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
   const address = server.address() as { port: number }
-  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool })
+  // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
+  const entriesComplete = async () => runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)
+  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool }, entriesComplete)
   const stopMaintenance = startMaintenance(db, log)
   const stopSync = startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs)
   state.ready = true

@@ -167,6 +167,9 @@ export const updateEntry = async (
     // New content, or a new title (part of what is embedded): vectors are made before the write.
     const { state } = await load(deps.store, streams.entry(entryId), entry)
     if (state.status !== 'active' || state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
+    // A change the entry refuses (its content while a task fills it) is refused before it is embedded.
+    const refused = entry.decide({ type: 'UpdateEntry', data: { workspaceId, entryId, changes } }, state)
+    if (E.isLeft(refused)) return refused
     const prepared = await prepareContent(deps, changes.title ?? state.title, [{ text: changes.content ?? state.content }], state.chunking, state.embed)
     if (E.isLeft(prepared)) return prepared
     if (changes.content !== undefined) withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
@@ -197,11 +200,13 @@ export interface StoredFiles {
   db: Queryable
 }
 
+/** Whether an entry (other than `exceptEntryId`) holds the stored file `blob`. */
+export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId = '') =>
+  (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId])).rows.length > 0
+
 /** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
 export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
-  if (!storage) return
-  const { rows } = await files.db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [storage.blob, entryId])
-  if (rows.length === 0) await files.blobs.remove(storage.blob)
+  if (storage && !(await heldByAnEntry(files.db, storage.blob, entryId))) await files.blobs.remove(storage.blob)
 }
 
 /**

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { Logger } from '../adapters/logger'
-import { type StoredFiles, deleteEntry, removeStoredFile } from '../commands/knowledge'
+import { type StoredFiles, deleteEntry, heldByAnEntry, removeStoredFile } from '../commands/knowledge'
 import type { EntryCreated } from '../domain/entry'
 import { defaultKbConfig } from '../domain/kbConfig'
 
@@ -56,31 +56,33 @@ export const ORPHAN_AGE_MS = 60 * 60 * 1000
 
 /**
  * Removes stored files no entry holds: an upload whose entry was never created (refused after the
- * file was stored, or a crash in between), and temporaries a crash left half written.
+ * file was stored, or a crash in between), and temporaries a crash left half written. Only for a
+ * caller whose entries read model is complete (caught up, not being rebuilt): a missing row would
+ * cost a file an entry needs.
  */
 export const removeOrphanFiles = async (files: StoredFiles, now = new Date()): Promise<number> => {
-  const { hashes, temporaries } = await files.blobs.writtenBefore(new Date(now.getTime() - ORPHAN_AGE_MS))
-  let removed = 0
-  for (const file of temporaries) {
-    await files.blobs.removeTemporary(file)
-    removed++
-  }
+  const before = new Date(now.getTime() - ORPHAN_AGE_MS)
+  const { hashes, temporaries } = await files.blobs.writtenBefore(before)
+  for (const file of temporaries) await files.blobs.removeTemporary(file)
+  let removed = temporaries.length
   for (const hash of hashes) {
-    const { rows } = await files.db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 LIMIT 1", [hash])
-    if (rows.length === 0) {
-      await files.blobs.remove(hash)
-      removed++
-    }
+    if (await heldByAnEntry(files.db, hash)) continue
+    await files.blobs.removeIfWrittenBefore(hash, before)
+    removed++
   }
   return removed
 }
 
-export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number, files?: StoredFiles) => {
+/**
+ * The sweeps, at start and every `intervalMs`. `entriesComplete` says whether the entries read
+ * model holds every entry now (the orphan sweep needs it).
+ */
+export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number, files?: StoredFiles, entriesComplete?: () => Promise<boolean>) => {
   const sweep = () =>
     completeDeletions(db, store, files)
       .then(() => sweepRetention(db, store, log, new Date(), files))
       .then(async () => {
-        const removed = files ? await removeOrphanFiles(files) : 0
+        const removed = files && (await entriesComplete?.()) ? await removeOrphanFiles(files) : 0
         if (removed) log.info({ removed }, 'removed stored files no entry holds')
       })
       .catch((error) => log.error({ err: error }, 'retention sweep failed'))

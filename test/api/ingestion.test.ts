@@ -65,6 +65,18 @@ test('while its task runs, an entry\'s content cannot be changed (the task would
   assert.is(ok(await service.call('PATCH', path, { token: m.token, body: { content: 'My own notes on vicunas.' } })).content, 'My own notes on vicunas.')
 })
 
+test('deleting an entry while its task runs fails the task at once with the reason', async ({ service, site }) => {
+  const m = await seedMember(service.call)
+  site.pages.set('/slow-kiwi', { body: html('Kiwis', '<p>Kiwis are nocturnal.</p>'), delayMs: 3000 })
+  const created = ok(await createUrl(service, m.token, `${site.url}/slow-kiwi`), 201)
+  ok(await service.call('DELETE', `/api/v1/knowledge/${created.id}`, { token: m.token }))
+  // The worker is still waiting for the page: the delete itself failed the task.
+  const t = ok(await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: m.token }))
+  assert.equal([t.status, t.error], ['failed', 'the entry was deleted before it was processed'])
+  await new Promise((r) => setTimeout(r, 3500))
+  assert.is(ok(await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: m.token })).status, 'failed', 'and stays failed once the worker has the page')
+})
+
 test('tasks: list with status filter and limit, one by id, other workspaces see none of them', async ({ service, site, owner }) => {
   site.pages.set('/missing-soon', { status: 404, body: 'gone' })
   const failed = ok(await createUrl(service, owner.token, `${site.url}/missing-soon`), 201)

@@ -82,6 +82,9 @@ test('text saved with a byte-order mark (UTF-16 LE or BE, UTF-8) is read as text
     assert.not.ok(content.includes('\uFEFF'), `${name}: no byte-order mark is kept`)
     assert.match(content, phrase)
   }
+  // A UTF-16 mark before bytes that are not text does not make them text.
+  const marked = expectError(await send(service, m, Buffer.from([0xff, 0xfe, 0x01, 0x00, 0x02, 0x1b, 0x41, 0x00]), 'marked.txt'), 400, 'VALIDATION_ERROR')
+  assert.ok(marked.details?.includes('file: the content starts with a UTF-16 byte-order mark but is not text'), JSON.stringify(marked))
   // UTF-16 without its mark cannot be told from binary: refused, naming what is read.
   const r = await send(service, m, Buffer.from('Dingoes howl.', 'utf16le'), 'dingo.txt')
   const details = (expectError(r, 400, 'VALIDATION_ERROR').details ?? []).join('\n')
@@ -167,16 +170,6 @@ test('a file name with ../ and NUL is kept only as cleaned metadata; the blob is
   assert.ok(error.details?.includes('title: must not contain NUL characters'), JSON.stringify(error))
   expectError(await service.call('GET', '/api/v1/knowledge?search=a%00b', { token: owner.token }), 400, 'VALIDATION_ERROR')
   expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 't', source: 'text', content: 'a\u0000b', metadata: { tags: ['x'] } } }), 400, 'VALIDATION_ERROR')
-})
-
-test('deleting an entry before its task ran fails the task at once with the reason', async ({ service }) => {
-  const m = await seedMember(service.call)
-  const created = ok(await send(service, m, Buffer.from('Kiwis are nocturnal.'), 'kiwi.txt'), 201)
-  ok(await service.call('DELETE', `/api/v1/knowledge/${created.id}`, { token: m.token }))
-  const t = ok(await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: m.token }))
-  if (t.status !== 'completed') assert.equal([t.status, t.error], ['failed', 'the entry was deleted before it was processed'])
-  const settled = await waitForTask(service.call, m.token, created.taskId, 10_000)
-  assert.ok(['failed', 'completed'].includes(settled.status))
 })
 
 test('a long file name of emoji is cut between characters, never inside one', async ({ service }) => {
