@@ -1,22 +1,14 @@
-import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
+import { TextDecoder as WhatwgDecoder, getBOMEncoding } from '@exodus/bytes/encoding.js'
 import { fileTypeFromBuffer } from 'file-type'
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 
-/** The encoding a byte-order mark names, when the content starts with one (it overrides any declared charset). */
-export const bomEncoding = (bytes: Uint8Array) => {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8'
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le'
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be'
-  return undefined
-}
-
 /** The text of UTF-8 bytes, or of UTF-16 ones that start with their byte-order mark. */
 const validText = (bytes: Uint8Array) => {
   try {
-    const text = new WhatwgDecoder(bomEncoding(bytes) ?? 'utf-8', { fatal: true }).decode(bytes)
+    const text = new WhatwgDecoder(getBOMEncoding(bytes) ?? 'utf-8', { fatal: true }).decode(bytes)
     return text.includes('\u0000') ? undefined : text
   } catch {
     return undefined
@@ -37,8 +29,8 @@ const readsAsText = (bytes: Uint8Array) => {
  * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
  */
 export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefined> => {
-  // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing.
-  if (bomEncoding(bytes)) return undefined
+  // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing: the text decides.
+  if (getBOMEncoding(bytes)?.startsWith('utf-16')) return readsAsText(bytes) ? undefined : { ok: false, reason: 'the content starts with a UTF-16 byte-order mark but is not text' }
   let detected: Awaited<ReturnType<typeof fileTypeFromBuffer>>
   try {
     detected = await fileTypeFromBuffer(bytes)

@@ -26,7 +26,10 @@ const bounded = (name: string, min: number, max: number, { schema = {}, allowed 
   documented(new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string',
-    (u, c) => (typeof u === 'string' && u.trim().length >= min && (u.length <= max || characters(u) <= max) && allowed(u) ? t.success(normal(u)) : t.failure(u, c)),
+    (u, c) => {
+      const s = typeof u === 'string' ? normal(u) : undefined
+      return s !== undefined && s.trim().length >= min && (s.length <= max || characters(s) <= max) && allowed(s) ? t.success(s) : t.failure(u, c)
+    },
     t.identity,
   ), { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...schema })
 

@@ -92,6 +92,11 @@ export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'con
 const propose = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, found: { id: string; state: Live } | undefined, collectionId: string): Result<PageWriteOutcome> => {
   const base = found ? found.state.content : ''
   const after = proposedContent(input, base)
+  // Nothing to review: the page already reads so.
+  if (found && after === base) {
+    const w = { pageId: found.id, title: found.state.title, version: found.state.version, added: 0, removed: 0, unchanged: true as const }
+    return E.right({ held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: 0 })
+  }
   if (after.length > PAGE_MAX_CHARS) return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
   const proposalId = randomUUID()
   const pageId = found?.id ?? randomUUID()

@@ -1,11 +1,11 @@
 import { Readability } from '@mozilla/readability'
-import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
+import { TextDecoder as WhatwgDecoder, getBOMEncoding } from '@exodus/bytes/encoding.js'
 import sniffHTMLEncoding from 'html-encoding-sniffer'
 import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
-import { DOCX, bomEncoding } from '../adapters/sniff'
+import { DOCX } from '../adapters/sniff'
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
@@ -106,7 +106,7 @@ const blockText = (root: Element | DocumentFragment) => {
  * and only UTF-8 bytes, or UTF-16 ones with their mark, make a text file.
  */
 const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
-  const charset = bomEncoding(bytes) ?? declared
+  const charset = getBOMEncoding(bytes) ?? declared
   if (!charset) return utf8(bytes)
   // The WHATWG Encoding Standard's decoders: Node's own reads windows-1252 as Latin-1 (0x80-0x9F lost).
   let decoder: InstanceType<typeof WhatwgDecoder>

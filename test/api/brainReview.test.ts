@@ -98,6 +98,12 @@ test('reject archives the proposal and leaves the page; a new page proposed into
   ok(await svc.call('POST', `/api/v1/proposals/${made.proposalId}/approve`, { token: m.token, body: {} }))
   const page = ok(await svc.call('GET', `/api/v1/pages/${made.pageId}`, { token: m.token }))
   assert.equal([page.title, page.content, page.collectionId, page.author.client], ['Travel policy', 'Economy class.', held, 'claude-code'])
+  // A held write that changes nothing is no proposal: there is nothing to review.
+  const pending = ok(await svc.call('GET', '/api/v1/proposals?status=pending', { token: m.token })).total
+  const same = ok(await tool(svc.call, key, 'page_write', { pageId: made.pageId, mode: 'replace', content: 'Economy class.' }))
+  assert.equal([same.held, same.version], [false, 1])
+  assert.match(same.receipt, 'nothing was written')
+  assert.is(ok(await svc.call('GET', '/api/v1/proposals?status=pending', { token: m.token })).total, pending)
 })
 
 test('approving a proposal whose page moved on is VERSION_CONFLICT unless confirmed; a proposal for a page deleted meanwhile is refused', async ({ svc, m, key, held }) => {
