@@ -57,10 +57,12 @@ export class BlobStore {
     return { hashes, temporaries }
   }
 
-  /** Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile). */
-  async removeIfWrittenBefore(hash: string, before: Date) {
+  /** Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile); says whether it did. */
+  async removeIfWrittenBefore(hash: string, before: Date): Promise<boolean> {
     const stat = await fs.stat(this.pathOf(hash)).catch(() => undefined)
-    if (stat && stat.mtime < before) await this.remove(hash)
+    if (!stat || stat.mtime >= before) return false
+    await this.remove(hash)
+    return true
   }
 
   async removeTemporary(file: string) {

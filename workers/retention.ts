@@ -66,9 +66,7 @@ export const removeOrphanFiles = async (files: StoredFiles, now = new Date()): P
   for (const file of temporaries) await files.blobs.removeTemporary(file)
   let removed = temporaries.length
   for (const hash of hashes) {
-    if (await heldByAnEntry(files.db, hash)) continue
-    await files.blobs.removeIfWrittenBefore(hash, before)
-    removed++
+    if (!(await heldByAnEntry(files.db, hash)) && (await files.blobs.removeIfWrittenBefore(hash, before))) removed++
   }
   return removed
 }
