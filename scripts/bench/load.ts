@@ -12,8 +12,6 @@ export interface Load {
   bodies: unknown[]
   /** Concurrent clients. */
   clients: number
-  /** Requests in all; Infinity runs until `stop`. */
-  count: number
 }
 
 export interface Running {
@@ -24,33 +22,67 @@ export interface Running {
   resets: () => number
 }
 
+/** Clients kept on one thread with their connections open, for loads run in rounds. */
+export interface Clients {
+  /** Sends `count` requests (bodies from number `from` on; Infinity until `stop`); answers their latencies. */
+  run(count: number, from?: number): Promise<number[]>
+  /** Ends the running round early. */
+  stop(): void
+  resets: () => number
+  close(): Promise<void>
+}
+
+type Command = { run: number; from: number } | 'stop'
+type Reply = { latencies?: number[]; resets?: number; error?: string }
+
 const BOOTSTRAP = fileURLToPath(new URL('../../workers/tsWorker.mjs', import.meta.url))
 
-export const startLoad = (load: Load): Running => {
+export const openClients = (load: Load): Clients => {
   let resets = 0
-  const worker = new Worker(BOOTSTRAP, { workerData: { module: import.meta.url, load: { ...load, count: Number.isFinite(load.count) ? load.count : -1 } } })
-  const done = new Promise<number[]>((resolve, reject) => {
-    worker.on('message', (m: { latencies?: number[]; resets?: number; error?: string }) => {
-      if (m.resets) resets = m.resets
-      if (m.error) reject(new Error(m.error))
-      if (m.latencies) resolve(m.latencies)
-    })
-    worker.once('error', reject)
-  }).finally(() => worker.terminate())
-  return { done, stop: () => worker.postMessage('stop'), resets: () => resets }
+  let failed: Error | undefined
+  const worker = new Worker(BOOTSTRAP, { workerData: { module: import.meta.url, load } })
+  const waiting: { resolve(l: number[]): void; reject(e: Error): void }[] = []
+  const fail = (error: Error) => {
+    failed = error
+    for (const w of waiting.splice(0)) w.reject(error)
+  }
+  worker.on('message', (m: Reply) => {
+    if (m.resets) resets = m.resets
+    if (m.error) fail(new Error(m.error))
+    if (m.latencies) waiting.shift()?.resolve(m.latencies)
+  })
+  worker.once('error', fail)
+  const send = (c: Command) => worker.postMessage(c)
+  return {
+    run: (count, from = 0) => {
+      if (failed) return Promise.reject(failed)
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject })
+        send({ run: Number.isFinite(count) ? count : -1, from })
+      })
+    },
+    stop: () => send('stop'),
+    resets: () => resets,
+    close: async () => {
+      await worker.terminate()
+    },
+  }
+}
+
+/** Runs `count` requests (Infinity until `stop`) on clients of their own. */
+export const startLoad = (load: Load & { count: number }): Running => {
+  const clients = openClients(load)
+  return { done: clients.run(load.count).finally(() => clients.close()), stop: clients.stop, resets: clients.resets }
 }
 
 /** Runs `load` to its end; answers the latencies. */
-export const runLoad = (load: Load) => startLoad(load).done
+export const runLoad = (load: Load & { count: number }) => startLoad(load).done
 
 const fill = (body: unknown, i: number) => JSON.stringify(body).replaceAll('{{i}}', String(i))
 
-const work = async ({ url, token, path, bodies, clients, count }: Load) => {
+const serve = ({ url, token, path, bodies, clients }: Load) => {
   let stopped = false
   let resets = 0
-  parentPort!.on('message', () => {
-    stopped = true
-  })
   // node:http with keep-alive connections, one per client: a lean client, so what is measured is
   // the API's time rather than a heavier client's own (fetch costs this thread about 0.5 ms a request).
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients })
@@ -81,19 +113,27 @@ const work = async ({ url, token, path, bodies, clients, count }: Load) => {
     const json = JSON.parse(text) as { success: boolean }
     if (!json.success) throw new Error(`${path}: ${text}`)
   }
-  const latencies: number[] = []
-  let next = 0
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (!stopped && (count < 0 || next < count)) {
-      const i = next++
-      const t = performance.now()
-      await post(fill(bodies[i % bodies.length], i))
-      latencies.push(performance.now() - t)
-    }
-  }))
-  parentPort!.postMessage({ latencies })
+  const run = async (count: number, from: number) => {
+    stopped = false
+    const latencies: number[] = []
+    let next = 0
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (!stopped && (count < 0 || next < count)) {
+        const i = from + next++
+        const t = performance.now()
+        await post(fill(bodies[i % bodies.length], i))
+        latencies.push(performance.now() - t)
+      }
+    }))
+    return latencies
+  }
+  parentPort!.on('message', (c: Command) => {
+    if (c === 'stop') stopped = true
+    else run(c.run, c.from).then(
+      (latencies) => parentPort!.postMessage({ latencies } satisfies Reply),
+      (error: Error) => parentPort!.postMessage({ error: error.message } satisfies Reply),
+    )
+  })
 }
 
-if (!isMainThread && workerData?.load) {
-  work(workerData.load).catch((error: Error) => parentPort!.postMessage({ error: error.message }))
-}
+if (!isMainThread && workerData?.load) serve(workerData.load)

@@ -11,26 +11,29 @@ import { chunkScope } from '../../adapters/textIndex/port'
 import { loadConfig } from '../../api/config'
 import { startService } from '../../api/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
-import { startLoad } from './load'
+import { openClients, startLoad } from './load'
 import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../commands/ranking'
 import { CANDIDATES, hydrate } from '../../commands/search'
 import { readKbConfig } from '../../projections/knowledge'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
 const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
+// Each cell is measured in rounds that alternate the API and the direct SQL (ABBA), so that the
+// machine's drift over a cell (it is shared) weighs on both sides alike.
+const ROUNDS = 4
 const ADMIN = 'bench-admin-token-0123456789'
 const docs: { title: string; text: string }[] = fs.readFileSync('eval/docs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l))
 const queries: string[] = JSON.parse(fs.readFileSync('eval/questions.json', 'utf8')).map((q: { query: string }) => q.query)
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
-/** Runs `op` QUERIES_PER_RUN times from `clients` concurrent loops; answers the latencies in ms. */
-const latencies = async (clients: number, op: (i: number) => Promise<unknown>) => {
+/** Runs `op` `count` times (from query number `from` on) from `clients` concurrent loops; answers the latencies in ms. */
+const latencies = async (clients: number, count: number, from: number, op: (i: number) => Promise<unknown>) => {
   const out: number[] = []
   let next = 0
   await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < QUERIES_PER_RUN) {
-      const i = next++
+    while (next < count) {
+      const i = from + next++
       const t = performance.now()
       await op(i)
       out.push(performance.now() - t)
@@ -73,12 +76,11 @@ try {
     await call('/api/v1/knowledge', token, { title: `${d.title} #${created}`, source: 'text', content: `${d.text}\n\nCopy ${created}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })
     created++
   }
-  /** Search latencies through the API from client threads of their own (scripts/bench/load.ts). */
-  const searches = async (mode: string, clients: number) => {
-    const load = startLoad({ url: service.url, token, path: '/api/v1/knowledge/search', clients, count: QUERIES_PER_RUN, bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0 })) })
-    const out = await load.done
-    resets += load.resets()
-    return out
+  /** Clients on a thread of their own (scripts/bench/load.ts), warmed with every query once. */
+  const searchClients = async (mode: string, clients: number) => {
+    const load = openClients({ url: service.url, token, path: '/api/v1/knowledge/search', clients, bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0 })) })
+    await load.run(queries.length)
+    return load
   }
   const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
@@ -102,21 +104,34 @@ try {
     for (const mode of ['text', 'vector', 'hybrid'] as const) for (const q of queries) await direct[mode](q)
     for (const mode of ['text', 'vector', 'hybrid'] as const) {
       for (const clients of [1, 8]) {
-        const api = await searches(mode, clients)
-        const sql = await latencies(clients, (i) => direct[mode](queries[i % queries.length]))
+        const load = await searchClients(mode, clients)
+        const api: number[] = []
+        const sql: number[] = []
+        const per = Math.ceil(QUERIES_PER_RUN / ROUNDS)
+        for (let r = 0; r < ROUNDS; r++) {
+          const viaApi = async () => api.push(...(await load.run(per, r * per)))
+          const viaSql = async () => sql.push(...(await latencies(clients, per, r * per, (i) => direct[mode](queries[i % queries.length]))))
+          if (r % 2 === 0) await viaApi().then(viaSql)
+          else await viaSql().then(viaApi)
+        }
+        resets += load.resets()
+        await load.close()
         rows.push(`| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`)
         process.stderr.write(`${rows[rows.length - 1]}\n`)
       }
     }
   }
   // Hybrid while ingestion runs at full speed beside it (one writer, its own client thread).
-  const idle = await searches('hybrid', 1)
+  const hybrid = await searchClients('hybrid', 1)
+  const idle = await hybrid.run(QUERIES_PER_RUN)
   const writer = startLoad({
     url: service.url, token, path: '/api/v1/knowledge', clients: 1, count: Infinity,
     bodies: docs.map((d) => ({ title: `${d.title} #w{{i}}`, source: 'text', content: `${d.text}\n\nWriter copy {{i}}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })),
   })
-  const busy = await searches('hybrid', 1)
+  const busy = await hybrid.run(QUERIES_PER_RUN)
   writer.stop()
+  resets += hybrid.resets()
+  await hybrid.close()
   const written = (await writer.done).length
   resets += writer.resets()
   process.stdout.write('\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n')
