@@ -5,10 +5,30 @@ export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessin
 
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 
-/** The text of UTF-8 bytes, or of UTF-16 ones that start with their byte-order mark. */
-const validText = (bytes: Uint8Array) => {
+/** A Content-Type header's media type (lower case) and its charset parameter, when it names one. */
+export const parseContentType = (value: string) => {
+  const [type, ...params] = value.split(';')
+  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1]).find(Boolean)
+  return { type: type.trim().toLowerCase(), ...(charset ? { charset } : {}) }
+}
+
+/** Whether WHATWG's decoders know an encoding label (windows-1252, latin1, shift_jis, ...). */
+export const knownCharset = (label: string) => {
   try {
-    const text = new WhatwgDecoder(getBOMEncoding(bytes) ?? 'utf-8', { fatal: true }).decode(bytes)
+    new WhatwgDecoder(label)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The text of bytes in the encoding their byte-order mark names, else the declared one, else
+ * UTF-8; undefined when they are not valid text in it.
+ */
+const validText = (bytes: Uint8Array, charset = 'utf-8') => {
+  try {
+    const text = new WhatwgDecoder(getBOMEncoding(bytes) ?? charset, { fatal: true }).decode(bytes)
     return text.includes('\u0000') ? undefined : text
   } catch {
     return undefined
@@ -18,17 +38,23 @@ const validText = (bytes: Uint8Array) => {
 const looksLikeHtml = (text: string) => /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text)
 const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> )|\]\(https?:\/\//m.test(text)
 
-/** Text that nothing but a text file would hold: no control characters besides white space. */
-const readsAsText = (bytes: Uint8Array) => {
-  const text = validText(bytes)
-  return text !== undefined && !/[\u0001-\u0008\u000b\u000e-\u001f\u007f]/.test(text)
+/** Control characters besides white space: nothing but a binary file holds them. */
+const CONTROLS = /[\u0001-\u0008\u000b\u000e-\u001f\u007f]/
+
+/** Text that nothing but a text file would hold. */
+const readsAsText = (bytes: Uint8Array, charset?: string) => {
+  const text = validText(bytes, charset)
+  return text !== undefined && !CONTROLS.test(text)
 }
+
+/** A declared charset other than UTF-8 (which is the default anyway). */
+export const otherThanUtf8 = (charset?: string) => (charset && !/^utf-?8$/i.test(charset) ? charset : undefined)
 
 /**
  * What a content's magic bytes say: a PDF or a DOCX, a refusal for any other binary format, or
  * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
  */
-export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefined> => {
+export const sniffBinary = async (bytes: Uint8Array, charset?: string): Promise<Sniffed | undefined> => {
   // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing: the text decides.
   if (getBOMEncoding(bytes)?.startsWith('utf-16')) return readsAsText(bytes) ? undefined : { ok: false, reason: 'the content starts with a UTF-16 byte-order mark but is not text' }
   let detected: Awaited<ReturnType<typeof fileTypeFromBuffer>>
@@ -36,7 +62,7 @@ export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefine
     detected = await fileTypeFromBuffer(bytes)
   } catch {
     // The start of some format's header, cut short: a short text ("ID3 tags ...") or a truncated file.
-    return readsAsText(bytes) ? undefined : { ok: false, reason: 'the content is a truncated or damaged binary file' }
+    return readsAsText(bytes, charset) ? undefined : { ok: false, reason: 'the content is a truncated or damaged binary file' }
   }
   if (!detected) return undefined
   if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
@@ -44,18 +70,29 @@ export const sniffBinary = async (bytes: Uint8Array): Promise<Sniffed | undefine
   if (detected.mime.startsWith('text/') || detected.mime === 'application/xml') return undefined
   // Some formats' magic bytes are also words ("BM", "MZ", "GIF87a"): a text that reads as text is one.
   // RTF is text too, but a document format this service does not read.
-  if (detected.mime !== 'application/rtf' && readsAsText(bytes)) return undefined
+  if (detected.mime !== 'application/rtf' && readsAsText(bytes, charset)) return undefined
   return { ok: false, reason: `the content is ${detected.mime}` }
 }
 
 /**
- * What a content's text says, once its magic bytes named nothing: valid UTF-8, or UTF-16 with its
- * byte-order mark (HTML when it looks like HTML; Markdown by its file name or syntax), or a refusal.
+ * What a content's text says, once its magic bytes named nothing: valid UTF-8, UTF-16 with its
+ * byte-order mark, or text in the charset its sender declared (HTML when it looks like HTML;
+ * Markdown by its file name or syntax), or a refusal.
  */
-export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
+export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): Sniffed => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
-  const text = validText(bytes)
-  if (text === undefined) return { ok: false, reason: 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document' }
+  if (charset && !knownCharset(charset)) return { ok: false, reason: `the declared charset ${charset} is not one this service reads` }
+  const declared = otherThanUtf8(charset)
+  const text = validText(bytes, declared)
+  // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
+  if (text === undefined || (declared && CONTROLS.test(text))) {
+    return {
+      ok: false,
+      reason: declared
+        ? `the content is not valid ${declared} text, nor a PDF or a DOCX document`
+        : 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document; text in another encoding is read when its charset is declared (Content-Type: text/plain; charset=windows-1252)',
+    }
+  }
   if (text.trim() === '') return { ok: false, reason: 'the file holds only white space' }
   // A page, or a fragment of one in a file named as HTML.
   if (looksLikeHtml(text) || (/\.x?html?$/i.test(fileName) && /<[a-z][\s\S]*>/i.test(text))) return { ok: true, mimeType: 'text/html' }
@@ -67,7 +104,10 @@ export const sniffText = (bytes: Uint8Array, fileName = ''): Sniffed => {
 
 /**
  * A file's type from its content: magic bytes for PDF and zip (a DOCX is a zip holding a Word
- * document), UTF-8 validity (or a UTF-16 byte-order mark) for text. The client's Content-Type is never believed; its file
- * name only tells Markdown from plain text once the content is known to be text.
+ * document), valid text (UTF-8, UTF-16 with its byte-order mark, or the declared charset) for
+ * text. The client's Content-Type is never believed for the type: its charset only says how to
+ * read the bytes, and its file name only tells HTML, Markdown and plain text apart once the
+ * content is known to be text.
  */
-export const sniffType = async (bytes: Uint8Array, fileName = ''): Promise<Sniffed> => (await sniffBinary(bytes)) ?? sniffText(bytes, fileName)
+export const sniffType = async (bytes: Uint8Array, fileName = '', charset?: string): Promise<Sniffed> =>
+  (await sniffBinary(bytes, otherThanUtf8(charset))) ?? sniffText(bytes, fileName, charset)

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import { koaBody } from 'koa-body'
 import { takeHit } from '../adapters/rateLimit'
-import { sniffType } from '../adapters/sniff'
+import { otherThanUtf8, parseContentType, sniffType } from '../adapters/sniff'
 import type { StorageInfo } from '../domain/entry'
 import { type DomainError, fail } from '../domain/shared'
 import { readKbConfig } from '../projections/knowledge'
@@ -30,6 +30,8 @@ export const takeUploadSlot = async (deps: Deps, ctx: Context, workspaceId: stri
 export interface Upload {
   bytes: Buffer
   fileName: string
+  /** The charset of the file part's Content-Type: how to read a text file's bytes, never its type. */
+  charset?: string
 }
 
 const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
@@ -78,8 +80,9 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const file = (request.files ?? {}).file
     if (file) {
-      const part = first(file) as { filepath: string; originalFilename?: string | null }
-      ctx.state.upload = { bytes: await fs.readFile(part.filepath), fileName: part.originalFilename ?? '' } satisfies Upload
+      const part = first(file) as { filepath: string; originalFilename?: string | null; mimetype?: string | null }
+      const { charset } = parseContentType(part.mimetype ?? '')
+      ctx.state.upload = { bytes: await fs.readFile(part.filepath), fileName: part.originalFilename ?? '', ...(charset ? { charset } : {}) } satisfies Upload
     }
   } finally {
     // Formidable's temporary files never outlive the request.
@@ -104,8 +107,8 @@ export const storeUpload = async (deps: Deps, workspaceId: string, upload: Uploa
   const config = await readKbConfig(deps.db.pool, workspaceId)
   const fileName = cleanFileName(upload.fileName)
   const allowed = [`allowed types: ${config.allowedFileTypes.join(', ')}`]
-  const sniffed = await sniffType(upload.bytes, fileName)
-  if (!sniffed.ok) return fail('VALIDATION_ERROR', `file type not allowed: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
+  const sniffed = await sniffType(upload.bytes, fileName, upload.charset)
+  if (!sniffed.ok) return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
   // Markdown is plain text too: a workspace that takes plain text takes it as such.
   const mimeType = sniffed.mimeType === 'text/markdown' && !config.allowedFileTypes.includes('text/markdown') && config.allowedFileTypes.includes('text/plain') ? 'text/plain' : sniffed.mimeType
   if (!config.allowedFileTypes.includes(mimeType)) {
@@ -113,5 +116,7 @@ export const storeUpload = async (deps: Deps, workspaceId: string, upload: Uploa
   }
   if (upload.bytes.length > config.maxFileSize) return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
   const blob = await deps.blobs.put(upload.bytes)
-  return E.right({ blob, fileName, mimeType, size: upload.bytes.length })
+  // A text's declared charset is kept for its parser; UTF-8 is what the parsers read anyway.
+  const charset = mimeType.startsWith('text/') ? otherThanUtf8(upload.charset) : undefined
+  return E.right({ blob, fileName, mimeType, size: upload.bytes.length, ...(charset ? { charset } : {}) })
 }

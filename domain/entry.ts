@@ -15,7 +15,11 @@ export type ChunkSpans = t.TypeOf<typeof ChunkSpans>
 export const CrawlOptions = t.type({ depth: t.number, maxPages: t.number, sameDomainOnly: t.boolean })
 export type CrawlOptions = t.TypeOf<typeof CrawlOptions>
 /** An upload as stored: by content hash under DATA_DIR/blobs, never under the client's name. */
-export const StorageInfo = t.type({ blob: t.string, fileName: t.string, mimeType: t.string, size: t.number })
+export const StorageInfo = t.intersection([
+  t.type({ blob: t.string, fileName: t.string, mimeType: t.string, size: t.number }),
+  // The encoding a text file was declared in, when not UTF-8 (its part's Content-Type charset).
+  t.partial({ charset: t.string }),
+])
 export type StorageInfo = t.TypeOf<typeof StorageInfo>
 export const SyncSettings = t.type({ enabled: t.boolean, intervalHours: t.number })
 export type SyncSettings = t.TypeOf<typeof SyncSettings>

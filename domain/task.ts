@@ -6,7 +6,7 @@ import { type Decider, fail } from './shared'
 /** What a task reads: a URL (optionally crawled) or a stored upload (by content hash). */
 export const TaskInput = t.union([
   t.type({ type: t.literal('url'), url: t.string, crawl: CrawlOptions }),
-  t.type({ type: t.literal('file'), blob: t.string, mimeType: t.string, fileName: t.string, size: t.number }),
+  t.intersection([t.type({ type: t.literal('file'), blob: t.string, mimeType: t.string, fileName: t.string, size: t.number }), t.partial({ charset: t.string })]),
 ])
 export type TaskInput = t.TypeOf<typeof TaskInput>
 

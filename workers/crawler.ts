@@ -34,19 +34,16 @@ const CRAWL_MS = 10 * 60_000
 
 /**
  * The type of a fetched body: its magic bytes first (a PDF or DOCX whatever the server calls it,
- * an image or an executable refused); then the server's word for HTML, and for text it declares
- * in an encoding other than UTF-8 (which sniffing, knowing UTF-8 text only, would refuse); the
- * content itself for the rest.
+ * an image or an executable refused); then the server's word for HTML; the content itself,
+ * read in the charset the server declares, for the rest.
  */
 const typeOf = async (fetched: Fetched) => {
   const unsupported = (reason: string) => new FetchError(`${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${reason})`)
-  const binary = await sniffBinary(fetched.body)
+  const binary = await sniffBinary(fetched.body, fetched.charset)
   if (binary?.ok) return binary.mimeType
   if (binary) throw unsupported(binary.reason)
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'
-  const declared = (fetched.contentType === 'text/plain' || fetched.contentType === 'text/markdown') && fetched.charset && !/^utf-?8$/i.test(fetched.charset)
-  if (declared) return fetched.contentType
-  const sniffed = sniffText(fetched.body, new URL(fetched.url).pathname)
+  const sniffed = sniffText(fetched.body, new URL(fetched.url).pathname, fetched.charset)
   if (!sniffed.ok) throw unsupported(sniffed.reason)
   return sniffed.mimeType
 }

@@ -114,7 +114,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
         })
         contentHash = sha256([bytes])
         await step(STEPS.parse)
-        const parsed = await deps.parsers.parse({ mimeType: t.input.mimeType, bytes })
+        const parsed = await deps.parsers.parse({ mimeType: t.input.mimeType, bytes, ...(t.input.charset ? { charset: t.input.charset } : {}) })
         sections = [{ text: parsed.text }]
       }
       if (sections.every((s) => s.text.trim() === '')) throw new InputError('no text could be extracted from the document')

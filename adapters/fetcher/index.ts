@@ -2,6 +2,7 @@ import dns from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
+import { parseContentType } from '../sniff'
 import { judgeAddress } from './addresses'
 
 export const USER_AGENT = 'kb-service/0.1 (knowledge-base ingestion; honours robots.txt)'
@@ -122,9 +123,8 @@ export const safeFetch = async (raw: string, options: FetchOptions): Promise<Fet
         throw new FetchError(`${url.href} answered HTTP ${status}`)
       }
       const body = await readCapped(res, options.maxBytes, signal)
-      const [type, ...params] = String(res.headers['content-type'] ?? '').split(';')
-      const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1]).find(Boolean)
-      return { url: url.href, contentType: type.trim().toLowerCase(), ...(charset ? { charset } : {}), body }
+      const { type, charset } = parseContentType(String(res.headers['content-type'] ?? ''))
+      return { url: url.href, contentType: type, ...(charset ? { charset } : {}), body }
     }
     throw new FetchError(`more than ${MAX_REDIRECTS} redirects`)
   } catch (error) {
