@@ -16,7 +16,7 @@ export interface ParseInput {
   bytes: Uint8Array
   /** Where an HTML page came from: its links resolve against it. */
   url?: string
-  /** The encoding a web server declared for a page (its Content-Type's charset). */
+  /** The encoding declared for a text (a web server's or an upload part's Content-Type charset). */
   charset?: string
 }
 
@@ -101,9 +101,8 @@ const blockText = (root: Element | DocumentFragment) => {
 }
 
 /**
- * Text in the encoding its byte-order mark names, else the one its server declared, else UTF-8.
- * Only a page from the web has a declared one: an uploaded file's type was decided by its bytes,
- * and only UTF-8 bytes, or UTF-16 ones with their mark, make a text file.
+ * Text in the encoding its byte-order mark names, else the declared one (a web server's, or an
+ * upload part's Content-Type charset), else UTF-8.
  */
 const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
   const charset = getBOMEncoding(bytes) ?? declared
@@ -113,13 +112,13 @@ const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
   try {
     decoder = new WhatwgDecoder(charset, { fatal: true })
   } catch {
-    throw new ParseError(`the page's charset ${charset} is not one this service reads`)
+    throw new ParseError(`the declared charset ${charset} is not one this service reads`)
   }
   if (decoder.encoding === 'utf-8') return utf8(bytes)
   try {
     return decoder.decode(bytes)
   } catch {
-    throw new ParseError(`the page is not valid ${decoder.encoding} text`)
+    throw new ParseError(`the content is not valid ${decoder.encoding} text`)
   }
 }
 
