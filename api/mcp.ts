@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import type { DomainError } from '../domain/shared'
@@ -49,7 +49,12 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: skills.map((s) => ({ name: s.name, description: s.description, arguments: s.arguments })),
     }))
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    // Checked here rather than by the SDK, whose schema failure would answer an internal error
+    // (-32603) for what is the client's invalid params (-32602).
+    server.setRequestHandler(RequestSchema.extend({ method: GetPromptRequestSchema.shape.method }), async (raw) => {
+      const parsed = GetPromptRequestSchema.safeParse(raw)
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid prompts/get: ${parsed.error.issues.map((i) => `params.${i.path.slice(1).join('.')}: ${i.message}`).join('; ')}`)
+      const request = parsed.data
       const skill = skills.find((s) => s.name === request.params.name)
       if (!skill) throw new McpError(ErrorCode.InvalidParams, `no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`)
       const args = request.params.arguments ?? {}

@@ -38,12 +38,14 @@ test('tools and the five skills as prompts are listed', async (ctx) => {
   // Each skill's arguments are used; a missing required one or an unknown skill is invalid params (-32602).
   const recall = await client.getPrompt({ name: 'session-recall', arguments: { project: 'Project Orca' } })
   assert.match((recall.messages[0].content as { text: string }).text, 'starting on Project Orca')
-  for (const [name, args] of [['brain-first', {}], ['decision-log', { log: 'Decisions' }], ['meeting-notes', { meeting: '  ' }], ['no-such-skill', {}]] as const) {
+  // Prompt arguments are strings (MCP's schema): a number is invalid params too, not an internal error.
+  for (const [name, args] of [['brain-first', {}], ['decision-log', { log: 'Decisions' }], ['meeting-notes', { meeting: '  ' }], ['no-such-skill', {}], ['brain-first', { question: 42 }]] as const) {
     try {
-      await client.getPrompt({ name, arguments: args })
+      await client.getPrompt({ name, arguments: args as Record<string, string> })
       assert.unreachable(`${name} answered`)
     } catch (error) {
       assert.is((error as { code?: number }).code, -32602, `${name}: ${String(error)}`)
+      if ('question' in args && typeof args.question === 'number') assert.match(String(error), 'params.arguments.question')
     }
   }
 })
