@@ -1,4 +1,5 @@
 import { TextDecoder as WhatwgDecoder, getBOMEncoding } from '@exodus/bytes/encoding.js'
+import { isUtf8 } from 'node:buffer'
 import { fileTypeFromBuffer } from 'file-type'
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
@@ -23,12 +24,17 @@ export const knownCharset = (label: string) => {
 }
 
 /**
- * The text of bytes in the encoding their byte-order mark names, else the declared one, else
- * UTF-8; undefined when they are not valid text in it.
+ * The encoding to read text bytes in: their byte-order mark's; else UTF-8 when they are valid UTF-8
+ * text, whatever was declared (a UTF-8 text declared as Latin-1, a common default of clients and
+ * servers, is far likelier than Latin-1 text that happens to be valid UTF-8); else the declared one.
  */
-const validText = (bytes: Uint8Array, charset = 'utf-8') => {
+export const textEncoding = (bytes: Uint8Array, declared?: string) =>
+  getBOMEncoding(bytes) ?? (declared && !(isUtf8(bytes) && !bytes.includes(0)) ? declared : 'utf-8')
+
+/** The text of bytes in their encoding (textEncoding); undefined when they are not valid text in it. */
+const validText = (bytes: Uint8Array, charset?: string) => {
   try {
-    const text = new WhatwgDecoder(getBOMEncoding(bytes) ?? charset, { fatal: true }).decode(bytes)
+    const text = new WhatwgDecoder(textEncoding(bytes, charset), { fatal: true }).decode(bytes)
     return text.includes('\u0000') ? undefined : text
   } catch {
     return undefined
@@ -85,7 +91,7 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
   const declared = otherThanUtf8(charset)
   const text = validText(bytes, declared)
   // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
-  if (text === undefined || (declared && CONTROLS.test(text))) {
+  if (text === undefined || (textEncoding(bytes, declared) !== 'utf-8' && CONTROLS.test(text))) {
     return {
       ok: false,
       reason: declared

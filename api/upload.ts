@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import { koaBody } from 'koa-body'
 import { takeHit } from '../adapters/rateLimit'
-import { otherThanUtf8, parseContentType, sniffType } from '../adapters/sniff'
+import { otherThanUtf8, parseContentType, sniffType, textEncoding } from '../adapters/sniff'
 import type { StorageInfo } from '../domain/entry'
 import { type DomainError, fail } from '../domain/shared'
 import { readKbConfig } from '../projections/knowledge'
@@ -116,7 +116,8 @@ export const storeUpload = async (deps: Deps, workspaceId: string, upload: Uploa
   }
   if (upload.bytes.length > config.maxFileSize) return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
   const blob = await deps.blobs.put(upload.bytes)
-  // A text's declared charset is kept for its parser; UTF-8 is what the parsers read anyway.
-  const charset = mimeType.startsWith('text/') ? otherThanUtf8(upload.charset) : undefined
+  // The charset a text is read in, when not UTF-8, is kept for its parser.
+  const encoding = textEncoding(upload.bytes, upload.charset)
+  const charset = mimeType.startsWith('text/') && encoding === upload.charset ? otherThanUtf8(encoding) : undefined
   return E.right({ blob, fileName, mimeType, size: upload.bytes.length, ...(charset ? { charset } : {}) })
 }

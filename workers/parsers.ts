@@ -1,11 +1,11 @@
 import { Readability } from '@mozilla/readability'
-import { TextDecoder as WhatwgDecoder, getBOMEncoding } from '@exodus/bytes/encoding.js'
+import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
 import sniffHTMLEncoding from 'html-encoding-sniffer'
 import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
-import { DOCX } from '../adapters/sniff'
+import { DOCX, knownCharset, textEncoding } from '../adapters/sniff'
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
@@ -101,19 +101,13 @@ const blockText = (root: Element | DocumentFragment) => {
 }
 
 /**
- * Text in the encoding its byte-order mark names, else the declared one (a web server's, or an
- * upload part's Content-Type charset), else UTF-8.
+ * Text in the encoding its byte-order mark names, else UTF-8 when it is valid UTF-8, else the
+ * declared one (a web server's, or an upload part's Content-Type charset): textEncoding.
  */
 const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
-  const charset = getBOMEncoding(bytes) ?? declared
-  if (!charset) return utf8(bytes)
+  if (declared && !knownCharset(declared)) throw new ParseError(`the declared charset ${declared} is not one this service reads`)
   // The WHATWG Encoding Standard's decoders: Node's own reads windows-1252 as Latin-1 (0x80-0x9F lost).
-  let decoder: InstanceType<typeof WhatwgDecoder>
-  try {
-    decoder = new WhatwgDecoder(charset, { fatal: true })
-  } catch {
-    throw new ParseError(`the declared charset ${charset} is not one this service reads`)
-  }
+  const decoder = new WhatwgDecoder(textEncoding(bytes, declared), { fatal: true })
   if (decoder.encoding === 'utf-8') return utf8(bytes)
   try {
     return decoder.decode(bytes)

@@ -34,7 +34,7 @@ export const entryView = (r: any) => ({
   isEnabled: r.is_enabled,
   tokenCount: r.token_count,
   ...(r.folder_id ? { folderId: r.folder_id } : {}),
-  ...(r.storage ? { storageInfo: { fileName: r.storage.fileName, mimeType: r.storage.mimeType, size: r.storage.size, sha256: r.storage.blob } } : {}),
+  ...(r.storage ? { storageInfo: { fileName: r.storage.fileName, mimeType: r.storage.mimeType, size: r.storage.size, sha256: r.storage.blob, ...(r.storage.charset ? { charset: r.storage.charset } : {}) } } : {}),
   ...(r.source_url ? { syncConfig: syncConfigView(r) } : {}),
   processingStatus: r.processing_status,
   processingProgress: r.processing_progress,

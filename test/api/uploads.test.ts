@@ -106,6 +106,12 @@ test('text in another encoding is read in the charset its part declares; undecla
   const page = ok(await send(service, m, Buffer.from('<!doctype html><p>Smørrebrød is an open sandwich.</p>', 'latin1'), 'smorrebrod.html', {}, 'text/html; charset=iso-8859-1'), 201)
   assert.is((await waitForTask(service.call, m.token, page.taskId)).status, 'completed')
   assert.match(ok(await service.call('GET', `/api/v1/knowledge/${page.id}`, { token: m.token })).content, 'Smørrebrød is an open sandwich.')
+  // UTF-8 declared as Latin-1 (some clients' default for any text part) is read as the UTF-8 it is.
+  const misdeclared = ok(await send(service, m, Buffer.from('Smörgåsbord, naïve café.'), 'buffet.txt', {}, 'text/plain; charset=ISO-8859-1'), 201)
+  assert.is(misdeclared.storageInfo.charset, undefined)
+  assert.is((await waitForTask(service.call, m.token, misdeclared.taskId)).status, 'completed')
+  assert.match(ok(await service.call('GET', `/api/v1/knowledge/${misdeclared.id}`, { token: m.token })).content, 'Smörgåsbord, naïve café.')
+  assert.is(declared.storageInfo.charset, 'windows-1252')
   const before = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total
   // Undeclared, the same bytes are not UTF-8: refused, with what to do about it.
   const undeclared = expectError(await send(service, m, latin1, 'dessert.txt'), 400, 'VALIDATION_ERROR')
