@@ -31,10 +31,10 @@ export const knownCharset = (label: string) => {
 export const textEncoding = (bytes: Uint8Array, declared?: string) =>
   getBOMEncoding(bytes) ?? (declared && !(isUtf8(bytes) && !bytes.includes(0)) ? declared : 'utf-8')
 
-/** The text of bytes in their encoding (textEncoding); undefined when they are not valid text in it. */
-const validText = (bytes: Uint8Array, charset?: string) => {
+/** The text of bytes in an encoding; undefined when they are not valid text in it. */
+const validText = (bytes: Uint8Array, encoding: string) => {
   try {
-    const text = new WhatwgDecoder(textEncoding(bytes, charset), { fatal: true }).decode(bytes)
+    const text = new WhatwgDecoder(encoding, { fatal: true }).decode(bytes)
     return text.includes('\u0000') ? undefined : text
   } catch {
     return undefined
@@ -49,7 +49,7 @@ const CONTROLS = /[\u0001-\u0008\u000b\u000e-\u001f\u007f]/
 
 /** Text that nothing but a text file would hold. */
 const readsAsText = (bytes: Uint8Array, charset?: string) => {
-  const text = validText(bytes, charset)
+  const text = validText(bytes, textEncoding(bytes, charset))
   return text !== undefined && !CONTROLS.test(text)
 }
 
@@ -89,9 +89,10 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
   if (charset && !knownCharset(charset)) return { ok: false, reason: `the declared charset ${charset} is not one this service reads` }
   const declared = otherThanUtf8(charset)
-  const text = validText(bytes, declared)
+  const encoding = textEncoding(bytes, declared)
+  const text = validText(bytes, encoding)
   // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
-  if (text === undefined || (textEncoding(bytes, declared) !== 'utf-8' && CONTROLS.test(text))) {
+  if (text === undefined || (encoding !== 'utf-8' && CONTROLS.test(text))) {
     return {
       ok: false,
       reason: declared
@@ -116,4 +117,4 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
  * content is known to be text.
  */
 export const sniffType = async (bytes: Uint8Array, fileName = '', charset?: string): Promise<Sniffed> =>
-  (await sniffBinary(bytes, otherThanUtf8(charset))) ?? sniffText(bytes, fileName, charset)
+  (await sniffBinary(bytes, charset)) ?? sniffText(bytes, fileName, charset)
