@@ -25,6 +25,8 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 const ADMIN = 'bench-admin-token-0123456789'
 const PER_WORKSPACE = 20
 const POLL_MS = 250
+/** BENCH_ROUNDS: pairs of measurements per row, alternating (default 2: floor, service, service, floor). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 /** BENCH_ROWS: only the rows whose `embedder/database/queue` starts with one of these (comma-separated), e.g. `hashing/PGlite`. */
 const ROWS = process.env.BENCH_ROWS?.split(',') ?? ['']
 /** Whether a row, or a prefix of rows such as `hashing/`, is among those asked for. */
@@ -128,21 +130,40 @@ const throughService = async (files: File[], embedderName: string, queue: 'memor
   return { seconds: r.seconds, chunks: r.chunks, p95: pct(r.latencies, 95) }
 }
 
+/** Several measurements of one side, as one: times summed, the p95s averaged. */
+const merged = (rs: { seconds: number; chunks: number; p95: number }[]) => ({
+  seconds: rs.reduce((a, r) => a + r.seconds, 0),
+  chunks: rs.reduce((a, r) => a + r.chunks, 0),
+  p95: rs.reduce((a, r) => a + r.p95, 0) / rs.length,
+})
+
 const rows: string[] = []
 for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as const) {
   if (!wanted(`${embedderName}/`)) continue
   const files = await corpus(n)
-  const base = await floor(files, embedderName)
   for (const database of embedderName === 'hashing' ? (['PGlite', 'server'] as const) : (['PGlite'] as const)) {
     for (const queue of ['memory', 'rabbitmq'] as const) {
       if (!wanted(`${embedderName}/${database}/${queue}`)) continue
-      const r = await throughService(files, embedderName, queue, database)
+      // Floor and service alternate (floor, service, service, floor, ...), so that the machine's
+      // drift during a row (this one is shared, and its speed swings by a third within minutes)
+      // weighs on both sides alike instead of on whichever ran in the slow minutes.
+      const floors: Awaited<ReturnType<typeof floor>>[] = []
+      const services: Awaited<ReturnType<typeof throughService>>[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        const floorFirst = round % 2 === 0
+        if (floorFirst) floors.push(await floor(files, embedderName))
+        services.push(await throughService(files, embedderName, queue, database))
+        if (!floorFirst) floors.push(await floor(files, embedderName))
+      }
+      const base = merged(floors)
+      const r = merged(services)
       const f = (x: number, d = 1) => x.toFixed(d)
+      const processed = n * ROUNDS
       rows.push(
-        `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((n / base.seconds) * 60)} / ${f((n / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
+        `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((processed / base.seconds) * 60)} / ${f((processed / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
           `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
       )
-      process.stderr.write(`${rows[rows.length - 1]}\n`)
+      process.stderr.write(`${rows[rows.length - 1]}  (rounds: floor ${floors.map((x) => f(x.seconds, 2)).join(', ')} s; service ${services.map((x) => f(x.seconds, 2)).join(', ')} s)\n`)
     }
   }
 }
