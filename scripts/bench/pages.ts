@@ -14,8 +14,8 @@ const WRITES = Number(process.env.BENCH_WRITES ?? 400)
 const AGENTS = 8
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 100)
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs.readFileSync('eval/docs.jsonl', 'utf8').trim().split('\n').slice(0, 100).map((l) => JSON.parse(l))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/questions.json', 'utf8')).map((q: { query: string }) => q.query)
+const docs: { title: string; text: string }[] = fs.readFileSync('eval/python/docs.jsonl', 'utf8').trim().split('\n').slice(0, 100).map((l) => JSON.parse(l))
+const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map((q: { query: string }) => q.query)
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
 /** Runs `op` `total` times from AGENTS concurrent loops; answers operations per second and latencies. */

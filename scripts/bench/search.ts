@@ -22,8 +22,8 @@ const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
 // machine's drift over a cell (it is shared) weighs on both sides alike.
 const ROUNDS = 4
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs.readFileSync('eval/docs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/questions.json', 'utf8')).map((q: { query: string }) => q.query)
+const docs: { title: string; text: string }[] = fs.readFileSync('eval/python/docs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map((q: { query: string }) => q.query)
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 

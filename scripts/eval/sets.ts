@@ -1,0 +1,48 @@
+// The relevance-evaluation sets: documents generated from a Debian documentation package, and
+// hand-written questions with graded judgments checked against the documents' text.
+import fs from 'node:fs'
+
+export interface Doc {
+  id: string
+  title: string
+  text: string
+}
+
+export type Kind = 'keyword' | 'paraphrase' | 'option'
+
+export interface Question {
+  id: string
+  kind: Kind
+  query: string
+  /** Doc id to grade: 2 answers the question, 1 is related and partly useful. */
+  judgments: Record<string, number>
+  /** A phrase every grade-2 document contains (checked by the build), and the evidence the served chunk should hold. */
+  evidence: string
+}
+
+export interface EvalSet {
+  name: string
+  /** What the documents are, for reports. */
+  about: string
+  dir: string
+}
+
+/** `python` is the set ranking is tuned on; `postgres` is held out and only ever measured. */
+export const SETS: EvalSet[] = [
+  { name: 'python', about: 'Python 3.11 standard library reference (python3.11-doc)', dir: 'eval/python' },
+  { name: 'postgres', about: 'PostgreSQL 15 manual (postgresql-doc-15)', dir: 'eval/postgres' },
+]
+
+/** Documents are cut to this many characters, at a paragraph end. */
+export const CAP = 40_000
+
+export const capped = (text: string) => {
+  if (text.length <= CAP) return text
+  const cut = Math.max(text.lastIndexOf('\n\n', CAP), text.lastIndexOf('\n', CAP))
+  return text.slice(0, cut > CAP / 2 ? cut : CAP).trim()
+}
+
+export const loadDocs = (set: EvalSet): Doc[] =>
+  fs.readFileSync(`${set.dir}/docs.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+
+export const loadQuestions = (set: EvalSet): Question[] => JSON.parse(fs.readFileSync(`${set.dir}/questions.json`, 'utf8'))
