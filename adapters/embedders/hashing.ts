@@ -18,6 +18,8 @@ const add = (v: number[], feature: string, weight: number) => {
 /** Word unigrams, word bigrams and character trigrams hashed into 1536 signed dimensions. */
 export const hashingEmbedder = (): Embedder => ({
   model: 'hashing-v1',
+  // As the local model: tests index entries as passages, as the default service does.
+  passageWords: 40,
   embed: async (texts) =>
     texts.map((text) => {
       const v = new Array<number>(DIMENSIONS).fill(0)

@@ -1,54 +1,90 @@
+import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { type Embedder, normalize, padTo } from './port'
 
-// The model reads only its first ~128 tokens; windows of this many words stay under ~120.
-const WINDOW_WORDS = 80
+/**
+ * Texts a worker takes at once, at most: an entry's passages are spread over every worker, in
+ * parts as large as that allows, since a worker sorts a part's windows by length to batch them.
+ */
+const MAX_PART = 64
 
-const windowsOf = (text: string): string[] => {
-  const words = text.split(/\s+/).filter(Boolean)
-  if (words.length === 0) return ['']
-  const out: string[] = []
-  for (let i = 0; i < words.length; i += WINDOW_WORDS) out.push(words.slice(i, i + WINDOW_WORDS).join(' '))
-  return out
+interface Part {
+  texts: string[]
+  resolve: (v: number[][]) => void
+  reject: (e: Error) => void
 }
 
-/**
- * The local model of DESIGN.md in a worker thread, so the API's event loop never blocks: each
- * text is embedded as windows whose vectors are averaged, then zero-padded from 512 to 1536.
- */
-export const localEmbedder = (): Embedder => {
+/** One model in one worker thread, one part at a time. */
+const modelWorker = () => {
   const worker = new Worker(new URL('./localWorker.mjs', import.meta.url))
   worker.unref()
-  let next = 0
-  const waiting = new Map<number, { resolve: (v: number[][]) => void; reject: (e: Error) => void }>()
-  worker.on('message', (msg: { id: number; vectors?: number[][]; error?: string }) => {
-    const w = waiting.get(msg.id)
-    waiting.delete(msg.id)
-    if (msg.error) w?.reject(new Error(`local embedding model: ${msg.error}`))
-    else w?.resolve(msg.vectors!)
+  let current: Part | undefined
+  worker.on('message', (msg: { vectors?: number[][]; error?: string }) => {
+    const part = current
+    current = undefined
+    if (msg.error) part?.reject(new Error(`local embedding model: ${msg.error}`))
+    else part?.resolve(msg.vectors!)
   })
   worker.on('error', (error) => {
-    for (const w of waiting.values()) w.reject(error)
-    waiting.clear()
+    current?.reject(error)
+    current = undefined
   })
-  const run = (texts: string[]) =>
+  return {
+    get idle() {
+      return current === undefined
+    },
+    start(part: Part) {
+      current = part
+      worker.postMessage({ id: 0, texts: part.texts })
+    },
+    terminate: () => worker.terminate(),
+  }
+}
+
+/** The embedding workers by default: one per core. */
+export const defaultEmbedWorkers = () => availableParallelism()
+
+/**
+ * The local model of DESIGN.md (Universal Sentence Encoder lite, 512 dimensions, zero-padded to
+ * 1536) in a pool of worker threads, so the API's event loop never blocks and every core embeds.
+ * Work waits in one queue and each worker takes the next part when it is free; a search's query
+ * (one or two texts) goes before the parts of ingestion waiting. A text longer than the model
+ * reads (128 of its tokens) is embedded as windows whose vectors are averaged (localWorker.mjs).
+ */
+export const localEmbedder = (workers = defaultEmbedWorkers()): Embedder => {
+  const pool = Array.from({ length: Math.max(1, workers) }, modelWorker)
+  const queue: Part[] = []
+  const dispatch = () => {
+    for (const w of pool) {
+      if (!w.idle || queue.length === 0) continue
+      const part = queue.shift()!
+      w.start({
+        ...part,
+        resolve: (v) => (part.resolve(v), dispatch()),
+        reject: (e) => (part.reject(e), dispatch()),
+      })
+    }
+  }
+  const submit = (texts: string[]) =>
     new Promise<number[][]>((resolve, reject) => {
-      const id = next++
-      waiting.set(id, { resolve, reject })
-      worker.postMessage({ id, texts })
+      const part = { texts, resolve, reject }
+      if (texts.length <= 2) queue.unshift(part)
+      else queue.push(part)
+      dispatch()
     })
   return {
-    model: 'use-lite-512:w80:pad1536',
+    model: 'use-lite-512:t128:pad1536',
+    // About 80 of the model's tokens in English prose, more in code: most passages are read whole.
+    passageWords: 40,
     embed: async (texts) => {
-      const windows = texts.map(windowsOf)
-      const flat = await run(windows.flat())
-      let k = 0
-      return windows.map((ws) => {
-        const sum = new Array<number>(flat[0]?.length ?? 512).fill(0)
-        for (let i = 0; i < ws.length; i++, k++) flat[k].forEach((x, d) => (sum[d] += x))
-        return padTo(normalize(sum))
-      })
+      const parts: Promise<number[][]>[] = []
+      const size = Math.min(MAX_PART, Math.ceil(texts.length / pool.length))
+      for (let i = 0; i < texts.length; i += size) parts.push(submit(texts.slice(i, i + size)))
+      return (await Promise.all(parts)).flat().map((v) => padTo(normalize(v)))
     },
-    close: async () => void (await worker.terminate()),
+    close: async () => {
+      await Promise.all(pool.map((w) => w.terminate()))
+      for (const part of queue.splice(0)) part.reject(new Error('local embedding model: closed'))
+    },
   }
 }

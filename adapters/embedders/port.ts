@@ -4,6 +4,12 @@ export const DIMENSIONS = 1536
 export interface Embedder {
   /** Identifies the model and its preprocessing; vectors of two models are never compared. */
   readonly model: string
+  /**
+   * Words of text the model reads whole (a small model reads little): an entry is then indexed as
+   * passages of this many words, each with its own vector. Unset for a model that reads a whole
+   * chunk: one vector per chunk.
+   */
+  readonly passageWords?: number
   embed(texts: string[]): Promise<number[][]>
   close?(): Promise<void>
 }
