@@ -1,7 +1,8 @@
 // `npm run eval [-- <set>]`: for each evaluation set (scripts/eval/sets.ts), ingests its documents
 // through the API, runs its questions in text, vector and hybrid mode, and MiniSearch (an
-// in-process BM25 library) on the same documents as the reference; reports nDCG@10, MRR@10 and
-// Recall@10 overall and per question kind.
+// in-process BM25 library, default options, title and text) as the reference; reports nDCG@10,
+// MRR@10 and Recall@10 per question kind, latency per mode, how often the served chunk holds the
+// judged evidence, a reliability table of the scores, and precision and recall at the defaults.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,35 +16,43 @@ import { type Doc, type Question, SETS, loadDocs, loadQuestions } from './sets'
 const EMBEDDER = process.env.EVAL_EMBEDDER ?? 'local'
 /** EVAL_CHUNK_TOKENS: chunk size for ingestion; unset, the service's default chunking. */
 const CHUNK = process.env.EVAL_CHUNK_TOKENS ? Number(process.env.EVAL_CHUNK_TOKENS) : undefined
+/** Documents created at once, as a client with a few workers would. */
+const IN_FLIGHT = 2
 const ADMIN = 'eval-admin-token-0123456789'
 const K = 10
+const MODES = ['text', 'vector', 'hybrid'] as const
 
+interface Result {
+  id: string
+  score: number
+  content: string
+}
 
 const gain = (g: number) => 2 ** g - 1
+const relevant = (q: Question, id: string) => (q.judgments[id] ?? 0) >= 1
 const metrics = (ranked: string[], judgments: Record<string, number>) => {
   const top = ranked.slice(0, K)
   const dcg = top.reduce((s, id, i) => s + gain(judgments[id] ?? 0) / Math.log2(i + 2), 0)
   const ideal = Object.values(judgments).sort((a, b) => b - a).slice(0, K).reduce((s, g, i) => s + gain(g) / Math.log2(i + 2), 0)
   const first = top.findIndex((id) => (judgments[id] ?? 0) > 0)
-  const relevant = Object.keys(judgments).filter((id) => judgments[id] > 0)
-  return { ndcg: ideal ? dcg / ideal : 0, mrr: first < 0 ? 0 : 1 / (first + 1), recall: relevant.filter((id) => top.includes(id)).length / relevant.length }
+  const rel = Object.keys(judgments).filter((id) => judgments[id] > 0)
+  return { ndcg: ideal ? dcg / ideal : 0, mrr: first < 0 ? 0 : 1 / (first + 1), recall: rel.filter((id) => top.includes(id)).length / rel.length }
 }
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const f = (x: number, d = 3) => x.toFixed(d)
 
-type Row = { system: string; kind: string; ndcg: number; mrr: number; recall: number }
-const summarise = (system: string, runs: { q: Question; ranked: string[] }[]): Row[] => {
-  const groups = new Map<string, ReturnType<typeof metrics>[]>()
-  for (const { q, ranked } of runs) {
-    const m = metrics(ranked, q.judgments)
-    for (const kind of ['all', q.kind]) groups.set(kind, [...(groups.get(kind) ?? []), m])
-  }
-  return [...groups].map(([kind, ms]) => ({
-    system,
-    kind,
-    ndcg: ms.reduce((s, m) => s + m.ndcg, 0) / ms.length,
-    mrr: ms.reduce((s, m) => s + m.mrr, 0) / ms.length,
-    recall: ms.reduce((s, m) => s + m.recall, 0) / ms.length,
-  }))
+interface Run {
+  q: Question
+  ranked: string[]
 }
+const KINDS = ['all', 'keyword', 'paraphrase', 'option']
+/** Rows of the nDCG table; questions the documents do not answer (`none`) have no ranking to judge. */
+const summarise = (system: string, runs: Run[]) =>
+  KINDS.map((kind) => {
+    const ms = runs.filter((r) => r.q.kind !== 'none' && (kind === 'all' || r.q.kind === kind)).map((r) => metrics(r.ranked, r.q.judgments))
+    return { system, kind, ndcg: mean(ms.map((m) => m.ndcg)), mrr: mean(ms.map((m) => m.mrr)), recall: mean(ms.map((m) => m.recall)) }
+  })
 
 const evaluate = async (docs: Doc[], questions: Question[]) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-eval-'))
@@ -56,6 +65,8 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
     return json.data
   }
+  const out: string[] = []
+  const say = (line = '') => out.push(line)
   try {
     const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'eval@example.com', name: 'Eval' })
     const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: 'Eval' })
@@ -64,18 +75,62 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 100_000 })
     const docOf = new Map<string, string>()
     const started = Date.now()
-    for (const [i, d] of docs.entries()) {
-      const e = await call('POST', '/api/v1/knowledge', token, { title: d.title, source: 'document', content: d.text, ...(CHUNK ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 6) } } : {}) })
-      docOf.set(e.id, d.id)
-      if ((i + 1) % 50 === 0) process.stderr.write(`ingested ${i + 1}/${docs.length} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+    let next = 0
+    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < docs.length) {
+        const d = docs[next++]
+        const chunking = CHUNK ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 5) } } : {}
+        const e = await call('POST', '/api/v1/knowledge', token, { title: d.title, source: 'document', content: d.text, ...chunking })
+        docOf.set(e.id, d.id)
+        if (docOf.size % 50 === 0) process.stderr.write(`ingested ${docOf.size}/${docs.length} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+      }
+    }))
+    const ingestSeconds = (Date.now() - started) / 1000
+    const byId = new Map(docs.map((d) => [d.id, d]))
+    const search = async (body: object) => {
+      const t = performance.now()
+      const r = await call('POST', '/api/v1/knowledge/search', token, body)
+      return { ms: performance.now() - t, mode: r.mode as string, fallback: r.fallback as string | undefined, results: (r.results as Result[]).map((x) => ({ ...x, id: docOf.get(x.id)! })) }
     }
-    const rows: Row[] = []
-    for (const mode of ['text', 'vector', 'hybrid']) {
-      const runs = []
+
+    const rows = []
+    const latency: Record<string, number[]> = {}
+    const reliability: Record<string, Array<[number, number]>> = {}
+    const evidence: Record<string, [number, number]> = {}
+    const atDefaults: Record<string, { p5: number[]; r5: number[]; emptied: number; noneAnswered: number }> = {}
+    for (const mode of MODES) {
+      const runs: Run[] = []
+      latency[mode] = []
+      reliability[mode] = Array.from({ length: 10 }, () => [0, 0] as [number, number])
+      evidence[mode] = [0, 0]
+      atDefaults[mode] = { p5: [], r5: [], emptied: 0, noneAnswered: 0 }
       for (const q of questions) {
-        const r = await call('POST', '/api/v1/knowledge/search', token, { query: q.query, mode, limit: K, minScore: 0 })
+        const r = await search({ query: q.query, mode, limit: K, minScore: 0 })
         if (r.mode !== mode) throw new Error(`${mode} answered as ${r.mode}: ${r.fallback}`)
-        runs.push({ q, ranked: r.results.map((x: { id: string }) => docOf.get(x.id)!) })
+        latency[mode].push(r.ms)
+        runs.push({ q, ranked: r.results.map((x) => x.id) })
+        for (const x of r.results) {
+          const bucket = reliability[mode][Math.min(9, Math.floor(x.score * 10))]
+          bucket[0]++
+          if (relevant(q, x.id)) bucket[1]++
+          // The chunk served for a document that answers (grade 2) should hold what answers it.
+          if (q.judgments[x.id] === 2) {
+            evidence[mode][0]++
+            if (x.content.toLowerCase().includes(q.evidence.toLowerCase())) evidence[mode][1]++
+          }
+        }
+        // At the endpoint's defaults (limit 5, minScore 0.5).
+        const d = await search({ query: q.query, mode })
+        const a = atDefaults[mode]
+        if (q.kind === 'none') {
+          if (d.results.length > 0) a.noneAnswered++
+          continue
+        }
+        const rel = Object.keys(q.judgments).filter((id) => relevant(q, id))
+        const hits = d.results.filter((x) => relevant(q, x.id)).length
+        a.p5.push(d.results.length ? hits / d.results.length : 0)
+        a.r5.push(hits / rel.length)
+        if (d.results.length === 0 && r.results[0] && relevant(q, r.results[0].id)) a.emptied++
       }
       rows.push(...summarise(mode, runs))
     }
@@ -83,20 +138,35 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     mini.addAll(docs)
     rows.push(...summarise('MiniSearch (reference)', questions.map((q) => ({ q, ranked: mini.search(q.query).map((r) => String(r.id)) }))))
 
-    const f = (x: number) => x.toFixed(3)
-    process.stdout.write(`\n${docs.length} documents, ${questions.length} questions; embedder ${EMBEDDER}; chunks of ${CHUNK ?? 'the default'} tokens\n\n`)
-    process.stdout.write('| system | questions | nDCG@10 | MRR@10 | Recall@10 |\n|---|---|---:|---:|---:|\n')
-    for (const kind of ['all', 'keyword', 'paraphrase', 'option']) {
-      for (const r of rows.filter((x) => x.kind === kind)) process.stdout.write(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |\n`)
+    const answerable = questions.filter((q) => q.kind !== 'none').length
+    const chars = docs.reduce((n, d) => n + d.text.length, 0)
+    say(`${docs.length} documents (${f(chars / 1e6, 2)} M characters), ${questions.length} questions (${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ${CHUNK ?? 'the default'} tokens`)
+    say(`ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`)
+    say()
+    say('| system | questions | nDCG@10 | MRR@10 | Recall@10 |\n|---|---|---:|---:|---:|')
+    for (const kind of KINDS) for (const r of rows.filter((x) => x.kind === kind)) say(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |`)
+    say()
+    say('| mode | p50 ms | p95 ms | served chunk holds the evidence | P@5 at defaults | R@5 at defaults | emptied with a relevant first result | unanswerable answered |\n|---|---:|---:|---:|---:|---:|---:|---:|')
+    for (const mode of MODES) {
+      const a = atDefaults[mode]
+      const none = questions.length - answerable
+      say(`| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`)
+    }
+    say()
+    say('Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or 2)\n')
+    say(`| score | ${MODES.join(' | ')} |\n|---|${MODES.map(() => '---:').join('|')}|`)
+    for (let b = 9; b >= 0; b--) {
+      say(`| ${f(b / 10, 1)}-${f((b + 1) / 10, 1)} | ${MODES.map((m) => { const [n, rel] = reliability[m][b]; return n ? `${n}: ${f(rel / n, 2)}` : '-' }).join(' | ')} |`)
     }
   } finally {
     await service.stop()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
+  return out.join('\n')
 }
 
 for (const set of SETS.filter((x) => !process.argv[2] || x.name === process.argv[2])) {
-  process.stdout.write(`\n## ${set.name}: ${set.about}\n`)
-  await evaluate(loadDocs(set), loadQuestions(set))
+  const report = await evaluate(loadDocs(set), loadQuestions(set))
+  process.stdout.write(`\n## ${set.name}: ${set.about}\n\n${report}\n`)
 }
 process.exit(0)

@@ -8,7 +8,8 @@ export interface Doc {
   text: string
 }
 
-export type Kind = 'keyword' | 'paraphrase' | 'option'
+/** `none`: a question the documents do not answer (only irrelevant results), for calibrating scores. */
+export type Kind = 'keyword' | 'paraphrase' | 'option' | 'none'
 
 export interface Question {
   id: string
