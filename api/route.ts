@@ -40,6 +40,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   body?: t.Type<B, unknown, unknown>
   /** The body may also (or must) be a multipart form, read by `before` into the body the codec decodes. */
   multipart?: 'also' | 'only'
+  /** JSON Schema of the answer's `data`, for the OpenAPI document. */
+  response?: Record<string, unknown>
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
   before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
   handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>

@@ -11,6 +11,7 @@ import { type DomainError, fail } from '../domain/shared'
 import { task } from '../domain/task'
 import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { ChunkedContent, Section } from '../workers/chunker'
+import { entryPassages } from '../workers/passages'
 import { ParseError } from '../workers/parsers'
 import type { ParserPool } from '../workers/parserPool'
 import { type CommandContext, handle, load } from './handle'
@@ -119,7 +120,7 @@ export interface Prepared {
 }
 
 /**
- * Chunks the content once, for the event to carry, and embeds the chunks into the cache before
+ * Chunks the content once, for the event to carry, and embeds its passages into the cache before
  * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
  * Sections are joined by a blank line and chunked one by one.
  */
@@ -147,7 +148,8 @@ export const prepareContent = async (
   await task?.onEmbedding()
   if (embed) {
     try {
-      await ensureEmbedded(deps.db, deps.embedder, chunks.map((c) => embeddingInput(title, c.text)))
+      const passages = entryPassages(content, chunks, deps.embedder.passageWords)
+      await ensureEmbedded(deps.db, deps.embedder, passages.map((p) => embeddingInput(title, p.text)))
     } catch (error) {
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { Scope } from '../adapters/textIndex/port'
+import { type Scope, scopeSql } from '../adapters/textIndex/port'
 import { pageSearch } from '../domain/search'
+import { PAGE_STATS } from '../projections/pageIndex'
 import { type CommandContext, handle } from './handle'
-import { type Mode, embedQuery, inSnapshot, keep, rank } from './ranking'
+import { type Hit, type Mode, type SearchIndex, embedQuery, inSnapshot, keep, rank } from './ranking'
 import type { SearchDeps } from './search'
-import { CANDIDATES } from './search'
 import { streams } from './streams'
 
 /** Which page versions a search sees: a workspace's latest versions, or a public pack's verified pins. */
@@ -16,9 +16,14 @@ export interface PageResult {
   version: number
   content: string
   score: number
+  scores: Hit['scores']
+  ranks: Hit['ranks']
   /** SPEC.md: `<page title> · v<version>`. */
   citation: string
 }
+
+/** Pages are searched whole: a version's row is both what is served and what is embedded. */
+const PAGE_INDEX: SearchIndex = { stats: PAGE_STATS, key: 'page_id', rows: { table: 'kb_page_index', field: 'page' }, vectors: { table: 'kb_page_index' } }
 
 const rowsOf = (scope: PageScope): Scope =>
   scope.kind === 'workspace' ? [['workspace_id = ?', scope.workspaceId], 'latest'] : [['collection_id = ?', scope.collectionId], 'pinned']
@@ -32,16 +37,21 @@ export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: 
   const vector = await embedQuery(deps, req.mode, req.query)
   const { results, mode, fallback } = await inSnapshot(deps.db, async (tx) => {
     const ranked = await rank(deps, tx, {
-      table: 'kb_page_index', key: 'page_id', scope: rowsOf(scope), query: req.query, mode: req.mode, candidates: Math.max(CANDIDATES, req.limit * 4),
+      index: PAGE_INDEX, workspaceId: scope.workspaceId, scope: rowsOf(scope), query: req.query, mode: req.mode, fusion: 'score', limit: req.limit,
     }, vector)
     const kept = keep(ranked.hits, req.minScore, req.limit)
+    // The scope holds one row per page (its latest version, or its verified pin).
+    const s = scopeSql(rowsOf(scope), 2)
     const { rows } = kept.length
-      ? await tx.query('SELECT id, page_id, version, title, content FROM kb_page_index WHERE id = ANY($1::text[])', [kept.map((h) => h.id)])
+      ? await tx.query(`SELECT page_id, version, title, content FROM kb_page_index WHERE page_id = ANY($1::text[])${s.sql}`, [kept.map((h) => h.key), ...s.args])
       : { rows: [] }
-    const byId = new Map(rows.map((r) => [r.id, r]))
+    const byPage = new Map(rows.map((r) => [r.page_id, r]))
     const served: PageResult[] = kept.flatMap((h) => {
-      const r = byId.get(h.id)
-      return r ? [{ pageId: r.page_id, title: r.title, version: r.version, content: r.content, score: h.score, citation: `${r.title} · v${r.version}` }] : []
+      const r = byPage.get(h.key)
+      return r ? [{
+        pageId: r.page_id, title: r.title, version: r.version, content: r.content, score: h.score, scores: h.scores, ranks: h.ranks,
+        citation: `${r.title} · v${r.version}`,
+      }] : []
     })
     return { results: served, mode: ranked.mode, fallback: ranked.fallback }
   })

@@ -1,10 +1,13 @@
 import * as E from 'fp-ts/Either'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
+import { bm25 } from '../adapters/textIndex/bm25'
 import type { Scope, TextIndex } from '../adapters/textIndex/port'
-import { hasVectors, vectorSearch } from '../adapters/vectorIndex'
+import { type QueryTerms, queryTerms, tfOfSql } from '../adapters/textIndex/terms'
+import { type VectorHit, hasVectors, vectorSearch } from '../adapters/vectorIndex'
+import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
-export type Mode = 'hybrid' | 'vector' | 'text'
+export type { Fusion, Mode }
 
 export interface RankDeps {
   db: Database
@@ -13,53 +16,44 @@ export interface RankDeps {
   vectors: boolean
 }
 
-/** What to rank: rows of `table` in `scope`, one result per `key` (an entry, a page). */
-export interface RankQuery {
-  table: string
+/**
+ * Where a search looks, all tables sharing the scope's columns: `rows` are what a result serves
+ * (chunks, or page versions), with BM25 each; `entries` hold each result's title and whole text
+ * (absent where a row is the whole thing); `vectors` hold the vectors (passages standing for a
+ * chunk, or the rows themselves). `stats` names the term statistics of their fields.
+ */
+export interface SearchIndex {
+  stats: string
   key: string
+  rows: { table: string; field: string }
+  entries?: { table: string }
+  vectors: { table: string; chunk?: string }
+}
+
+export interface RankQuery {
+  index: SearchIndex
+  workspaceId: string
   scope: Scope
   query: string
   mode: Mode
-  /** Rows each leg reads (at least 50, so one result per key still fills the limit). */
-  candidates: number
+  fusion: Fusion
+  /** Results wanted: each leg reads enough candidates to fill them. */
+  limit: number
 }
 
-export interface Hit {
-  id: string
-  key: string
-  score: number
+export type Hit = Fused
+
+/** What the search found, kept to choose each result's chunk to serve: the query's lexemes, and each key's most similar row. */
+export interface Evidence {
+  terms?: QueryTerms
+  nearest: Map<string, VectorHit>
 }
 
-const RRF_K = 60
-
-/** Best row per key, in rank order. */
-const bestPerKey = (hits: Hit[]) => {
-  const seen = new Map<string, Hit>()
-  for (const h of [...hits].sort((a, b) => b.score - a.score)) if (!seen.has(h.key)) seen.set(h.key, h)
-  return [...seen.values()]
-}
-
-/**
- * Reciprocal Rank Fusion (k = 60) over keys ranked by each leg, divided by its maximum 2/61
- * so a key ranked first by both legs scores 1.0. Each key keeps the row that earned its
- * larger share of the sum.
- */
-const fuse = (legs: Hit[][]) => {
-  const fused = new Map<string, { score: number; best: Hit; share: number }>()
-  for (const leg of legs) {
-    bestPerKey(leg).forEach((hit, rank) => {
-      const share = 1 / (RRF_K + rank + 1)
-      const f = fused.get(hit.key)
-      if (!f) fused.set(hit.key, { score: share, best: hit, share })
-      else {
-        f.score += share
-        if (share > f.share) Object.assign(f, { best: hit, share })
-      }
-    })
-  }
-  const max = legs.length / (RRF_K + 1)
-  return [...fused.values()].map((f) => ({ ...f.best, score: f.score / max })).sort((a, b) => b.score - a.score)
-}
+/** Candidates each leg reads: rows for BM25, whole entries by body and by title, vectors. */
+const ROW_CANDIDATES = 100
+const BODY_CANDIDATES = 50
+const TITLE_CANDIDATES = 20
+const VECTOR_CANDIDATES = 200
 
 /** The query's vector for the vector leg, or why there is none (then the search answers from text). */
 export type QueryVector = E.Either<string, number[]> | undefined
@@ -88,34 +82,112 @@ export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
     return fn(tx)
   })
 
+const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
+
+/** BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts). */
+const scoreRows = async (tx: Client, table: string, idColumn: string, tfColumn: string, lenColumn: string, ids: string[], terms: QueryTerms, field: string) => {
+  if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
+  const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
+    `SELECT ${idColumn} AS id, ${lenColumn} AS len, ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])`,
+    [ids, terms.lexemes],
+  )
+  return new Map(rows.map((r) => [r.id, bm25(terms, field, r.tf, r.len)]))
+}
+
+/** The text leg: candidate rows and entries from the index, scored from their term frequencies. */
+const textLeg = async (deps: RankDeps, tx: Client, q: RankQuery, terms: QueryTerms): Promise<Map<string, TextEvidence>> => {
+  const { index, scope, query } = q
+  const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
+  const rows = await deps.textIndex.candidates(tx, { table: index.rows.table, column: 'searchable_text', key: index.key, query, scope, limit: rowLimit })
+  const rowScores = await scoreRows(tx, index.rows.table, 'id', 'tf', 'len', rows.map((r) => r.id), terms, index.rows.field)
+  const evidence = new Map<string, TextEvidence>()
+  for (const r of rows) {
+    const score = rowScores.get(r.id) ?? 0
+    // Where a row is the whole thing (a page), it is also the body.
+    const e = evidence.get(r.key)
+    if (!e) evidence.set(r.key, { chunk: score, body: index.entries ? 0 : score, title: 0 })
+    else if (score > e.chunk) Object.assign(e, { chunk: score, ...(index.entries ? {} : { body: score }) })
+  }
+  if (index.entries) {
+    const entries = index.entries.table
+    const [bodies, titles] = await Promise.all([
+      deps.textIndex.candidates(tx, { table: entries, column: 'body_text', id: index.key, key: index.key, query, scope, limit: BODY_CANDIDATES }),
+      deps.textIndex.candidates(tx, { table: entries, column: 'title_text', id: index.key, key: index.key, query, scope, limit: TITLE_CANDIDATES }),
+    ])
+    const keys = [...new Set([...evidence.keys(), ...bodies.map((b) => b.key), ...titles.map((t) => t.key)])]
+    const [body, title] = await Promise.all([
+      scoreRows(tx, entries, index.key, 'body_tf', 'body_len', keys, terms, 'body'),
+      scoreRows(tx, entries, index.key, 'title_tf', 'title_len', keys, terms, 'title'),
+    ])
+    for (const key of keys) {
+      const e = evidence.get(key) ?? { chunk: 0, body: 0, title: 0 }
+      evidence.set(key, { ...e, body: body.get(key) ?? 0, title: title.get(key) ?? 0 })
+    }
+  }
+  // A key no lexeme of the query reached is no match.
+  for (const [key, e] of evidence) if (e.chunk === 0 && e.body === 0 && e.title === 0) evidence.delete(key)
+  return evidence
+}
+
+/** Vector evidence of each key from its rows' similarities: the best, and the mean of the best three. */
+const vectorEvidence = (hits: VectorHit[]) => {
+  const byKey = new Map<string, number[]>()
+  for (const h of hits) byKey.set(h.key, [...(byKey.get(h.key) ?? []), h.score])
+  return new Map([...byKey].map(([key, scores]) => {
+    const top = scores.sort((a, b) => b - a).slice(0, 3)
+    return [key, { best: top[0], top3: top.reduce((s, x) => s + x, 0) / top.length }] as const
+  }))
+}
+
 /** The vector leg, or why it cannot answer (then the search answers from text). */
-const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<E.Either<string, Hit[]>> => {
+const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<E.Either<string, VectorHit[]>> => {
   if (!deps.vectors) return E.left('this database has no pgvector')
-  const { table, key, scope, candidates } = q
-  if (!(await hasVectors(tx, table, deps.embedder.model, scope))) return E.left('there are no embeddings of the current model to search')
+  const { table } = q.index.vectors
+  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope))) return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
+  const hits = await vectorSearch(tx, {
+    table, key: q.index.key, chunk: q.index.vectors.chunk, vector: vector.right, model: deps.embedder.model, scope: q.scope, limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
+  })
   // A row with no similarity to the query (or none defined: a query with no features embeds as
-  // zeros) is no match, and must not earn a rank in hybrid's fusion.
-  const hits = await vectorSearch(tx, { table, key, vector: vector.right, model: deps.embedder.model, scope, limit: candidates })
+  // zeros) is no match.
   return E.right(hits.filter((h) => h.score > 0))
 }
 
 /**
- * SPEC.md's search modes over any indexed table: text (BM25), vector (cosine), or hybrid (RRF of
- * both), one hit per key with its best row. Vector and hybrid fall back to text when there are no
- * vectors to search or the embedder failed; the answer says which mode answered and why. `tx` is
- * the search's snapshot (`inSnapshot`), `vector` the query's (`embedQuery`).
+ * Search over an index in one of SPEC.md's modes, one hit per key, best first: the legs gather
+ * their evidence and the ranking model (./rankingModel.ts) orders and scores it. Vector and hybrid
+ * fall back to text when there are no vectors to search or the embedder failed; the answer says
+ * which mode answered and why. `tx` is the search's snapshot (`inSnapshot`), `vector` the query's
+ * (`embedQuery`).
  */
-export const rank = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<{ hits: Hit[]; mode: Mode; fallback?: string }> => {
-  const text = () => deps.textIndex.search(tx, { table: q.table, key: q.key, query: q.query, scope: q.scope, limit: q.candidates })
-  if (q.mode === 'text') return { hits: bestPerKey(await text()), mode: 'text' }
-  const semantic = await vectorLeg(deps, tx, q, vector)
-  const keyword = q.mode === 'hybrid' || E.isLeft(semantic) ? await text() : []
-  if (E.isLeft(semantic)) return { hits: bestPerKey(keyword), mode: 'text', fallback: semantic.left }
-  return { hits: q.mode === 'hybrid' ? fuse([semantic.right, keyword]) : bestPerKey(semantic.right), mode: q.mode }
+export const rank = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; evidence: Evidence }> => {
+  const evidence: Evidence = { nearest: new Map() }
+  const semantic = q.mode === 'text' ? undefined : await vectorLeg(deps, tx, q, vector)
+  const mode: Mode = semantic && E.isLeft(semantic) ? 'text' : q.mode
+  const fallback = semantic && E.isLeft(semantic) ? semantic.left : undefined
+
+  let text = new Map<string, TextEvidence>()
+  if (mode !== 'vector') {
+    evidence.terms = await queryTerms(tx, q.index.stats, q.workspaceId, q.query, fieldsOf(q.index))
+    text = await textLeg(deps, tx, q, evidence.terms)
+  }
+  let vec = new Map<string, VectorEvidence>()
+  if (semantic && E.isRight(semantic)) {
+    // Hits come most similar first: a key's first is its nearest row.
+    for (const h of semantic.right) if (!evidence.nearest.has(h.key)) evidence.nearest.set(h.key, h)
+    vec = vectorEvidence(semantic.right)
+  }
+
+  const hits = fuse(text, vec, mode, q.fusion)
+  return { hits, mode, ...(fallback ? { fallback } : {}), evidence }
 }
 
 /** Scores are served rounded; minScore compares what the client sees; then the limit. */
 export const keep = (hits: Hit[], minScore: number, limit: number) =>
-  hits.map((h) => ({ ...h, score: Math.round(h.score * 1e6) / 1e6 })).filter((h) => h.score >= minScore).slice(0, limit)
+  hits
+    .map((h) => ({ ...h, score: round(h.score), scores: Object.fromEntries(Object.entries(h.scores).map(([k, v]) => [k, round(v)])) as Hit['scores'] }))
+    .filter((h) => h.score >= minScore)
+    .slice(0, limit)
+
+export const round = (x: number) => Math.round(x * 1e6) / 1e6

@@ -14,26 +14,27 @@ const BATCH = 256
 export interface ReembedReport {
   workspaceId: string
   model: string
-  chunks: number
+  /** Vectors made: one per passage the model reads whole (or per chunk). */
+  vectors: number
   position: number
 }
 
 /**
- * Re-embeds a workspace's chunks with the configured model: the new vectors are built beside the
+ * Re-embeds a workspace's passages with the configured model: the new vectors are built beside the
  * old ones (in the embedding cache) while search goes on, then one EmbeddingsRebuilt event makes
  * the chunks projection swap them all in one transaction. Search compares only vectors of the
  * current model, so it never mixes two.
  */
 export const reembedWorkspace = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId: string): Promise<ReembedReport> => {
   const { rows } = await db.query<{ content: string; title: string }>(
-    'SELECT c.content, x.title FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE c.workspace_id = $1 AND x.embed ORDER BY c.id',
+    'SELECT p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE p.workspace_id = $1 AND x.embed ORDER BY p.id',
     [workspaceId],
   )
   for (let i = 0; i < rows.length; i += BATCH) await ensureEmbedded(db, embedder, rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)))
   const ctx = { actor: { kind: 'system' as const, process: 'reembed' }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId }
   const done = await handle(store, streams.reembed(workspaceId), embeddings, { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } }, ctx)
   if (done._tag === 'Left') throw new Error(done.left.message)
-  return { workspaceId, model: embedder.model, chunks: rows.length, position: done.right.position }
+  return { workspaceId, model: embedder.model, vectors: rows.length, position: done.right.position }
 }
 
 /** Every workspace that has embedded chunks, or the one asked for. */

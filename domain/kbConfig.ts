@@ -20,7 +20,8 @@ export interface KbConfig {
   maxFileSize: number
   allowedFileTypes: string[]
   ingestion: { chunkSize: number; chunkOverlap: number; autoEmbed: boolean }
-  search: { defaultMode: 'hybrid' | 'vector' | 'text'; defaultLimit: number; minScore: number }
+  /** `fusion`: how hybrid orders its results, by calibrated score (`score`) or Reciprocal Rank Fusion (`rrf`). */
+  search: { defaultMode: 'hybrid' | 'vector' | 'text'; defaultLimit: number; minScore: number; fusion: 'score' | 'rrf' }
   verification: { enabled: boolean }
 }
 
@@ -33,7 +34,7 @@ export const defaultKbConfig = (): KbConfig => ({
   maxFileSize: MAX_FILE_SIZE,
   allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
-  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7 },
+  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score' },
   verification: { enabled: false },
 })
 
@@ -45,7 +46,7 @@ const Changes = t.partial({
   maxFileSize: t.number,
   allowedFileTypes: t.array(t.string),
   ingestion: t.partial({ chunkSize: t.number, chunkOverlap: t.number, autoEmbed: t.boolean }),
-  search: t.partial({ defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: t.number, minScore: t.number }),
+  search: t.partial({ defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: t.number, minScore: t.number, fusion: t.keyof({ score: null, rrf: null }) }),
   verification: t.partial({ enabled: t.boolean }),
 })
 export type KbConfigChanges = t.TypeOf<typeof Changes>

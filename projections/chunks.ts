@@ -4,9 +4,11 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { TextIndex } from '../adapters/textIndex/port'
+import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
 import { hnswIndexDdl } from '../adapters/vectorIndex'
 import type { EmbeddingsRebuilt } from '../domain/embeddings'
 import type { ChunkSpans, EntryEvent } from '../domain/entry'
+import { entryPassages } from '../workers/passages'
 import type { Projector } from './projector'
 
 export interface ChunksOptions {
@@ -16,30 +18,47 @@ export interface ChunksOptions {
   textIndex: TextIndex
 }
 
+/** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
+export const CHUNK_STATS = 'kb_chunk'
+
 /**
- * Chunks of each entry's content, cut where the entry's events say, with their vectors and the
- * model that made them, and the entry facts search filters on (workspace, enabled, source,
- * category, tags), so that filters apply inside the vector and BM25 index scans. Chunk ids are
- * `<entryId>:<index>`: replaying an entry's events rewrites the same rows. Vectors come from the
- * embedding cache: the command embedded them already, and a rebuild never embeds twice.
+ * The search index of knowledge entries, with the entry facts search filters on (workspace,
+ * enabled, source, category, tags) on every row, so that filters apply inside the index scans:
+ * - kb_chunks: each entry's chunks, cut where its events say (served as results, BM25 per chunk);
+ * - kb_chunk_entries: each entry as a whole, its title and its full text (BM25 per entry);
+ * - kb_passages: the vectors, one per passage the embedding model reads whole (or per chunk).
+ * Ids are `<entryId>:<index>`: replaying an entry's events rewrites the same rows. Vectors come
+ * from the embedding cache: the command embedded them already, and a rebuild never embeds twice.
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 5,
-  tables: ['kb_chunks', 'kb_chunk_entries'],
+  version: 6,
+  tables: ['kb_chunks', 'kb_chunk_entries', 'kb_passages', `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
       token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
-      tags text[] NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL);
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
-    ${vectors ? hnswIndexDdl('kb_chunks') : ''}
-    ${textIndex.indexDdl('kb_chunks')}
+    ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
     CREATE TABLE kb_chunk_entries (
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
-      source text NOT NULL, metadata jsonb NOT NULL);
+      source text NOT NULL, metadata jsonb NOT NULL, category text, tags text[] NOT NULL,
+      title_text text NOT NULL, title_tf jsonb NOT NULL, title_len integer NOT NULL,
+      body_text text NOT NULL, body_tf jsonb NOT NULL, body_len integer NOT NULL);
+    CREATE INDEX kb_chunk_entries_workspace ON kb_chunk_entries (workspace_id);
+    ${textIndex.indexDdl('kb_chunk_entries', 'title_text')}
+    ${textIndex.indexDdl('kb_chunk_entries', 'body_text')}
+    CREATE TABLE kb_passages (
+      id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
+      start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
+      is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
+      model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+    CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
+    ${vectors ? hnswIndexDdl('kb_passages') : ''}
+    ${termStatsSchema(CHUNK_STATS)}
   `,
   handles: ['EntryCreated', 'EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'EmbeddingsRebuilt'],
   async apply(tx: Client, recorded: RecordedEvent) {
@@ -47,90 +66,160 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     switch (e.type) {
       case 'EntryCreated': {
         const d = e.data
-        await tx.query(
-          `INSERT INTO kb_chunk_entries (entry_id, workspace_id, title, embed, is_enabled, source, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (entry_id) DO NOTHING`,
-          [d.entryId, d.workspaceId, d.title, d.embed, d.isEnabled, d.source, JSON.stringify(d.metadata)],
-        )
+        await createEntry(tx, d)
         await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks)
         return
       }
       case 'EntryUpdated': {
         const { content, chunks, isEnabled, metadata, title } = e.data.changes
-        if (isEnabled !== undefined || metadata !== undefined) {
-          await tx.query(
-            'UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb, \'{}\'::jsonb) WHERE entry_id = $1',
-            [e.data.entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null],
-          )
-          await tx.query(
-            `UPDATE kb_chunks c SET is_enabled = x.is_enabled, category = x.metadata->>'category', tags = ${TAGS}
-             FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.entry_id = x.entry_id`,
-            [e.data.entryId],
-          )
-        }
-        if (title !== undefined) await tx.query('UPDATE kb_chunk_entries SET title = $2 WHERE entry_id = $1', [e.data.entryId, title])
-        if (content !== undefined && chunks !== undefined) await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
-        else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'c.entry_id = $1', e.data.entryId)
+        if (isEnabled !== undefined || metadata !== undefined) await refilter(tx, e.data.entryId, isEnabled, metadata)
+        if (title !== undefined) await rewriteEntry(tx, e.data.entryId, 'title', title)
+        if (content !== undefined && chunks !== undefined) {
+          await rewriteEntry(tx, e.data.entryId, 'body', content)
+          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
+        } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
         return
       }
       case 'EntryContentProcessed':
         // A task's result replaces the chunks at once: a half-processed entry is never searchable.
+        await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
         await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks)
         return
       case 'EntryDeleted':
-        await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [e.data.entryId])
-        await tx.query('DELETE FROM kb_chunk_entries WHERE entry_id = $1', [e.data.entryId])
+        await deleteChunks(tx, e.data.entryId)
+        await countTerms(tx, CHUNK_STATS, 'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)', entryFields('gone', -1), [e.data.entryId])
         return
       case 'EmbeddingsRebuilt':
-        // A re-embedding: every embedded chunk of the workspace gets this embedder's vector at once.
-        await writeVectors(tx, embedder, vectors, 'c.workspace_id = $1', e.data.workspaceId)
+        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once.
+        await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId)
         return
     }
   },
 })
 
-/** Fresh vectors (from the cache) for the embedded chunks a condition selects, all in one statement. */
-const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, where: string, arg: string) => {
-  const { rows } = await tx.query<{ id: string; content: string; title: string }>(
-    `SELECT c.id, c.content, x.title FROM kb_chunks c JOIN kb_chunk_entries x ON x.entry_id = c.entry_id WHERE ${where} AND x.embed`,
-    [arg],
-  )
-  if (rows.length === 0) return
-  const hashes = await ensureEmbedded(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
-  await tx.query(
-    `UPDATE kb_chunks c SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[], $3::text[]) AS u(id, h) WHERE c.id = u.id`,
-    [embedder.model, rows.map((r) => r.id), hashes],
+
+/** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
+const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
+  fields.map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`).join(' UNION ALL ')
+
+/** Chunks' statistics rows, for countTerms. */
+const chunkFields = (rows: string, sign: 1 | -1) => `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
+
+const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCreated' }>['data']) => {
+  const title = searchableText(d.title)
+  const body = searchableText(d.content)
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `added AS (
+      INSERT INTO kb_chunk_entries (entry_id, workspace_id, title, embed, is_enabled, source, metadata, category, tags,
+        title_text, title_tf, title_len, body_text, body_tf, body_len)
+      SELECT $1, $2, $3, $4, $5, $6, m, m->>'category', coalesce(ARRAY(SELECT jsonb_array_elements_text(m->'tags')), '{}'),
+        $7, t.tf, ${lenSql('t.tf')}, $8, b.tf, ${lenSql('b.tf')}
+      FROM (SELECT $9::jsonb AS m) x, (SELECT ${tfSql('$7::text')} AS tf) t, (SELECT ${tfSql('$8::text')} AS tf) b
+      ON CONFLICT (entry_id) DO NOTHING RETURNING *)`,
+    entryFields('added', 1),
+    [d.entryId, d.workspaceId, d.title, d.embed, d.isEnabled, d.source, title, body, JSON.stringify(d.metadata)],
   )
 }
 
-const TAGS = "coalesce(ARRAY(SELECT jsonb_array_elements_text(x.metadata->'tags')), '{}')"
+/** A new title or body for an entry, its statistics moved from the old text's to the new one's. */
+const rewriteEntry = async (tx: Client, entryId: string, field: 'title' | 'body', text: string) => {
+  const set = field === 'title' ? 'title = $3, ' : ''
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `old AS (SELECT * FROM kb_chunk_entries WHERE entry_id = $1),
+     new AS (UPDATE kb_chunk_entries SET ${set}${field}_text = $2, ${field}_tf = t.tf, ${field}_len = ${lenSql('t.tf')}
+       FROM (SELECT ${tfSql('$2::text')} AS tf) t WHERE entry_id = $1 RETURNING kb_chunk_entries.*)`,
+    `${entryFields('old', -1, [field])} UNION ALL ${entryFields('new', 1, [field])}`,
+    field === 'title' ? [entryId, searchableText(text), text] : [entryId, searchableText(text)],
+  )
+}
+
+/** The entry's filter facts copied to its chunks and passages, so filters apply inside the index scans. */
+const refilter = async (tx: Client, entryId: string, isEnabled: boolean | undefined, metadata: unknown) => {
+  await tx.query(
+    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb, '{}'::jsonb),
+       category = (metadata || coalesce($3::jsonb, '{}'::jsonb))->>'category',
+       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text((metadata || coalesce($3::jsonb, '{}'::jsonb))->'tags')), '{}')
+     WHERE entry_id = $1`,
+    [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null],
+  )
+  for (const table of ['kb_chunks', 'kb_passages']) {
+    await tx.query(
+      `UPDATE ${table} c SET is_enabled = x.is_enabled, category = x.category, tags = x.tags
+       FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.entry_id = x.entry_id`,
+      [entryId],
+    )
+  }
+}
+
+const deleteChunks = async (tx: Client, entryId: string) => {
+  await countTerms(tx, CHUNK_STATS, 'gone AS (DELETE FROM kb_chunks WHERE entry_id = $1 RETURNING workspace_id, tf, len)', chunkFields('gone', -1), [entryId])
+  await tx.query('DELETE FROM kb_passages WHERE entry_id = $1', [entryId])
+}
 
 const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, content: string, spans: ChunkSpans) => {
   const { rows } = await tx.query<{ embed: boolean; title: string }>('SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1', [entryId])
   if (!rows[0]) return
   const { embed, title } = rows[0]
+  await deleteChunks(tx, entryId)
+  if (spans.length === 0) return
   const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
-  const hashes = embed ? await ensureEmbedded(tx, embedder, chunks.map((c) => embeddingInput(title, c.text))) : []
-  await tx.query('DELETE FROM kb_chunks WHERE entry_id = $1', [entryId])
-  if (chunks.length === 0) return
-  await tx.query(
-    `INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
-       is_enabled, source, category, tags, model, embedding, page_url)
-     SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.metadata->>'category', ${TAGS},
-       $2, ${cachedVector('$2', 'h', pgvector)}, p
-     FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[]) AS u(i, c, s, so, eo, tc, h, p)
-     JOIN kb_chunk_entries x ON x.entry_id = $1`,
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `added AS (
+      INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
+        is_enabled, source, category, tags, page_url, tf, len)
+      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p, t.tf, ${lenSql('t.tf')}
+      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[]) AS u(i, c, s, so, eo, tc, p)
+      CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
+      JOIN kb_chunk_entries x ON x.entry_id = $1
+      RETURNING workspace_id, tf, len)`,
+    chunkFields('added', 1),
     [
       entryId,
-      embed ? embedder.model : null,
       chunks.map((c) => c.index),
       chunks.map((c) => c.text),
       chunks.map((c) => searchableText(c.text)),
       chunks.map((c) => c.start),
       chunks.map((c) => c.end),
       chunks.map((c) => c.tokenCount),
-      chunks.map((_, i) => (embed ? hashes[i] : null)),
       chunks.map((c) => c.pageUrl ?? null),
     ],
+  )
+  const passages = entryPassages(content, spans, embedder.passageWords)
+  const hashes = embed ? await ensureEmbedded(tx, embedder, passages.map((p) => embeddingInput(title, p.text))) : []
+  await tx.query(
+    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled, source, category, tags, model, embedding)
+     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, ${cachedVector('$2', 'h', pgvector)}
+     FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(n, ci, so, eo, c, h)
+     JOIN kb_chunk_entries x ON x.entry_id = $1`,
+    [
+      entryId,
+      embed ? embedder.model : null,
+      passages.map((_, n) => n),
+      passages.map((p) => p.chunkIndex),
+      passages.map((p) => p.start),
+      passages.map((p) => p.end),
+      passages.map((p) => p.text),
+      passages.map((_, n) => (embed ? hashes[n] : null)),
+    ],
+  )
+}
+
+/** Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement. */
+const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, where: string, arg: string) => {
+  const { rows } = await tx.query<{ id: string; content: string; title: string }>(
+    `SELECT p.id, p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE ${where} AND x.embed`,
+    [arg],
+  )
+  if (rows.length === 0) return
+  const hashes = await ensureEmbedded(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
+  await tx.query(
+    `UPDATE kb_passages p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[], $3::text[]) AS u(id, h) WHERE p.id = u.id`,
+    [embedder.model, rows.map((r) => r.id), hashes],
   )
 }

@@ -19,7 +19,7 @@ const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timest
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 5,
+  version: 6,
   tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -39,7 +39,7 @@ export const knowledgeProjector: Projector = {
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text, color text, icon text,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
-    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL);
+    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL, search_set text[] NOT NULL DEFAULT '{}');
     CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL, entry_ids text[] NOT NULL);
     CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
@@ -175,9 +175,12 @@ export const knowledgeProjector: Projector = {
         // Merging the same changes twice gives the same config: idempotent.
         const { rows } = await tx.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [e.data.workspaceId])
         const config = applyChanges(rows[0]?.config ?? defaultKbConfig(), e.data.changes)
+        // Which search settings the workspace has set, even to the value they had: the search
+        // endpoint follows those, and keeps its own defaults for the others.
         await tx.query(
-          'INSERT INTO kb_configs (workspace_id, config) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE SET config = EXCLUDED.config',
-          [e.data.workspaceId, JSON.stringify(config)],
+          `INSERT INTO kb_configs (workspace_id, config, search_set) VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE
+           SET config = EXCLUDED.config, search_set = ARRAY(SELECT DISTINCT unnest(kb_configs.search_set || EXCLUDED.search_set) ORDER BY 1)`,
+          [e.data.workspaceId, JSON.stringify(config), Object.keys(e.data.changes.search ?? {})],
         )
         return
       }
@@ -203,7 +206,16 @@ const countSearches = (tx: Client, searches: RecordedEvent[]) => {
 }
 
 /** A workspace's configuration as this projection holds it (the defaults until first changed). */
-export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => {
-  const { rows } = await db.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [workspaceId])
-  return rows[0]?.config ?? defaultKbConfig()
+export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => (await readConfigRow(db, workspaceId)).config
+
+/** The search settings a workspace has set (a PATCH, even to the value they had). */
+export const readSearchSettings = async (db: Queryable, workspaceId: string) => {
+  const { config, set } = await readConfigRow(db, workspaceId)
+  const chosen = <K extends keyof KbConfig['search']>(key: K) => (set.includes(key) ? config.search[key] : undefined)
+  return { mode: chosen('defaultMode'), limit: chosen('defaultLimit'), minScore: chosen('minScore'), fusion: config.search.fusion }
+}
+
+const readConfigRow = async (db: Queryable, workspaceId: string) => {
+  const { rows } = await db.query<{ config: KbConfig; search_set: string[] }>('SELECT config, search_set FROM kb_configs WHERE workspace_id = $1', [workspaceId])
+  return { config: rows[0]?.config ?? defaultKbConfig(), set: rows[0]?.search_set ?? [] }
 }

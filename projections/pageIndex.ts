@@ -2,6 +2,7 @@ import type { Client } from '../adapters/db'
 import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
+import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
 import { hnswIndexDdl } from '../adapters/vectorIndex'
 import type { PageEvent } from '../domain/page'
 import type { ChunksOptions } from './chunks'
@@ -10,6 +11,9 @@ import type { Projector } from './projector'
 /** A page's vector comes from its title and the head of its content (pages are searched whole). */
 export const PAGE_EMBED_CHARS = 8000
 
+/** Statistics of the page search's one field, `page` (a version's title and content). */
+export const PAGE_STATS = 'kb_page'
+
 /**
  * The search index of pages: a row per page for its latest version (what the workspace's agents
  * search) and, when it differs, a row for its verified pin (what a public pack serves). Each row
@@ -17,17 +21,18 @@ export const PAGE_EMBED_CHARS = 8000
  */
 export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'page-index',
-  version: 2,
-  tables: ['kb_page_index', 'kb_page_index_pages'],
+  version: 3,
+  tables: ['kb_page_index', 'kb_page_index_pages', `${PAGE_STATS}_terms`, `${PAGE_STATS}_fields`],
   schema: `
     CREATE TABLE kb_page_index (
       id text PRIMARY KEY, page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, collection_id text,
       title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL, pinned boolean NOT NULL,
-      model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      tf jsonb NOT NULL, len integer NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
     ${vectors ? hnswIndexDdl('kb_page_index') : ''}
-    ${textIndex.indexDdl('kb_page_index')}
+    ${textIndex.indexDdl('kb_page_index', 'searchable_text')}
     CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text);
+    ${termStatsSchema(PAGE_STATS)}
   `,
   handles: ['PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted'],
   async apply(tx: Client, recorded: RecordedEvent) {
@@ -44,11 +49,16 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [pageId])
         if (!rows[0]) return
         const [hash] = await ensureEmbedded(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
-        await tx.query(
-          `INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, model, embedding)
-           SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
-             NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, $5, ${cachedVector('$5', '$6', vectors)}
-           FROM kb_page_index_pages WHERE page_id = $1 ON CONFLICT DO NOTHING`,
+        await countTerms(
+          tx,
+          PAGE_STATS,
+          `added AS (
+            INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, tf, len, model, embedding)
+            SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
+              NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, t.tf, ${lenSql('t.tf')}, $5, ${cachedVector('$5', '$6', vectors)}
+            FROM kb_page_index_pages, (SELECT ${tfSql('$4::text')} AS tf) t WHERE page_id = $1 ON CONFLICT DO NOTHING
+            RETURNING workspace_id, tf, len)`,
+          pageFields('added', 1),
           [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, hash],
         )
         await tx.query('UPDATE kb_page_index SET latest = false WHERE page_id = $1 AND version < $2', [pageId, version])
@@ -64,12 +74,16 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         await tx.query('UPDATE kb_page_index SET collection_id = $2 WHERE page_id = $1', [e.data.pageId, e.data.collectionId])
         return
       case 'PageDeleted':
-        await tx.query('DELETE FROM kb_page_index WHERE page_id = $1', [e.data.pageId])
+        await countTerms(tx, PAGE_STATS, 'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 RETURNING workspace_id, tf, len)', pageFields('gone', -1), [e.data.pageId])
         await tx.query('DELETE FROM kb_page_index_pages WHERE page_id = $1', [e.data.pageId])
         return
     }
   },
 })
 
+/** Page versions' statistics rows (a CTE's name), for countTerms. */
+const pageFields = (rows: string, sign: 1 | -1) => `SELECT workspace_id, 'page' AS field, tf, len, ${sign} AS sign FROM ${rows}`
+
 /** Versions neither latest nor pinned are never served: they leave the index. */
-const dropUnserved = (tx: Client, pageId: string) => tx.query('DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned', [pageId])
+const dropUnserved = (tx: Client, pageId: string) =>
+  countTerms(tx, PAGE_STATS, 'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned RETURNING workspace_id, tf, len)', pageFields('gone', -1), [pageId])

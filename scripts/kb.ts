@@ -78,7 +78,7 @@ const viaService = async (base: string, req: Request) => {
 /** The models of the vectors in the read models (none before the first projection ran). */
 const vectorModels = async (db: Database) => {
   const models = new Set<string>()
-  for (const table of ['kb_chunks', 'kb_page_index']) {
+  for (const table of ['kb_passages', 'kb_page_index']) {
     const { rows: exists } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`public.${table}`])
     if (!exists[0].t) continue
     const { rows } = await db.pool.query<{ model: string }>(`SELECT DISTINCT model FROM ${table} WHERE model IS NOT NULL`)
@@ -140,7 +140,7 @@ const print = (args: string[], data: any) => {
     return
   }
   if (args[0] === 'reembed') {
-    for (const r of data.reembedded) process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.chunks} chunks with ${r.model}\n`)
+    for (const r of data.reembedded) process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.vectors} vectors with ${r.model}\n`)
     return
   }
   if (args[1] === 'status') {

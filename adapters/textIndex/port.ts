@@ -12,18 +12,19 @@ export interface SearchFilters {
  */
 export type Scope = Array<string | [condition: string, value: unknown]>
 
-export interface TextHit {
-  /** The row's id (a chunk, a page version). */
+export interface TextCandidate {
+  /** The row's id (a chunk, an entry, a page version). */
   id: string
   /** What the row belongs to (the entry, the page): results are one per key. */
   key: string
-  /** In [0, 1], by the adapter's documented monotonic mapping of its raw score. */
-  score: number
 }
 
 export interface TextQuery {
-  /** A table whose index this adapter's `indexDdl` made, with `id` and `searchable_text` columns. */
+  /** A table with `column` indexed by this adapter's `indexDdl`. */
   table: string
+  column: string
+  /** The column identifying a row: `id` unless said. */
+  id?: string
   /** The column naming what a row belongs to. */
   key: string
   query: string
@@ -32,15 +33,16 @@ export interface TextQuery {
 }
 
 /**
- * Keyword search over a table's searchable_text. The query is always passed as data (a bound
- * parameter), never spliced into SQL or a query language.
+ * Keyword candidates over a table's text column, best first. Only the order comes from the index:
+ * scores are computed from the rows' stored term frequencies (./terms.ts), the same whichever index
+ * found them. The query is always passed as data (a bound parameter), never spliced into SQL.
  */
 export interface TextIndex {
   readonly name: string
-  /** DDL of the index on a table's searchable_text (part of the owning projection's schema). */
-  indexDdl(table: string): string
+  /** DDL of the index on a table's text column (part of the owning projection's schema). */
+  indexDdl(table: string, column: string): string
   /** Rows in scope matching the query, best first. */
-  search(q: Queryable, params: TextQuery): Promise<TextHit[]>
+  candidates(q: Queryable, params: TextQuery): Promise<TextCandidate[]>
 }
 
 /** The scope as SQL (` AND ...` per condition) with its parameters numbered from `first`. */

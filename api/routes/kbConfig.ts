@@ -18,7 +18,10 @@ const ConfigPatch = c.exact({
   maxFileSize: c.integer(1, MAX_FILE_SIZE),
   allowedFileTypes: c.arrayOf(FileType, SUPPORTED_FILE_TYPES.length),
   ingestion: c.exact({ chunkSize: c.integer(100, 2000), chunkOverlap: c.integer(0, 500), autoEmbed: t.boolean }),
-  search: c.exact({ defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: c.integer(1, 50), minScore: c.number(0, 1) }),
+  search: c.exact({
+    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: c.integer(1, 50), minScore: c.number(0, 1),
+    fusion: t.keyof({ score: null, rrf: null }),
+  }),
   verification: c.exact({ enabled: t.boolean }),
 })
 

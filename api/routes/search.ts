@@ -13,19 +13,65 @@ const SearchBody = c.object(
   { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100) },
 )
 
-/** SPEC.md "Search": defaults are the endpoint's (hybrid, 5, 0.5), not the workspace's agent defaults. */
+const score = (what: string) => ({ type: 'number', minimum: 0, maximum: 1, description: what })
+const offsets = { start: { type: 'integer' }, end: { type: 'integer' } }
+
+/** The answer of a search, as the OpenAPI document describes it. */
+export const SearchAnswer = {
+  type: 'object',
+  required: ['results', 'mode'],
+  properties: {
+    mode: { type: 'string', enum: ['hybrid', 'vector', 'text'], description: 'The mode that answered (text when vectors could not be searched)' },
+    fallback: { type: 'string', description: 'Why another mode than the one asked for answered' },
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'content', 'source', 'metadata', 'score', 'scores', 'ranks', 'chunkIndex'],
+        properties: {
+          id: { type: 'string', description: 'The entry' },
+          title: { type: 'string' },
+          content: { type: 'string', description: 'The chunk of the entry that best answers the query' },
+          source: { type: 'string' },
+          metadata: { type: 'object' },
+          score: score('The calibrated chance that the result is relevant: the same score means about the same chance in every mode and query; minScore compares it'),
+          scores: {
+            type: 'object',
+            description: "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served",
+            properties: { text: score('Keyword (BM25) evidence alone'), vector: score('Vector similarity alone'), fused: score('The score served') },
+          },
+          ranks: { type: 'object', description: "The entry's rank in each leg that found it (1 is first)", properties: { text: { type: 'integer' }, vector: { type: 'integer' } } },
+          chunkIndex: { type: 'integer' },
+          pageUrl: { type: 'string', description: 'For a crawled entry: the page the chunk came from' },
+          highlight: {
+            type: 'object',
+            description: 'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` (JavaScript string indices)',
+            properties: { text: { type: 'string' }, ...offsets, terms: { type: 'array', items: { type: 'object', properties: offsets }, description: 'Where the query\'s words are' } },
+          },
+        },
+      },
+    },
+  },
+}
+
+/**
+ * SPEC.md "Search". What the request leaves out is the workspace's setting where the workspace set
+ * it (search.defaultMode, defaultLimit, minScore), and the endpoint's default otherwise (hybrid, 5, 0.5).
+ */
 export const searchRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/search', tag: 'search', auth: 'bearer', permission: 'read:knowledge',
-    summary: 'Search entries: hybrid (RRF of BM25 and vectors), vector, or text; one result per entry',
+    summary: 'Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers',
     body: SearchBody,
+    response: SearchAnswer,
     handler: async ({ body, identity, command }, deps) => {
       const found = await searchKnowledge(deps, command, memberOf(identity).workspaceId, {
         query: body.query,
-        mode: body.mode ?? 'hybrid',
-        limit: body.limit ?? 5,
-        minScore: body.minScore ?? 0.5,
+        mode: body.mode,
+        limit: body.limit,
+        minScore: body.minScore,
         filters: { source: body.source, category: body.category, tag: body.tag },
+        defaults: 'endpoint',
       })
       return E.map((data: unknown) => ({ data }))(found)
     },

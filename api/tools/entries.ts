@@ -1,5 +1,4 @@
 import * as E from 'fp-ts/Either'
-import { loadKbConfig } from '../../commands/knowledge'
 import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
@@ -21,14 +20,14 @@ const kbSearch: Tool = {
   arguments: KbSearchArguments,
   inputSchema: inputSchemaOf(KbSearchArguments),
   run: async (deps, { workspaceId, command }, args) => {
-    // Agent-facing search uses the workspace's search.* defaults (DESIGN.md), not the endpoint's.
-    const { search } = await loadKbConfig(deps.store, workspaceId)
+    // Agent-facing search takes the workspace's search settings as they stand, defaults included.
     const found = await searchKnowledge(deps, command, workspaceId, {
       query: args.query,
-      mode: args.mode ?? search.defaultMode,
-      limit: args.limit ?? search.defaultLimit,
-      minScore: args.minScore ?? search.minScore,
+      mode: args.mode,
+      limit: args.limit,
+      minScore: args.minScore,
       filters: { source: args.source, category: args.category, tag: args.tag },
+      defaults: 'workspace',
     })
     return E.map((data: unknown) => ({ data }))(found)
   },

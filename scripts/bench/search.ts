@@ -13,7 +13,7 @@ import { startService } from '../../api/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
 import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../commands/ranking'
-import { CANDIDATES, hydrate } from '../../commands/search'
+import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../commands/search'
 import { readKbConfig } from '../../projections/knowledge'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
@@ -90,8 +90,9 @@ try {
     const vector = await embedQuery(deps, mode, query)
     await inSnapshot(deps.db, async (tx) => {
       await readKbConfig(tx, ws.id)
-      const { hits } = await rank(deps, tx, { table: 'kb_chunks', key: 'entry_id', scope: chunkScope(ws.id, filters), query, mode, candidates: CANDIDATES }, vector)
-      await hydrate(tx, ws.id, keep(hits, 0, 10))
+      const ranked = await rank(deps, tx, { index: KNOWLEDGE_INDEX, workspaceId: ws.id, scope: chunkScope(ws.id, filters), query, mode, fusion: 'score', limit: 10 }, vector)
+      const kept = keep(ranked.hits, 0, 10)
+      await hydrate(tx, ws.id, query, kept, await servedChunks(tx, kept.map((h) => h.key), ranked.evidence, ranked.mode))
     })
   }
   const direct = { text: directSearch('text'), vector: directSearch('vector'), hybrid: directSearch('hybrid') }

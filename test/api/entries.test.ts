@@ -33,9 +33,14 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
   assert.is(e.createdBy, m.userId)
   assert.ok(e.createdAt && e.updatedAt)
   assert.is(r.headers.get('x-read-models-lag'), null)
-  const { rows } = await svc.deps.db.pool.query('SELECT chunk_index, token_count, model, embedding IS NOT NULL AS has_vector FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index', [e.id])
+  const { rows } = await svc.deps.db.pool.query('SELECT chunk_index, token_count FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index', [e.id])
   assert.ok(rows.length > 10)
-  assert.ok(rows.every((c: any) => c.token_count <= 100 && c.has_vector && c.model === 'hashing-v1'))
+  assert.ok(rows.every((c: any) => c.token_count <= 100))
+  // Vectors are of passages the model reads whole, every chunk stood for by at least one.
+  const { rows: passages } = await svc.deps.db.pool.query('SELECT chunk_index, model, embedding IS NOT NULL AS has_vector FROM kb_passages WHERE entry_id = $1', [e.id])
+  assert.ok(passages.length >= rows.length)
+  assert.ok(passages.every((p: any) => p.has_vector && p.model === 'hashing-v1'))
+  assert.equal([...new Set(passages.map((p: any) => p.chunk_index))].sort((a: any, b: any) => a - b), rows.map((c: any) => c.chunk_index))
 })
 
 test('text without sentence ends (a log, a table) fills chunks to their budget and counts its tokens as cl100k does', async ({ svc }) => {
@@ -104,8 +109,8 @@ test('patch: only supplied fields change; content re-chunks, re-embeds and regen
   const after = await svc.deps.db.pool.query('SELECT content FROM kb_chunks WHERE entry_id = $1', [e.id])
   assert.equal(before.rows.map((r: any) => r.content), ['Old words here.'])
   assert.equal(after.rows.map((r: any) => r.content), ['Brand NEW text about Vacuum.'])
-  // The title is part of what each chunk embeds: renaming re-embeds.
-  const vector = async () => (await svc.deps.db.pool.query('SELECT embedding::text AS v FROM kb_chunks WHERE entry_id = $1', [e.id])).rows[0].v
+  // The title is part of what each passage embeds: renaming re-embeds.
+  const vector = async () => (await svc.deps.db.pool.query('SELECT embedding::text AS v FROM kb_passages WHERE entry_id = $1', [e.id])).rows[0].v
   const beforeRename = await vector()
   const off = ok(await svc.call('PATCH', `/api/v1/knowledge/${e.id}`, { token: m.token, body: { isEnabled: false, title: 'Renamed' } }))
   assert.is.not(await vector(), beforeRename)

@@ -14,7 +14,7 @@ const defaults = {
   enabled: true, maxDocuments: 1000, retentionDays: 365, freshnessDays: 90, maxFileSize: 10485760,
   allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
-  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7 },
+  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score' },
   verification: { enabled: false },
 }
 
@@ -68,9 +68,11 @@ test('ingestion defaults come from the config; autoEmbed false stores chunks wit
   const m = await seedMember(svc.call, 'owner')
   ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: m.token, body: { ingestion: { chunkSize: 100, chunkOverlap: 0, autoEmbed: false } } }))
   const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 't', source: 'text', content: 'One sentence here. '.repeat(100) } }), 201)
-  const { rows } = await svc.deps.db.pool.query('SELECT token_count, embedding IS NULL AS no_vector, model FROM kb_chunks WHERE entry_id = $1', [e.id])
+  const { rows } = await svc.deps.db.pool.query('SELECT token_count FROM kb_chunks WHERE entry_id = $1', [e.id])
   assert.ok(rows.length >= 4)
-  assert.ok(rows.every((r: any) => r.token_count <= 100 && r.no_vector && r.model === null))
+  assert.ok(rows.every((r: any) => r.token_count <= 100))
+  const { rows: passages } = await svc.deps.db.pool.query('SELECT embedding IS NULL AS no_vector, model FROM kb_passages WHERE entry_id = $1', [e.id])
+  assert.ok(passages.length > 0 && passages.every((r: any) => r.no_vector && r.model === null))
 })
 
 test('statistics: totals, bySource, byFolder with (root), recent activity, storage bytes', async ({ svc }) => {

@@ -50,8 +50,8 @@ test('after a model change vector search never mixes models; reembed builds new 
       assert.is(stale.mode, 'text')
       assert.match(stale.fallback, /no embeddings of the current model/)
       const r = ok(await b.call('POST', '/api/v1/admin/reembed', { token: ADMIN, body: {} }))
-      assert.equal(r.reembedded, [{ workspaceId: m.workspaceId, model: 'openai:test-model', chunks: 3 }])
-      const { rows } = await b.deps.db.pool.query('SELECT DISTINCT model FROM kb_chunks WHERE workspace_id = $1', [m.workspaceId])
+      assert.equal(r.reembedded, [{ workspaceId: m.workspaceId, model: 'openai:test-model', vectors: 3 }])
+      const { rows } = await b.deps.db.pool.query('SELECT DISTINCT model FROM kb_passages WHERE workspace_id = $1', [m.workspaceId])
       assert.equal(rows.map((x: any) => x.model), ['openai:test-model'])
       const after = ok(await b.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'dead tuples', mode: 'vector', minScore: 0 } }))
       assert.is(after.mode, 'vector')
@@ -60,7 +60,7 @@ test('after a model change vector search never mixes models; reembed builds new 
       const calls = server.requests()
       ok(await b.call('POST', '/api/v1/admin/projections/chunks/rebuild', { token: ADMIN }))
       assert.is(server.requests(), calls)
-      assert.equal((await b.deps.db.pool.query('SELECT DISTINCT model FROM kb_chunks')).rows.map((x: any) => x.model), ['openai:test-model'])
+      assert.equal((await b.deps.db.pool.query('SELECT DISTINCT model FROM kb_passages')).rows.map((x: any) => x.model), ['openai:test-model'])
     } finally {
       await b.stop()
     }

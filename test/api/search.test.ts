@@ -35,7 +35,7 @@ test('text: the entry holding a rare query term ranks first; scores are in [0, 1
   assert.is(r.results[0].id, ids.zebra)
   for (const x of r.results) assert.ok(x.score > 0 && x.score <= 1)
   for (let i = 1; i < r.results.length; i++) assert.ok(r.results[i - 1].score >= r.results[i].score)
-  assert.equal(Object.keys(r.results[0]).sort(), ['chunkIndex', 'content', 'id', 'metadata', 'score', 'source', 'title'])
+  assert.equal(Object.keys(r.results[0]).sort(), ['chunkIndex', 'content', 'highlight', 'id', 'metadata', 'ranks', 'score', 'scores', 'source', 'title'])
 })
 
 test('one result per entry, its best chunk as content (a long entry with many chunks appears once)', async ({ svc, m, ids }) => {
@@ -52,11 +52,98 @@ test('one result per entry, its best chunk as content (a long entry with many ch
   }
 })
 
-test('hybrid: fused scores are normalised so rank one in both legs scores 1.0', async ({ svc, m, ids }) => {
-  const r = await search(svc, m.token, { query: 'quokkasaurus', mode: 'hybrid', minScore: 0 })
+test('hybrid: results explain themselves: each leg\'s score and rank, the fused score, and a highlight of the matching words', async ({ svc, m, ids }) => {
+  const r = await search(svc, m.token, { query: 'quokkasaurus tuples', mode: 'hybrid', minScore: 0 })
   assert.is(r.mode, 'hybrid')
-  assert.is(r.results[0].id, ids.zebra)
-  assert.is(r.results[0].score, 1)
+  const top = r.results[0]
+  assert.is(top.id, ids.zebra)
+  assert.equal(Object.keys(top.scores).sort(), ['fused', 'text', 'vector'])
+  assert.is(top.score, top.scores.fused)
+  for (const x of Object.values(top.scores) as number[]) assert.ok(x >= 0 && x <= 1)
+  assert.is(top.ranks.text, 1)
+  assert.ok(top.ranks.vector >= 1)
+  const h = top.highlight
+  assert.is(top.content.slice(h.start, h.end), h.text)
+  assert.equal(h.terms.map((t: any) => top.content.slice(t.start, t.end)).sort(), ['quokkasaurus', 'tuples'])
+  // A result the text leg did not find has no text rank, and is not shown a text score above the ones it found.
+  const weak = r.results.find((x: any) => x.ranks.text === undefined)
+  if (weak) assert.ok(weak.scores.text < top.scores.text)
+})
+
+test('scores mean relevance: a clear match scores high, the unrelated results of the same search low, and minScore drops those', async ({ svc, m, ids }) => {
+  for (const mode of ['text', 'hybrid']) {
+    const all = await search(svc, m.token, { query: 'quokkasaurus', mode, minScore: 0, limit: 50 })
+    assert.is(all.results[0].id, ids.zebra)
+    assert.ok(all.results[0].score >= 0.5, `${mode}: ${all.results[0].score}`)
+    for (const x of all.results.slice(1)) assert.ok(x.score < 0.5, `${mode}: ${x.title} ${x.score}`)
+    const kept = await search(svc, m.token, { query: 'quokkasaurus', mode })
+    assert.equal(kept.results.map((x: any) => x.id), [ids.zebra], mode)
+  }
+})
+
+test('the endpoint takes mode, limit and minScore from the workspace where it set them, its own defaults elsewhere', async ({ svc }) => {
+  const w = await seedMember(svc.call, 'owner')
+  for (let i = 0; i < 4; i++) {
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: `t${i}`, source: 'text', content: `Grommet number ${i} fits the flange.` } }), 201)
+  }
+  // Nothing set: hybrid, 5, 0.5.
+  const d = await search(svc, w.token, { query: 'grommet flange' })
+  assert.is(d.mode, 'hybrid')
+  assert.ok(d.results.every((x: any) => x.score >= 0.5))
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: w.token, body: { search: { defaultMode: 'text', defaultLimit: 2, minScore: 0 } } }))
+  const set = await search(svc, w.token, { query: 'grommet flange' })
+  assert.is(set.mode, 'text')
+  assert.is(set.results.length, 2)
+  // What the request says wins.
+  const asked = await search(svc, w.token, { query: 'grommet flange', mode: 'hybrid', limit: 3 })
+  assert.is(asked.mode, 'hybrid')
+  assert.is(asked.results.length, 3)
+  // A setting set to the value it had is set all the same: the configuration's 0.7, not the endpoint's 0.5.
+  const v = await seedMember(svc.call, 'owner')
+  ok(await svc.call('POST', '/api/v1/knowledge', { token: v.token, body: { title: 'g', source: 'text', content: 'Grommet fits the flange.' } }), 201)
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: v.token, body: { search: { minScore: 0.7 } } }))
+  const strict = await search(svc, v.token, { query: 'grommet flange washer bolt nut' })
+  assert.ok(strict.results.every((x: any) => x.score >= 0.7))
+  const loose = await search(svc, v.token, { query: 'grommet flange washer bolt nut', minScore: 0 })
+  assert.ok(loose.results.length >= strict.results.length)
+})
+
+test('search.fusion rrf orders hybrid by the legs\' ranks and still serves calibrated scores', async ({ svc }) => {
+  const w = await seedMember(svc.call, 'owner')
+  for (const [t, c] of [['a', 'Sprocket chains drive the rear wheel.'], ['b', 'A sprocket is a toothed wheel.'], ['c', 'Chains and wheels of bicycles.']]) {
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: t, source: 'text', content: c } }), 201)
+  }
+  const byScore = await search(svc, w.token, { query: 'sprocket wheel chains', mode: 'hybrid', minScore: 0 })
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: w.token, body: { search: { fusion: 'rrf' } } }))
+  assert.is(ok(await svc.call('GET', '/api/v1/knowledge/config', { token: w.token })).config.search.fusion, 'rrf')
+  const byRank = await search(svc, w.token, { query: 'sprocket wheel chains', mode: 'hybrid', minScore: 0 })
+  const rrf = (x: any) => (x.ranks.text ? 1 / (60 + x.ranks.text) : 0) + (x.ranks.vector ? 1 / (60 + x.ranks.vector) : 0)
+  for (let i = 1; i < byRank.results.length; i++) assert.ok(rrf(byRank.results[i - 1]) >= rrf(byRank.results[i]))
+  const scoreOf = new Map(byScore.results.map((x: any) => [x.id, x.score]))
+  for (const x of byRank.results) assert.is(x.score, scoreOf.get(x.id))
+  expectError(await svc.call('PATCH', '/api/v1/knowledge/config', { token: w.token, body: { search: { fusion: 'borda' } } }), 400, 'VALIDATION_ERROR')
+})
+
+test('term statistics follow every write: they equal a count over the rows after creates, changes and deletes', async ({ svc, m }) => {
+  const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Stat entry', source: 'text', content: 'Counting lexemes counts lexemes.' } }), 201)
+  ok(await svc.call('PATCH', `/api/v1/knowledge/${e.id}`, { token: m.token, body: { title: 'Stats entry renamed', content: 'Recount the lexemes after a change.' } }))
+  const gone = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Gone', source: 'text', content: 'Deleted lexemes leave.' } }), 201)
+  ok(await svc.call('DELETE', `/api/v1/knowledge/${gone.id}`, { token: m.token }))
+  const q = async (sql: string) => (await svc.deps.db.pool.query(sql, [m.workspaceId])).rows
+  const kept = await q(`SELECT field, lexeme, df FROM kb_chunk_terms WHERE workspace_id = $1 AND df <> 0 ORDER BY 1, 2`)
+  const recount = await q(`
+    SELECT 'body' AS field, k AS lexeme, count(*)::int AS df FROM kb_chunk_entries, jsonb_object_keys(body_tf) k WHERE workspace_id = $1 GROUP BY k
+    UNION ALL SELECT 'chunk', k, count(*)::int FROM kb_chunks, jsonb_object_keys(tf) k WHERE workspace_id = $1 GROUP BY k
+    UNION ALL SELECT 'title', k, count(*)::int FROM kb_chunk_entries, jsonb_object_keys(title_tf) k WHERE workspace_id = $1 GROUP BY k
+    ORDER BY 1, 2`)
+  assert.equal(kept, recount)
+  const fields = await q('SELECT field, docs, total_len::int AS len FROM kb_chunk_fields WHERE workspace_id = $1 ORDER BY 1')
+  const totals = await q(`
+    SELECT 'body' AS field, count(*)::int AS docs, sum(body_len)::int AS len FROM kb_chunk_entries WHERE workspace_id = $1
+    UNION ALL SELECT 'chunk', count(*)::int, sum(len)::int FROM kb_chunks WHERE workspace_id = $1
+    UNION ALL SELECT 'title', count(*)::int, sum(title_len)::int FROM kb_chunk_entries WHERE workspace_id = $1 ORDER BY 1`)
+  assert.equal(fields, totals)
+  assert.not.ok(kept.some((r: any) => r.lexeme === 'delet'), 'a deleted entry\'s lexemes are gone')
 })
 
 test('minScore drops lower results; limit caps the rest; defaults are hybrid, 5, 0.5', async ({ svc, m }) => {

@@ -35,7 +35,7 @@ if (!serverUrl) {
     const m = await seedMember(svc.call, 'owner')
     const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'On the server', source: 'text', content: 'Server side text. '.repeat(300) } }), 201)
     assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, 1)
-    const { rows } = await svc.deps.db.pool.query('SELECT count(*)::int AS n, bool_and(embedding IS NOT NULL) AS all_embedded FROM kb_chunks WHERE entry_id = $1', [e.id])
+    const { rows } = await svc.deps.db.pool.query('SELECT count(*)::int AS n, bool_and(embedding IS NOT NULL) AS all_embedded FROM kb_passages WHERE entry_id = $1', [e.id])
     assert.ok(rows[0].n >= 1 && rows[0].all_embedded)
     ok(await svc.call('DELETE', `/api/v1/knowledge/${e.id}`, { token: m.token }))
     expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token }), 404, 'NOT_FOUND')
@@ -50,6 +50,20 @@ if (!serverUrl) {
     const vector = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 } }))
     assert.is(vector.mode, 'text')
     assert.equal(vector.results.map((r: any) => r.id), [e.id])
+    // Scores are computed by the service from stored term frequencies, as on the embedded default: a
+    // clear match is found at the endpoint's defaults (minScore 0.5), and scores the same as there.
+    const byDefault = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'crash log' } }))
+    assert.equal(byDefault.results.map((r: any) => r.id), [e.id])
+    const embedded = await startTestService()
+    try {
+      const w = await seedMember(embedded.call, 'owner')
+      ok(await embedded.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' } }), 201)
+      ok(await embedded.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: 'other', source: 'text', content: 'Gardening in spring.' } }), 201)
+      const there = ok(await embedded.call('POST', '/api/v1/knowledge/search', { token: w.token, body: { query: 'crash log', mode: 'text', minScore: 0 } }))
+      assert.equal(there.results.map((r: any) => r.score), text.results.map((r: any) => r.score))
+    } finally {
+      await embedded.stop()
+    }
   })
 
   test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({ svc }) => {
