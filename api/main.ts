@@ -20,7 +20,7 @@ const service = await startService(config.right, log).catch((error: Error) => {
 const shutdown = (signal: string) => {
   log.info({ signal }, 'shutting down')
   const force = setTimeout(() => {
-    log.error('shutdown timed out; exiting')
+    log.error({ open: service.pending() }, 'shutdown timed out; exiting')
     process.exit(1)
   }, config.right.shutdownTimeoutMs)
   force.unref()

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import http from 'node:http'
 import path from 'node:path'
 import { type Database, openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
@@ -22,6 +21,7 @@ import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from './app'
 import { CredentialCache } from './auth'
+import { type HttpServer, createHttpServer } from './httpServer'
 import { settleCitations } from './route'
 import type { Config } from './config'
 import type { Deps } from './deps'
@@ -43,9 +43,14 @@ export const adminToken = (config: Config, log: Logger): string => {
 export interface Service {
   url: string
   deps: Deps
-  server: http.Server
+  http: HttpServer
   stop(): Promise<void>
+  /** What a stop still waits for: the step, the requests being answered, the connections open. */
+  pending(): { step: string; requests: string[]; connections: number }
 }
+
+/** Share of SHUTDOWN_TIMEOUT_MS that requests get to finish; the rest is for appending and closing. */
+const HTTP_SHARE = 0.6
 
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config))
@@ -70,17 +75,12 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
   const deps: Deps = {
     config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, parsers, queue,
-    citations: new CitationLog(log), credentials: new CredentialCache(),
+    citations: new CitationLog(log, config.packs.citationsFlushMs), credentials: new CredentialCache(),
   }
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
-  const server = http.createServer(app.callback())
-  // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
-  // so a request never races the server closing its connection.
-  server.keepAliveTimeout = 65_000
-  server.headersTimeout = 66_000
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve))
-  const address = server.address() as { port: number }
+  const http = createHttpServer(app.callback())
+  const address = await http.listen(config.port, config.host)
   // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
   const entriesComplete = async () => runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)
   const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool }, entriesComplete)
@@ -91,30 +91,38 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   log.info({ url, database: db.kind }, 'service ready')
 
   let stopping: Promise<void> | undefined
+  let step = 'running'
   const stop = () =>
     (stopping ??= (async () => {
       state.ready = false
-      // Stop accepting; open MCP streams end; in-flight requests finish; then the store closes cleanly.
-      await closeSessions()
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeIdleConnections()
-      await closed
+      // Requests received are answered, open MCP streams end, then what is pending is appended
+      // and the store closes cleanly.
+      step = 'answering the requests received'
+      const [cut] = await Promise.all([http.stop(config.shutdownTimeoutMs * HTTP_SHARE), closeSessions()])
+      if (cut.length) log.warn({ requests: cut }, 'requests still unanswered when the time for them ran out were cut')
       stopSweeper()
       stopMaintenance()
       stopSync()
-      // The searches' citations still waiting are appended, and counted before the runner stops.
-      await settleCitations(deps)
       offProgress()
       offAccounts()
-      await outbox.stop()
+      // The searches' citations still waiting are appended, and counted before the runner stops.
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
-      await queue.close()
-      await parsers.close()
-      await runner.stop()
-      await embedder.close?.()
-      await store.close()
-      await db.close()
+      const steps: [string, () => Promise<unknown>][] = [
+        ['appending the citations pending', () => settleCitations(deps)],
+        ['closing the outbox', () => outbox.stop()],
+        ['closing the job queue', () => queue.close()],
+        ['closing the parser workers', () => parsers.close()],
+        ['stopping the projections', () => runner.stop()],
+        ['closing the embedder', async () => embedder.close?.()],
+        ['closing the event store', () => store.close()],
+        ['closing the database', () => db.close()],
+      ]
+      for (const [name, run] of steps) {
+        step = name
+        await run()
+      }
+      step = 'stopped'
       log.info('service stopped')
     })())
-  return { url, deps, server, stop }
+  return { url, deps, http, stop, pending: () => ({ step, ...http.open() }) }
 }

@@ -1,0 +1,119 @@
+import http from 'node:http'
+import type { Socket } from 'node:net'
+import { envelopeOf } from './errors'
+
+/** A connection accepted while stopping gets this long to send its request (refused with 503) before it is closed. */
+const FIRST_REQUEST_MS = 1000
+/** The queue of connections the kernel accepted for the service counts as empty once none came for this long. */
+const ACCEPT_QUIET_MS = 100
+/** Longest the listener stays open, refusing, while connections keep coming. */
+const ACCEPT_DRAIN_MS = 1000
+const SWEEP_MS = 50
+
+interface Connection {
+  /** Requests it carried, and whether one is being answered. */
+  served: number
+  busy: boolean
+  acceptedAt: number
+}
+
+export interface HttpServer {
+  server: http.Server
+  listen(port: number, host: string): Promise<{ port: number }>
+  /**
+   * Stops without resetting a request whose bytes arrived: requests being answered finish (and
+   * close their connection), requests that arrive from now on are answered 503 with `Connection:
+   * close`, idle keep-alive connections are closed, and the listener closes once the connections
+   * the kernel already accepted have been taken. After `graceMs` what is still open is cut;
+   * answers the requests that were cut ("METHOD /path").
+   */
+  stop(graceMs: number): Promise<string[]>
+  /** Requests being answered and connections open, for a shutdown that ran out of time to name. */
+  open(): { requests: string[]; connections: number }
+}
+
+const refuse = (res: http.ServerResponse) => {
+  const body = JSON.stringify(envelopeOf('SERVICE_UNAVAILABLE', 'the service is stopping; retry on another instance or once it has restarted'))
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'retry-after': '1', connection: 'close' })
+  res.end(body)
+}
+
+export const createHttpServer = (handle: http.RequestListener): HttpServer => {
+  const connections = new Map<Socket, Connection>()
+  const requests = new Map<http.ServerResponse, string>()
+  let stopping = false
+  let lastAccepted = 0
+
+  /** While stopping, closes every connection that carries no request now and will get none it already sent. */
+  const sweep = () => {
+    const now = Date.now()
+    for (const [socket, c] of connections) {
+      if (!c.busy && (c.served > 0 || now - c.acceptedAt > FIRST_REQUEST_MS)) socket.destroy()
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const connection = connections.get(req.socket)
+    if (connection) {
+      connection.busy = true
+      connection.served++
+    }
+    requests.set(res, `${req.method} ${req.url}`)
+    res.on('close', () => {
+      requests.delete(res)
+      if (connection) connection.busy = false
+      if (stopping) sweep()
+    })
+    if (stopping) refuse(res)
+    else handle(req, res)
+  })
+  // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
+  // so a request never races the server closing its connection.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
+  server.on('connection', (socket: Socket) => {
+    lastAccepted = Date.now()
+    connections.set(socket, { served: 0, busy: false, acceptedAt: lastAccepted })
+    socket.on('close', () => connections.delete(socket))
+  })
+
+  const until = async (done: () => boolean, ms: number) => {
+    const deadline = Date.now() + ms
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, SWEEP_MS))
+    return done()
+  }
+
+  return {
+    server,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => resolve(server.address() as { port: number }))
+      }),
+    async stop(graceMs) {
+      const started = Date.now()
+      stopping = true
+      // Answers still being written close their connection when done.
+      for (const res of requests.keys()) if (!res.headersSent) res.setHeader('connection', 'close')
+      sweep()
+      const sweeper = setInterval(sweep, SWEEP_MS)
+      try {
+        // Connections the kernel accepted before the listener closes would be reset with it.
+        await until(() => Date.now() - lastAccepted >= ACCEPT_QUIET_MS, Math.min(ACCEPT_DRAIN_MS, graceMs))
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        if (await until(() => connections.size === 0, Math.max(0, graceMs - (Date.now() - started)))) {
+          await closed
+          return []
+        }
+        const cut = [...requests.values()]
+        server.closeAllConnections()
+        for (const socket of connections.keys()) socket.destroy()
+        await closed
+        return cut
+      } finally {
+        clearInterval(sweeper)
+      }
+    },
+    open: () => ({ requests: [...requests.values()], connections: connections.size }),
+  }
+}

@@ -1,0 +1,147 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { type Proc, start } from '../helpers/process'
+import { type Call, client, ok, seedMember } from '../helpers/service'
+
+const test = suite('stopping cleanly: SIGTERM with keep-alive clients, requests in flight, a burst of creates')
+
+const TIMEOUT_MS = 8000
+const env = { SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) }
+const portOf = () => 44000 + Math.floor(Math.random() * 2000)
+
+/** Sends SIGTERM and answers the exit code and how long the stop took. */
+const terminate = async (proc: Proc) => {
+  const began = Date.now()
+  proc.child.kill('SIGTERM')
+  const code = await proc.exited
+  return { code, ms: Date.now() - began }
+}
+
+const create = (call: Call, token: string, title: string, content = `${title}: quokkas live on Rottnest Island.`) =>
+  call('POST', '/api/v1/knowledge', { token, body: { title, content, source: 'text' } })
+
+/** One request on a keep-alive agent: the socket stays open, idle, once it is answered. */
+const keepAliveRequest = (agent: http.Agent, base: string, p: string, token: string, body: unknown) =>
+  new Promise<{ status: number; connection?: string; body: any }>((resolve, reject) => {
+    const req = http.request(base + p, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      let text = ''
+      res.on('data', (d) => (text += d))
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(text) }))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+
+test('SIGTERM with a keep-alive client idle: exit 0 in time, and the search citations pending are counted after restart', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
+  const port = portOf()
+  let proc = await start(dataDir, port, env)
+  try {
+    const call = client(proc.base)
+    const m = await seedMember(call)
+    const entry = ok(await create(call, m.token, 'Quokka facts'), 201)
+    const agent = new http.Agent({ keepAlive: true })
+    const found = await keepAliveRequest(agent, proc.base, '/api/v1/knowledge/search', m.token, { query: 'quokkas Rottnest', mode: 'text', minScore: 0 })
+    assert.is(found.status, 200)
+    assert.equal(found.body.data.results.map((r: any) => r.id), [entry.id])
+    assert.is(found.connection, 'keep-alive', 'the socket stays open')
+    // The search's citation waits up to 100 ms to be appended with others: the signal comes first.
+    const { code, ms } = await terminate(proc)
+    assert.is(code, 0, proc.output())
+    assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
+    assert.not.match(proc.output(), /timed out/)
+    agent.destroy()
+    proc = await start(dataDir, port, env)
+    const after = ok(await client(proc.base)('GET', `/api/v1/knowledge/${entry.id}`, { token: m.token }))
+    assert.is(after.citedCount, 1, 'the citation pending at the signal was appended')
+    assert.is((await terminate(proc)).code, 0)
+  } finally {
+    proc.child.kill('SIGKILL')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test('SIGTERM mid-request: the request whose head arrived is answered with Connection: close, then the service exits 0', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
+  const port = portOf()
+  let proc = await start(dataDir, port, env)
+  try {
+    const call = client(proc.base)
+    const m = await seedMember(call)
+    const body = Buffer.from(JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }))
+    const socket = net.connect(port, '127.0.0.1')
+    let received = ''
+    socket.on('data', (d) => (received += d.toString()))
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+    socket.write([`POST /api/v1/knowledge HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${m.token}`, 'Content-Type: application/json',
+      `Content-Length: ${body.length}`, 'Connection: keep-alive', '', ''].join('\r\n'))
+    socket.write(body.subarray(0, 1000))
+    await new Promise((r) => setTimeout(r, 300))
+    const stopped = terminate(proc)
+    await new Promise((r) => setTimeout(r, 300))
+    socket.write(body.subarray(1000))
+    await closed
+    const [head, json] = received.split('\r\n\r\n')
+    assert.match(head, /^HTTP\/1.1 201 /, `received: ${received}; ${proc.output()}`)
+    assert.match(head, /\r\nconnection: close/i)
+    const id = JSON.parse(json).data.id
+    const { code, ms } = await stopped
+    assert.is(code, 0, proc.output())
+    assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
+    proc = await start(dataDir, port, env)
+    ok(await client(proc.base)('GET', `/api/v1/knowledge/${id}`, { token: m.token }))
+    assert.is((await terminate(proc)).code, 0)
+  } finally {
+    proc.child.kill('SIGKILL')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each acknowledged (and kept) or refused 503, none reset', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
+  const port = portOf()
+  let proc = await start(dataDir, port, env)
+  try {
+    const m = await seedMember(client(proc.base))
+    const acknowledged: string[] = []
+    let refused = 0
+    for (let run = 0; run < 10; run++) {
+      if (run > 0) proc = await start(dataDir, port, env)
+      const call = client(proc.base)
+      let acks = 0
+      let stopped: ReturnType<typeof terminate> | undefined
+      const outcomes = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+        try {
+          const r = await create(call, m.token, `Run ${run} create ${i}`)
+          if (r.status === 201 && ++acks === 5) stopped = terminate(proc)
+          return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
+        } catch (error) {
+          return { status: 0, error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})` }
+        }
+      }))
+      const { code } = await (stopped ?? terminate(proc))
+      assert.is(code, 0, proc.output())
+      for (const o of outcomes) {
+        assert.ok(o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'), `run ${run}: ${JSON.stringify(o)}`)
+        if (o.status === 201) acknowledged.push(o.id!)
+        else refused++
+      }
+    }
+    proc = await start(dataDir, port, env)
+    const call = client(proc.base)
+    const list = ok(await call('GET', '/api/v1/knowledge?limit=100&page=1', { token: m.token }))
+    assert.is(list.total, acknowledged.length, `${acknowledged.length} acknowledged and ${refused} refused: only the acknowledged exist`)
+    for (const id of acknowledged) assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
+    assert.ok(acknowledged.length >= 50, 'at least the five of each run')
+  } finally {
+    proc.child.kill('SIGKILL')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test.run()
