@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import Router from '@koa/router'
 import Koa from 'koa'
-import { koaBody } from 'koa-body'
 import type { Deps } from './deps'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { openApiDocument } from './openapi'
@@ -21,10 +20,6 @@ import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 import { mountMcp } from './mcp'
 import { mountPacks } from './packs'
-
-// Room for SPEC.md's largest body, 500,000 characters of content, even written as JSON escapes
-// (\uXXXX, twice for a character beyond the BMP): 6 MB.
-export const JSON_LIMIT = '7mb'
 
 /** Every route of the API, mounted and documented from this one table. */
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
@@ -69,11 +64,12 @@ export const createApp = (deps: Deps) => {
       if (ctx.res.headersSent) ctx.state.log.error({ err: error }, 'failed after answering')
       else writeError(ctx, error)
     }
+    // An answer given before the body was read (no credentials, no such route, too large) ends
+    // the connection: the rest of the body is discarded, not parsed.
+    if (!ctx.req.complete && !ctx.res.headersSent) ctx.set('Connection', 'close')
     const ms = Number(process.hrtime.bigint() - started) / 1e6
     ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request')
   })
-
-  app.use(koaBody({ json: true, jsonStrict: true, jsonLimit: JSON_LIMIT, multipart: false, urlencoded: false, text: false }))
 
   const router = new Router()
   mountHealth(router, deps)
@@ -93,7 +89,10 @@ const writeError = (ctx: Koa.Context, error: unknown) => {
   if (error instanceof ApiError) apiError = error
   else {
     const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
-    if (status === 413) apiError = new ApiError('PAYLOAD_TOO_LARGE', `the request body is over ${JSON_LIMIT}`)
+    if (status === 413) {
+      const limit = (error as { limit?: number }).limit
+      apiError = new ApiError('PAYLOAD_TOO_LARGE', `the request body is over ${limit ? `${limit} bytes` : 'the limit'}`)
+    }
     else if (status === 400 || status === 415 || status === 422) {
       apiError = new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
     } else {

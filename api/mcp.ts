@@ -7,6 +7,7 @@ import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import type { DomainError } from '../domain/shared'
 import { authenticate, authorize } from './auth'
+import { readJson } from './body'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { characters } from './codecs'
@@ -96,6 +97,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
   const handler = async (ctx: Context) => {
     const identity = await authenticate(deps, ctx, 'apiKey')
     if (identity.kind !== 'apiKey') throw new Error('an API key identity')
+    await readJson(ctx)
     const body = (ctx.request as { body?: unknown }).body
     const problems = inputProblems(body, '', [])
     // The client's name at initialize is the author of every write of its session (SPEC.md "Brain page").

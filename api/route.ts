@@ -6,6 +6,7 @@ import type { Context } from 'koa'
 import type { CommandContext } from '../commands/handle'
 import type { DomainError, Permission } from '../domain/shared'
 import { type AuthMode, type Identity, authenticate, authorize } from './auth'
+import { readJson } from './body'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { describeErrors } from './validation'
@@ -127,6 +128,8 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
 
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
     if (spec.before) await spec.before({ identity, ctx }, deps)
+    // The body is read once the caller is known to be allowed here.
+    if (spec.body && spec.multipart !== 'only') await readJson(ctx)
     // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
     const types = bodyTypes(spec)
     if (spec.body && ctx.request.is(types) === false) {

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as E from 'fp-ts/Either'
@@ -39,6 +40,49 @@ test('malformed JSON and a non-object body: 400 VALIDATION_ERROR with details', 
 test('a body over the limit: 413 PAYLOAD_TOO_LARGE', async ({ svc }) => {
   const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'big@example.com', name: 'x'.repeat(8 * 1024 * 1024) } })
   expectError(r, 413, 'PAYLOAD_TOO_LARGE')
+})
+
+/**
+ * Sends the head of a request declaring a 7 MB JSON body and 1 KB of it, then waits for an answer
+ * while the rest is still unsent; answers the response head and whether the server closed.
+ */
+const answeredBeforeBody = (url: string, method: string, path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ head: string; closed: boolean }>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = net.connect(Number(port), hostname)
+    let received = ''
+    let closed = false
+    const timer = setTimeout(() => reject(new Error(`no answer while the body was unsent: ${received}`)), 5000)
+    socket.on('data', (d) => {
+      received += d.toString('latin1')
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      closed = true
+      clearTimeout(timer)
+      resolve({ head: received.split('\r\n\r\n')[0], closed })
+    })
+    const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}`, 'Content-Type: application/json', 'Content-Length: 7000000',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n')
+    socket.write(head + `{"name": "${'x'.repeat(1024)}`)
+  })
+
+test('no credentials, or no such route: answered before the body is read, and the connection closed', async ({ svc }) => {
+  for (const [method, path, headers, status] of [
+    ['POST', '/api/v1/knowledge', {}, '401'],
+    ['POST', '/api/v1/knowledge', { Authorization: 'Bearer not-a-token' }, '401'],
+    ['POST', '/api/v1/admin/users', { Authorization: 'Bearer wrong' }, '401'],
+    ['POST', '/mcp', {}, '401'],
+    ['POST', '/api/v1/no-such-route', {}, '404'],
+    ['POST', '/health', {}, '405'],
+  ] as const) {
+    const { head, closed } = await answeredBeforeBody(svc.url, method, path, headers)
+    assert.match(head, new RegExp(`^HTTP/1.1 ${status} `), `${method} ${path}: ${head}`)
+    assert.match(head, /\r\nconnection: close/i, `${method} ${path}: ${head}`)
+    assert.ok(closed)
+  }
+  // Health still answers at once.
+  ok(await svc.call('GET', '/health'))
 })
 
 test('wrong types and unknown enum values name each field; nothing is written', async ({ svc }) => {
