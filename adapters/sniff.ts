@@ -91,6 +91,9 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
   const declared = otherThanUtf8(charset)
   const encoding = textEncoding(bytes, declared)
   const text = validText(bytes, encoding)
+  if (text === undefined && validText(bytes.filter((b) => b !== 0), encoding) !== undefined) {
+    return { ok: false, reason: 'the file holds NUL bytes, so it is not text (text is read as UTF-8, as UTF-16 with a byte-order mark, or in its declared charset)' }
+  }
   // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
   if (text === undefined || (encoding !== 'utf-8' && CONTROLS.test(text))) {
     return {

@@ -132,7 +132,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       })
     } catch (error) {
       if (!expected(error)) throw error
-      deps.log.info({ taskId: t.taskId, reason: (error as Error).message }, 'task failed')
+      deps.log.info({ taskId: t.taskId, reason: (error as Error).message, detail: (error as ParseError).detail }, 'task failed')
       await failTask(deps, ctx(), ref, (error as Error).message)
     }
   } finally {

@@ -98,27 +98,28 @@ export class ParserPool {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 64 },
     })
     const slot: Slot = { worker }
-    worker.on('message', (m: { ok: boolean; result?: never; message?: string; expected?: boolean }) => {
+    worker.on('message', (m: { ok: boolean; result?: never; message?: string; expected?: boolean; detail?: string }) => {
       const job = slot.job
       if (!job) return
       clearTimeout(job.timer)
       slot.job = undefined
       if (m.ok) job.resolve(m.result!)
-      else job.reject(m.expected ? new ParseError(m.message!) : new ParseError(`${doing[job.job.kind]} failed: ${m.message}`))
+      // A parser's own failure is not the input's fault as far as anyone can tell: said so, its message logged.
+      else job.reject(m.expected ? new ParseError(m.message!, m.detail) : new ParseError(`${doing[job.job.kind]} failed on this document (the parser broke on it)`, m.detail ?? m.message))
       this.pump()
     })
-    const lost = (reason: string) => {
+    const lost = (reason: string, detail?: string) => {
       this.slots = this.slots.filter((s) => s !== slot)
       const job = slot.job
       slot.job = undefined
       if (job) {
         clearTimeout(job.timer)
-        job.reject(new ParseError(reason))
+        job.reject(new ParseError(reason, detail))
       }
       if (!this.closed) this.pump()
     }
     worker.on('error', (e: Error & { code?: string }) =>
-      lost(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the parser ran out of memory (limit ${this.limits.memoryMb} MB)` : `the parser crashed: ${e.message}`),
+      e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? lost(`the parser ran out of memory (limit ${this.limits.memoryMb} MB)`) : lost('the parser crashed on this document', e.message),
     )
     worker.on('exit', () => lost('the parser stopped unexpectedly'))
     worker.unref()

@@ -13,6 +13,7 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) =>
     const result = job.kind === 'parse' ? await parse(job.input) : chunkSections(job.sections, job.options)
     parentPort!.postMessage({ id, ok: true, result })
   } catch (error) {
-    parentPort!.postMessage({ id, ok: false, expected: error instanceof ParseError, message: (error as Error).message })
+    const detail = error instanceof ParseError ? error.detail : (error as Error).stack
+    parentPort!.postMessage({ id, ok: false, expected: error instanceof ParseError, message: (error as Error).message, detail })
   }
 })

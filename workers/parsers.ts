@@ -30,8 +30,28 @@ export interface Parsed {
 export const MAX_TEXT_CHARS = 500_000
 export const DOCX_LIMITS = { entries: 1000, uncompressedBytes: 50 * 1024 * 1024 }
 
-/** An input the parser refuses: its message becomes the task's error. */
-export class ParseError extends Error {}
+/**
+ * An input the parser refuses: its message, in words about the input, becomes the task's error;
+ * `detail` (a library's own message) goes to the log only.
+ */
+export class ParseError extends Error {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message)
+  }
+}
+
+/** What a library's complaint about a damaged DOCX means for its owner. */
+const docxDamage = (message: string) =>
+  /size mismatch|uncompressed data size/i.test(message)
+    ? 'the DOCX is damaged: its compressed data does not match its declared size'
+    : /xmldom|xml|unexpected close tag|unclosed|attribute/i.test(message)
+      ? 'the DOCX is damaged: its document text is not well-formed XML'
+      : /corrupt|end of data|signature|invalid|crc32|zip/i.test(message)
+        ? 'the DOCX is damaged: its zip structure is broken'
+        : 'the DOCX could not be read: it is damaged, or not a Word document'
 
 export const utf8 = (bytes: Uint8Array) => {
   try {
@@ -49,7 +69,7 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
   } catch (error) {
     const name = (error as Error).name
     if (name === 'PasswordException') throw new ParseError('the PDF is encrypted (password protected) and cannot be read')
-    throw new ParseError(`the PDF could not be read: ${(error as Error).message}`)
+    throw new ParseError('the PDF is damaged: its structure could not be read', (error as Error).message)
   } finally {
     await parser.destroy().catch(() => {})
   }
@@ -59,7 +79,7 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
 const checkZip = (bytes: Uint8Array) =>
   new Promise<void>((resolve, reject) => {
     yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
-      if (error || !zip) return reject(new ParseError(`the DOCX is not a valid zip file: ${error?.message}`))
+      if (error || !zip) return reject(new ParseError('the DOCX is damaged: its zip structure is broken', error?.message))
       if (zip.entryCount > DOCX_LIMITS.entries) {
         zip.close()
         return reject(new ParseError(`the DOCX has ${zip.entryCount} zip entries, over the limit of ${DOCX_LIMITS.entries}`))
@@ -76,7 +96,7 @@ const checkZip = (bytes: Uint8Array) =>
         zip.readEntry()
       })
       zip.on('end', () => (document ? resolve() : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)'))))
-      zip.on('error', (e: Error) => reject(new ParseError(`the DOCX is not a valid zip file: ${e.message}`)))
+      zip.on('error', (e: Error) => reject(new ParseError(docxDamage(e.message), e.message)))
       zip.readEntry()
     })
   })
@@ -88,7 +108,7 @@ const docx = async (bytes: Uint8Array): Promise<Parsed> => {
     const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) })
     return { text: value.trim(), links: [] }
   } catch (error) {
-    throw new ParseError(`the DOCX could not be read: ${(error as Error).message}`)
+    throw new ParseError(docxDamage((error as Error).message), (error as Error).message)
   }
 }
 

@@ -264,6 +264,35 @@ test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bom
   }
 })
 
+/** A zip whose central directory and local header understate an entry's size by `by` bytes. */
+const sizeLie = (zip: Buffer, name: string, by: number) => {
+  const b = Buffer.from(zip)
+  for (let i = 0; i + 46 < b.length; i++) {
+    const signature = b.readUInt32LE(i)
+    if (signature === 0x04034b50 && b.toString('latin1', i + 30, i + 30 + b.readUInt16LE(i + 26)) === name) b.writeUInt32LE(b.readUInt32LE(i + 22) - by, i + 22)
+    if (signature === 0x02014b50 && b.toString('latin1', i + 46, i + 46 + b.readUInt16LE(i + 28)) === name) b.writeUInt32LE(b.readUInt32LE(i + 24) - by, i + 24)
+  }
+  return b
+}
+
+test('a damaged input fails in words about the input, never a library\'s message: bad XML, a zip size lie, NUL bytes', async ({ service, owner }) => {
+  const badXml = await docx([], (zip) => zip.file('word/document.xml', '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>text</w:r></w:body>'))
+  const lie = sizeLie(await docx(['A paragraph long enough to be compressed, repeated. '.repeat(20)]), 'word/document.xml', 10)
+  for (const [bytes, name, reason] of [
+    [badXml, 'bad-xml.docx', 'the DOCX is damaged: its document text is not well-formed XML'],
+    [lie, 'lie.docx', 'the DOCX is damaged: its compressed data does not match its declared size'],
+  ] as const) {
+    const created = ok(await send(service, owner, bytes, name), 201)
+    const task = await waitForTask(service.call, owner.token, created.taskId)
+    assert.is(task.status, 'failed', JSON.stringify(task))
+    assert.is(task.error, reason)
+  }
+  // NUL bytes are refused when the file arrives, for what they are.
+  const nul = Buffer.from('a text file\u0000 with NUL bytes\u0000 in it\n', 'utf8')
+  const error = expectError(await send(service, owner, nul, 'nul.txt'), 400, 'VALIDATION_ERROR')
+  assert.ok(error.details?.some((d) => d.includes('the file holds NUL bytes, so it is not text')), JSON.stringify(error))
+})
+
 test('a file over the workspace maxFileSize is refused with 413 while it streams', async ({ service }) => {
   const member = await seedMember(service.call)
   ok(await service.call('PATCH', '/api/v1/knowledge/config', { token: member.token, body: { maxFileSize: 10_000 } }))
