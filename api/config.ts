@@ -68,6 +68,8 @@ export const ConfigCodec = t.type({
   PARSER_MEMORY_MB: withDefault(intInRange(32, 8192), 512),
   PARSER_WORKERS: withDefault(intInRange(1, 32), 2),
   SYNC_SCHEDULE_MS: withDefault(intInRange(100, 86_400_000), 60_000),
+  PACK_REQUESTS_PER_MINUTE: withDefault(intInRange(1, 1_000_000), 60),
+  PACK_CITATIONS_FLUSH_MS: withDefault(intInRange(100, 3_600_000), 10_000),
 })
 
 export interface Config {
@@ -91,6 +93,8 @@ export interface Config {
   fetchTimeoutMs: number
   parser: { timeoutMs: number; memoryMb: number; workers: number }
   syncScheduleMs: number
+  /** Public packs (no login): requests per minute per client address, and how long their citations are tallied before one event records them. */
+  packs: { requestsPerMinute: number; citationsFlushMs: number }
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
@@ -124,5 +128,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     fetchTimeoutMs: c.FETCH_TIMEOUT_MS,
     parser: { timeoutMs: c.PARSE_TIMEOUT_MS, memoryMb: c.PARSER_MEMORY_MB, workers: c.PARSER_WORKERS },
     syncScheduleMs: c.SYNC_SCHEDULE_MS,
+    packs: { requestsPerMinute: c.PACK_REQUESTS_PER_MINUTE, citationsFlushMs: c.PACK_CITATIONS_FLUSH_MS },
   })
 }

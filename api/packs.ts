@@ -4,10 +4,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Queryable } from '../adapters/db'
 import { loadKbConfig } from '../commands/knowledge'
 import { searchPages } from '../commands/pageSearch'
 import { fail } from '../domain/shared'
+import { readJson } from './body'
 import * as c from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
@@ -104,8 +106,30 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
   ]
 }
 
+/** A pack's MCP requests are small: a search or a read. */
+const PACK_JSON_LIMIT = '64kb'
+
+/**
+ * Anonymous requests per client address (the socket's, never a header a client could set), per
+ * process: over the limit, 429 with Retry-After, before anything is read or looked up.
+ */
+const addressLimiter = (perMinute: number) => {
+  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 })
+  return async (ctx: Context, next: () => Promise<unknown>) => {
+    try {
+      await limiter.consume(ctx.request.ip || 'unknown')
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused
+      const seconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
+      throw new ApiError('RATE_LIMITED', `at most ${perMinute} requests a minute per address to public packs; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) })
+    }
+    await next()
+  }
+}
+
 export const mountPacks = (router: Router, deps: Deps) => {
-  router.get('/packs/:slug', async (ctx: Context) => {
+  const limited = addressLimiter(deps.config.packs.requestsPerMinute)
+  router.get('/packs/:slug', limited, async (ctx: Context) => {
     const pack = await findPack(deps, String(ctx.params.slug))
     ctx.set('Content-Security-Policy', CSP)
     ctx.set('X-Content-Type-Options', 'nosniff')
@@ -118,13 +142,10 @@ export const mountPacks = (router: Router, deps: Deps) => {
     ctx.body = renderPack(pack, await pinnedPages(deps.db.pool, pack))
   })
   // Stateless: each request gets its own server and transport; nothing to authenticate, nothing written but citations.
-  router.post('/packs/:slug/mcp', async (ctx: Context) => {
+  router.post('/packs/:slug/mcp', limited, async (ctx: Context) => {
     const pack = await findPack(deps, String(ctx.params.slug))
-    if (!pack) {
-      ctx.status = 404
-      ctx.body = { success: false, error: { code: 'NOT_FOUND', message: 'no such pack' } }
-      return
-    }
+    if (!pack) throw new ApiError('NOT_FOUND', 'no such pack')
+    await readJson(ctx, PACK_JSON_LIMIT)
     const problems = inputProblems((ctx.request as { body?: unknown }).body, '', [])
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false)

@@ -12,7 +12,8 @@ type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
  * PageSearchServed: the citations it served) waits here up to FLUSH_MS, then every waiting event
  * is appended at once, which the event store coalesces into one batch, and the projections apply
  * them in one transaction each instead of one per search. A read that shows citation counts
- * calls `settle` first, so a client still sees its own searches counted; shutdown settles too.
+ * calls `settle` first, so a client still sees its own searches counted (and the anonymous serves
+ * tallied so far); shutdown settles too.
  * A crash loses at most the last FLUSH_MS of citations; the searches themselves were answered
  * and nothing else depends on these events.
  */
@@ -20,8 +21,34 @@ export class CitationLog {
   private pending: Append[] = []
   private timer?: NodeJS.Timeout
   private flushing: Promise<number> = Promise.resolve(0)
+  private tallies = new Map<string, { counts: Map<string, number>; append: (counts: Map<string, number>) => Append }>()
+  private tallyTimer?: NodeJS.Timeout
 
-  constructor(private readonly log: Pick<Logger, 'warn'>) {}
+  /** `tallyMs`: how long anonymous serves are counted together before their one event is appended. */
+  constructor(
+    private readonly log: Pick<Logger, 'warn'>,
+    private readonly tallyMs = 10_000,
+  ) {}
+
+  /**
+   * Counts serves nobody signed for (a public pack's searches) under `group`: each item's count
+   * grows, and once per `tallyMs` each group's counts become one event (`append`), so a flood of
+   * anonymous calls adds one event per period, not one per call.
+   */
+  tally(group: string, items: string[], append: (counts: Map<string, number>) => Append) {
+    if (items.length === 0) return
+    let t = this.tallies.get(group)
+    if (!t) this.tallies.set(group, (t = { counts: new Map(), append }))
+    for (const item of items) t.counts.set(item, (t.counts.get(item) ?? 0) + 1)
+    this.tallyTimer ??= setTimeout(() => this.closeTallies(), this.tallyMs)
+  }
+
+  private closeTallies() {
+    clearTimeout(this.tallyTimer)
+    this.tallyTimer = undefined
+    for (const t of this.tallies.values()) this.record(t.append(t.counts))
+    this.tallies.clear()
+  }
 
   /** Queues a search's append; answers at once. */
   record(append: Append) {
@@ -32,6 +59,7 @@ export class CitationLog {
 
   /** Appends what is waiting; answers the position of the last citation appended (0 if none). */
   settle(): Promise<number> {
+    this.closeTallies()
     return this.pending.length ? this.flush() : this.flushing
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { type Scope, scopeSql } from '../adapters/textIndex/port'
-import { pageSearch } from '../domain/search'
+import { type PageSearchServed, pageSearch } from '../domain/search'
 import { PAGE_STATS } from '../projections/pageIndex'
 import { type CommandContext, handle } from './handle'
 import { type Hit, type Mode, type SearchIndex, embedQuery, inSnapshot, keep, rank } from './ranking'
@@ -25,13 +25,19 @@ export interface PageResult {
 /** Pages are searched whole: a version's row is both what is served and what is embedded. */
 const PAGE_INDEX: SearchIndex = { stats: PAGE_STATS, key: 'page_id', rows: { table: 'kb_page_index', field: 'page' }, vectors: { table: 'kb_page_index' } }
 
+/** The append of one PageSearchServed event, for the citation log to run. */
+const pageSearchRecord = (deps: SearchDeps, ctx: CommandContext, workspaceId: string, data: Omit<PageSearchServed['data'], 'searchId' | 'workspaceId'>) => () => {
+  const searchId = randomUUID()
+  return handle(deps.store, streams.search(searchId), pageSearch, { type: 'RecordPageSearch', data: { searchId, workspaceId, ...data } }, { ...ctx, workspaceId }, { fresh: true })
+}
+
 const rowsOf = (scope: PageScope): Scope =>
   scope.kind === 'workspace' ? [['workspace_id = ?', scope.workspaceId], 'latest'] : [['collection_id = ?', scope.collectionId], 'pinned']
 
 /**
  * Search over pages like entry search (text, vector, hybrid; minScore then limit), one result per
  * page. The search is one PageSearchServed event: each result served is one citation of that page
- * version.
+ * version. A public pack's searches are tallied: one event per pack and mode for each period.
  */
 export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: PageScope, req: { query: string; mode: Mode; limit: number; minScore: number }) => {
   const vector = await embedQuery(deps, req.mode, req.query)
@@ -55,13 +61,18 @@ export const searchPages = async (deps: SearchDeps, ctx: CommandContext, scope: 
     })
     return { results: served, mode: ranked.mode, fallback: ranked.fallback }
   })
-  const searchId = randomUUID()
-  deps.citations.record(() => handle(deps.store, streams.search(searchId), pageSearch, {
-    type: 'RecordPageSearch',
-    data: {
-      searchId, workspaceId: scope.workspaceId, mode, citations: results.map((r) => ({ pageId: r.pageId, version: r.version })),
-      ...(scope.kind === 'pack' ? { packSlug: scope.slug } : {}),
-    },
-  }, { ...ctx, workspaceId: scope.workspaceId }, { fresh: true }))
+  const citations = results.map((r) => ({ pageId: r.pageId, version: r.version }))
+  if (scope.kind === 'pack') {
+    // Anonymous: counted with the pack's other serves, one event per period (commands/citations.ts).
+    deps.citations.tally(`${scope.slug}:${mode}`, citations.map((c) => JSON.stringify([c.pageId, c.version])), (counts) =>
+      pageSearchRecord(deps, ctx, scope.workspaceId, {
+        mode,
+        packSlug: scope.slug,
+        citations: [...counts].map(([item, count]) => {
+          const [pageId, version] = JSON.parse(item) as [string, number]
+          return { pageId, version, count }
+        }),
+      }))
+  } else deps.citations.record(pageSearchRecord(deps, ctx, scope.workspaceId, { mode, citations }))
   return { results, mode, ...(fallback ? { fallback } : {}) }
 }

@@ -24,11 +24,18 @@ export const search: Decider<SearchCommand, SearchServed, { recorded: boolean }>
   decide: (command, state) => E.right(state.recorded ? [] : [{ type: 'SearchServed', data: command.data }]),
 }
 
-/** One search over pages as served: a batch of citations, one per page version in its results. */
+/** A page version served; `count` times when the serves of a public pack were counted together (1 when absent). */
+const PageCitation = t.intersection([t.type({ pageId: t.string, version: t.number }), t.partial({ count: t.number })])
+
+/**
+ * One search over pages as served: a batch of citations, one per page version in its results. A
+ * public pack's searches are counted together: one event per pack and mode for each period, each
+ * citation with how many times it was served.
+ */
 export const PageSearchServed = t.type({
   type: t.literal('PageSearchServed'),
   data: t.intersection([
-    t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(t.type({ pageId: t.string, version: t.number })) }),
+    t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(PageCitation) }),
     // Set when the search came through a public pack.
     t.partial({ packSlug: t.string }),
   ]),

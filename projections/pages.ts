@@ -15,7 +15,7 @@ type Event = PageEvent | CollectionEvent | ProposalEvent | PageSearchServed
  */
 export const pagesProjector: Projector = {
   name: 'pages',
-  version: 1,
+  version: 2,
   tables: ['kb_pages', 'kb_page_versions', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
   schema: `
     CREATE TABLE kb_pages (
@@ -29,7 +29,7 @@ export const pagesProjector: Projector = {
       created_at timestamptz NOT NULL, PRIMARY KEY (page_id, version));
     CREATE TABLE kb_page_citations (
       search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
-      PRIMARY KEY (search_id, page_id));
+      served integer NOT NULL DEFAULT 1, PRIMARY KEY (search_id, page_id, version));
     CREATE INDEX kb_page_citations_page ON kb_page_citations (page_id, at);
     CREATE TABLE kb_collections (
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text NOT NULL, write_policy text NOT NULL,
@@ -82,10 +82,11 @@ export const pagesProjector: Projector = {
         // A citation is counted once: replaying the batch inserts nothing and counts nothing.
         await tx.query(
           `WITH added AS (
-             INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug)
-             SELECT $1, p, v, $4, $5 FROM unnest($2::text[], $3::int[]) AS u(p, v) ON CONFLICT DO NOTHING RETURNING page_id)
-           UPDATE kb_pages SET cited_count = cited_count + 1 WHERE id IN (SELECT page_id FROM added)`,
-          [e.data.searchId, c.map((x) => x.pageId), c.map((x) => x.version), at, e.data.packSlug ?? null],
+             INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug, served)
+             SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v, n) ON CONFLICT DO NOTHING RETURNING page_id, served)
+           UPDATE kb_pages SET cited_count = cited_count + s.served
+           FROM (SELECT page_id, sum(served)::int AS served FROM added GROUP BY page_id) s WHERE kb_pages.id = s.page_id`,
+          [e.data.searchId, c.map((x) => x.pageId), c.map((x) => x.version), at, e.data.packSlug ?? null, c.map((x) => x.count ?? 1)],
         )
         return
       }

@@ -9,7 +9,7 @@ interface Ctx { svc: TestService; m: Member; key: string; collectionId: string; 
 const test = suite<Ctx>('API: public packs (web page and read-only MCP) over verified pages at their pins')
 
 test.before(async (ctx) => {
-  ctx.svc = await startTestService()
+  ctx.svc = await startTestService({ PACK_REQUESTS_PER_MINUTE: '40', PACK_CITATIONS_FLUSH_MS: '600000' })
   ctx.m = await seedMember(ctx.svc.call, 'owner')
   ctx.key = (await newKey(ctx.svc.call, ctx.m.workspaceId, 'agent')).api_key
   ctx.collectionId = ok(await ctx.svc.call('POST', '/api/v1/collections', { token: ctx.m.token, body: { name: 'Public docs' } }), 201).id
@@ -86,6 +86,43 @@ test('re-verifying moves what the pack serves to the new latest', async (ctx) =>
   const html = await (await publicGet(ctx, '/packs/acme-docs')).text()
   assert.ok(html.includes('a hundred euros (unreviewed)'))
   assert.ok(html.includes('Verified version 2'))
+})
+
+const pageSearchEvents = async (ctx: Ctx) =>
+  (await ctx.svc.deps.db.pool.query(`SELECT count(*)::int AS n FROM es_events WHERE type = 'PageSearchServed'`)).rows[0].n as number
+
+test('a flood of anonymous pack calls: 429 with Retry-After past the limit per address; its citations become one event', async (ctx) => {
+  const events = await pageSearchEvents(ctx)
+  const cited = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token })).citedCount as number
+  const client = new Client({ name: 'flood', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
+  let searches = 0
+  let refused: unknown
+  try {
+    for (let i = 0; i < 60 && !refused; i++) {
+      try {
+        await client.callTool({ name: 'page_search', arguments: { query: 'installer licence', mode: 'text', minScore: 0 } })
+        searches++
+      } catch (error) {
+        refused = error
+      }
+    }
+  } finally {
+    await client.close().catch(() => {})
+  }
+  assert.ok(refused, 'the flood was stopped')
+  assert.match(String(refused), /RATE_LIMITED/, String(refused))
+  assert.ok(searches > 10 && searches < 40, `${searches} searches answered before the limit of 40 requests`)
+  // The page and any request of this address now wait; Retry-After says how long.
+  const page = await publicGet(ctx, '/packs/acme-docs')
+  assert.is(page.status, 429)
+  assert.ok(Number(page.headers.get('retry-after')) >= 1)
+  assert.is((await page.json()).error.code, 'RATE_LIMITED')
+  // Nothing appended per call: the tally waits for its period (or, here, for a read that shows counts).
+  assert.is(await pageSearchEvents(ctx), events)
+  const after = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
+  assert.is(after.citedCount, cited + searches, 'every serve is counted')
+  assert.is(await pageSearchEvents(ctx), events + 1, 'in one event')
 })
 
 test.run()
