@@ -5,7 +5,7 @@ import { PglitePgConnection, createPgConfig } from '@electric-sql/pglite/node-po
 import { vector } from '@electric-sql/pglite-pgvector'
 import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch'
 
-// Every int8 column (positions, revisions, counts) fits in 2^53 (DESIGN.md convention 2).
+// Every int8 column (positions, revisions, counts) fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
 
 export type Pool = pg.Pool

@@ -7,7 +7,7 @@ const enc = () => (encoder ??= getEncoding('cl100k_base'))
 // Text that spells a special token (`<|endoftext|>`) is counted as the text it is, never refused.
 export const countTokens = (text: string): number => (text ? enc().encode(text, [], []).length : 0)
 
-/** SPEC.md's searchableText: normalised lowercase words, punctuation and extra spaces removed. */
+/** An entry's searchableText: normalised lowercase words, punctuation and extra spaces removed. */
 export const searchableText = (text: string): string =>
   text
     .normalize('NFKC')

@@ -25,7 +25,7 @@ export interface VectorQuery {
 /**
  * The HNSW index of a table's `embedding` column. m = 8 (pgvector's default is 16) makes an
  * insertion about 2.7 times cheaper, which every write pays on the service's thread in PGlite; the
- * searches make up the recall with a wider candidate list (EF_SEARCH). Measured (README.md, the
+ * searches make up the recall with a wider candidate list (EF_SEARCH). Measured (docs/benchmarks.md, the
  * search benchmark and the evaluation): at ef_search 300, m = 8 finds about as many of the true
  * nearest rows as m = 16 at 100, and gives the evaluation's exact-search vector results.
  */

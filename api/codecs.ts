@@ -12,7 +12,7 @@ const documented = <C extends t.Mixed>(codec: C, schema: Schema): C => {
   return codec
 }
 
-/** Characters as SPEC.md counts them: code points (an emoji is one, not two UTF-16 units). */
+/** Characters as the API counts them: code points (an emoji is one, not two UTF-16 units). */
 export const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
 
 interface TextRules {

@@ -10,7 +10,7 @@ export type ErrorCode =
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE'
 
-/** The one table from error code to HTTP status (DESIGN.md "Error codes and HTTP status"). */
+/** The one table from error code to HTTP status. */
 export const statusOf = (code: ErrorCode): number => {
   switch (code) {
     case 'VALIDATION_ERROR':

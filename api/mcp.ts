@@ -100,7 +100,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
     await readJson(ctx)
     const body = (ctx.request as { body?: unknown }).body
     const problems = inputProblems(body, '', [])
-    // The client's name at initialize is the author of every write of its session (SPEC.md "Brain page").
+    // The client's name at initialize is the author of every write of its session.
     const initialize = (Array.isArray(body) ? body : [body]).find((m) => (m as { method?: unknown })?.method === 'initialize') as { params?: { clientInfo?: { name?: unknown } } } | undefined
     const name = initialize?.params?.clientInfo?.name
     if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200)) problems.push('params.clientInfo.name: must be the client\'s name, 1-200 characters')

@@ -111,7 +111,7 @@ const responses = (r: AnyRoute) => ({
   ...(r.auth !== 'none' ? { 401: envelope('UNAUTHORIZED (no credentials) or INVALID_TOKEN') } : {}),
   ...(r.permission ? { 403: envelope('FORBIDDEN (the role lacks the permission, or the knowledge base is disabled)') } : {}),
   ...(r.params ? { 404: envelope('NOT_FOUND: unknown id, or one of another workspace') } : {}),
-  default: envelope('Any other failure of DESIGN.md\'s table (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)'),
+  default: envelope('Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)'),
 })
 
 /** The OpenAPI 3.1 document, generated from the same route table the router mounts. */
@@ -131,7 +131,7 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Knowledge-base service', version: '1.0.0', description: 'See SPEC.md; every JSON answer uses the success/error envelope.' },
+    info: { title: 'Knowledge-base service', version: '1.0.0', description: 'A multi-workspace knowledge base: entries, search, tasks, the brain (pages, review, packs) and agent tools. Every JSON answer uses the envelope { success, data } or { success, error: { code, message, details } }.' },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token of a workspace member' },

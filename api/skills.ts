@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 
-// The five skills of SPEC.md, served to every MCP client as prompts. An agent names the skill it
+// The five skills, served to every MCP client as prompts. An agent names the skill it
 // writes under (the `skill` argument of page_write); the version's author keeps it.
 
 export interface Skill {

@@ -10,7 +10,7 @@ import { readKbConfig } from '../projections/knowledge'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 
-/** SPEC.md "Limits": uploads per minute per workspace (DESIGN.md: url and file creations, deprecated endpoints). */
+/** Uploads per minute per workspace: url and file creations, and the deprecated upload endpoints. */
 export const UPLOADS_PER_MINUTE = 20
 
 /**
@@ -101,7 +101,7 @@ export const cleanFileName = (name: string) => {
 
 /**
  * Checks an uploaded file by its content against the workspace's allowed types, then stores it
- * by hash. Refusals list the allowed types (SPEC.md "Errors").
+ * by hash. Refusals list the allowed types.
  */
 export const storeUpload = async (deps: Deps, workspaceId: string, upload: Upload): Promise<E.Either<DomainError, StorageInfo>> => {
   const config = await readKbConfig(deps.db.pool, workspaceId)

@@ -28,7 +28,7 @@ export interface KnowledgeDeps {
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
-/** DESIGN.md: `text` is stored as `manual`; legacy values are stored as given. */
+/** `text` is stored as `manual`; legacy values are stored as given. */
 export const storedSource = (source: string) => (source === 'text' ? 'manual' : source === 'url' ? 'webpage' : source === 'file' ? 'document' : source)
 
 export const loadKbConfig = async (store: EventStore, workspaceId: string): Promise<KbConfig> =>

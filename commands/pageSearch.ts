@@ -18,7 +18,7 @@ export interface PageResult {
   score: number
   scores: Hit['scores']
   ranks: Hit['ranks']
-  /** SPEC.md: `<page title> · v<version>`. */
+  /** `<page title> · v<version>`. */
   citation: string
 }
 

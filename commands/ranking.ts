@@ -155,7 +155,7 @@ const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: Query
 }
 
 /**
- * Search over an index in one of SPEC.md's modes, one hit per key, best first: the legs gather
+ * Search over an index in one of the modes (text, vector, hybrid), one hit per key, best first: the legs gather
  * their evidence and the ranking model (./rankingModel.ts) orders and scores it. Vector and hybrid
  * fall back to text when there are no vectors to search or the embedder failed; the answer says
  * which mode answered and why. `tx` is the search's snapshot (`inSnapshot`), `vector` the query's

@@ -31,7 +31,7 @@ export interface SearchRequest {
   defaults: 'endpoint' | 'workspace'
 }
 
-/** The search endpoint's own defaults (SPEC.md), for what a workspace has not set. */
+/** The search endpoint's own defaults, for what a workspace has not set. */
 export const ENDPOINT_DEFAULTS = { mode: 'hybrid' as Mode, limit: 5, minScore: 0.5 }
 
 /** A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says. */
@@ -73,7 +73,7 @@ export const KNOWLEDGE_INDEX: SearchIndex = {
 }
 
 /**
- * SPEC.md search over entries: text, vector or hybrid (commands/ranking.ts), one result per entry
+ * Search over entries: text, vector or hybrid (commands/ranking.ts), one result per entry
  * with the chunk that best answers; minScore, then limit. Every search is recorded as one
  * SearchServed event, which counts one citation for each entry served (commands/citations.ts).
  */

@@ -60,7 +60,7 @@ export const EntryMoved = t.type({
 export type EntryMoved = t.TypeOf<typeof EntryMoved>
 export const EntryVerified = t.type({ type: t.literal('EntryVerified'), data: t.type({ entryId: t.string, at: t.string, by: t.string }) })
 export type EntryVerified = t.TypeOf<typeof EntryVerified>
-/** The tombstone: after it the stream keeps only this event (DESIGN.md: content cut from the store). */
+/** The tombstone: after it the stream keeps only this event (its content is cut from the store). */
 export const EntryDeleted = t.type({
   type: t.literal('EntryDeleted'),
   data: t.type({ entryId: t.string, workspaceId: t.string, deletedBy: t.string, at: t.string }),
@@ -207,7 +207,7 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       }
       case 'RequestSync':
         if (!state.sourceUrl) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
-        // A sync already pending or running: this one is satisfied by it (DESIGN.md: "unchanged").
+        // A sync already pending or running: this one is satisfied by it ("unchanged").
         if (state.pendingTaskId) return E.right([])
         return E.right([{ type: 'EntrySyncRequested', data: { entryId: command.data.entryId, taskId: command.data.taskId } }])
       case 'ConfigureSync':

@@ -25,7 +25,7 @@ export interface KbConfig {
   verification: { enabled: boolean }
 }
 
-/** SPEC.md's defaults; DOCX is supported but not allowed until a workspace adds it. */
+/** The defaults; DOCX is supported but not allowed until a workspace adds it. */
 export const defaultKbConfig = (): KbConfig => ({
   enabled: true,
   maxDocuments: 1000,

@@ -4,7 +4,7 @@ import type { TaskEvent } from '../domain/task'
 import type { Projector } from './projector'
 
 /**
- * Processing tasks as SPEC.md shows them, and the outbox of jobs to publish: a row per
+ * Processing tasks as the API shows them, and the outbox of jobs to publish: a row per
  * unfinished task, which workers/outbox.ts publishes to the job queue and marks. A task's row
  * leaves the outbox when it finishes, so a rebuild (or a restart of the in-process queue)
  * publishes exactly the unfinished ones again.

@@ -97,7 +97,7 @@ const unitsOf = (content: string, options: ChunkingOptions, countText: (s: strin
 export const chunkText = (content: string, options: ChunkingOptions): Chunk[] => chunkAndCount(content, options).chunks
 
 /**
- * chunkText's chunks, and the content's estimated token count (SPEC.md: "estimated") from the
+ * chunkText's chunks, and the content's estimated token count (an estimate) from the
  * units' counts, which the chunking needs anyway: counting the whole content again cost a third
  * more tokenizing. It runs 1.6 % above an exact count on the evaluation corpus (a unit cut inside
  * what cl100k reads as one piece, such as `e.g.`, counts a token more).
@@ -156,7 +156,7 @@ export interface SectionChunk {
 
 export interface ChunkedContent {
   content: string
-  /** Estimated (SPEC.md): within a few per cent of cl100k's count of `content`, see chunkAndCount. */
+  /** Estimated: within a few per cent of cl100k's count of `content`, see chunkAndCount. */
   tokenCount: number
   chunks: SectionChunk[]
 }

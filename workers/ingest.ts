@@ -31,7 +31,7 @@ export interface IngestDeps {
   limiter: WorkspaceLimiter
 }
 
-/** SPEC.md "Processing tasks": the steps, with the progress each one starts at. */
+/** A task's steps, with the progress each one starts at. */
 export const STEPS = { download: ['Downloading', 10], parse: ['Parsing', 30], chunk: ['Chunking', 50], embed: ['Generating embeddings', 70], store: ['Storing', 90] } as const
 
 /** At most `perWorkspace` tasks of one workspace run at once in this process; the rest wait. */
@@ -106,7 +106,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
           await completeTask(deps, ctx(), ref, 'unchanged', { chunkCount: 0, wordCount: 0, characterCount: 0, processingTimeMs: Date.now() - began })
           return
         }
-        // A crawl is one entry: each page a section headed by its URL (DESIGN.md).
+        // A crawl is one entry: each page a section headed by its URL.
         sections = t.input.crawl.depth > 0 ? pages.map((p) => ({ text: `# ${p.url}\n\n${p.text}`, pageUrl: p.url })) : [{ text: pages[0].text, pageUrl: pages[0].url }]
       } else {
         const bytes = await deps.blobs.read(t.input.blob).catch(() => {

@@ -45,7 +45,7 @@ const modelWorker = () => {
 export const defaultEmbedWorkers = () => availableParallelism()
 
 /**
- * The local model of DESIGN.md (Universal Sentence Encoder lite, 512 dimensions, zero-padded to
+ * The local model (Universal Sentence Encoder lite, 512 dimensions, zero-padded to
  * 1536) in a pool of worker threads, so the API's event loop never blocks and every core embeds.
  * Work waits in one queue and each worker takes the next part when it is free; a search's query
  * (one or two texts) goes before the parts of ingestion waiting. A text longer than the model

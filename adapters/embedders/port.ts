@@ -1,4 +1,4 @@
-/** Vectors are 1536-dimensional (SPEC.md); `model` is stored with every vector. */
+/** Vectors are 1536-dimensional; `model` is stored with every vector. */
 export const DIMENSIONS = 1536
 
 export interface Embedder {

@@ -6,7 +6,7 @@ export type Actor =
   | { kind: 'agent'; client: string; skill?: string }
   | { kind: 'system'; process: string }
 
-/** DESIGN.md convention 3; workspaceId scopes the event for audit. */
+/** Who did it, when, in answer to what; workspaceId scopes the event for audit. */
 export interface EventMetadata {
   actor: Actor
   correlationId: string

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js'
 
 /**
- * Which addresses an outbound fetch may connect to (DESIGN.md "Safe fetching"). Public unicast
+ * Which addresses an outbound fetch may connect to. Public unicast
  * only; loopback and private ranges when the operator opts in (tests crawling a local server);
  * link-local, multicast, reserved and cloud-metadata addresses never. An IPv6 address that
  * carries an IPv4 one (mapped, IPv4-compatible, NAT64, 6to4) is judged by the IPv4 address it carries.

@@ -6,7 +6,7 @@ import { type AnyRoute, replyWith, route } from '../route'
 
 const idParam = t.type({ id: c.id })
 
-/** DESIGN.md "Admin API": how users, workspaces, tokens and keys are first issued. */
+/** The admin API: how users, workspaces, tokens and keys are first issued. */
 export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/admin/users', tag: 'admin', auth: 'admin', summary: 'Register a user',

@@ -6,7 +6,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
 
-/** SPEC.md "Authentication and workspace". */
+/** Authentication: validating a token, switching workspace. */
 export const authRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/auth/validate', tag: 'auth', auth: 'bearer', summary: 'Validate the access token',

@@ -24,7 +24,7 @@ const proposalReply = (deps: Deps, workspaceId: string, id: string, position: nu
     return r ? proposalView(deps.db.pool, r) : { id }
   })
 
-/** Collections (with their write policy), the proposals held for review, and public packs (DESIGN.md "Brain pages"). */
+/** Collections (with their write policy), the proposals held for review, and public packs. */
 export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/collections', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a collection',

@@ -82,7 +82,7 @@ export const validUrl = (deps: Deps, url: string, field = 'url'): E.Either<Domai
 
 export const MULTIPART_JSON_FIELDS = ['metadata', 'chunkingOptions', 'externalReferenceIds', 'crawlOptions', 'customMetadata']
 
-/** SPEC.md "Knowledge entries": text is synchronous; url and file answer at once with a pending task. */
+/** Knowledge entries: text is synchronous; url and file answer at once with a pending task. */
 export const entryRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',

@@ -15,7 +15,7 @@ const IdParam = t.type({ folderId: c.id })
 const folderReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
   readAfterWrite(deps, position, async () => (await getFolder(deps.db.pool, workspaceId, id)) ?? { id }, status)
 
-/** SPEC.md "Folders": names unique per workspace (case-insensitive), at most 100 characters. */
+/** Folders: names unique per workspace (case-insensitive), at most 100 characters. */
 export const folderRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',

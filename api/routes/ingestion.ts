@@ -38,7 +38,7 @@ const pendingReply = (taskId: string, documentId: string, position: number) => (
   status: 202, position, headers: DEPRECATED,
 })
 
-/** SPEC.md "Processing tasks", "URL sync" and the deprecated upload endpoints. */
+/** Processing tasks, URL sync and the deprecated upload endpoints. */
 export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/knowledge/tasks', tag: 'tasks', auth: 'bearer', permission: 'read:knowledge',
@@ -108,7 +108,7 @@ export const ingestionRoutes: AnyRoute[] = [
         return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
       }
       if (!body.content?.trim()) return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
-      // Text goes through the same task as a file, so the answer has the task of SPEC.md.
+      // Text goes through the same task as a file, so the answer has its task.
       const upload = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
       const stored = await storeUpload(deps, workspaceId, upload)
       if (E.isLeft(stored)) return stored

@@ -26,7 +26,7 @@ const ConfigPatch = c.exact({
 })
 
 
-/** SPEC.md "Configuration and statistics"; changing the configuration is for owners and admins. */
+/** Configuration and statistics; changing the configuration is for owners and admins. */
 export const kbConfigRoutes: AnyRoute[] = [
   route({
     method: 'get', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base configuration",

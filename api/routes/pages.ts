@@ -38,7 +38,7 @@ const pageReply = (deps: Deps, workspaceId: string, pageId: string, position: nu
 const livePage = async (deps: Deps, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
 const notFound = fail('NOT_FOUND', 'page not found')
 
-/** People's side of the brain: pages, their versions, diffs, reverts and verification (DESIGN.md "Brain pages"). */
+/** People's side of the brain: pages, their versions, diffs, reverts and verification. */
 export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/pages', tag: 'pages', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a page (a person is its author; never held for review)',

@@ -55,7 +55,7 @@ export const SearchAnswer = {
 }
 
 /**
- * SPEC.md "Search". What the request leaves out is the workspace's setting where the workspace set
+ * Search. What the request leaves out is the workspace's setting where the workspace set
  * it (search.defaultMode, defaultLimit, minScore), and the endpoint's default otherwise (hybrid, 5, 0.5).
  */
 export const searchRoutes: AnyRoute[] = [

@@ -7,7 +7,7 @@ import { type AnyRoute, route } from '../route'
 import { runTool, tools } from '../tools'
 import { describeErrors } from '../validation'
 
-/** SPEC.md "Page writing (tool execution)": x-api-key, body { arguments }. */
+/** Tool execution: x-api-key, body { arguments }. */
 export const toolRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/tools/:tool/execute', tag: 'tools', auth: 'apiKey', summary: 'Execute a tool with an API key',

@@ -2,16 +2,16 @@ import type { Queryable } from '../../adapters/db'
 import type { KbConfig } from '../../domain/kbConfig'
 import { readKbConfig } from '../../projections/knowledge'
 
-// Read-side queries over the knowledge read models, and the JSON shapes of SPEC.md.
+// Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
 const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
-/** DESIGN.md freshness, derived at read time from the workspace's freshnessDays. */
+/** Freshness, derived at read time from the workspace's freshnessDays. */
 const FRESHNESS = `CASE WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
   WHEN e.cited_count >= 5 THEN 'stale' ELSE 'unknown' END`
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
-/** SPEC.md "URL sync config"; sourceUrl only where the GET of sync-config shows it. */
+/** A URL sync config; sourceUrl only where the GET of sync-config shows it. */
 export const syncConfigView = (r: any, withSource = false) => ({
   enabled: r.sync_enabled ?? false,
   intervalHours: r.sync_interval_hours ?? 24,
@@ -117,7 +117,7 @@ export const taskView = (r: any) => ({
   ...(r.completed_at ? { completedAt: r.completed_at.toISOString() } : {}),
 })
 
-/** SPEC.md's task list, newest first; `limit` is "items per page", so `page` (from 1) pages through it. */
+/** The task list, newest first; `limit` is "items per page", so `page` (from 1) pages through it. */
 export const listTasks = async (db: Queryable, workspaceId: string, status: string | undefined, limit: number, page = 1) => {
   const args: unknown[] = [workspaceId]
   const where = status ? (args.push(status), 'AND status = $2') : ''

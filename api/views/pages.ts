@@ -32,7 +32,7 @@ export const versionView = (r: any, withContent = false) => ({
 })
 
 /**
- * The verification chip and banner (SPEC.md "Page verification"): the state; past the pin, who
+ * The verification chip and banner: the state; past the pin, who
  * wrote since, the size of the change since, and the citations served since the pin was set.
  */
 const verificationOf = async (db: Queryable, r: any) => {

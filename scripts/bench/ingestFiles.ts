@@ -1,7 +1,7 @@
 // `npm run bench -- ingest-files`: a mixed corpus of generated files (PDF, DOCX, HTML, Markdown;
 // 1-50 pages) uploaded through the HTTP API and processed by the task pipeline, against the same
 // parse + chunk + embed run in-process without the service, in the same run. Uploads are spread
-// over workspaces because each may upload 20 a minute (SPEC.md "Limits").
+// over workspaces because each may upload 20 a minute.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

@@ -239,7 +239,7 @@ test('input no command can store is refused with 400, never a 500: lone surrogat
   await bad('POST', '/api/v1/knowledge', { body: { title: emoji.repeat(501), source: 'text', content: 'c' } }, /^title:/)
 })
 
-test('the largest content SPEC.md allows is accepted even written as JSON escapes; chunkSizeTokens alone picks an overlap below it', async ({ svc, m }) => {
+test('the largest content allowed (500,000 characters) is accepted even written as JSON escapes; chunkSizeTokens alone picks an overlap below it', async ({ svc, m }) => {
   // 500,000 characters as \u00e9 escapes: a 3 MB body.
   const raw = `{"title":"escaped","source":"text","content":"${'\\u00e9'.repeat(499_990)} end"}`
   assert.ok(raw.length > 2_900_000)

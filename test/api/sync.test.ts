@@ -39,7 +39,7 @@ test('sync-config: GET shows sourceUrl, PATCH validates and answers without it; 
   assert.is(patched.intervalHours, 6)
   assert.is(patched.sourceUrl, undefined)
   assert.is(new Date(patched.nextSyncAt).getTime() - new Date(patched.lastSyncAt).getTime(), 6 * 3600_000)
-  // A number of hours, as SPEC.md says: fractions too.
+  // A number of hours: fractions too.
   const half = ok(await service.call('PATCH', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token, body: { enabled: true, intervalHours: 1.5 } }))
   assert.is(half.intervalHours, 1.5)
   assert.is(new Date(half.nextSyncAt).getTime() - new Date(half.lastSyncAt).getTime(), 1.5 * 3600_000)

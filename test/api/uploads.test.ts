@@ -15,7 +15,7 @@ const test = suite<{ service: TestService; owner: Member }>('API: file uploads, 
 test.before(async (ctx) => {
   ctx.service = await startTestService({ PARSE_TIMEOUT_MS: '20000' })
   ctx.owner = await seedMember(ctx.service.call)
-  // DOCX is supported once a workspace allows it (DESIGN.md).
+  // DOCX is supported once a workspace allows it.
   ok(await ctx.service.call('PATCH', '/api/v1/knowledge/config', { token: ctx.owner.token, body: { allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX] } }))
 })
 test.after(async ({ service }) => service.stop())

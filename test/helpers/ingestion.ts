@@ -1,6 +1,6 @@
 import { type Call, ok } from './service'
 
-/** Polls a task (as clients do, SPEC.md) until it completes or fails. */
+/** Polls a task (as clients do) until it completes or fails. */
 export const waitForTask = async (call: Call, token: string, taskId: string, ms = 30000) => {
   const deadline = Date.now() + ms
   for (;;) {
