@@ -1,3 +1,4 @@
+import pgvector from 'pgvector'
 import type { Queryable } from './db'
 import { type Scope, scopeSql } from './textIndex/port'
 
@@ -49,7 +50,7 @@ export const vectorSearch = async (tx: Queryable, { table, key, chunk, vector, m
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, embedding <=> $1::vector AS distance FROM ${table}
      WHERE model = $3${s.sql} ORDER BY embedding <=> $1::vector LIMIT $2`,
-    [`[${vector.join(',')}]`, limit, model, ...s.args],
+    [pgvector.toSql(vector), limit, model, ...s.args],
   )
   // Back to the planner's own choices for whatever else the transaction reads.
   await tx.query('SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; SET LOCAL enable_sort TO DEFAULT')
