@@ -43,6 +43,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   multipart?: 'also' | 'only'
   /** JSON Schema of the answer's `data`, for the OpenAPI document. */
   response?: Record<string, unknown>
+  /** Query parameters the codec does not name that the route still takes (`externalRef.<key>`). */
+  extraQuery?: (name: string) => boolean
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
   before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
   handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
@@ -55,6 +57,15 @@ export const route = <P = unknown, Q = unknown, B = unknown>(spec: RouteSpec<P, 
 /** The media types a route's body may come in. */
 export const bodyTypes = (spec: AnyRoute) =>
   spec.multipart === 'only' ? ['multipart/form-data'] : spec.multipart ? ['application/json', 'multipart/form-data'] : ['application/json']
+
+/** The property names a codec reads (through exact, partial, intersection and union codecs). */
+export const propsOf = (codec: t.Mixed | undefined): string[] => {
+  if (!codec) return []
+  if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return Object.keys(codec.props)
+  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType) return propsOf(codec.type)
+  if (codec instanceof t.IntersectionType || codec instanceof t.UnionType) return (codec.types as t.Mixed[]).flatMap(propsOf)
+  return []
+}
 
 const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknown): E.Either<string[], A> => {
   if (!codec) return E.right(value as A)
@@ -126,6 +137,14 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     })
   }
 
+  /** A query parameter the route does not take is a mistake to name, not one to ignore (`?q=` filtering nothing). */
+  const unknownQuery = (ctx: Context, spec: AnyRoute) => {
+    const known = new Set(propsOf(spec.query))
+    return Object.keys(ctx.query ?? {})
+      .filter((name) => !known.has(name) && !spec.extraQuery?.(name))
+      .map((name) => `${name}: is not a query parameter of ${spec.method.toUpperCase()} ${spec.path}${known.size ? ` (it takes ${[...known].join(', ')})` : ''}`)
+  }
+
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
     if (spec.before) await spec.before({ identity, ctx }, deps)
     // The body is read once the caller is known to be allowed here.
@@ -136,6 +155,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       throw new ApiError('VALIDATION_ERROR', `the request body must be ${types.join(' or ')}`, [`body: send it with Content-Type: ${types.join(' or ')}`])
     }
     const problems = inputProblems({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
+    problems.push(...unknownQuery(ctx, spec))
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const parts = [
       decode(spec.params, ctx.params ?? {}),

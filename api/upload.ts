@@ -34,6 +34,14 @@ export interface Upload {
   charset?: string
 }
 
+/** A title from the file name (without extension), else from the content's first line. */
+export const titleOf = (fileName: string, bytes: Buffer) => {
+  const fromName = fileName.replace(/\.[^.]*$/, '').replace(/[_-]+/g, ' ').trim()
+  if (fromName && fromName !== 'upload') return fromName.slice(0, 500)
+  const firstLine = bytes.subarray(0, 2000).toString('utf8').split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => /\w/.test(l))
+  return (firstLine ?? 'Untitled upload').slice(0, 500)
+}
+
 const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
 
 /**

@@ -4,6 +4,7 @@ export interface SearchFilters {
   source?: string
   category?: string
   tag?: string
+  folderId?: string
 }
 
 /**
@@ -65,4 +66,6 @@ export const chunkScope = (workspaceId: string, filters: SearchFilters): Scope =
   ...(filters.source ? [['source = ?', filters.source] as [string, unknown]] : []),
   ...(filters.category ? [['category = ?', filters.category] as [string, unknown]] : []),
   ...(filters.tag ? [['tags @> ARRAY[?]::text[]', filters.tag] as [string, unknown]] : []),
+  // Every table of the index has entry_id; an entry's folder is read where it is kept.
+  ...(filters.folderId ? [['entry_id IN (SELECT id FROM kb_entries WHERE folder_id = ?)', filters.folderId] as [string, unknown]] : []),
 ]

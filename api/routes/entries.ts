@@ -8,8 +8,8 @@ import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { pagination } from '../pagination'
 import { type AnyRoute, readAfterWrite, replyWith, route } from '../route'
-import { takeUploadSlot, readMultipart, storeUpload, type Upload } from '../upload'
-import { getEntry, listEntries } from '../views/knowledge'
+import { takeUploadSlot, readMultipart, storeUpload, titleOf, type Upload } from '../upload'
+import { getEntry, getFolder, listEntries } from '../views/knowledge'
 import { createSourcedEntry } from '../../commands/ingestion'
 import { FetchError, checkUrl } from '../../adapters/fetcher'
 import { FilterSource } from './search'
@@ -21,8 +21,10 @@ const ChunkingOptions = c.exact({ chunkSizeTokens: c.integer(100, 2000), overlap
 export const CrawlOptionsBody = c.exact({ depth: c.integer(0, 2), maxPages: c.integer(1, 50), sameDomainOnly: t.boolean })
 
 const CreateBody = c.object(
-  { title: c.string(1, 500), source: CreateSource },
+  { source: CreateSource },
   {
+    // Required, except for a file: its title then defaults to the file's name.
+    title: c.string(1, 500),
     content: c.string(0, 500_000),
     url: c.string(1, 2048),
     crawlOptions: CrawlOptionsBody,
@@ -44,6 +46,8 @@ const ListQuery = t.partial({
   isEnabled: c.booleanFromString,
   search: c.string(1, 500),
   freshness: t.keyof({ current: null, stale: null, unknown: null }),
+  processingStatus: t.keyof({ pending: null, processing: null, completed: null, failed: null }),
+  includeContent: c.booleanFromString,
 })
 
 export const IdParam = t.type({ id: c.id })
@@ -97,9 +101,12 @@ export const entryRoutes: AnyRoute[] = [
     },
     handler: async ({ body, identity, command, ctx }, deps) => {
       const workspaceId = workspaceIdOf(identity)
+      const upload = ctx.state.upload as Upload | undefined
+      const title = body.title?.trim() || (body.source === 'file' && upload ? titleOf(upload.fileName, upload.bytes) : undefined)
+      if (!title) return fail('VALIDATION_ERROR', 'the request is not valid', [`title: is required when source is ${body.source}`])
       const common = {
         workspaceId,
-        title: body.title.trim(),
+        title,
         source: body.source,
         metadata: body.metadata ?? {},
         externalReferenceIds: body.externalReferenceIds ?? {},
@@ -118,7 +125,6 @@ export const entryRoutes: AnyRoute[] = [
           const crawl = { depth: body.crawlOptions?.depth ?? 0, maxPages: body.crawlOptions?.maxPages ?? 10, sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true }
           source = { url: url.right, crawl }
         } else {
-          const upload = ctx.state.upload as Upload | undefined
           if (!multipart || !upload) return fail('VALIDATION_ERROR', 'the request is not valid', ['file: is required when source is file (a multipart/form-data part named file)'])
           const stored = await storeUpload(deps, workspaceId, upload)
           if (E.isLeft(stored)) return stored
@@ -140,9 +146,12 @@ export const entryRoutes: AnyRoute[] = [
     method: 'get', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'read:knowledge',
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
+    extraQuery: (name) => name.startsWith('externalRef.'),
     handler: async ({ query, identity, ctx }, { db }) => {
       const refs = externalRefsOf(ctx.query)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
+      // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
+      if (query.folderId && !(await getFolder(db.pool, workspaceIdOf(identity), query.folderId))) return fail('NOT_FOUND', 'folder not found')
       const page = query.page ?? 1
       const limit = query.limit ?? 20
       const { items, total } = await listEntries(db.pool, workspaceIdOf(identity), { ...query, externalRefs: refs.right }, page, limit)

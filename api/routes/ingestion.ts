@@ -5,7 +5,7 @@ import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
-import { type Upload, readMultipart, storeUpload, takeUploadSlot } from '../upload'
+import { type Upload, readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
 import { entryRow, getTask, listTasks, syncConfigView } from '../views/knowledge'
 import { describeErrors } from '../validation'
 import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, validUrl } from './entries'
@@ -23,14 +23,6 @@ const customMetadata = (value: unknown): E.Either<string[], t.TypeOf<typeof Meta
   if (value === undefined) return E.right({})
   if (!value || typeof value !== 'object' || Array.isArray(value)) return E.left(['customMetadata: must be a JSON object'])
   return E.mapLeft((errors: t.Errors) => describeErrors(errors, 'customMetadata.'))(Metadata.decode(value))
-}
-
-/** A title from the file name (without extension), else from the content's first line. */
-const titleOf = (fileName: string, bytes: Buffer) => {
-  const fromName = fileName.replace(/\.[^.]*$/, '').replace(/[_-]+/g, ' ').trim()
-  if (fromName && fromName !== 'upload') return fromName.slice(0, 500)
-  const firstLine = bytes.subarray(0, 2000).toString('utf8').split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => /\w/.test(l))
-  return (firstLine ?? 'Untitled upload').slice(0, 500)
 }
 
 const pendingReply = (taskId: string, documentId: string, position: number) => ({

@@ -1,16 +1,18 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { searchKnowledge } from '../../commands/search'
+import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
+import { getFolder } from '../views/knowledge'
 
 export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
 export const FilterSource = t.keyof({ manual: null, document: null, webpage: null, faq: null, api_docs: null, transcript: null })
 
 const SearchBody = c.object(
   { query: c.string(1, 1000) },
-  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100) },
+  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100), folderId: c.id },
 )
 
 const score = (what: string) => ({ type: 'number', minimum: 0, maximum: 1, description: what })
@@ -65,12 +67,14 @@ export const searchRoutes: AnyRoute[] = [
     body: SearchBody,
     response: SearchAnswer,
     handler: async ({ body, identity, command }, deps) => {
-      const found = await searchKnowledge(deps, command, memberOf(identity).workspaceId, {
+      const { workspaceId } = memberOf(identity)
+      if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId))) return fail('NOT_FOUND', 'folder not found')
+      const found = await searchKnowledge(deps, command, workspaceId, {
         query: body.query,
         mode: body.mode,
         limit: body.limit,
         minScore: body.minScore,
-        filters: { source: body.source, category: body.category, tag: body.tag },
+        filters: { source: body.source, category: body.category, tag: body.tag, folderId: body.folderId },
         defaults: 'endpoint',
       })
       return E.map((data: unknown) => ({ data }))(found)

@@ -61,7 +61,10 @@ export interface EntryFilters {
   isEnabled?: boolean
   search?: string
   freshness?: string
+  processingStatus?: string
   externalRefs: Record<string, string>
+  /** false: items without their content and searchableText (a list of titles stays small). */
+  includeContent?: boolean
 }
 
 /** The workspace's entries, newest first (created_at, then id), filtered and paginated. */
@@ -75,6 +78,7 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   if (f.tag) add("e.metadata->'tags' @> jsonb_build_array(?::text)", f.tag)
   if (f.folderId) add('e.folder_id = ?', f.folderId)
   if (f.isEnabled !== undefined) add('e.is_enabled = ?', f.isEnabled)
+  if (f.processingStatus) add('e.processing_status = ?', f.processingStatus)
   // The title filter is data, never a pattern: LIKE's wildcards are escaped.
   if (f.search) add("e.title ILIKE '%' || ? || '%' ESCAPE '\\'", f.search.replace(/[\\%_]/g, (m) => `\\${m}`))
   if (Object.keys(f.externalRefs).length) add('e.external_refs @> ?::jsonb', JSON.stringify(f.externalRefs))
@@ -90,7 +94,9 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
-  return { items: rows.map(entryView), total }
+  const items = rows.map(entryView)
+  if (f.includeContent !== false) return { items, total }
+  return { items: items.map(({ content, searchableText, ...rest }) => rest), total }
 }
 
 export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {

@@ -264,6 +264,17 @@ test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bom
   }
 })
 
+test('a file sent without a title is titled by its file name; text without one is refused', async ({ service, owner }) => {
+  const form = new FormData()
+  form.append('source', 'file')
+  form.append('file', new Blob(['# Bilbies\n\nBilbies dig spiral burrows.\n'], { type: 'text/markdown' }), 'desert-bilby_notes.md')
+  const res = await fetch(`${service.url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form })
+  const created = ok({ status: res.status, body: await res.json(), headers: res.headers }, 201)
+  assert.is(created.title, 'desert bilby notes')
+  const refused = expectError(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { source: 'text', content: 'No title.' } }), 400, 'VALIDATION_ERROR')
+  assert.equal(refused.details, ['title: is required when source is text'])
+})
+
 /** A zip whose central directory and local header understate an entry's size by `by` bytes. */
 const sizeLie = (zip: Buffer, name: string, by: number) => {
   const b = Buffer.from(zip)
