@@ -36,8 +36,8 @@ const receiptOf = (w: { pageId: string; title: string; version: number; added: n
   w.unchanged
     ? `Page "${w.title}" (id ${w.pageId}) already has this content at version ${w.version}; nothing was written.`
     : w.version === 1
-    ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). To undo, delete the page: DELETE /api/v1/pages/${w.pageId}.`
-    : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, revert to version ${w.version - 1}: POST /api/v1/pages/${w.pageId}/revert {"version": ${w.version - 1}}; the history keeps every version.`
+    ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). Pages are deleted by people, not by agents: to take it back, ask a member of the workspace to delete it.`
+    : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, write version ${w.version - 1} back: page_read {"pageId": "${w.pageId}", "version": ${w.version - 1}}, then page_write {"pageId": "${w.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": ${w.version}}; the history keeps every version.`
 
 /** The page a write names, by id or by title; undefined when no such page lives in the workspace. */
 const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: string; state: Live } | undefined> => {

@@ -14,24 +14,31 @@ test.before(async (ctx) => {
 })
 test.after(async ({ svc }) => svc.stop())
 
-test('page_write create, append, replace: every write a version by the key’s agent; the receipt says how to revert', async ({ svc, m, key }) => {
+test('page_write create, append, replace: every write a version by the key’s agent; the receipt names an undo the agent can make', async ({ svc, m, key }) => {
   const created = ok(await tool(svc.call, key, 'page_write', { title: 'Runbook: deploys', mode: 'create', content: 'Step one.', skill: 'docs-as-you-go' }))
   assert.equal([created.title, created.version, created.held], ['Runbook: deploys', 1, false])
   assert.match(created.receipt, /version 1/)
   const appended = ok(await tool(svc.call, key, 'page_write', { title: 'runbook: DEPLOYS', mode: 'append', content: 'Step two.' }))
   assert.equal([appended.pageId, appended.version], [created.pageId, 2])
-  assert.match(appended.receipt, new RegExp(`revert to version 1: POST /api/v1/pages/${created.pageId}/revert`))
-  const replaced = ok(await tool(svc.call, key, 'page_write', { pageId: created.pageId, mode: 'replace', content: 'All new.', expectedVersion: 2 }))
-  assert.is(replaced.version, 3)
+  assert.match(created.receipt, /ask a member of the workspace to delete it/)
+  assert.not.match(appended.receipt, /\/api\/v1/, 'no route the key cannot call')
+  // The undo the receipt names is two tool calls the agent's own key may make.
+  assert.match(appended.receipt, `page_read {"pageId": "${created.pageId}", "version": 1}`)
+  assert.match(appended.receipt, `page_write {"pageId": "${created.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": 2}`)
+  const previous = ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId, version: 1 }))
+  const undone = ok(await tool(svc.call, key, 'page_write', { pageId: created.pageId, mode: 'replace', content: previous.content, expectedVersion: 2 }))
+  assert.equal([undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content], [3, 'Step one.'])
+  const replaced = ok(await tool(svc.call, key, 'page_write', { pageId: created.pageId, mode: 'replace', content: 'All new.', expectedVersion: 3 }))
+  assert.is(replaced.version, 4)
   const page = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}`, { token: m.token }))
-  assert.equal([page.title, page.content, page.version, page.citedCount], ['Runbook: deploys', 'All new.', 3, 0])
+  assert.equal([page.title, page.content, page.version, page.citedCount], ['Runbook: deploys', 'All new.', 4, 0])
   assert.not.ok('verification' in page, 'verification is off: no state at all')
   const history = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}/versions`, { token: m.token })).versions
-  assert.equal(history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]), [[3, 'replace', 1, 3], [2, 'append', 2, 0], [1, 'create', 1, 0]])
-  assert.equal(history[2].author, { kind: 'agent', client: 'claude-code', skill: 'docs-as-you-go' })
+  assert.equal(history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]), [[4, 'replace', 1, 1], [3, 'replace', 0, 2], [2, 'append', 2, 0], [1, 'create', 1, 0]])
+  assert.equal(history[3].author, { kind: 'agent', client: 'claude-code', skill: 'docs-as-you-go' })
   assert.equal(history[0].author, { kind: 'agent', client: 'claude-code' })
   const v2 = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}?version=2`, { token: m.token }))
-  assert.equal([v2.version, v2.latestVersion, v2.content], [2, 3, 'Step one.\n\nStep two.'])
+  assert.equal([v2.version, v2.latestVersion, v2.content], [2, 4, 'Step one.\n\nStep two.'])
 })
 
 test('append creates a missing page; create on a taken title is CONFLICT; replace of a missing page is NOT_FOUND', async ({ svc, key }) => {
