@@ -4,6 +4,7 @@
 // only when no service answers.
 import fs from 'node:fs'
 import path from 'node:path'
+import { closest } from 'fastest-levenshtein'
 import * as E from 'fp-ts/Either'
 import { type Database, openDatabase } from '../adapters/db'
 import { PostgresEventStore } from '../adapters/eventstore/postgres'
@@ -15,7 +16,32 @@ import { projectionStatus, rebuild, selectProjectors } from '../projections/oper
 import { ProjectionRunner } from '../projections/runner'
 import { reembedAll } from '../commands/reembed'
 
-const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>]'
+const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>] | kb --help'
+
+const help = `kb: the operator's command line of the knowledge-base service
+
+  kb projections status             each projector's position, lag and state
+  kb projections rebuild <name|all> rebuild read models from the event log into fresh tables, then swap
+  kb stream <streamId>              a stream's events, one JSON object a line
+  kb reembed [--workspace <id>]     after an embedding-model change: new vectors, swapped in at once
+  kb --help                         this text
+
+Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
+proposal-<id>, search-<id>, user-<id>, workspace-<id>, token-<id>, apikey-<id>,
+kbconfig-<workspaceId>, reembed-<workspaceId>, member-<workspaceId>_<userId>.
+
+With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
+service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
+only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refused), 2 a mistake.
+`
+
+const COMMANDS = ['projections status', 'projections rebuild', 'stream', 'reembed', '--help']
+
+// Help needs nothing else: not even a valid configuration.
+if (['--help', '-h', 'help'].includes(process.argv[2] ?? '')) {
+  process.stdout.write(help)
+  process.exit(0)
+}
 
 const die = (message: string): never => {
   process.stderr.write(`${message}\n`)
@@ -47,7 +73,9 @@ const requestOf = (args: string[]): Request => {
   if (a === 'projections' && b === 'rebuild' && c) return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
   if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
   if (a === 'reembed' && (b === undefined || (b === '--workspace' && c))) return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
-  return die(usage)
+  const asked = a === 'projections' ? `${a} ${b ?? ''}`.trim() : a ?? ''
+  const known = COMMANDS.some((command) => command === asked || command.startsWith(`${asked} `))
+  return die(known || !asked ? usage : `kb: unknown command "${asked}"; did you mean "${closest(asked, COMMANDS)}"?\n${usage}`)
 }
 
 const adminToken = () => {

@@ -148,4 +148,14 @@ test('a bad configuration value stops the start with one line naming the variabl
   assert.is(err.trim(), 'Invalid configuration: PORT must be an integer between 0 and 65535 (got "abc")')
 })
 
+test('the kb CLI: --help lists every command and the stream ids; a mistyped command is answered with the nearest', async () => {
+  const help = await kb(os.tmpdir(), 3000, '--help')
+  for (const command of ['projections status', 'projections rebuild', 'stream <streamId>', 'reembed', 'entry-<id>', 'page-<id>', 'task-<id>']) {
+    assert.ok(help.stdout.includes(command), command)
+  }
+  const typo = await kb(os.tmpdir(), 3000, 'projections', 'stauts').then(() => undefined, (e: { code: number; stderr: string }) => e)
+  assert.is(typo?.code, 2)
+  assert.match(typo!.stderr, /^kb: unknown command "projections stauts"; did you mean "projections status"\?\nusage: /)
+})
+
 test.run()
