@@ -46,6 +46,10 @@ export const createApp = (deps: Deps) => {
   app.proxy = false
 
   // Request id, one log line per request, and the one place failures become the envelope.
+  // What Koa itself reports (a response stream that failed after answering) is logged like the rest.
+  app.silent = true
+  app.on('error', (error: Error) => deps.log.error({ err: error }, 'request failed'))
+
   app.use(async (ctx, next) => {
     const requestId = requestIdOf(ctx.get('x-request-id'))
     const started = process.hrtime.bigint()
@@ -53,6 +57,7 @@ export const createApp = (deps: Deps) => {
     ctx.state.log = deps.log.child({ requestId })
     ctx.set('x-request-id', requestId)
     try {
+      checkPath(ctx.path)
       await next()
       // MCP transports write their own answers (ctx.respond = false).
       const unanswered = ctx.respond !== false && ctx.body === undefined
@@ -82,6 +87,17 @@ export const createApp = (deps: Deps) => {
   app.use(router.routes())
   app.use(router.allowedMethods())
   return { app, router, close: mcp.close }
+}
+
+/** A path no route could take: NUL (which Postgres text cannot hold) or broken percent-encoding. */
+const checkPath = (path: string) => {
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): is not valid percent-encoded UTF-8'])
+  }
+  if (decoded.includes('\u0000')) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): must not contain NUL characters'])
 }
 
 const writeError = (ctx: Koa.Context, error: unknown) => {

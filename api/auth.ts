@@ -74,7 +74,9 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       return { kind: 'admin' }
     }
     case 'bearer': {
-      const hash = hashSecret(bearerOf(ctx))
+      const token = bearerOf(ctx)
+      if (token.startsWith('kbk_')) throw new ApiError('INVALID_TOKEN', 'this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user\'s access token')
+      const hash = hashSecret(token)
       const row = await deps.credentials.get(`token:${hash}`, async () => (await deps.db.pool.query(
         `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
          FROM access_tokens t

@@ -37,6 +37,13 @@ const amqpUrl = new t.Type<string, unknown, unknown>(
   String,
 )
 
+const httpUrl = new t.Type<string, unknown, unknown>(
+  'an http:// or https:// URL (scheme and host, optionally a path prefix)',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(u) ? t.success(u.replace(/\/+$/, '')) : t.failure(u, c)),
+  String,
+)
+
 const secret = new t.Type<string, unknown, unknown>(
   'at least 16 characters',
   (u): u is string => typeof u === 'string',
@@ -68,6 +75,7 @@ export const ConfigCodec = t.type({
   PARSER_MEMORY_MB: withDefault(intInRange(32, 8192), 512),
   PARSER_WORKERS: withDefault(intInRange(1, 32), 2),
   SYNC_SCHEDULE_MS: withDefault(intInRange(100, 86_400_000), 60_000),
+  PUBLIC_URL: optional(httpUrl),
   PACK_REQUESTS_PER_MINUTE: withDefault(intInRange(1, 1_000_000), 60),
   PACK_CITATIONS_FLUSH_MS: withDefault(intInRange(100, 3_600_000), 10_000),
 })
@@ -93,6 +101,8 @@ export interface Config {
   fetchTimeoutMs: number
   parser: { timeoutMs: number; memoryMb: number; workers: number }
   syncScheduleMs: number
+  /** Where clients reach the service (`https://kb.example.com`): links it hands out are absolute from it. Unset, from the request's own host. */
+  publicUrl?: string
   /** Public packs (no login): requests per minute per client address, and how long their citations are tallied before one event records them. */
   packs: { requestsPerMinute: number; citationsFlushMs: number }
 }
@@ -128,6 +138,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     fetchTimeoutMs: c.FETCH_TIMEOUT_MS,
     parser: { timeoutMs: c.PARSE_TIMEOUT_MS, memoryMb: c.PARSER_MEMORY_MB, workers: c.PARSER_WORKERS },
     syncScheduleMs: c.SYNC_SCHEDULE_MS,
+    publicUrl: c.PUBLIC_URL,
     packs: { requestsPerMinute: c.PACK_REQUESTS_PER_MINUTE, citationsFlushMs: c.PACK_CITATIONS_FLUSH_MS },
   })
 }

@@ -1,5 +1,7 @@
 import http from 'node:http'
 import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import type { Logger } from '../adapters/logger'
 import { envelopeOf } from './errors'
 
 /** A connection accepted while stopping gets this long to send its request (refused with 503) before it is closed. */
@@ -38,7 +40,18 @@ const refuse = (res: http.ServerResponse) => {
   res.end(body)
 }
 
-export const createHttpServer = (handle: http.RequestListener): HttpServer => {
+/**
+ * A request the HTTP parser refused (a malformed request line or header, an invalid chunk): one
+ * structured log line and a 400 in the envelope, when the socket can still take it.
+ */
+const onClientError = (log: Pick<Logger, 'warn'>) => (error: Error & { code?: string }, socket: Duplex) => {
+  log.warn({ code: error.code, reason: error.message }, 'malformed HTTP request refused')
+  if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
+  const body = JSON.stringify(envelopeOf('VALIDATION_ERROR', 'the request is not valid HTTP/1.1', [`(request): ${error.code ?? 'parse error'}`]))
+  socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
+export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger, 'warn'>): HttpServer => {
   const connections = new Map<Socket, Connection>()
   const requests = new Map<http.ServerResponse, string>()
   let stopping = false
@@ -69,6 +82,7 @@ export const createHttpServer = (handle: http.RequestListener): HttpServer => {
   })
   // Idle keep-alive connections outlive a client's own pool timeout (and a load balancer's 60 s),
   // so a request never races the server closing its connection.
+  server.on('clientError', onClientError(log))
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 66_000
   server.on('connection', (socket: Socket) => {

@@ -79,7 +79,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   }
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
-  const http = createHttpServer(app.callback())
+  const http = createHttpServer(app.callback(), log)
   const address = await http.listen(config.port, config.host)
   // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
   const entriesComplete = async () => runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)

@@ -15,11 +15,22 @@ export const describeErrors = (errors: t.Errors, prefix = ''): string[] => {
     })
     const path = prefix + (keys.join('.') || '(body)')
     if (lines.has(path)) continue
-    const expected = error.context[error.context.length - 1].type
-    const reason = error.message ?? (error.value === undefined ? 'is required' : `must be ${readable(expected.name)}`)
+    const reason = error.message ?? (error.value === undefined ? 'is required' : `must be ${expectedOf(error.context)}`)
     lines.set(path, reason)
   }
   return [...lines].map(([path, reason]) => `${path}: ${reason}`)
+}
+
+/** A set of allowed values (a keyof, or a union of literals), listed plainly. */
+const oneOf = (values: unknown[]) => `one of: ${values.map(String).join(', ')}`
+
+/** What the value at the end of a context must be; a union of literals anywhere on it is named as its values. */
+const expectedOf = (context: t.Context) => {
+  const union = [...context].reverse().find((c) => c.type instanceof t.UnionType)?.type as t.UnionType<t.Mixed[]> | undefined
+  if (union && union.types.every((m) => m instanceof t.LiteralType)) return oneOf(union.types.map((m) => (m as t.LiteralType<string>).value))
+  const expected = context[context.length - 1].type
+  if (expected instanceof t.KeyofType) return oneOf(Object.keys(expected.keys))
+  return readable(expected.name)
 }
 
 const readable = (name: string) =>

@@ -112,13 +112,14 @@ export const collectionRoutes: AnyRoute[] = [
     method: 'post', path: '/api/v1/packs', tag: 'packs', auth: 'bearer', permission: 'write:knowledge',
     summary: "Publish a collection's verified pages as a public pack (verification must be on)",
     body: c.object({ collectionId: c.id, slug: c.slug }, {}),
-    handler: async ({ body, identity, command }, deps) => {
+    handler: async ({ body, identity, command, ctx }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
+      const base = deps.config.publicUrl ?? ctx.origin
       if (!(await loadKbConfig(deps.store, workspaceId)).verification.enabled) {
         return fail('VALIDATION_ERROR', 'public packs serve verified pages: turn verification on first', ['verification.enabled: is false'])
       }
       const published = await collections.publishPack(deps.store, command, workspaceId, body.collectionId, body.slug)
-      return E.map(({ position, slug }: { position: number; slug: string }) => ({ data: { slug, url: `/packs/${slug}`, mcpUrl: `/packs/${slug}/mcp` }, position, status: 201 }))(published)
+      return E.map(({ position, slug }: { position: number; slug: string }) => ({ data: { slug, url: `${base}/packs/${slug}`, mcpUrl: `${base}/packs/${slug}/mcp` }, position, status: 201 }))(published)
     },
   }),
 ]

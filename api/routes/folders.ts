@@ -19,10 +19,14 @@ const folderReply = (deps: Deps, workspaceId: string, id: string, position: numb
 export const folderRoutes: AnyRoute[] = [
   route({
     method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',
-    body: c.object({ name: c.line(1, 100) }, Fields),
+    // parentId is read only to refuse it: a folder asked for inside another must not silently land at the top.
+    body: c.object({ name: c.line(1, 100) }, { ...Fields, parentId: t.unknown }),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const { name, ...fields } = body
+      const { name, parentId, ...fields } = body
+      if (parentId !== undefined && parentId !== null) {
+        return fail('VALIDATION_ERROR', 'folders do not nest', ['parentId: folders do not nest; leave it out to create a top-level folder'])
+      }
       const created = await folders.createFolder(deps.store, command, workspaceId, name, fields)
       if (E.isLeft(created)) return created
       return folderReply(deps, workspaceId, created.right.id, created.right.position, 201)

@@ -9,7 +9,7 @@ interface Ctx { svc: TestService; m: Member; key: string; collectionId: string; 
 const test = suite<Ctx>('API: public packs (web page and read-only MCP) over verified pages at their pins')
 
 test.before(async (ctx) => {
-  ctx.svc = await startTestService({ PACK_REQUESTS_PER_MINUTE: '40', PACK_CITATIONS_FLUSH_MS: '600000' })
+  ctx.svc = await startTestService({ PACK_REQUESTS_PER_MINUTE: '40', PACK_CITATIONS_FLUSH_MS: '600000', PUBLIC_URL: 'https://kb.example.com/' })
   ctx.m = await seedMember(ctx.svc.call, 'owner')
   ctx.key = (await newKey(ctx.svc.call, ctx.m.workspaceId, 'agent')).api_key
   ctx.collectionId = ok(await ctx.svc.call('POST', '/api/v1/collections', { token: ctx.m.token, body: { name: 'Public docs' } }), 201).id
@@ -34,7 +34,8 @@ test('publishing needs verification on; slugs are checked and unique across work
   expectError(await svc.call('POST', '/api/v1/packs', { token: m.token, body: { collectionId, slug: 'Bad Slug!' } }), 400, 'VALIDATION_ERROR')
   expectError(await svc.call('POST', '/api/v1/packs', { token: m.token, body: { collectionId: 'nope', slug: 'docs' } }), 404, 'NOT_FOUND')
   const pack = ok(await svc.call('POST', '/api/v1/packs', { token: m.token, body: { collectionId, slug: 'acme-docs' } }), 201)
-  assert.equal([pack.slug, pack.url], ['acme-docs', '/packs/acme-docs'])
+  // Links handed out are absolute, from PUBLIC_URL (its trailing slash dropped).
+  assert.equal([pack.slug, pack.url, pack.mcpUrl], ['acme-docs', 'https://kb.example.com/packs/acme-docs', 'https://kb.example.com/packs/acme-docs/mcp'])
   const other = await seedMember(svc.call, 'owner')
   await turnVerificationOn(svc.call, other.token)
   const theirs = ok(await svc.call('POST', '/api/v1/collections', { token: other.token, body: { name: 'Theirs' } }), 201)

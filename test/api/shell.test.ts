@@ -85,6 +85,52 @@ test('no credentials, or no such route: answered before the body is read, and th
   ok(await svc.call('GET', '/health'))
 })
 
+/** Writes raw bytes to the service and answers the status line and body of its answer. */
+const rawExchange = (url: string, bytes: Buffer) =>
+  new Promise<{ head: string; body: string }>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = net.connect(Number(port), hostname)
+    let received = ''
+    socket.on('data', (d) => (received += d.toString('utf8')))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [head, ...body] = received.split('\r\n\r\n')
+      resolve({ head, body: body.join('\r\n\r\n') })
+    })
+    socket.end(bytes)
+  })
+
+test('rough input at the edge is refused with 400 in the envelope: NUL or bad escapes in a path, bytes that are not UTF-8, a malformed request', async ({ svc }) => {
+  const m = await seedMember(svc.call)
+  for (const [method, path] of [['GET', '/packs/x%00y'], ['POST', '/packs/x%00y/mcp'], ['GET', '/api/v1/knowledge/%00'], ['GET', '/api/v1/knowledge/%E0%A4%A']] as const) {
+    const e = expectError(await svc.call(method, path, { token: m.token, ...(method === 'POST' ? { body: {} } : {}) }), 400, 'VALIDATION_ERROR')
+    assert.match(e.details![0], /^\(path\): /, `${method} ${path}`)
+  }
+  const before = ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total
+  const latin1 = Buffer.concat([Buffer.from('{"title":"Caf'), Buffer.from([0xe9]), Buffer.from('","content":"x","source":"text"}')])
+  const res = await fetch(`${svc.url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' }, body: latin1 })
+  assert.is(res.status, 400)
+  assert.equal((await res.json()).error.details, ['(body): holds bytes that are not UTF-8'])
+  assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, before, 'nothing stored')
+  const malformed = await rawExchange(svc.url, Buffer.from('GET /health HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'))
+  assert.match(malformed.head, /^HTTP\/1.1 400 /)
+  assert.is(JSON.parse(malformed.body).error.code, 'VALIDATION_ERROR')
+})
+
+test('errors that say what to do: allowed values listed, an API key sent as a Bearer token, a nested folder', async ({ svc }) => {
+  const m = await seedMember(svc.call)
+  const e = expectError(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'x', content: 'y', source: 'fax' } }), 400, 'VALIDATION_ERROR')
+  assert.ok(e.details?.some((d) => /^source: must be one of: text, url, file\b/.test(d)), JSON.stringify(e))
+  const mode = expectError(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'x', mode: 'fuzzy' } }), 400, 'VALIDATION_ERROR')
+  assert.equal(mode.details, ['mode: must be one of: hybrid, vector, text'])
+  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: m.workspaceId, name: 'agent' } }), 201).api_key
+  const asBearer = expectError(await svc.call('GET', '/api/v1/knowledge', { token: key }), 401, 'INVALID_TOKEN')
+  assert.match(asBearer.message, /x-api-key/)
+  const nested = expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Child', parentId: 'abc' } }), 400, 'VALIDATION_ERROR')
+  assert.equal(nested.details, ['parentId: folders do not nest; leave it out to create a top-level folder'])
+  assert.equal(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token })).folders, [])
+})
+
 test('wrong types and unknown enum values name each field; nothing is written', async ({ svc }) => {
   const head = await svc.deps.store.headPosition()
   const e = expectError(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 7, slug: 'Not A Slug' } }), 400, 'VALIDATION_ERROR')
@@ -152,7 +198,8 @@ test('the OpenAPI document describes what the service does: body schemas with bo
   const create = doc.paths['/api/v1/knowledge'].post
   const json = create.requestBody.content['application/json'].schema
   assert.is(json.type, 'object')
-  assert.ok(['title', 'source'].every((f) => json.required.includes(f)), JSON.stringify(json.required))
+  // A title is required unless a file gives one by its name: the handler checks it, with the source at hand.
+  assert.equal(json.required, ['source'])
   assert.is(json.properties.title.maxLength, 500)
   assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, { type: 'integer', minimum: 100, maximum: 2000, description: 'an integer between 100 and 2000' })
   assert.ok(create.requestBody.content['multipart/form-data'].schema.required.includes('file'))
@@ -181,6 +228,9 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   assert.ok(E.isRight(good))
   assert.is((good as E.Right<any>).right.port, 3000)
   assert.is((good as E.Right<any>).right.dataDir, './data')
+  assert.is((good as E.Right<any>).right.publicUrl, undefined)
+  assert.match((loadConfig({ PUBLIC_URL: 'kb.example.com' }) as E.Left<string>).left, /^Invalid configuration: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/)
+  assert.is((loadConfig({ PUBLIC_URL: 'https://example.com/kb/' }) as E.Right<any>).right.publicUrl, 'https://example.com/kb')
 })
 
 test.run()
