@@ -8,12 +8,20 @@ import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/citations'
 import type { ProjectionRunner } from '../projections/runner'
 import type { ParserPool } from '../workers/parserPool'
-import type { CredentialCache } from './auth'
-import type { Config } from './config'
+import type { CredentialCache } from './credentials'
+
+/** The settings the HTTP API reads; the service's configuration (app/config.ts) holds them with the rest. */
+export interface ApiSettings {
+  readYourWritesTimeoutMs: number
+  allowPrivateUrls: boolean
+  /** Where clients reach the service; links are absolute from it (else from the request's origin). */
+  publicUrl?: string
+  packs: { requestsPerMinute: number; citationsFlushMs: number }
+}
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */
 export interface Deps {
-  config: Config
+  config: ApiSettings
   db: Database
   store: EventStore
   runner: ProjectionRunner

@@ -1,11 +1,10 @@
 import type { Database } from '../adapters/db'
 import { embeddingCacheSchema, enableVectors } from '../adapters/embeddingCache'
-import { createEmbedder } from '../adapters/embedders'
+import { type EmbedderSettings, createEmbedder } from '../adapters/embedders'
 import type { Embedder } from '../adapters/embedders/port'
 import type { Logger } from '../adapters/logger'
 import { openTextIndex } from '../adapters/textIndex'
 import type { TextIndex } from '../adapters/textIndex/port'
-import type { Config } from '../api/config'
 import { accountsProjector } from './accounts'
 import { auditProjector } from './audit'
 import { chunksProjector } from './chunks'
@@ -34,7 +33,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
 ]
 
 /** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */
-export const setupProjectors = async (db: Database, config: Config, log: Logger) => {
+export const setupProjectors = async (db: Database, config: EmbedderSettings, log: Logger) => {
   await db.pool.query(embeddingCacheSchema)
   const vectors = await enableVectors(db.pool)
   if (!vectors) log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')

@@ -1,11 +1,18 @@
-import type { Config } from '../../api/config'
 import { hashingEmbedder } from './hashing'
 import { localEmbedder } from './local'
 import { openAiEmbedder } from './openai'
 import type { Embedder } from './port'
 
+/** Which embedder, and for an OpenAI-compatible one where and which model. */
+export interface EmbedderSettings {
+  embedder: 'local' | 'hashing' | 'openai'
+  openAiApiKey?: string
+  openAiBaseUrl?: string
+  embeddingModel: string
+}
+
 /** The embedder the configuration names (EMBEDDER=local | hashing | openai). */
-export const createEmbedder = (config: Config): Embedder => {
+export const createEmbedder = (config: EmbedderSettings): Embedder => {
   switch (config.embedder) {
     case 'hashing':
       return hashingEmbedder()

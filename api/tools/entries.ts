@@ -5,7 +5,7 @@ import * as c from '../codecs'
 import { FilterSource, Mode } from '../routes/search'
 import { getEntry } from '../views/knowledge'
 import { inputSchemaOf } from '../openapi'
-import type { Tool } from '.'
+import type { Tool } from './tool'
 
 const KbSearchArguments = c.object(
   { query: c.string(1, 1000) },

@@ -11,7 +11,7 @@ import { Mode } from '../routes/search'
 import { SkillName } from '../skills'
 import { listVersions, pageView, readProposal, readVersion, versionView } from '../views/pages'
 import { inputSchemaOf } from '../openapi'
-import type { Tool } from '.'
+import type { Tool } from './tool'
 
 export const PAGE_TITLE_MAX = 500
 export const PAGE_WRITE_MAX = 100_000

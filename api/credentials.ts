@@ -1,0 +1,29 @@
+const MAX_CREDENTIALS = 10_000
+
+/**
+ * Access-token and API-key rows by hash, kept until the accounts projection next writes (a token
+ * or key issued or revoked, a member added or changed; in a process sharing a server, when its
+ * runner reads another's write), so most requests skip the lookup. A lookup that raced such a
+ * write is not kept; expiry and revocation are checked on every use.
+ */
+export class CredentialCache {
+  private rows = new Map<string, any>()
+  private generation = 0
+
+  clear() {
+    this.rows.clear()
+    this.generation++
+  }
+
+  /** `key` names the kind of credential and its hash: a token's row must never answer for a key. */
+  async get(key: `token:${string}` | `key:${string}`, read: () => Promise<any>) {
+    if (this.rows.has(key)) return this.rows.get(key)
+    const generation = this.generation
+    const row = await read()
+    if (row && generation === this.generation) {
+      if (this.rows.size >= MAX_CREDENTIALS) this.rows.clear()
+      this.rows.set(key, row)
+    }
+    return row
+  }
+}
