@@ -7,7 +7,7 @@ import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/citations'
 import type { ProjectionRunner } from '../projections/runner'
-import type { ParserPool } from '../workers/parserPool'
+import type { ParserPool } from '../ingestion/parserPool'
 import type { CredentialCache } from './credentials'
 
 /** The settings the HTTP API reads; the service's configuration (app/config.ts) holds them with the rest. */

@@ -8,7 +8,7 @@ import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textInde
 import { hnswIndexDdl } from '../adapters/vectorIndex'
 import type { EmbeddingsRebuilt } from '../domain/embeddings'
 import type { ChunkSpans, EntryEvent } from '../domain/entry'
-import { entryPassages } from '../workers/passages'
+import { entryPassages } from '../ingestion/passages'
 import type { Projector } from './projector'
 
 export interface ChunksOptions {

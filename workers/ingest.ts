@@ -14,10 +14,10 @@ import { prepareContent } from '../commands/knowledge'
 import { streams } from '../commands/streams'
 import { entry } from '../domain/entry'
 import { task } from '../domain/task'
-import type { Section } from './chunker'
-import { crawl } from './crawler'
-import { ParseError } from './parsers'
-import type { ParserPool } from './parserPool'
+import type { Section } from '../ingestion/chunker'
+import { crawl } from '../ingestion/crawler'
+import { ParseError } from '../ingestion/parsers'
+import type { ParserPool } from '../ingestion/parserPool'
 
 export interface IngestDeps {
   store: EventStore

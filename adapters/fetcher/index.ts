@@ -2,7 +2,7 @@ import dns from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
-import { parseContentType } from '../sniff'
+import { parseContentType } from '../contentType'
 import { judgeAddress } from './addresses'
 
 export const USER_AGENT = 'kb-service/0.1 (knowledge-base ingestion; honours robots.txt)'

@@ -11,7 +11,7 @@ import type { EventData } from '../../adapters/eventstore/port'
 import { accountsProjector } from '../../projections/accounts'
 import { checkpointSchema } from '../../projections/projector'
 import { rebuildProjector } from '../../projections/rebuild'
-import { freshPostgres } from '../../test/helpers/db'
+import { freshPostgres } from '../../testkit/db'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000)

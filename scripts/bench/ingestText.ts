@@ -6,9 +6,9 @@ import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createEmbedder } from '../../adapters/embedders'
 import { createLogger } from '../../adapters/logger'
-import { loadConfig } from '../../api/config'
-import { startService } from '../../api/service'
-import { chunkText } from '../../workers/chunker'
+import { loadConfig } from '../../app/config'
+import { startService } from '../../app/service'
+import { chunkText } from '../../ingestion/chunker'
 import { runLoad } from './load'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)

@@ -7,8 +7,8 @@ import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../../adapters/logger'
-import { loadConfig } from '../../api/config'
-import { startService } from '../../api/service'
+import { loadConfig } from '../../app/config'
+import { startService } from '../../app/service'
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 400)
 const AGENTS = 8

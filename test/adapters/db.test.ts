@@ -7,7 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PGlite } from '@electric-sql/pglite'
 import { type Database, inTransaction, openPglite } from '../../adapters/db'
-import { testPglite } from '../helpers/db'
+import { testPglite } from '../../testkit/db'
 
 const test = suite<{ db: Database }>('PGlite connection')
 test.before(async (ctx) => {

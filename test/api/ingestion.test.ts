@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
-import { docx, pdf } from '../helpers/files'
+import { docx, pdf } from '../../testkit/files'
 
 const test = suite<{ service: TestService; site: Site; owner: Member }>('API: URL entries, crawling and processing tasks')
 

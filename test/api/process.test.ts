@@ -75,7 +75,7 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     assert.is(cli.code, 1)
     assert.match(cli.stderr, /in use by process \d+/)
     assert.not.match(cli.stderr, /\n\s+at /)
-    const second = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    const second = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: String(port + 1), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -140,7 +140,7 @@ test('killed during a burst of writes: every acknowledged write survives, projec
 })
 
 test('a bad configuration value stops the start with one line naming the variable', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { env: { ...process.env, PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], { env: { ...process.env, PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const code = await new Promise((resolve) => child.on('exit', resolve))

@@ -3,7 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as E from 'fp-ts/Either'
 import { routes } from '../../api/app'
-import { loadConfig } from '../../api/config'
+import { loadConfig } from '../../app/config'
 import { toOpenApiPath } from '../../api/openapi'
 import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 

@@ -6,7 +6,7 @@ import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import { type CommandContext, handle } from '../../commands/handle'
 import { search } from '../../domain/search'
 import { type Decider, fail } from '../../domain/shared'
-import { testPglite } from '../helpers/db'
+import { testPglite } from '../../testkit/db'
 
 const test = suite<{ store: PostgresEventStore; close: () => Promise<void> }>('command handler')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { highlight } from '../../commands/highlight'
-import { entryPassages, passagesOf } from '../../workers/passages'
+import { entryPassages, passagesOf } from '../../ingestion/passages'
 
 const test = suite('highlights and passages')
 

@@ -1,5 +1,5 @@
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
-import { testPglite } from '../helpers/db'
+import { testPglite } from '../../testkit/db'
 import { eventStoreContract } from './eventstore'
 
 eventStoreContract('postgres adapter on PGlite', async () => {

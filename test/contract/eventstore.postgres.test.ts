@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import type { Database } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import type { RecordedEvent } from '../../adapters/eventstore/port'
-import { serverUrl, testPostgres } from '../helpers/db'
+import { serverUrl, testPostgres } from '../../testkit/db'
 import { event, eventStoreContract } from './eventstore'
 
 if (!serverUrl) {

@@ -16,7 +16,7 @@ process.on('exit', () => {
 })
 
 export const start = async (dataDir: string, port: number, env: Record<string, string> = {}): Promise<Proc> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', EMBEDDER: 'hashing', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -4,9 +4,9 @@ import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import type { Database } from '../../adapters/db'
 import { createLogger } from '../../adapters/logger'
-import { loadConfig } from '../../api/config'
-import { type Service, startService } from '../../api/service'
-import { testPglite } from './db'
+import { loadConfig } from '../../app/config'
+import { type Service, startService } from '../../app/service'
+import { testPglite } from '../../testkit/db'
 
 export const ADMIN = 'test-admin-token-0123456789'
 

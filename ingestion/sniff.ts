@@ -6,13 +6,6 @@ export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessin
 
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 
-/** A Content-Type header's media type (lower case) and its charset parameter, when it names one. */
-export const parseContentType = (value: string) => {
-  const [type, ...params] = value.split(';')
-  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1]).find(Boolean)
-  return { type: type.trim().toLowerCase(), ...(charset ? { charset } : {}) }
-}
-
 /** Whether WHATWG's decoders know an encoding label (windows-1252, latin1, shift_jis, ...). */
 export const knownCharset = (label: string) => {
   try {

@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type ChunkedContent, chunkSections } from '../../workers/chunker'
-import { ParseError } from '../../workers/parsers'
-import { ParserPool } from '../../workers/parserPool'
+import { type ChunkedContent, chunkSections } from '../../ingestion/chunker'
+import { ParseError } from '../../ingestion/parsers'
+import { ParserPool } from '../../ingestion/parserPool'
 
 const test = suite('parser pool: limits on time and memory')
 

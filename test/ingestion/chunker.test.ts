@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { countTokens } from '../../adapters/text'
-import { chunkSections, chunkText } from '../../workers/chunker'
+import { chunkSections, chunkText } from '../../ingestion/chunker'
 
 const test = suite('chunker: cl100k tokens, overlap, sentences, positions')
 

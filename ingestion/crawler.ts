@@ -1,6 +1,6 @@
 import robotsParser from 'robots-parser'
 import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } from '../adapters/fetcher'
-import { sniffBinary, sniffText } from '../adapters/sniff'
+import { sniffBinary, sniffText } from './sniff'
 import type { CrawlOptions } from '../domain/entry'
 import type { ParserPool } from './parserPool'
 import { MAX_TEXT_CHARS } from './parsers'

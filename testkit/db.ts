@@ -3,7 +3,7 @@ import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch'
-import { type Database, openPglite, openPostgres } from '../../adapters/db'
+import { type Database, openPglite, openPostgres } from '../adapters/db'
 
 // Creating a PGlite cluster takes seconds; cloning a ready one is faster.
 let template: Promise<PGlite> | undefined

@@ -5,10 +5,10 @@ import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
-import { DOCX, knownCharset, textEncoding } from '../adapters/sniff'
+import { DOCX, knownCharset, textEncoding } from './sniff'
 
 /**
- * Text extraction for each supported type. These run inside a parser worker (workers/parserPool.ts)
+ * Text extraction for each supported type. These run inside a parser worker (ingestion/parserPool.ts)
  * that the service kills when a parse runs too long or uses too much memory.
  */
 export interface ParseInput {
