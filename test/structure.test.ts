@@ -1,0 +1,70 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { type ICruiseResult, type IForbiddenRuleType, cruise } from 'dependency-cruiser'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+
+/**
+ * The layering, bottom to top: each folder may import the ones below it, never one above.
+ * domain (deciders) and adapters (ports to the outside) at the bottom; ingestion (parsing, chunking:
+ * pure libraries); projections (read models); commands (write side and queries); workers
+ * (background loops); api (HTTP); app (configuration and wiring); scripts (CLI, benches, eval).
+ * testkit (fixtures) serves tests and benches only.
+ */
+const LAYERS = ['domain', 'adapters', 'ingestion', 'projections', 'commands', 'workers', 'api', 'app', 'scripts']
+
+const rules: IForbiddenRuleType[] = [
+  ...LAYERS.slice(0, -1).map((layer, i) => ({
+    name: `${layer}-imports-upward`,
+    severity: 'error' as const,
+    from: { path: `^${layer}/` },
+    to: { path: `^(${LAYERS.slice(i + 1).join('|')})/` },
+  })),
+  // domain and adapters are both at the bottom: neither imports the other's side of the house.
+  { name: 'domain-imports-adapters', severity: 'error', from: { path: '^domain/' }, to: { path: '^adapters/' } },
+  { name: 'code-imports-tests', severity: 'error', from: { pathNot: '^(test|testkit)/' }, to: { path: '^test/' } },
+  { name: 'fixtures-in-service', severity: 'error', from: { path: `^(${LAYERS.slice(0, -1).join('|')})/` }, to: { path: '^testkit/' } },
+  { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+]
+
+const check = async (baseDir: string, folders: string[]) => {
+  const result = await cruise(folders, {
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: rules },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+  }, { extensions: ['.ts', '.mts', '.mjs', '.js', '.d.ts'] })
+  const output = result.output as ICruiseResult
+  return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`)
+}
+
+const test = suite('the layering: no import runs upward, no circle')
+
+test('the repository keeps its layers', async () => {
+  const folders = [...LAYERS, 'testkit'].filter((f) => fs.existsSync(f))
+  assert.equal(await check(process.cwd(), folders), [])
+})
+
+test('the check finds an upward import and a circle', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-layers-'))
+  try {
+    const write = (file: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
+      fs.writeFileSync(path.join(dir, file), text)
+    }
+    write('domain/rule.ts', "import { route } from '../api/route'\nexport const rule = route\n")
+    write('api/route.ts', 'export const route = 1\n')
+    write('commands/a.ts', "import { b } from './b'\nexport const a = () => b\n")
+    write('commands/b.ts', "import { a } from './a'\nexport const b = () => a\n")
+    const found = await check(dir, ['domain', 'api', 'commands'])
+    assert.ok(found.some((v) => v.startsWith('domain-imports-upward: domain/rule.ts -> api/route.ts')), found.join('\n'))
+    assert.ok(found.some((v) => v.startsWith('no-circular: commands/')), found.join('\n'))
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test.run()
