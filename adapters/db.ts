@@ -45,7 +45,9 @@ const holdDataDir = (dataDir: string): (() => void) => {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const pid = Number(fs.readFileSync(file, 'utf8'))
       if (pid && pid !== process.pid && alive(pid)) {
-        throw new Error(`${dataDir} is in use by process ${pid}: PGlite allows one process (reach it through its API, or stop it; if no such process uses it, remove ${file})`)
+        throw new Error(
+          `${dataDir} is in use by process ${pid}: PGlite allows one process (reach it through its API, or stop it; if no such process uses it, remove ${file})`,
+        )
       }
       fs.rmSync(file, { force: true })
     }

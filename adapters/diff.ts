@@ -23,8 +23,11 @@ const lined = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`)
 
 /** A unified diff between two versions, labelled with their names. */
 export const unifiedDiff = (before: string, after: string, from: string, to: string) =>
-  createTwoFilesPatch(from, to, lined(before), lined(after), undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS }) ??
-  `--- ${from}\n+++ ${to}\n(the diff is too large to compute)\n`
+  createTwoFilesPatch(from, to, lined(before), lined(after), undefined, undefined, {
+    context: 3,
+    timeout: DIFF_TIMEOUT_MS,
+  }) ?? `--- ${from}\n+++ ${to}\n(the diff is too large to compute)\n`
 
 /** A page's content with `text` appended as a new paragraph. */
-export const appended = (content: string, text: string) => (content === '' ? text : `${content.replace(/\n+$/, '')}\n\n${text}`)
+export const appended = (content: string, text: string) =>
+  content === '' ? text : `${content.replace(/\n+$/, '')}\n\n${text}`

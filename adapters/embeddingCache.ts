@@ -78,7 +78,9 @@ export const cachedVector = (model: string, hash: string, pgvector: boolean) =>
 
 /** Whether pgvector can be used here (PGlite ships it; a server may not have it installed). */
 export const enableVectors = async (q: Queryable): Promise<boolean> => {
-  const { rows } = await q.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'")
+  const { rows } = await q.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'",
+  )
   if (rows[0].n === 0) return false
   await q.query('CREATE EXTENSION IF NOT EXISTS vector')
   return true

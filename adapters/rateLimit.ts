@@ -22,16 +22,26 @@ export const takeHit = (db: Database, scope: string, limit: number, windowSecond
   inTransaction(db.pool, async (tx) => {
     // One counter at a time per scope: concurrent requests (from any process) queue here.
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rate:${scope}`])
-    await tx.query(`DELETE FROM rate_limit_hits WHERE scope = $1 AND at < clock_timestamp() - make_interval(secs => $2)`, [scope, windowSeconds])
+    await tx.query(
+      `DELETE FROM rate_limit_hits WHERE scope = $1 AND at < clock_timestamp() - make_interval(secs => $2)`,
+      [scope, windowSeconds],
+    )
     const { rows } = await tx.query<{ n: number; oldest: number | null }>(
       `SELECT count(*)::int AS n, extract(epoch FROM clock_timestamp() - min(at))::float8 AS oldest FROM rate_limit_hits WHERE scope = $1`,
       [scope],
     )
-    if (rows[0].n >= limit) return { allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil(windowSeconds - (rows[0].oldest ?? 0))) }
+    if (rows[0].n >= limit)
+      return {
+        allowed: false as const,
+        retryAfterSeconds: Math.max(1, Math.ceil(windowSeconds - (rows[0].oldest ?? 0))),
+      }
     const hit = await tx.query<{ at: Date }>('INSERT INTO rate_limit_hits (scope) VALUES ($1) RETURNING at', [scope])
     const at = hit.rows[0].at
     const release = async () => {
-      await db.pool.query('DELETE FROM rate_limit_hits WHERE ctid IN (SELECT ctid FROM rate_limit_hits WHERE scope = $1 AND at = $2 LIMIT 1)', [scope, at])
+      await db.pool.query(
+        'DELETE FROM rate_limit_hits WHERE ctid IN (SELECT ctid FROM rate_limit_hits WHERE scope = $1 AND at = $2 LIMIT 1)',
+        [scope, at],
+      )
     }
     return { allowed: true as const, release }
   })

@@ -42,19 +42,28 @@ const EF_SEARCH = 300
  * until `limit` rows pass them. Only vectors of `model` are compared. `tx` is a connection inside
  * a transaction: the planner settings below end with it.
  */
-export const vectorSearch = async (tx: Queryable, { table, key, chunk, vector, model, scope, limit }: VectorQuery): Promise<VectorHit[]> => {
+export const vectorSearch = async (
+  tx: Queryable,
+  { table, key, chunk, vector, model, scope, limit }: VectorQuery,
+): Promise<VectorHit[]> => {
   const s = scopeSql(scope, 4)
   // The planner underrates the cost of computing distances and may prefer sorting every row
   // of the workspace (tens of ms at 10,000 chunks) to the HNSW scan: take that choice away.
-  await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))}; SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`)
+  await tx.query(
+    `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))}; SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`,
+  )
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, embedding <=> $1::vector AS distance FROM ${table}
      WHERE model = $3${s.sql} ORDER BY embedding <=> $1::vector LIMIT $2`,
     [pgvector.toSql(vector), limit, model, ...s.args],
   )
   // Back to the planner's own choices for whatever else the transaction reads.
-  await tx.query('SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; SET LOCAL enable_sort TO DEFAULT')
-  return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) })).sort((a, b) => b.score - a.score)
+  await tx.query(
+    'SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; SET LOCAL enable_sort TO DEFAULT',
+  )
+  return rows
+    .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
+    .sort((a, b) => b.score - a.score)
 }
 
 const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
@@ -62,6 +71,9 @@ const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
 /** Whether any row in scope has a vector of this model. */
 export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope) => {
   const s = scopeSql(scope, 2)
-  const { rows } = await q.query(`SELECT 1 FROM ${table} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`, [model, ...s.args])
+  const { rows } = await q.query(`SELECT 1 FROM ${table} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`, [
+    model,
+    ...s.args,
+  ])
   return rows.length > 0
 }

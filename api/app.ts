@@ -23,20 +23,92 @@ import { mountPacks } from './packs'
 
 /** Every route of the API, mounted and documented from this one table. */
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
-export const routes: AnyRoute[] = [...authRoutes, ...adminRoutes, ...operatorRoutes, ...auditRoutes, ...folderRoutes, ...kbConfigRoutes, ...searchRoutes, ...ingestionRoutes, ...entryRoutes, ...toolRoutes, ...pageRoutes, ...collectionRoutes]
+export const routes: AnyRoute[] = [
+  ...authRoutes,
+  ...adminRoutes,
+  ...operatorRoutes,
+  ...auditRoutes,
+  ...folderRoutes,
+  ...kbConfigRoutes,
+  ...searchRoutes,
+  ...ingestionRoutes,
+  ...entryRoutes,
+  ...toolRoutes,
+  ...pageRoutes,
+  ...collectionRoutes,
+]
 
-const slugParam = [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' } }]
+const slugParam = [
+  {
+    name: 'slug',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' },
+  },
+]
 const apiKey = [{ apiKey: [] }]
 export const openApiExtra = {
-  '/health': { get: { operationId: 'getHealth', summary: 'Readiness and dependency states', tags: ['health'], security: [], responses: { default: { description: 'envelope' } } } },
-  '/api/v1/openapi.json': { get: { operationId: 'getOpenApi', summary: 'This document', tags: ['meta'], security: [], responses: { default: { description: 'OpenAPI 3.1' } } } },
-  '/mcp': {
-    post: { operationId: 'postMcp', summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts', tags: ['mcp'], security: apiKey, responses: { default: { description: 'JSON-RPC' } } },
-    get: { operationId: 'getMcp', summary: "An MCP session's server-to-client event stream", tags: ['mcp'], security: apiKey, responses: { default: { description: 'text/event-stream' } } },
-    delete: { operationId: 'deleteMcp', summary: 'End an MCP session', tags: ['mcp'], security: apiKey, responses: { default: { description: 'empty' } } },
+  '/health': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Readiness and dependency states',
+      tags: ['health'],
+      security: [],
+      responses: { default: { description: 'envelope' } },
+    },
   },
-  '/packs/{slug}': { get: { operationId: 'getPack', summary: "A public pack's verified pages (HTML, no login)", tags: ['packs'], security: [], parameters: slugParam, responses: { default: { description: 'text/html' } } } },
-  '/packs/{slug}/mcp': { post: { operationId: 'postPackMcp', summary: "A public pack's read-only MCP endpoint (page_search, page_read)", tags: ['packs'], security: [], parameters: slugParam, responses: { default: { description: 'JSON-RPC' } } } },
+  '/api/v1/openapi.json': {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      tags: ['meta'],
+      security: [],
+      responses: { default: { description: 'OpenAPI 3.1' } },
+    },
+  },
+  '/mcp': {
+    post: {
+      operationId: 'postMcp',
+      summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts',
+      tags: ['mcp'],
+      security: apiKey,
+      responses: { default: { description: 'JSON-RPC' } },
+    },
+    get: {
+      operationId: 'getMcp',
+      summary: "An MCP session's server-to-client event stream",
+      tags: ['mcp'],
+      security: apiKey,
+      responses: { default: { description: 'text/event-stream' } },
+    },
+    delete: {
+      operationId: 'deleteMcp',
+      summary: 'End an MCP session',
+      tags: ['mcp'],
+      security: apiKey,
+      responses: { default: { description: 'empty' } },
+    },
+  },
+  '/packs/{slug}': {
+    get: {
+      operationId: 'getPack',
+      summary: "A public pack's verified pages (HTML, no login)",
+      tags: ['packs'],
+      security: [],
+      parameters: slugParam,
+      responses: { default: { description: 'text/html' } },
+    },
+  },
+  '/packs/{slug}/mcp': {
+    post: {
+      operationId: 'postPackMcp',
+      summary: "A public pack's read-only MCP endpoint (page_search, page_read)",
+      tags: ['packs'],
+      security: [],
+      parameters: slugParam,
+      responses: { default: { description: 'JSON-RPC' } },
+    },
+  },
 }
 
 const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())
@@ -73,7 +145,10 @@ export const createApp = (deps: Deps) => {
     // the connection: the rest of the body is discarded, not parsed.
     if (!ctx.req.complete && !ctx.res.headersSent) ctx.set('Connection', 'close')
     const ms = Number(process.hrtime.bigint() - started) / 1e6
-    ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request')
+    ctx.state.log.info(
+      { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+      'request',
+    )
   })
 
   const router = new Router()
@@ -97,20 +172,23 @@ const checkPath = (path: string) => {
   } catch {
     throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): is not valid percent-encoded UTF-8'])
   }
-  if (decoded.includes('\u0000')) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): must not contain NUL characters'])
+  if (decoded.includes('\u0000'))
+    throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): must not contain NUL characters'])
 }
 
 const writeError = (ctx: Koa.Context, error: unknown) => {
   let apiError: ApiError
   if (error instanceof ApiError) apiError = error
   else {
-    const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
+    const status =
+      (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
     if (status === 413) {
       const limit = (error as { limit?: number }).limit
       apiError = new ApiError('PAYLOAD_TOO_LARGE', `the request body is over ${limit ? `${limit} bytes` : 'the limit'}`)
-    }
-    else if (status === 400 || status === 415 || status === 422) {
-      apiError = new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
+    } else if (status === 400 || status === 415 || status === 422) {
+      apiError = new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', [
+        '(body): must be a JSON object',
+      ])
     } else {
       ctx.state.log?.error({ err: error }, 'unhandled error')
       apiError = new ApiError('INTERNAL_ERROR', 'an internal error occurred; it has been logged')
@@ -120,4 +198,3 @@ const writeError = (ctx: Koa.Context, error: unknown) => {
   ctx.status = statusOf(apiError.code)
   ctx.body = envelopeOf(apiError.code, apiError.message, apiError.details)
 }
-

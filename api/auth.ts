@@ -40,22 +40,33 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       return { kind: 'anonymous' }
     case 'admin': {
       const token = bearerOf(ctx)
-      if (!sameHash(hashSecret(token), deps.adminTokenHash)) throw new ApiError('INVALID_TOKEN', 'the admin token is not valid')
+      if (!sameHash(hashSecret(token), deps.adminTokenHash))
+        throw new ApiError('INVALID_TOKEN', 'the admin token is not valid')
       return { kind: 'admin' }
     }
     case 'bearer': {
       const token = bearerOf(ctx)
-      if (token.startsWith('kbk_')) throw new ApiError('INVALID_TOKEN', 'this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user\'s access token')
+      if (token.startsWith('kbk_'))
+        throw new ApiError(
+          'INVALID_TOKEN',
+          "this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user's access token",
+        )
       const hash = hashSecret(token)
-      const row = await deps.credentials.get(`token:${hash}`, async () => (await deps.db.pool.query(
-        `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
+      const row = await deps.credentials.get(
+        `token:${hash}`,
+        async () =>
+          (
+            await deps.db.pool.query(
+              `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
          FROM access_tokens t
          JOIN users u ON u.id = t.user_id
          JOIN workspaces w ON w.id = t.workspace_id
          LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
          WHERE t.token_hash = $1`,
-        [hash],
-      )).rows[0])
+              [hash],
+            )
+          ).rows[0],
+      )
       if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now() || !row.role) {
         throw new ApiError('INVALID_TOKEN', 'the access token is invalid, revoked or expired')
       }
@@ -76,8 +87,15 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       const key = ctx.get('x-api-key')
       if (!key) throw new ApiError('UNAUTHORIZED', 'missing x-api-key header')
       const hash = hashSecret(key)
-      const row = await deps.credentials.get(`key:${hash}`, async () =>
-        (await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [hash])).rows[0])
+      const row = await deps.credentials.get(
+        `key:${hash}`,
+        async () =>
+          (
+            await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [
+              hash,
+            ])
+          ).rows[0],
+      )
       if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN', 'the API key is invalid or revoked')
       // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.
       return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, name: row.name, role: 'editor' }

@@ -8,7 +8,8 @@ import { ApiError } from './errors'
 export const JSON_LIMIT = '7mb'
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
-const notJson = () => new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
+const notJson = () =>
+  new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
 
 /**
  * Reads a JSON body into `ctx.request.body`, once the route is known and its caller
@@ -22,7 +23,9 @@ export const readJson = async (ctx: Context, limit = JSON_LIMIT) => {
   if (!WITH_BODY.has(ctx.method) || !ctx.request.is('json', '+json')) return
   const encoding = ctx.get('content-encoding') || 'identity'
   if (encoding !== 'identity') {
-    throw new ApiError('VALIDATION_ERROR', 'the request body is not readable', [`(body): Content-Encoding ${encoding} is not accepted; send it uncompressed`])
+    throw new ApiError('VALIDATION_ERROR', 'the request body is not readable', [
+      `(body): Content-Encoding ${encoding} is not accepted; send it uncompressed`,
+    ])
   }
   const length = ctx.get('content-length')
   // Over the limit: raw-body's error says 413 and the limit, which the error middleware answers.
@@ -31,7 +34,9 @@ export const readJson = async (ctx: Context, limit = JSON_LIMIT) => {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw new ApiError('VALIDATION_ERROR', 'the request body is not valid UTF-8', ['(body): holds bytes that are not UTF-8'])
+    throw new ApiError('VALIDATION_ERROR', 'the request body is not valid UTF-8', [
+      '(body): holds bytes that are not UTF-8',
+    ])
   }
   if (!text.trim()) return void (request.body = {})
   if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw notJson()

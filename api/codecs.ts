@@ -22,16 +22,26 @@ interface TextRules {
   normal?: (s: string) => string
 }
 
-const bounded = (name: string, min: number, max: number, { schema = {}, allowed = () => true, normal = (s) => s }: TextRules = {}) =>
-  documented(new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string',
-    (u, c) => {
-      const s = typeof u === 'string' ? normal(u) : undefined
-      return s !== undefined && s.trim().length >= min && (s.length <= max || characters(s) <= max) && allowed(s) ? t.success(s) : t.failure(u, c)
-    },
-    t.identity,
-  ), { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...schema })
+const bounded = (
+  name: string,
+  min: number,
+  max: number,
+  { schema = {}, allowed = () => true, normal = (s) => s }: TextRules = {},
+) =>
+  documented(
+    new t.Type<string, string, unknown>(
+      name,
+      (u): u is string => typeof u === 'string',
+      (u, c) => {
+        const s = typeof u === 'string' ? normal(u) : undefined
+        return s !== undefined && s.trim().length >= min && (s.length <= max || characters(s) <= max) && allowed(s)
+          ? t.success(s)
+          : t.failure(u, c)
+      },
+      t.identity,
+    ),
+    { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...schema },
+  )
 
 export const string = (min: number, max: number) =>
   bounded(min > 0 ? `a string of ${min}-${max} characters` : `a string of at most ${max} characters`, min, max)
@@ -47,98 +57,140 @@ export const line = (min: number, max: number) =>
     normal: (s) => s.normalize('NFC'),
   })
 
-export const email = documented(new t.Type<string, string, unknown>(
-  'an email address',
-  (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && u.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', format: 'email', maxLength: 254 })
+export const email = documented(
+  new t.Type<string, string, unknown>(
+    'an email address',
+    (u): u is string => typeof u === 'string',
+    (u, c) =>
+      typeof u === 'string' && u.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(u) ? t.success(u) : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'string', format: 'email', maxLength: 254 },
+)
 
-export const slug = documented(new t.Type<string, string, unknown>(
-  'a slug of lowercase letters, digits and dashes (1-60)',
-  (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && /^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/.test(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' })
+export const slug = documented(
+  new t.Type<string, string, unknown>(
+    'a slug of lowercase letters, digits and dashes (1-60)',
+    (u): u is string => typeof u === 'string',
+    (u, c) =>
+      typeof u === 'string' && /^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/.test(u) ? t.success(u) : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' },
+)
 
 /** An id as the service issues them (uuid); anything else cannot name a resource. */
-export const id = documented(new t.Type<string, string, unknown>(
-  'an id',
-  (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && u.length > 0 && u.length <= 200 ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', minLength: 1, maxLength: 200 })
+export const id = documented(
+  new t.Type<string, string, unknown>(
+    'an id',
+    (u): u is string => typeof u === 'string',
+    (u, c) => (typeof u === 'string' && u.length > 0 && u.length <= 200 ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', minLength: 1, maxLength: 200 },
+)
 
 export const integer = (min: number, max: number) =>
-  documented(new t.Type<number, number, unknown>(
-    `an integer between ${min} and ${max}`,
-    (u): u is number => typeof u === 'number',
-    (u, c) => (typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  ), { type: 'integer', minimum: min, maximum: max })
+  documented(
+    new t.Type<number, number, unknown>(
+      `an integer between ${min} and ${max}`,
+      (u): u is number => typeof u === 'number',
+      (u, c) => (typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'integer', minimum: min, maximum: max },
+  )
 
 /** An integer in a query string. */
 export const intFromString = (min: number, max: number) =>
-  documented(new t.Type<number, string, unknown>(
-    `an integer between ${min} and ${max}`,
-    (u): u is number => typeof u === 'number',
-    (u, c) => {
-      const n = typeof u === 'string' && /^-?\d{1,16}$/.test(u) ? Number(u) : NaN
-      return Number.isInteger(n) && n >= min && n <= max ? t.success(n) : t.failure(u, c)
-    },
-    String,
-  ), { type: 'integer', minimum: min, maximum: max })
+  documented(
+    new t.Type<number, string, unknown>(
+      `an integer between ${min} and ${max}`,
+      (u): u is number => typeof u === 'number',
+      (u, c) => {
+        const n = typeof u === 'string' && /^-?\d{1,16}$/.test(u) ? Number(u) : NaN
+        return Number.isInteger(n) && n >= min && n <= max ? t.success(n) : t.failure(u, c)
+      },
+      String,
+    ),
+    { type: 'integer', minimum: min, maximum: max },
+  )
 
-export const booleanFromString = documented(new t.Type<boolean, string, unknown>(
-  'true or false',
-  (u): u is boolean => typeof u === 'boolean',
-  (u, c) => (u === 'true' ? t.success(true) : u === 'false' ? t.success(false) : t.failure(u, c)),
-  String,
-), { type: 'boolean' })
+export const booleanFromString = documented(
+  new t.Type<boolean, string, unknown>(
+    'true or false',
+    (u): u is boolean => typeof u === 'boolean',
+    (u, c) => (u === 'true' ? t.success(true) : u === 'false' ? t.success(false) : t.failure(u, c)),
+    String,
+  ),
+  { type: 'boolean' },
+)
 
 /** A JSON object with required and optional fields; unknown keys are dropped, never applied. */
 export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name = 'a JSON object') =>
   t.exact(t.intersection([t.type(required), t.partial(optional)]), name)
 
+export const hexColor = documented(
+  new t.Type<string, string, unknown>(
+    'a hex colour code (#rgb or #rrggbb)',
+    (u): u is string => typeof u === 'string',
+    (u, c) =>
+      typeof u === 'string' && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(u) ? t.success(u) : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'string', pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' },
+)
 
-export const hexColor = documented(new t.Type<string, string, unknown>(
-  'a hex colour code (#rgb or #rrggbb)',
-  (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' })
-
-export const iconName = documented(new t.Type<string, string, unknown>(
-  'an icon name (letters, digits, - and _; at most 50)',
-  (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{1,50}$/.test(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', pattern: '^[A-Za-z0-9_-]{1,50}$' })
+export const iconName = documented(
+  new t.Type<string, string, unknown>(
+    'an icon name (letters, digits, - and _; at most 50)',
+    (u): u is string => typeof u === 'string',
+    (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{1,50}$/.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', pattern: '^[A-Za-z0-9_-]{1,50}$' },
+)
 
 export const number = (min: number, max: number) =>
-  documented(new t.Type<number, number, unknown>(
-    `a number between ${min} and ${max}`,
-    (u): u is number => typeof u === 'number',
-    (u, c) => (typeof u === 'number' && Number.isFinite(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  ), { type: 'number', minimum: min, maximum: max })
+  documented(
+    new t.Type<number, number, unknown>(
+      `a number between ${min} and ${max}`,
+      (u): u is number => typeof u === 'number',
+      (u, c) => (typeof u === 'number' && Number.isFinite(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'number', minimum: min, maximum: max },
+  )
 
 /** A map of customer ids: string keys (1-100) to string values (at most 500), at most 50 pairs. */
-export const stringMap = documented(new t.Type<Record<string, string>, Record<string, string>, unknown>(
-  'an object of string values (at most 50 keys of 1-100 characters, values of at most 500)',
-  (u): u is Record<string, string> => typeof u === 'object' && u !== null,
-  (u, c) => {
-    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c)
-    const entries = Object.entries(u)
-    const ok = entries.length <= 50 && entries.every(([k, v]) => k.length >= 1 && k.length <= 100 && typeof v === 'string' && v.length <= 500)
-    return ok ? t.success(Object.fromEntries(entries) as Record<string, string>) : t.failure(u, c)
+export const stringMap = documented(
+  new t.Type<Record<string, string>, Record<string, string>, unknown>(
+    'an object of string values (at most 50 keys of 1-100 characters, values of at most 500)',
+    (u): u is Record<string, string> => typeof u === 'object' && u !== null,
+    (u, c) => {
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c)
+      const entries = Object.entries(u)
+      const ok =
+        entries.length <= 50 &&
+        entries.every(([k, v]) => k.length >= 1 && k.length <= 100 && typeof v === 'string' && v.length <= 500)
+      return ok ? t.success(Object.fromEntries(entries) as Record<string, string>) : t.failure(u, c)
+    },
+    t.identity,
+  ),
+  {
+    type: 'object',
+    maxProperties: 50,
+    propertyNames: { minLength: 1, maxLength: 100 },
+    additionalProperties: { type: 'string', maxLength: 500 },
   },
-  t.identity,
-), { type: 'object', maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 }, additionalProperties: { type: 'string', maxLength: 500 } })
+)
 
 /** An array of at most `max` items. */
 export const arrayOf = <C extends t.Mixed>(item: C, max: number) =>
-  documented(t.refinement(t.array(item), (a) => a.length <= max, `an array of at most ${max} items`), { maxItems: max })
+  documented(
+    t.refinement(t.array(item), (a) => a.length <= max, `an array of at most ${max} items`),
+    { maxItems: max },
+  )
 
 /** A JSON object whose unknown keys are dropped, never applied. */
 export const exact = <P extends t.Props>(props: P, name = 'a JSON object') => t.exact(t.partial(props), name)

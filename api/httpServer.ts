@@ -35,8 +35,15 @@ export interface HttpServer {
 }
 
 const refuse = (res: http.ServerResponse) => {
-  const body = JSON.stringify(envelopeOf('SERVICE_UNAVAILABLE', 'the service is stopping; retry on another instance or once it has restarted'))
-  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'retry-after': '1', connection: 'close' })
+  const body = JSON.stringify(
+    envelopeOf('SERVICE_UNAVAILABLE', 'the service is stopping; retry on another instance or once it has restarted'),
+  )
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': '1',
+    connection: 'close',
+  })
   res.end(body)
 }
 
@@ -47,8 +54,12 @@ const refuse = (res: http.ServerResponse) => {
 const onClientError = (log: Pick<Logger, 'warn'>) => (error: Error & { code?: string }, socket: Duplex) => {
   log.warn({ code: error.code, reason: error.message }, 'malformed HTTP request refused')
   if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
-  const body = JSON.stringify(envelopeOf('VALIDATION_ERROR', 'the request is not valid HTTP/1.1', [`(request): ${error.code ?? 'parse error'}`]))
-  socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  const body = JSON.stringify(
+    envelopeOf('VALIDATION_ERROR', 'the request is not valid HTTP/1.1', [`(request): ${error.code ?? 'parse error'}`]),
+  )
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
 }
 
 export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger, 'warn'>): HttpServer => {

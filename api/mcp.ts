@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  RequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import type { DomainError } from '../domain/shared'
@@ -25,20 +33,31 @@ export interface McpTool {
   call(args: unknown, client: string): Promise<E.Either<DomainError, ToolOutput>>
 }
 
-const text = (value: unknown) => [{ type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }]
+const text = (value: unknown) => [
+  { type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) },
+]
 
 /**
  * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
  * expected failure is a tool result with isError and the envelope's code, message and details.
  */
 export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPrompts: boolean) => {
-  const server = new Server({ name, version: '0.1.0' }, { capabilities: { tools: {}, ...(withPrompts ? { prompts: {} } : {}) } })
+  const server = new Server(
+    { name, version: '0.1.0' },
+    { capabilities: { tools: {}, ...(withPrompts ? { prompts: {} } : {}) } },
+  )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: served.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: { readOnlyHint: t.readOnly } })),
+    tools: served.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: { readOnlyHint: t.readOnly },
+    })),
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = served.find((t) => t.name === request.params.name)
-    if (!tool) return { isError: true, content: text({ code: 'NOT_FOUND', message: `no tool named ${request.params.name}` }) }
+    if (!tool)
+      return { isError: true, content: text({ code: 'NOT_FOUND', message: `no tool named ${request.params.name}` }) }
     // The author of a write is the client that opened the session, never anything in the arguments.
     const result = await tool.call(request.params.arguments ?? {}, server.getClientVersion()?.name ?? 'unknown-client')
     if (E.isLeft(result)) return { isError: true, content: text(result.left) }
@@ -54,23 +73,47 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
     // (-32603) for what is the client's invalid params (-32602).
     server.setRequestHandler(RequestSchema.extend({ method: GetPromptRequestSchema.shape.method }), async (raw) => {
       const parsed = GetPromptRequestSchema.safeParse(raw)
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid prompts/get: ${parsed.error.issues.map((i) => `params.${i.path.slice(1).join('.')}: ${i.message}`).join('; ')}`)
+      if (!parsed.success)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `invalid prompts/get: ${parsed.error.issues.map((i) => `params.${i.path.slice(1).join('.')}: ${i.message}`).join('; ')}`,
+        )
       const request = parsed.data
       const skill = skills.find((s) => s.name === request.params.name)
-      if (!skill) throw new McpError(ErrorCode.InvalidParams, `no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`)
+      if (!skill)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `no skill named ${request.params.name}; the skills are ${skills.map((s) => s.name).join(', ')}`,
+        )
       const args = request.params.arguments ?? {}
       const missing = skill.arguments.filter((a) => a.required && !args[a.name]?.trim()).map((a) => a.name)
-      if (missing.length) throw new McpError(ErrorCode.InvalidParams, `the skill ${skill.name} needs the argument${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`)
-      return { description: skill.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: skill.text(args) } }] }
+      if (missing.length)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `the skill ${skill.name} needs the argument${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+        )
+      return {
+        description: skill.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: skill.text(args) } }],
+      }
     })
   }
   return server
 }
 
 /** Checks a tool's arguments with its codec; a bad argument is VALIDATION_ERROR naming arguments.<field>. */
-export const checked = async <A>(tool: Pick<Tool<A>, 'arguments'>, args: unknown, run: (a: A) => Promise<E.Either<DomainError, ToolOutput>>) => {
+export const checked = async <A>(
+  tool: Pick<Tool<A>, 'arguments'>,
+  args: unknown,
+  run: (a: A) => Promise<E.Either<DomainError, ToolOutput>>,
+) => {
   const decoded = tool.arguments.decode(args)
-  if (E.isLeft(decoded)) return E.left<DomainError, ToolOutput>({ code: 'VALIDATION_ERROR', message: 'the tool arguments are not valid', details: describeErrors(decoded.left, 'arguments.') })
+  if (E.isLeft(decoded))
+    return E.left<DomainError, ToolOutput>({
+      code: 'VALIDATION_ERROR',
+      message: 'the tool arguments are not valid',
+      details: describeErrors(decoded.left, 'arguments.'),
+    })
   return run(decoded.right)
 }
 
@@ -101,13 +144,17 @@ export const mountMcp = (router: Router, deps: Deps) => {
     const body = (ctx.request as { body?: unknown }).body
     const problems = inputProblems(body, '', [])
     // The client's name at initialize is the author of every write of its session.
-    const initialize = (Array.isArray(body) ? body : [body]).find((m) => (m as { method?: unknown })?.method === 'initialize') as { params?: { clientInfo?: { name?: unknown } } } | undefined
+    const initialize = (Array.isArray(body) ? body : [body]).find(
+      (m) => (m as { method?: unknown })?.method === 'initialize',
+    ) as { params?: { clientInfo?: { name?: unknown } } } | undefined
     const name = initialize?.params?.clientInfo?.name
-    if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200)) problems.push('params.clientInfo.name: must be the client\'s name, 1-200 characters')
+    if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200))
+      problems.push("params.clientInfo.name: must be the client's name, 1-200 characters")
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const sessionId = ctx.get('mcp-session-id')
     let session = sessionId ? sessions.get(sessionId) : undefined
-    if (sessionId && (!session || session.keyId !== identity.keyId)) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
+    if (sessionId && (!session || session.keyId !== identity.keyId))
+      throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
     if (!session) {
       const served: McpTool[] = tools.map((tool) => ({
         name: mcpName(tool),
@@ -117,7 +164,12 @@ export const mountMcp = (router: Router, deps: Deps) => {
         call: (args, client) =>
           checked(tool, args, async (a) => {
             authorize(identity, tool.permission)
-            const command = { actor: { kind: 'agent' as const, client }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId: identity.workspaceId }
+            const command = {
+              actor: { kind: 'agent' as const, client },
+              at: new Date().toISOString(),
+              correlationId: randomUUID(),
+              workspaceId: identity.workspaceId,
+            }
             return runTool(deps, tool, { workspaceId: identity.workspaceId, client, command }, a)
           }),
       }))

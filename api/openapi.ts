@@ -43,7 +43,9 @@ export interface ObjectSchema {
 /** A tool's arguments as JSON Schema, from the codec that checks them, with notes for the agent on some of them. */
 export const inputSchemaOf = (codec: t.Mixed, notes: Record<string, object> = {}): ObjectSchema => {
   const schema = schemaOf(codec) as { properties?: Record<string, object>; required?: string[] }
-  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, { ...v, ...notes[k] }]))
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([k, v]) => [k, { ...v, ...notes[k] }]),
+  )
   return { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) }
 }
 
@@ -71,18 +73,41 @@ export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 
 /** `post /api/v1/knowledge/{id}/move` -> `postKnowledgeByIdMove`. */
 const operationId = (method: string, path: string) =>
-  method + path.replace(/^\/api\/v1/, '').split('/').filter(Boolean)
+  method +
+  path
+    .replace(/^\/api\/v1/, '')
+    .split('/')
+    .filter(Boolean)
     .map((part) => part.replace(/^:(\w+)$/, 'by-$1').replace(/^native:/, ''))
-    .map((part) => part.split(/[^A-Za-z0-9]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''))
+    .map((part) =>
+      part
+        .split(/[^A-Za-z0-9]+/)
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join(''),
+    )
     .join('')
 
 /** In a multipart form every field is a string: objects travel as JSON text, the file as bytes. */
 const multipartSchema = (body: Schema): Schema => ({
   type: 'object',
   properties: {
-    file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the file; its type is decided by its content' },
-    ...Object.fromEntries(Object.entries((body.properties as Record<string, Schema>) ?? {}).map(([k, v]) =>
-      [k, v.type === 'object' || v.type === undefined ? { type: 'string', contentMediaType: 'application/json', description: `JSON: ${v.description ?? 'an object'}` } : v])),
+    file: {
+      type: 'string',
+      contentMediaType: 'application/octet-stream',
+      description: 'the file; its type is decided by its content',
+    },
+    ...Object.fromEntries(
+      Object.entries((body.properties as Record<string, Schema>) ?? {}).map(([k, v]) => [
+        k,
+        v.type === 'object' || v.type === undefined
+          ? {
+              type: 'string',
+              contentMediaType: 'application/json',
+              description: `JSON: ${v.description ?? 'an object'}`,
+            }
+          : v,
+      ]),
+    ),
   },
   required: ['file', ...((body.required as string[]) ?? [])],
 })
@@ -91,11 +116,20 @@ const requestBody = (r: AnyRoute) => {
   if (!r.body) return {}
   const schema = schemaOf(r.body)
   const content: Record<string, unknown> = {}
-  for (const type of bodyTypes(r)) content[type] = { schema: type === 'application/json' ? schema : multipartSchema(schema) }
-  return { requestBody: { required: Boolean((schema.required as string[] | undefined)?.length) || r.multipart === 'only', content } }
+  for (const type of bodyTypes(r))
+    content[type] = { schema: type === 'application/json' ? schema : multipartSchema(schema) }
+  return {
+    requestBody: {
+      required: Boolean((schema.required as string[] | undefined)?.length) || r.multipart === 'only',
+      content,
+    },
+  }
 }
 
-const envelope = (code: string) => ({ description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } })
+const envelope = (code: string) => ({
+  description: code,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+})
 
 /** The answers a route can give: success, and the failures its inputs, authentication and ids make possible. */
 const responses = (r: AnyRoute) => ({
@@ -103,15 +137,21 @@ const responses = (r: AnyRoute) => ({
     description: 'Success (201 for a creation, 202 for queued work)',
     content: {
       'application/json': {
-        schema: r.response ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', properties: { data: r.response } }] } : { $ref: '#/components/schemas/Success' },
+        schema: r.response
+          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', properties: { data: r.response } }] }
+          : { $ref: '#/components/schemas/Success' },
       },
     },
   },
   ...(r.params || r.query || r.body ? { 400: envelope('VALIDATION_ERROR: details lists each field and reason') } : {}),
   ...(r.auth !== 'none' ? { 401: envelope('UNAUTHORIZED (no credentials) or INVALID_TOKEN') } : {}),
-  ...(r.permission ? { 403: envelope('FORBIDDEN (the role lacks the permission, or the knowledge base is disabled)') } : {}),
+  ...(r.permission
+    ? { 403: envelope('FORBIDDEN (the role lacks the permission, or the knowledge base is disabled)') }
+    : {}),
   ...(r.params ? { 404: envelope('NOT_FOUND: unknown id, or one of another workspace') } : {}),
-  default: envelope('Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)'),
+  default: envelope(
+    'Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)',
+  ),
 })
 
 /** The OpenAPI 3.1 document, generated from the same route table the router mounts. */
@@ -131,11 +171,20 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Knowledge-base service', version: '1.0.0', description: 'A multi-workspace knowledge base: entries, search, tasks, the brain (pages, review, packs) and agent tools. Every JSON answer uses the envelope { success, data } or { success, error: { code, message, details } }.' },
+    info: {
+      title: 'Knowledge-base service',
+      version: '1.0.0',
+      description:
+        'A multi-workspace knowledge base: entries, search, tasks, the brain (pages, review, packs) and agent tools. Every JSON answer uses the envelope { success, data } or { success, error: { code, message, details } }.',
+    },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token of a workspace member' },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (KB_ADMIN_TOKEN or DATA_DIR/admin-token)' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The admin token (KB_ADMIN_TOKEN or DATA_DIR/admin-token)',
+        },
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
       },
       schemas: {
@@ -148,7 +197,11 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
             error: {
               type: 'object',
               required: ['code', 'message'],
-              properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'string' } } },
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                details: { type: 'array', items: { type: 'string' } },
+              },
             },
           },
         },

@@ -28,7 +28,8 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 const escape = markdown.utils.escapeHtml
 
 /** No script ever runs on a pack page, whatever its content says. */
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 interface Pack {
   slug: string
@@ -40,7 +41,11 @@ interface Pack {
 
 /** The pack under a slug, if it is published and its workspace's verification is on. */
 const findPack = async (deps: Deps, slug: string): Promise<Pack | undefined> => {
-  const r = (await deps.db.pool.query('SELECT id, workspace_id, name, description, slug FROM kb_collections WHERE slug = $1', [slug])).rows[0]
+  const r = (
+    await deps.db.pool.query('SELECT id, workspace_id, name, description, slug FROM kb_collections WHERE slug = $1', [
+      slug,
+    ])
+  ).rows[0]
   if (!r || !(await loadKbConfig(deps.store, r.workspace_id)).verification.enabled) return undefined
   return { slug: r.slug, name: r.name, description: r.description, collectionId: r.id, workspaceId: r.workspace_id }
 }
@@ -66,18 +71,34 @@ nav a{display:block}article{border-top:1px solid #ddd;margin-top:2rem}.meta{colo
 </head><body>${body}</body></html>`
 
 const renderPack = (pack: Pack, pages: Awaited<ReturnType<typeof pinnedPages>>) =>
-  html(pack.name, `<header><h1>${escape(pack.name)}</h1>${pack.description ? `<p>${escape(pack.description)}</p>` : ''}
+  html(
+    pack.name,
+    `<header><h1>${escape(pack.name)}</h1>${pack.description ? `<p>${escape(pack.description)}</p>` : ''}
 <p class="meta">${pages.length} verified page${pages.length === 1 ? '' : 's'}. Read-only MCP endpoint: <code>/packs/${escape(pack.slug)}/mcp</code></p></header>
 <nav>${pages.map((p) => `<a href="#page-${escape(p.id)}">${escape(p.title)}</a>`).join('')}</nav>
-${pages.map((p) => `<article id="page-${escape(p.id)}"><h2>${escape(p.title)}</h2>
+${pages
+  .map(
+    (p) => `<article id="page-${escape(p.id)}"><h2>${escape(p.title)}</h2>
 <p class="meta">Verified version ${p.version}, ${p.verified_at.toISOString().slice(0, 10)}</p>
-${markdown.render(p.content)}</article>`).join('\n')}`)
+${markdown.render(p.content)}</article>`,
+  )
+  .join('\n')}`,
+  )
 
 const PackPageRef = c.exact({ pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) })
 
 const packTools = (deps: Deps, pack: Pack): McpTool[] => {
-  const command = () => ({ actor: { kind: 'system' as const, process: `pack:${pack.slug}` }, at: new Date().toISOString(), correlationId: randomUUID() })
-  const scope = { kind: 'pack' as const, workspaceId: pack.workspaceId, collectionId: pack.collectionId, slug: pack.slug }
+  const command = () => ({
+    actor: { kind: 'system' as const, process: `pack:${pack.slug}` },
+    at: new Date().toISOString(),
+    correlationId: randomUUID(),
+  })
+  const scope = {
+    kind: 'pack' as const,
+    workspaceId: pack.workspaceId,
+    collectionId: pack.collectionId,
+    slug: pack.slug,
+  }
   return [
     {
       name: 'page_search',
@@ -87,7 +108,12 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
       call: (args) =>
         checked({ arguments: pageSearchArguments }, args, async (a) => {
           const { search } = await loadKbConfig(deps.store, pack.workspaceId)
-          const found = await searchPages(deps, command(), scope, { query: a.query, mode: a.mode ?? search.defaultMode, limit: a.limit ?? search.defaultLimit, minScore: a.minScore ?? search.minScore })
+          const found = await searchPages(deps, command(), scope, {
+            query: a.query,
+            mode: a.mode ?? search.defaultMode,
+            limit: a.limit ?? search.defaultLimit,
+            minScore: a.minScore ?? search.minScore,
+          })
           return E.right({ data: found })
         }),
     },
@@ -98,9 +124,20 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
       readOnly: true,
       call: (args) =>
         checked({ arguments: PackPageRef }, args, async (a) => {
-          if (!a.pageId && !a.title) return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
+          if (!a.pageId && !a.title)
+            return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
           const [p] = await pinnedPages(deps.db.pool, pack, a)
-          return p ? E.right({ data: { pageId: p.id, title: p.title, version: p.version, content: p.content, citation: `${p.title} · v${p.version}` } }) : fail('NOT_FOUND', 'no such verified page in this pack')
+          return p
+            ? E.right({
+                data: {
+                  pageId: p.id,
+                  title: p.title,
+                  version: p.version,
+                  content: p.content,
+                  citation: `${p.title} · v${p.version}`,
+                },
+              })
+            : fail('NOT_FOUND', 'no such verified page in this pack')
         }),
     },
   ]
@@ -121,7 +158,12 @@ const addressLimiter = (perMinute: number) => {
     } catch (refused) {
       if (!(refused instanceof RateLimiterRes)) throw refused
       const seconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
-      throw new ApiError('RATE_LIMITED', `at most ${perMinute} requests a minute per address to public packs; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) })
+      throw new ApiError(
+        'RATE_LIMITED',
+        `at most ${perMinute} requests a minute per address to public packs; retry in ${seconds} s`,
+        undefined,
+        { 'Retry-After': String(seconds) },
+      )
     }
     await next()
   }

@@ -56,14 +56,20 @@ export const route = <P = unknown, Q = unknown, B = unknown>(spec: RouteSpec<P, 
 
 /** The media types a route's body may come in. */
 export const bodyTypes = (spec: AnyRoute) =>
-  spec.multipart === 'only' ? ['multipart/form-data'] : spec.multipart ? ['application/json', 'multipart/form-data'] : ['application/json']
+  spec.multipart === 'only'
+    ? ['multipart/form-data']
+    : spec.multipart
+      ? ['application/json', 'multipart/form-data']
+      : ['application/json']
 
 /** The property names a codec reads (through exact, partial, intersection and union codecs). */
 export const propsOf = (codec: t.Mixed | undefined): string[] => {
   if (!codec) return []
   if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return Object.keys(codec.props)
-  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType) return propsOf(codec.type)
-  if (codec instanceof t.IntersectionType || codec instanceof t.UnionType) return (codec.types as t.Mixed[]).flatMap(propsOf)
+  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType)
+    return propsOf(codec.type)
+  if (codec instanceof t.IntersectionType || codec instanceof t.UnionType)
+    return (codec.types as t.Mixed[]).flatMap(propsOf)
   return []
 }
 
@@ -142,7 +148,10 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     const known = new Set(propsOf(spec.query))
     return Object.keys(ctx.query ?? {})
       .filter((name) => !known.has(name) && !spec.extraQuery?.(name))
-      .map((name) => `${name}: is not a query parameter of ${spec.method.toUpperCase()} ${spec.path}${known.size ? ` (it takes ${[...known].join(', ')})` : ''}`)
+      .map(
+        (name) =>
+          `${name}: is not a query parameter of ${spec.method.toUpperCase()} ${spec.path}${known.size ? ` (it takes ${[...known].join(', ')})` : ''}`,
+      )
   }
 
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {
@@ -152,9 +161,15 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
     const types = bodyTypes(spec)
     if (spec.body && ctx.request.is(types) === false) {
-      throw new ApiError('VALIDATION_ERROR', `the request body must be ${types.join(' or ')}`, [`body: send it with Content-Type: ${types.join(' or ')}`])
+      throw new ApiError('VALIDATION_ERROR', `the request body must be ${types.join(' or ')}`, [
+        `body: send it with Content-Type: ${types.join(' or ')}`,
+      ])
     }
-    const problems = inputProblems({ ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) }, '', [])
+    const problems = inputProblems(
+      { ...(ctx.params ?? {}), ...(ctx.query ?? {}), ...((ctx.request as { body?: object }).body ?? {}) },
+      '',
+      [],
+    )
     problems.push(...unknownQuery(ctx, spec))
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const parts = [
@@ -186,7 +201,6 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
   }
 }
 
-
 /** A command's result as a reply: its position drives read-your-writes, the rest is the data. */
 export const replyWith = <T extends { position: number }>(
   result: E.Either<DomainError, T>,
@@ -208,8 +222,15 @@ export const settleCitations = async (deps: Deps) => {
  * After a write: waits for the read models to reach it, then answers what `read` finds there.
  * When the wait gives up, the answer says so (it may not show the write), and is not held again.
  */
-export const readAfterWrite = async (deps: Deps, position: number, read: () => Promise<unknown>, status = 200): Promise<E.Either<DomainError, Reply>> => {
+export const readAfterWrite = async (
+  deps: Deps,
+  position: number,
+  read: () => Promise<unknown>,
+  status = 200,
+): Promise<E.Either<DomainError, Reply>> => {
   const caughtUp = await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
   const data = await read()
-  return E.right(caughtUp ? { data, position, status } : { data, position: 0, status, headers: { [LAG_HEADER]: 'true' } })
+  return E.right(
+    caughtUp ? { data, position, status } : { data, position: 0, status, headers: { [LAG_HEADER]: 'true' } },
+  )
 }

@@ -76,4 +76,7 @@ Report the receipts (page and version) of every write.`,
 ]
 
 /** A skill name, as the `skill` argument of a write. */
-export const SkillName = t.keyof(Object.fromEntries(skills.map((s) => [s.name, null])) as Record<string, null>, `one of the skills ${skills.map((s) => s.name).join(', ')}`)
+export const SkillName = t.keyof(
+  Object.fromEntries(skills.map((s) => [s.name, null])) as Record<string, null>,
+  `one of the skills ${skills.map((s) => s.name).join(', ')}`,
+)

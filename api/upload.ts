@@ -21,9 +21,14 @@ export const UPLOADS_PER_MINUTE = 20
 export const takeUploadSlot = async (deps: Deps, ctx: Context, workspaceId: string) => {
   const verdict = await takeHit(deps.db, `uploads:${workspaceId}`, UPLOADS_PER_MINUTE, 60)
   if (!verdict.allowed) {
-    throw new ApiError('RATE_LIMITED', `at most ${UPLOADS_PER_MINUTE} uploads a minute per workspace; retry in ${verdict.retryAfterSeconds} s`, undefined, {
-      'Retry-After': String(verdict.retryAfterSeconds),
-    })
+    throw new ApiError(
+      'RATE_LIMITED',
+      `at most ${UPLOADS_PER_MINUTE} uploads a minute per workspace; retry in ${verdict.retryAfterSeconds} s`,
+      undefined,
+      {
+        'Retry-After': String(verdict.retryAfterSeconds),
+      },
+    )
   }
   ctx.state.refund = verdict.release
 }
@@ -37,9 +42,17 @@ export interface Upload {
 
 /** A title from the file name (without extension), else from the content's first line. */
 export const titleOf = (fileName: string, bytes: Buffer) => {
-  const fromName = fileName.replace(/\.[^.]*$/, '').replace(/[_-]+/g, ' ').trim()
+  const fromName = fileName
+    .replace(/\.[^.]*$/, '')
+    .replace(/[_-]+/g, ' ')
+    .trim()
   if (fromName && fromName !== 'upload') return fromName.slice(0, 500)
-  const firstLine = bytes.subarray(0, 2000).toString('utf8').split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => /\w/.test(l))
+  const firstLine = bytes
+    .subarray(0, 2000)
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.replace(/^#+\s*/, '').trim())
+    .find((l) => /\w/.test(l))
   return (firstLine ?? 'Untitled upload').slice(0, 500)
 }
 
@@ -54,14 +67,26 @@ const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
 export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: string, jsonFields: string[]) => {
   const { maxFileSize } = await readKbConfig(deps.db.pool, workspaceId)
   const parse = koaBody({
-    multipart: true, json: false, urlencoded: false, text: false,
-    formidable: { maxFileSize, maxFiles: 1, maxFields: 40, maxFieldsSize: 2 * 1024 * 1024, allowEmptyFiles: true, minFileSize: 0 },
+    multipart: true,
+    json: false,
+    urlencoded: false,
+    text: false,
+    formidable: {
+      maxFileSize,
+      maxFiles: 1,
+      maxFields: 40,
+      maxFieldsSize: 2 * 1024 * 1024,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+    },
     onError: (error: Error & { httpCode?: number }) => {
       if (error.httpCode === 413 && /maxFileSize|maxTotalFileSize/.test(error.message)) {
         ctx.set('Connection', 'close')
         throw new ApiError('PAYLOAD_TOO_LARGE', `the file is over this workspace's limit of ${maxFileSize} bytes`)
       }
-      throw new ApiError('VALIDATION_ERROR', 'the multipart form is not valid', [`(body): ${error.message.replace(/options\./g, '')}`])
+      throw new ApiError('VALIDATION_ERROR', 'the multipart form is not valid', [
+        `(body): ${error.message.replace(/options\./g, '')}`,
+      ])
     },
   })
   await parse(ctx, async () => {})
@@ -72,7 +97,9 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
     const value = first(raw)
     // Formidable reads a part without a Content-Type header as a text field, whatever its filename.
     if (key === 'file') {
-      problems.push('file: the part named file has no Content-Type header, so it reads as a text field; send it as a file part (any Content-Type: the content decides the type)')
+      problems.push(
+        'file: the part named file has no Content-Type header, so it reads as a text field; send it as a file part (any Content-Type: the content decides the type)',
+      )
       continue
     }
     if (jsonFields.includes(key) && typeof value === 'string') {
@@ -84,14 +111,21 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
     } else if (value === 'true' || value === 'false') body[key] = value === 'true'
     else body[key] = value
   }
-  const files = Object.values(request.files ?? {}).flatMap((f) => (Array.isArray(f) ? f : [f])) as { filepath: string; originalFilename?: string | null }[]
+  const files = Object.values(request.files ?? {}).flatMap((f) => (Array.isArray(f) ? f : [f])) as {
+    filepath: string
+    originalFilename?: string | null
+  }[]
   try {
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const file = (request.files ?? {}).file
     if (file) {
       const part = first(file) as { filepath: string; originalFilename?: string | null; mimetype?: string | null }
       const { charset } = parseContentType(part.mimetype ?? '')
-      ctx.state.upload = { bytes: await fs.readFile(part.filepath), fileName: part.originalFilename ?? '', ...(charset ? { charset } : {}) } satisfies Upload
+      ctx.state.upload = {
+        bytes: await fs.readFile(part.filepath),
+        fileName: part.originalFilename ?? '',
+        ...(charset ? { charset } : {}),
+      } satisfies Upload
     }
   } finally {
     // Formidable's temporary files never outlive the request.
@@ -104,7 +138,14 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
 export const cleanFileName = (name: string) => {
   const base = name.split(/[\\/]/).pop() ?? ''
   // Cut by code points: a cut between the halves of an emoji leaves a string JSON cannot store.
-  const clean = [...base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim()].slice(0, 255).join('')
+  const clean = [
+    ...base
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .replace(/^\.+/, '')
+      .trim(),
+  ]
+    .slice(0, 255)
+    .join('')
   return clean || 'upload'
 }
 
@@ -112,18 +153,32 @@ export const cleanFileName = (name: string) => {
  * Checks an uploaded file by its content against the workspace's allowed types, then stores it
  * by hash. Refusals list the allowed types.
  */
-export const storeUpload = async (deps: Deps, workspaceId: string, upload: Upload): Promise<E.Either<DomainError, StorageInfo>> => {
+export const storeUpload = async (
+  deps: Deps,
+  workspaceId: string,
+  upload: Upload,
+): Promise<E.Either<DomainError, StorageInfo>> => {
   const config = await readKbConfig(deps.db.pool, workspaceId)
   const fileName = cleanFileName(upload.fileName)
   const allowed = [`allowed types: ${config.allowedFileTypes.join(', ')}`]
   const sniffed = await sniffType(upload.bytes, fileName, upload.charset)
-  if (!sniffed.ok) return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
+  if (!sniffed.ok)
+    return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
   // Markdown is plain text too: a workspace that takes plain text takes it as such.
-  const mimeType = sniffed.mimeType === 'text/markdown' && !config.allowedFileTypes.includes('text/markdown') && config.allowedFileTypes.includes('text/plain') ? 'text/plain' : sniffed.mimeType
+  const mimeType =
+    sniffed.mimeType === 'text/markdown' &&
+    !config.allowedFileTypes.includes('text/markdown') &&
+    config.allowedFileTypes.includes('text/plain')
+      ? 'text/plain'
+      : sniffed.mimeType
   if (!config.allowedFileTypes.includes(mimeType)) {
-    return fail('VALIDATION_ERROR', `file type not allowed: ${mimeType}`, [`file: the content is ${mimeType}, which this workspace does not allow`, ...allowed])
+    return fail('VALIDATION_ERROR', `file type not allowed: ${mimeType}`, [
+      `file: the content is ${mimeType}, which this workspace does not allow`,
+      ...allowed,
+    ])
   }
-  if (upload.bytes.length > config.maxFileSize) return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
+  if (upload.bytes.length > config.maxFileSize)
+    return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
   const blob = await deps.blobs.put(upload.bytes)
   // The charset a text is read in, when not UTF-8, is kept for its parser.
   const encoding = textEncoding(upload.bytes, upload.charset)

@@ -2,7 +2,9 @@ import * as t from 'io-ts'
 
 /** Union and intersection members (exact ones too) are indexed by position: not part of the field path. */
 const positional = (type: t.Decoder<unknown, unknown>): boolean =>
-  type instanceof t.UnionType || type instanceof t.IntersectionType || (type instanceof t.ExactType && positional(type.type))
+  type instanceof t.UnionType ||
+  type instanceof t.IntersectionType ||
+  (type instanceof t.ExactType && positional(type.type))
 
 /** Turns io-ts errors into `field: reason` lines, one per field. */
 export const describeErrors = (errors: t.Errors, prefix = ''): string[] => {
@@ -26,8 +28,11 @@ const oneOf = (values: unknown[]) => `one of: ${values.map(String).join(', ')}`
 
 /** What the value at the end of a context must be; a union of literals anywhere on it is named as its values. */
 const expectedOf = (context: t.Context) => {
-  const union = [...context].reverse().find((c) => c.type instanceof t.UnionType)?.type as t.UnionType<t.Mixed[]> | undefined
-  if (union && union.types.every((m) => m instanceof t.LiteralType)) return oneOf(union.types.map((m) => (m as t.LiteralType<string>).value))
+  const union = [...context].reverse().find((c) => c.type instanceof t.UnionType)?.type as
+    | t.UnionType<t.Mixed[]>
+    | undefined
+  if (union && union.types.every((m) => m instanceof t.LiteralType))
+    return oneOf(union.types.map((m) => (m as t.LiteralType<string>).value))
   const expected = context[context.length - 1].type
   if (expected instanceof t.KeyofType) return oneOf(Object.keys(expected.keys))
   return readable(expected.name)

@@ -3,7 +3,12 @@ import * as E from 'fp-ts/Either'
 
 // Each variable is decoded from its string form; a bad value stops the start with one line.
 const withDefault = <A>(codec: t.Type<A, unknown, unknown>, fallback: A) =>
-  new t.Type<A, unknown, unknown>(codec.name, codec.is, (u, c) => (u === undefined || u === '' ? t.success(fallback) : codec.validate(u, c)), codec.encode)
+  new t.Type<A, unknown, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => (u === undefined || u === '' ? t.success(fallback) : codec.validate(u, c)),
+    codec.encode,
+  )
 
 const intInRange = (min: number, max: number) =>
   new t.Type<number, unknown, unknown>(
@@ -19,7 +24,8 @@ const intInRange = (min: number, max: number) =>
 const booleanString = new t.Type<boolean, unknown, unknown>(
   'true or false',
   (u): u is boolean => typeof u === 'boolean',
-  (u, c) => (u === 'true' || u === '1' ? t.success(true) : u === 'false' || u === '0' ? t.success(false) : t.failure(u, c)),
+  (u, c) =>
+    u === 'true' || u === '1' ? t.success(true) : u === 'false' || u === '0' ? t.success(false) : t.failure(u, c),
   String,
 )
 
@@ -40,7 +46,10 @@ const amqpUrl = new t.Type<string, unknown, unknown>(
 const httpUrl = new t.Type<string, unknown, unknown>(
   'an http:// or https:// URL (scheme and host, optionally a path prefix)',
   (u): u is string => typeof u === 'string',
-  (u, c) => (typeof u === 'string' && /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(u) ? t.success(u.replace(/\/+$/, '')) : t.failure(u, c)),
+  (u, c) =>
+    typeof u === 'string' && /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(u)
+      ? t.success(u.replace(/\/+$/, ''))
+      : t.failure(u, c),
   String,
 )
 
@@ -59,7 +68,10 @@ export const ConfigCodec = t.type({
   DATA_DIR: withDefault(t.string, './data'),
   DATABASE_URL: optional(postgresUrl),
   KB_ADMIN_TOKEN: optional(secret),
-  LOG_LEVEL: withDefault(t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }), 'info'),
+  LOG_LEVEL: withDefault(
+    t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }),
+    'info',
+  ),
   READ_YOUR_WRITES_TIMEOUT_MS: withDefault(intInRange(0, 60000), 5000),
   SHUTDOWN_TIMEOUT_MS: withDefault(intInRange(0, 600000), 10000),
   KB_ALLOW_PRIVATE_URLS: withDefault(booleanString, false),
@@ -117,7 +129,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     return E.left(`Invalid configuration: ${name} must be ${expected} (got ${JSON.stringify(error.value)})`)
   }
   const c = decoded.right
-  if (c.EMBEDDER === 'openai' && !c.OPENAI_API_KEY) return E.left('Invalid configuration: OPENAI_API_KEY must be set when EMBEDDER is openai')
+  if (c.EMBEDDER === 'openai' && !c.OPENAI_API_KEY)
+    return E.left('Invalid configuration: OPENAI_API_KEY must be set when EMBEDDER is openai')
   return E.right({
     port: c.PORT,
     host: c.HOST,

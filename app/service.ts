@@ -61,7 +61,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const runner = new ProjectionRunner(db, store, projectors, log)
   await runner.start()
   const state = { ready: false }
-  const queue: JobQueue = config.amqpUrl ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue) : new MemoryQueue()
+  const queue: JobQueue = config.amqpUrl
+    ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue)
+    : new MemoryQueue()
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
   const parsers = new ParserPool(config.parser)
   void parsers.warm()
@@ -69,21 +71,53 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
   const offProgress = runner.onWritten('tasks', outbox.kick)
   const ingest = {
-    store, db: db.pool, embedder, blobs, parsers, log, allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs,
+    store,
+    db: db.pool,
+    embedder,
+    blobs,
+    parsers,
+    log,
+    allowPrivateUrls: config.allowPrivateUrls,
+    fetchTimeoutMs: config.fetchTimeoutMs,
     limiter: new WorkspaceLimiter(10),
   }
-  await queue.consume((job) => runTask(ingest, job), (job, reason) => failDeadJob(ingest, job, reason), 20)
+  await queue.consume(
+    (job) => runTask(ingest, job),
+    (job, reason) => failDeadJob(ingest, job, reason),
+    20,
+  )
   const deps: Deps = {
-    config, db, store, runner, log, embedder, textIndex, vectors, adminTokenHash: hashSecret(adminToken(config, log)), state, blobs, parsers, queue,
-    citations: new CitationLog(log, config.packs.citationsFlushMs), credentials: new CredentialCache(),
+    config,
+    db,
+    store,
+    runner,
+    log,
+    embedder,
+    textIndex,
+    vectors,
+    adminTokenHash: hashSecret(adminToken(config, log)),
+    state,
+    blobs,
+    parsers,
+    queue,
+    citations: new CitationLog(log, config.packs.citationsFlushMs),
+    credentials: new CredentialCache(),
   }
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
   const http = createHttpServer(app.callback(), log)
   const address = await http.listen(config.port, config.host)
   // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
-  const entriesComplete = async () => runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)
-  const stopSweeper = startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool }, entriesComplete)
+  const entriesComplete = async () =>
+    runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)
+  const stopSweeper = startRetentionSweeper(
+    db.pool,
+    store,
+    log,
+    config.retentionSweepMs,
+    { blobs, db: db.pool },
+    entriesComplete,
+  )
   const stopMaintenance = startMaintenance(db, log)
   const stopSync = startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs)
   state.ready = true

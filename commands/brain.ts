@@ -32,12 +32,19 @@ export type PageWriteOutcome =
 
 const lines = (added: number, removed: number) => `+${added} -${removed} lines`
 
-const receiptOf = (w: { pageId: string; title: string; version: number; added: number; removed: number; unchanged?: true }) =>
+const receiptOf = (w: {
+  pageId: string
+  title: string
+  version: number
+  added: number
+  removed: number
+  unchanged?: true
+}) =>
   w.unchanged
     ? `Page "${w.title}" (id ${w.pageId}) already has this content at version ${w.version}; nothing was written.`
     : w.version === 1
-    ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). Pages are deleted by people, not by agents: to take it back, ask a member of the workspace to delete it.`
-    : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, write version ${w.version - 1} back: page_read {"pageId": "${w.pageId}", "version": ${w.version - 1}}, then page_write {"pageId": "${w.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": ${w.version}}; the history keeps every version.`
+      ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). Pages are deleted by people, not by agents: to take it back, ask a member of the workspace to delete it.`
+      : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, write version ${w.version - 1} back: page_read {"pageId": "${w.pageId}", "version": ${w.version - 1}}, then page_write {"pageId": "${w.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": ${w.version}}; the history keeps every version.`
 
 /** The page a write names, by id or by title; undefined when no such page lives in the workspace. */
 const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: string; state: Live } | undefined> => {
@@ -48,7 +55,9 @@ const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: 
 
 /** A pageId and a title that name different pages: which one was meant cannot be told. */
 export const namesTwoPages = (title: string) =>
-  fail('VALIDATION_ERROR', 'pageId and title name different pages', [`title: the page of this pageId is titled "${title}"; give pageId or title, or both of the same page`])
+  fail('VALIDATION_ERROR', 'pageId and title name different pages', [
+    `title: the page of this pageId is titled "${title}"; give pageId or title, or both of the same page`,
+  ])
 
 /** How long an append that lost the race to create its page looks again for that page. */
 const APPEND_WAIT_MS = 10_000
@@ -58,59 +67,148 @@ const APPEND_WAIT_MS = 10_000
  * creates a missing page; replace (and append) may be guarded by expectedVersion. An agent's write
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
-export const writeBrainPage = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, attempt = 0, since = Date.now()): Result<PageWriteOutcome> => {
+export const writeBrainPage = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: PageWriteInput,
+  attempt = 0,
+  since = Date.now(),
+): Result<PageWriteOutcome> => {
   if (input.mode === 'create' && input.expectedVersion !== undefined) {
-    return fail('VALIDATION_ERROR', 'the request is not valid', ['expectedVersion: a create makes version 1; expectedVersion guards append and replace'])
+    return fail('VALIDATION_ERROR', 'the request is not valid', [
+      'expectedVersion: a create makes version 1; expectedVersion guards append and replace',
+    ])
   }
   const found = await resolve(store, input)
   if (!found && input.pageId) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
-  if (found && input.pageId && input.title !== undefined && nameKey(input.title) !== nameKey(found.state.title)) return namesTwoPages(found.state.title)
-  if (!found && input.mode === 'replace') return fail('NOT_FOUND', `no page titled "${input.title}"`, ['title: no such page; use mode create or append to make it'])
-  if (found && input.mode === 'create') return fail('CONFLICT', `a page titled "${found.state.title}" already exists (version ${found.state.version})`, [`title: "${found.state.title}" is taken`])
-  if (found && input.expectedVersion !== undefined && input.expectedVersion !== found.state.version) return versionConflict(found.state.version, input.expectedVersion)
-  const collectionId = found ? found.state.collectionId : input.collectionId ?? null
+  if (found && input.pageId && input.title !== undefined && nameKey(input.title) !== nameKey(found.state.title))
+    return namesTwoPages(found.state.title)
+  if (!found && input.mode === 'replace')
+    return fail('NOT_FOUND', `no page titled "${input.title}"`, [
+      'title: no such page; use mode create or append to make it',
+    ])
+  if (found && input.mode === 'create')
+    return fail('CONFLICT', `a page titled "${found.state.title}" already exists (version ${found.state.version})`, [
+      `title: "${found.state.title}" is taken`,
+    ])
+  if (found && input.expectedVersion !== undefined && input.expectedVersion !== found.state.version)
+    return versionConflict(found.state.version, input.expectedVersion)
+  const collectionId = found ? found.state.collectionId : (input.collectionId ?? null)
   const target = collectionId ? await activeCollection(store, input.workspaceId, collectionId) : undefined
   if (collectionId && !found && !target) return collectionNotFound()
-  if (input.author.kind === 'agent' && target?.writePolicy === 'hold_for_review') return propose(store, ctx, input, found, collectionId!)
+  if (input.author.kind === 'agent' && target?.writePolicy === 'hold_for_review')
+    return propose(store, ctx, input, found, collectionId!)
   const written = found
-    ? await writePage(store, ctx, { ...input, pageId: found.id, mode: input.mode === 'create' ? 'replace' : input.mode })
+    ? await writePage(store, ctx, {
+        ...input,
+        pageId: found.id,
+        mode: input.mode === 'create' ? 'replace' : input.mode,
+      })
     : await createPage(store, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
   // Appends creating the same page at once: the others append to the page the first made, once
   // it exists (its title is reserved a moment before its first version is written).
-  if (E.isLeft(written) && written.left.code === 'CONFLICT' && !found && input.mode === 'append' && Date.now() - since < APPEND_WAIT_MS) {
+  if (
+    E.isLeft(written) &&
+    written.left.code === 'CONFLICT' &&
+    !found &&
+    input.mode === 'append' &&
+    Date.now() - since < APPEND_WAIT_MS
+  ) {
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
     return writeBrainPage(store, ctx, input, attempt + 1, since)
   }
-  return E.map((w: { pageId: string; title: string; version: number; added: number; removed: number; unchanged?: true; position: number }) => ({
-    held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: w.position,
-  }))(written)
+  return E.map(
+    (w: {
+      pageId: string
+      title: string
+      version: number
+      added: number
+      removed: number
+      unchanged?: true
+      position: number
+    }) => ({
+      held: false as const,
+      pageId: w.pageId,
+      title: w.title,
+      version: w.version,
+      receipt: receiptOf(w),
+      position: w.position,
+    }),
+  )(written)
 }
 
 /** The page's content as a proposal would make it, from the content of the version it was made against. */
-export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) => (p.mode === 'append' ? appended(base, p.content) : p.content)
+export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) =>
+  p.mode === 'append' ? appended(base, p.content) : p.content
 
-const propose = async (store: EventStore, ctx: CommandContext, input: PageWriteInput, found: { id: string; state: Live } | undefined, collectionId: string): Result<PageWriteOutcome> => {
+const propose = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: PageWriteInput,
+  found: { id: string; state: Live } | undefined,
+  collectionId: string,
+): Result<PageWriteOutcome> => {
   const base = found ? found.state.content : ''
   const after = proposedContent(input, base)
   // Nothing to review: the page already reads so.
   if (found && after === base) {
-    const w = { pageId: found.id, title: found.state.title, version: found.state.version, added: 0, removed: 0, unchanged: true as const }
-    return E.right({ held: false as const, pageId: w.pageId, title: w.title, version: w.version, receipt: receiptOf(w), position: 0 })
+    const w = {
+      pageId: found.id,
+      title: found.state.title,
+      version: found.state.version,
+      added: 0,
+      removed: 0,
+      unchanged: true as const,
+    }
+    return E.right({
+      held: false as const,
+      pageId: w.pageId,
+      title: w.title,
+      version: w.version,
+      receipt: receiptOf(w),
+      position: 0,
+    })
   }
-  if (after.length > PAGE_MAX_CHARS) return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
+  if (after.length > PAGE_MAX_CHARS)
+    return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [
+      `content: the page may hold at most ${PAGE_MAX_CHARS} characters`,
+    ])
   const proposalId = randomUUID()
   const pageId = found?.id ?? randomUUID()
   const title = found?.state.title ?? (input.title ?? '').trim()
   const size = changeSize(base, after)
-  const done = await handle(store, streams.proposal(proposalId), proposal, {
-    type: 'SubmitProposal',
-    data: {
-      proposalId, workspaceId: input.workspaceId, pageId, newPage: !found, title, collectionId, mode: input.mode, content: input.content,
-      baseVersion: found?.state.version ?? 0, author: input.author, ...size,
+  const done = await handle(
+    store,
+    streams.proposal(proposalId),
+    proposal,
+    {
+      type: 'SubmitProposal',
+      data: {
+        proposalId,
+        workspaceId: input.workspaceId,
+        pageId,
+        newPage: !found,
+        title,
+        collectionId,
+        mode: input.mode,
+        content: input.content,
+        baseVersion: found?.state.version ?? 0,
+        author: input.author,
+        ...size,
+      },
     },
-  }, ctx)
+    ctx,
+  )
   const receipt = `Your change to "${title}" (${lines(size.added, size.removed)}) is held for review as proposal ${proposalId}; the page is unchanged until a person approves it. Check it with kb_proposal_status.`
-  return E.map((h: { position: number }) => ({ held: true as const, proposalId, status: 'pending' as const, pageId, title, receipt, position: h.position }))(done)
+  return E.map((h: { position: number }) => ({
+    held: true as const,
+    proposalId,
+    status: 'pending' as const,
+    pageId,
+    title,
+    receipt,
+    position: h.position,
+  }))(done)
 }
 
 const loadProposal = async (store: EventStore, workspaceId: string, proposalId: string) => {
@@ -123,36 +221,97 @@ const loadProposal = async (store: EventStore, workspaceId: string, proposalId: 
  * page has moved on since the proposal was made, only an explicit `confirm` publishes it (the
  * newer versions stay in the history). A retried approval publishes nothing twice.
  */
-export const approveProposal = async (store: EventStore, ctx: CommandContext, workspaceId: string, proposalId: string, by: Person, confirm: boolean): Result<{ proposalId: string; status: 'approved'; pageId: string; version: number }> => {
+export const approveProposal = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  proposalId: string,
+  by: Person,
+  confirm: boolean,
+): Result<{ proposalId: string; status: 'approved'; pageId: string; version: number }> => {
   const state = await loadProposal(store, workspaceId, proposalId)
   if (!state) return fail('NOT_FOUND', 'proposal not found')
-  if (state.status !== 'pending') return fail('CONFLICT', `the proposal is already ${state.status}`, [`status: ${state.status}`])
+  if (state.status !== 'pending')
+    return fail('CONFLICT', `the proposal is already ${state.status}`, [`status: ${state.status}`])
   const p = state.proposal
   const current = await load(store, streams.page(p.pageId), page)
   const live = current.state.status === 'active' ? current.state : undefined
   let written: E.Either<DomainError, { version: number; position: number }>
   if (live && live.published[proposalId]) written = E.right({ version: live.published[proposalId], position: 0 })
   else if (p.newPage) {
-    if (current.state.status !== 'none') return fail('CONFLICT', 'the page this proposal would create has been deleted', ['pageId: the page was deleted; reject the proposal'])
+    if (current.state.status !== 'none')
+      return fail('CONFLICT', 'the page this proposal would create has been deleted', [
+        'pageId: the page was deleted; reject the proposal',
+      ])
     // A collection deleted since leaves its pages outside any collection, this one too.
-    const collectionId = p.collectionId && (await activeCollection(store, workspaceId, p.collectionId)) ? p.collectionId : undefined
-    written = await createPage(store, ctx, { workspaceId, pageId: p.pageId, title: p.title, content: p.content, author: p.author, collectionId, proposalId, approvedBy: by })
+    const collectionId =
+      p.collectionId && (await activeCollection(store, workspaceId, p.collectionId)) ? p.collectionId : undefined
+    written = await createPage(store, ctx, {
+      workspaceId,
+      pageId: p.pageId,
+      title: p.title,
+      content: p.content,
+      author: p.author,
+      collectionId,
+      proposalId,
+      approvedBy: by,
+    })
   } else {
-    if (!live) return fail('CONFLICT', `the page "${p.title}" has been deleted since the proposal was made`, ['pageId: the page was deleted; reject the proposal'])
+    if (!live)
+      return fail('CONFLICT', `the page "${p.title}" has been deleted since the proposal was made`, [
+        'pageId: the page was deleted; reject the proposal',
+      ])
     if (live.version !== p.baseVersion && !confirm) {
-      return fail('VERSION_CONFLICT', `the page is at version ${live.version}, but the proposal was made against version ${p.baseVersion}: review the newer versions, then approve with "confirm": true to publish it anyway (they stay in the history)`, [`currentVersion: ${live.version}`, `baseVersion: ${p.baseVersion}`])
+      return fail(
+        'VERSION_CONFLICT',
+        `the page is at version ${live.version}, but the proposal was made against version ${p.baseVersion}: review the newer versions, then approve with "confirm": true to publish it anyway (they stay in the history)`,
+        [`currentVersion: ${live.version}`, `baseVersion: ${p.baseVersion}`],
+      )
     }
-    written = await writePage(store, ctx, { workspaceId, pageId: p.pageId, mode: p.mode === 'append' ? 'append' : 'replace', content: p.content, author: p.author, proposalId, approvedBy: by })
+    written = await writePage(store, ctx, {
+      workspaceId,
+      pageId: p.pageId,
+      mode: p.mode === 'append' ? 'append' : 'replace',
+      content: p.content,
+      author: p.author,
+      proposalId,
+      approvedBy: by,
+    })
   }
   if (E.isLeft(written)) return written
   const version = written.right.version
-  const done = await handle(store, streams.proposal(proposalId), proposal, { type: 'ApproveProposal', data: { proposalId, by, version } }, ctx)
-  return E.map((h: { position: number }) => ({ proposalId, status: 'approved' as const, pageId: p.pageId, version, position: Math.max(h.position, written.right.position) }))(done)
+  const done = await handle(
+    store,
+    streams.proposal(proposalId),
+    proposal,
+    { type: 'ApproveProposal', data: { proposalId, by, version } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({
+    proposalId,
+    status: 'approved' as const,
+    pageId: p.pageId,
+    version,
+    position: Math.max(h.position, written.right.position),
+  }))(done)
 }
 
 /** Archives a held write; the page stays as it is. */
-export const rejectProposal = async (store: EventStore, ctx: CommandContext, workspaceId: string, proposalId: string, by: Person, reason?: string): Result<{ proposalId: string; status: 'rejected' }> => {
+export const rejectProposal = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  proposalId: string,
+  by: Person,
+  reason?: string,
+): Result<{ proposalId: string; status: 'rejected' }> => {
   if (!(await loadProposal(store, workspaceId, proposalId))) return fail('NOT_FOUND', 'proposal not found')
-  const done = await handle(store, streams.proposal(proposalId), proposal, { type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } }, ctx)
+  const done = await handle(
+    store,
+    streams.proposal(proposalId),
+    proposal,
+    { type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } },
+    ctx,
+  )
   return E.map((h: { position: number }) => ({ proposalId, status: 'rejected' as const, position: h.position }))(done)
 }

@@ -70,12 +70,14 @@ export class CitationLog {
     this.pending = []
     const previous = this.flushing
     this.flushing = (async () => {
-      const positions = await Promise.all(batch.map(async (append) => {
-        const done = await append().catch((error: Error) => E.left(error))
-        if (E.isRight(done)) return done.right.position
-        this.log.warn({ reason: done.left.message }, 'a search could not be recorded; its citations are not counted')
-        return 0
-      }))
+      const positions = await Promise.all(
+        batch.map(async (append) => {
+          const done = await append().catch((error: Error) => E.left(error))
+          if (E.isRight(done)) return done.right.position
+          this.log.warn({ reason: done.left.message }, 'a search could not be recorded; its citations are not counted')
+          return 0
+        }),
+      )
       return Math.max(await previous, ...positions)
     })()
     return this.flushing

@@ -19,12 +19,25 @@ export interface FolderFields {
 
 // Folder names are unique per workspace, case-insensitively, through a reservation stream.
 const scope = (workspaceId: string) => `folder-name:${workspaceId}`
-const taken = (name: string) => fail('CONFLICT', `a folder named "${name}" already exists`, [`name: "${name}" is taken`])
+const taken = (name: string) =>
+  fail('CONFLICT', `a folder named "${name}" already exists`, [`name: "${name}" is taken`])
 
-export const createFolder = async (store: EventStore, ctx: CommandContext, workspaceId: string, name: string, fields: FolderFields): Result<{ id: string }> => {
+export const createFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  name: string,
+  fields: FolderFields,
+): Result<{ id: string }> => {
   const id = randomUUID()
   if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, streams.folder))) return taken(name)
-  const done = await handle(store, streams.folder(id), folder, { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } }, ctx)
+  const done = await handle(
+    store,
+    streams.folder(id),
+    folder,
+    { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } },
+    ctx,
+  )
   return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
 }
 
@@ -33,12 +46,31 @@ const activeFolder = async (store: EventStore, workspaceId: string, folderId: st
   return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
 }
 
-export const updateFolder = async (store: EventStore, ctx: CommandContext, workspaceId: string, folderId: string, changes: FolderFields & { name?: string }): Result<{ id: string }> => {
+export const updateFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  folderId: string,
+  changes: FolderFields & { name?: string },
+): Result<{ id: string }> => {
   const current = await activeFolder(store, workspaceId, folderId)
   if (!current) return fail('NOT_FOUND', 'folder not found')
   const renamed = changes.name !== undefined && nameKey(changes.name) !== nameKey(current.name)
-  if (renamed && E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))) return taken(changes.name!)
-  const done = await handle(store, streams.folder(folderId), folder, { type: 'UpdateFolder', data: { folderId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } } }, ctx)
+  if (
+    renamed &&
+    E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))
+  )
+    return taken(changes.name!)
+  const done = await handle(
+    store,
+    streams.folder(folderId),
+    folder,
+    {
+      type: 'UpdateFolder',
+      data: { folderId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } },
+    },
+    ctx,
+  )
   if (E.isRight(done) && renamed) await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   return E.map((h: { position: number }) => ({ id: folderId, position: h.position }))(done)
 }
@@ -61,7 +93,10 @@ export const deleteFolder = async (
   // Every entry written into the folder before its deletion is in the read model once it reaches
   // the deletion; one written after moves itself (stayInFolder).
   await waitFor(position)
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM kb_entries WHERE workspace_id = $1 AND folder_id = $2', [workspaceId, folderId])
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM kb_entries WHERE workspace_id = $1 AND folder_id = $2',
+    [workspaceId, folderId],
+  )
   for (const r of rows) {
     const moved = await moveEntry(store, ctx, workspaceId, r.id, null)
     if (E.isRight(moved)) position = Math.max(position, moved.right.position)

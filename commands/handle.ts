@@ -68,13 +68,19 @@ const remember = (cache: Cache, streamId: string, fold: Fold | undefined) => {
   if (!fold) return
   cache.folds.set(streamId, fold)
   cache.bytes += fold.bytes
-  while (cache.folds.size > CACHED_STREAMS || (cache.bytes > CACHED_BYTES && cache.folds.size > 1)) forget(cache, cache.folds.keys().next().value!)
+  while (cache.folds.size > CACHED_STREAMS || (cache.bytes > CACHED_BYTES && cache.folds.size > 1))
+    forget(cache, cache.folds.keys().next().value!)
 }
 
 const weight = (events: { data: unknown }[]) => events.reduce((n, e) => n + JSON.stringify(e.data ?? null).length, 0)
 
 /** Folds events (as stored: JSON) into a state, checking each against the aggregate's codec. */
-const fold = <C, Ev, S>(decider: Decider<C, Ev, S>, streamId: string, state: S, events: { type: string; data: unknown; revision: number }[]) => {
+const fold = <C, Ev, S>(
+  decider: Decider<C, Ev, S>,
+  streamId: string,
+  state: S,
+  events: { type: string; data: unknown; revision: number }[],
+) => {
   for (const r of events) {
     const decoded = decider.events.decode({ type: r.type, data: r.data })
     if (E.isLeft(decoded)) throw new Error(`${streamId}@${r.revision}: ${PathReporter.report(decoded).join('; ')}`)
@@ -89,8 +95,16 @@ export const load = async <C, Ev, S>(store: EventStore, streamId: string, decide
   const cached = cache.folds.get(streamId)
   const recorded = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {})
   const state = fold(decider, streamId, (cached?.state as S | undefined) ?? decider.initialState(), recorded)
-  const revision: number | 'no_stream' = recorded.length ? recorded[recorded.length - 1].revision : cached ? cached.revision : 'no_stream'
-  remember(cache, streamId, revision === 'no_stream' ? undefined : { state, revision, bytes: (cached?.bytes ?? 0) + weight(recorded) })
+  const revision: number | 'no_stream' = recorded.length
+    ? recorded[recorded.length - 1].revision
+    : cached
+      ? cached.revision
+      : 'no_stream'
+  remember(
+    cache,
+    streamId,
+    revision === 'no_stream' ? undefined : { state, revision, bytes: (cached?.bytes ?? 0) + weight(recorded) },
+  )
   return { state, revision }
 }
 
@@ -119,15 +133,20 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
   const cache = cacheOf(store, decider)
   for (let attempt = 0; ; attempt++) {
-    const cached = attempt === 0 && options.expectedRevision === undefined ? (cache.folds.get(streamId) as (Fold & { state: S }) | undefined) : undefined
+    const cached =
+      attempt === 0 && options.expectedRevision === undefined
+        ? (cache.folds.get(streamId) as (Fold & { state: S }) | undefined)
+        : undefined
     const unread = attempt === 0 && (options.fresh || cached !== undefined)
-    const { state, revision } = options.fresh && attempt === 0
-      ? { state: decider.initialState(), revision: 'no_stream' as const }
-      : (cached ?? (await load(store, streamId, decider)))
+    const { state, revision } =
+      options.fresh && attempt === 0
+        ? { state: decider.initialState(), revision: 'no_stream' as const }
+        : (cached ?? (await load(store, streamId, decider)))
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       return E.left(versionConflict(streamId, revision))
     }
-    const built = typeof command === 'function' ? (command as (state: S) => E.Either<DomainError, C>)(state) : E.right(command)
+    const built =
+      typeof command === 'function' ? (command as (state: S) => E.Either<DomainError, C>)(state) : E.right(command)
     const decided = E.isLeft(built) ? built : decider.decide(built.right, state)
     if (E.isLeft(decided) || decided.right.length === 0) {
       if (unread && !options.fresh) continue
@@ -146,7 +165,11 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
       const json = events.map((e) => JSON.stringify(e.data ?? null))
       const stored = events.map((e, i) => ({ type: e.type, data: JSON.parse(json[i]) as unknown, revision: first + i }))
       const bytes = (cache.folds.get(streamId)?.bytes ?? 0) + json.reduce((n, j) => n + j.length, 0)
-      remember(cache, streamId, { state: fold(decider, streamId, state, stored), revision: result.nextExpectedRevision, bytes })
+      remember(cache, streamId, {
+        state: fold(decider, streamId, state, stored),
+        revision: result.nextExpectedRevision,
+        bytes,
+      })
       return E.right({ events, position: result.position, revision: result.nextExpectedRevision })
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error

@@ -22,8 +22,10 @@ const SENTENCE = /(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+["')\]]*|\n+|$)/g
 
 // Words that match everywhere and say nothing about what was asked.
 const STOP = new Set(
-  ('a an and are as at be by can do does for from has have how i if in into is it its my no not of on or so that the their then there ' +
-    'these this to was what when where which who why will with you your').split(' '),
+  (
+    'a an and are as at be by can do does for from has have how i if in into is it its my no not of on or so that the their then there ' +
+    'these this to was what when where which who why will with you your'
+  ).split(' '),
 )
 
 /** A word as matched: lower case, English words stemmed (others, such as words of other scripts, as they are). */
@@ -34,7 +36,12 @@ const stem = (word: string) => {
 
 /** The query's words as matched, without the ones that say nothing. */
 export const queryStems = (query: string) =>
-  new Set([...query.normalize('NFKC').matchAll(WORD)].map((m) => m[0]).filter((w) => !STOP.has(w.toLowerCase())).map(stem))
+  new Set(
+    [...query.normalize('NFKC').matchAll(WORD)]
+      .map((m) => m[0])
+      .filter((w) => !STOP.has(w.toLowerCase()))
+      .map(stem),
+  )
 
 interface Sentence {
   start: number
@@ -43,14 +50,20 @@ interface Sentence {
 }
 
 const sentencesOf = (content: string, stems: Set<string>): Sentence[] =>
-  [...content.matchAll(SENTENCE)].map((m) => {
-    const start = (m.index ?? 0) + (m[0].length - m[0].trimStart().length)
-    const text = m[0].trim()
-    const terms = [...text.matchAll(WORD)]
-      .filter((w) => stems.has(stem(w[0].normalize('NFKC'))))
-      .map((w) => ({ start: start + (w.index ?? 0), end: start + (w.index ?? 0) + w[0].length, stem: stem(w[0].normalize('NFKC')) }))
-    return { start, end: start + text.length, terms }
-  }).filter((s) => s.end > s.start)
+  [...content.matchAll(SENTENCE)]
+    .map((m) => {
+      const start = (m.index ?? 0) + (m[0].length - m[0].trimStart().length)
+      const text = m[0].trim()
+      const terms = [...text.matchAll(WORD)]
+        .filter((w) => stems.has(stem(w[0].normalize('NFKC'))))
+        .map((w) => ({
+          start: start + (w.index ?? 0),
+          end: start + (w.index ?? 0) + w[0].length,
+          stem: stem(w[0].normalize('NFKC')),
+        }))
+      return { start, end: start + text.length, terms }
+    })
+    .filter((s) => s.end > s.start)
 
 /** Distinct query words a span holds, then how many matches: what makes one sentence answer better than another. */
 const weigh = (terms: Sentence['terms']) => new Set(terms.map((t) => t.stem)).size + terms.length / 100
@@ -60,7 +73,11 @@ const weigh = (terms: Sentence['terms']) => new Set(terms.map((t) => t.stem)).si
  * MAX_CHARS around its matches. With no query word in the content (a result found by meaning
  * alone), the sentences of `near` (a passage's offsets, the one most similar to the query) stand in.
  */
-export const highlight = (content: string, query: string, near?: { start: number; end: number }): Highlight | undefined => {
+export const highlight = (
+  content: string,
+  query: string,
+  near?: { start: number; end: number },
+): Highlight | undefined => {
   const sentences = sentencesOf(content, queryStems(query))
   if (sentences.length === 0) return undefined
   let best = 0
@@ -72,7 +89,10 @@ export const highlight = (content: string, query: string, near?: { start: number
     if (!near) return undefined
     picked = sentences.filter((s) => s.end > near.start && s.start < near.end)
     if (picked.length === 0) return undefined
-  } else if (sentences[best + 1]?.terms.length && weigh([...sentences[best].terms, ...sentences[best + 1].terms]) > weigh(sentences[best].terms)) {
+  } else if (
+    sentences[best + 1]?.terms.length &&
+    weigh([...sentences[best].terms, ...sentences[best + 1].terms]) > weigh(sentences[best].terms)
+  ) {
     picked = [sentences[best], sentences[best + 1]]
   }
   let start = picked[0].start
@@ -93,7 +113,8 @@ export const highlight = (content: string, query: string, near?: { start: number
 }
 
 /** `at` moved off the middle of a surrogate pair (forwards or backwards), so no character is cut in two. */
-const whole = (content: string, at: number, step: 1 | -1) => (/[\uDC00-\uDFFF]/.test(content[at] ?? '') ? at + step : at)
+const whole = (content: string, at: number, step: 1 | -1) =>
+  /[\uDC00-\uDFFF]/.test(content[at] ?? '') ? at + step : at
 
 /** `at` moved back to the start of the word it falls in (not before `floor`). */
 const wordStart = (content: string, at: number, floor: number) => {

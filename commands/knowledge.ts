@@ -29,13 +29,25 @@ export interface KnowledgeDeps {
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 /** `text` is stored as `manual`; legacy values are stored as given. */
-export const storedSource = (source: string) => (source === 'text' ? 'manual' : source === 'url' ? 'webpage' : source === 'file' ? 'document' : source)
+export const storedSource = (source: string) =>
+  source === 'text' ? 'manual' : source === 'url' ? 'webpage' : source === 'file' ? 'document' : source
 
 export const loadKbConfig = async (store: EventStore, workspaceId: string): Promise<KbConfig> =>
   (await load(store, streams.kbConfig(workspaceId), kbConfig)).state
 
-export const changeKbConfig = async (store: EventStore, ctx: CommandContext, workspaceId: string, changes: KbConfigChanges): Result<{ config: KbConfig }> => {
-  const done = await handle(store, streams.kbConfig(workspaceId), kbConfig, { type: 'ChangeKbConfig', data: { workspaceId, changes } }, ctx)
+export const changeKbConfig = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  changes: KbConfigChanges,
+): Result<{ config: KbConfig }> => {
+  const done = await handle(
+    store,
+    streams.kbConfig(workspaceId),
+    kbConfig,
+    { type: 'ChangeKbConfig', data: { workspaceId, changes } },
+    ctx,
+  )
   if (E.isLeft(done)) return done
   return E.right({ config: await loadKbConfig(store, workspaceId), position: done.right.position })
 }
@@ -52,7 +64,12 @@ export const folderExists = async (store: EventStore, workspaceId: string, folde
  * root here. A delete appended after this write finds the entry itself. Answers whether the entry
  * stayed, and the position of the last event written.
  */
-export const stayInFolder = async (store: EventStore, ctx: CommandContext, ref: { workspaceId: string; entryId: string; folderId: string | null }, position: number) => {
+export const stayInFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  ref: { workspaceId: string; entryId: string; folderId: string | null },
+  position: number,
+) => {
   if (!ref.folderId || (await folderExists(store, ref.workspaceId, ref.folderId))) return { stayed: true, position }
   const moved = await moveEntry(store, ctx, ref.workspaceId, ref.entryId, null)
   return { stayed: false, position: E.isRight(moved) ? Math.max(position, moved.right.position) : position }
@@ -71,45 +88,87 @@ export interface CreateEntryInput {
 }
 
 /** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
-export const actorIdOf = (ctx: CommandContext) => (ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process)
+export const actorIdOf = (ctx: CommandContext) =>
+  ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process
 
 /** What every creation checks first: the knowledge base is on, below its quota, the folder exists. */
-export const admitEntry = async (deps: KnowledgeDeps, input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>): Promise<E.Either<DomainError, { config: KbConfig; chunking: Chunking }>> => {
+export const admitEntry = async (
+  deps: KnowledgeDeps,
+  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
+): Promise<E.Either<DomainError, { config: KbConfig; chunking: Chunking }>> => {
   const config = await loadKbConfig(deps.store, input.workspaceId)
   if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-  const { rows } = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [input.workspaceId])
-  if (rows[0].n >= config.maxDocuments) return fail('QUOTA_EXCEEDED', `the knowledge base holds its maximum of ${config.maxDocuments} documents`)
-  if (input.folderId && !(await folderExists(deps.store, input.workspaceId, input.folderId))) return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
+  const { rows } = await deps.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1',
+    [input.workspaceId],
+  )
+  if (rows[0].n >= config.maxDocuments)
+    return fail('QUOTA_EXCEEDED', `the knowledge base holds its maximum of ${config.maxDocuments} documents`)
+  if (input.folderId && !(await folderExists(deps.store, input.workspaceId, input.folderId)))
+    return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
   const { chunkSize, chunkOverlap } = config.ingestion
   const chunkSizeTokens = input.chunkingOptions.chunkSizeTokens ?? chunkSize
   const chunking: Chunking = {
     chunkSizeTokens,
     // The default overlap, unless it would not be below the chunk size the request asks for: then
     // the same share of it (100-token chunks with the defaults 1000/200 overlap by 20).
-    overlapTokens: input.chunkingOptions.overlapTokens ??
+    overlapTokens:
+      input.chunkingOptions.overlapTokens ??
       (chunkOverlap < chunkSizeTokens ? chunkOverlap : Math.floor((chunkSizeTokens * chunkOverlap) / chunkSize)),
     preserveSentences: input.chunkingOptions.preserveSentences ?? true,
   }
   if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
-    return fail('VALIDATION_ERROR', 'the request is not valid', ['chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens'])
+    return fail('VALIDATION_ERROR', 'the request is not valid', [
+      'chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens',
+    ])
   }
   return E.right({ config, chunking })
 }
 
-export const createTextEntry = async (deps: KnowledgeDeps, ctx: CommandContext, input: CreateEntryInput): Result<{ id: string }> => {
+export const createTextEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  input: CreateEntryInput,
+): Result<{ id: string }> => {
   const admitted = await admitEntry(deps, input)
   if (E.isLeft(admitted)) return admitted
   const { config, chunking } = admitted.right
-  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, config.ingestion.autoEmbed)
+  const prepared = await prepareContent(
+    deps,
+    input.title,
+    [{ text: input.content }],
+    chunking,
+    config.ingestion.autoEmbed,
+  )
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
   const { chunkingOptions: _, ...fields } = input
-  const done = await handle(deps.store, streams.entry(id), entry, {
-    type: 'CreateEntry',
-    data: { ...fields, ...prepared.right, entryId: id, source: storedSource(input.source), chunking, embed: config.ingestion.autoEmbed, createdBy: actorIdOf(ctx) },
-  }, ctx, { fresh: true })
+  const done = await handle(
+    deps.store,
+    streams.entry(id),
+    entry,
+    {
+      type: 'CreateEntry',
+      data: {
+        ...fields,
+        ...prepared.right,
+        entryId: id,
+        source: storedSource(input.source),
+        chunking,
+        embed: config.ingestion.autoEmbed,
+        createdBy: actorIdOf(ctx),
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
   if (E.isLeft(done)) return done
-  const { position } = await stayInFolder(deps.store, ctx, { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId }, done.right.position)
+  const { position } = await stayInFolder(
+    deps.store,
+    ctx,
+    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
+    done.right.position,
+  )
   return E.right({ id, position })
 }
 
@@ -141,7 +200,10 @@ export const prepareContent = async (
     chunked = await deps.parsers.chunk(sections, chunking, { background: task !== undefined })
   } catch (error) {
     // Over the chunking worker's time or memory limit: the content is refused, the service goes on.
-    if (error instanceof ParseError) return fail('VALIDATION_ERROR', `the content could not be chunked: ${error.message}`, [`content: ${error.message}`])
+    if (error instanceof ParseError)
+      return fail('VALIDATION_ERROR', `the content could not be chunked: ${error.message}`, [
+        `content: ${error.message}`,
+      ])
     throw error
   }
   const { content, tokenCount, chunks } = chunked
@@ -149,7 +211,11 @@ export const prepareContent = async (
   if (embed) {
     try {
       const passages = entryPassages(content, chunks, deps.embedder.passageWords)
-      await ensureEmbedded(deps.db, deps.embedder, passages.map((p) => embeddingInput(title, p.text)))
+      await ensureEmbedded(
+        deps.db,
+        deps.embedder,
+        passages.map((p) => embeddingInput(title, p.text)),
+      )
     } catch (error) {
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
     }
@@ -168,32 +234,73 @@ export const updateEntry = async (
   if (changes.content !== undefined || changes.title !== undefined) {
     // New content, or a new title (part of what is embedded): vectors are made before the write.
     const { state } = await load(deps.store, streams.entry(entryId), entry)
-    if (state.status !== 'active' || state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
+    if (state.status !== 'active' || state.workspaceId !== workspaceId)
+      return fail('NOT_FOUND', 'knowledge entry not found')
     // A change the entry refuses (its content while a task fills it) is refused before it is embedded.
     const refused = entry.decide({ type: 'UpdateEntry', data: { workspaceId, entryId, changes } }, state)
     if (E.isLeft(refused)) return refused
-    const prepared = await prepareContent(deps, changes.title ?? state.title, [{ text: changes.content ?? state.content }], state.chunking, state.embed)
+    const prepared = await prepareContent(
+      deps,
+      changes.title ?? state.title,
+      [{ text: changes.content ?? state.content }],
+      state.chunking,
+      state.embed,
+    )
     if (E.isLeft(prepared)) return prepared
-    if (changes.content !== undefined) withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
+    if (changes.content !== undefined)
+      withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
   }
-  const done = await handle(deps.store, streams.entry(entryId), entry, { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } }, ctx)
+  const done = await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } },
+    ctx,
+  )
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
 }
 
-export const moveEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, folderId: string | null): Result<{ id: string; folderId: string | null; previousFolderId: string | null }> => {
+export const moveEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  folderId: string | null,
+): Result<{ id: string; folderId: string | null; previousFolderId: string | null }> => {
   const before = await load(store, streams.entry(entryId), entry)
-  if (before.state.status !== 'active' || before.state.workspaceId !== workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
-  if (folderId && !(await folderExists(store, workspaceId, folderId))) return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
+  if (before.state.status !== 'active' || before.state.workspaceId !== workspaceId)
+    return fail('NOT_FOUND', 'knowledge entry not found')
+  if (folderId && !(await folderExists(store, workspaceId, folderId)))
+    return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
   const previousFolderId = before.state.folderId
-  const done = await handle(store, streams.entry(entryId), entry, { type: 'MoveEntry', data: { workspaceId, entryId, folderId } }, ctx)
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'MoveEntry', data: { workspaceId, entryId, folderId } },
+    ctx,
+  )
   if (E.isLeft(done)) return done
   const settled = await stayInFolder(store, ctx, { workspaceId, entryId, folderId }, done.right.position)
-  if (!settled.stayed) return fail('NOT_FOUND', 'folder not found', ['folderId: the folder was deleted meanwhile; the entry is at root'])
+  if (!settled.stayed)
+    return fail('NOT_FOUND', 'folder not found', ['folderId: the folder was deleted meanwhile; the entry is at root'])
   return E.right({ id: entryId, folderId, previousFolderId, position: done.right.position })
 }
 
-export const verifyEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, by: string): Result<{ id: string }> => {
-  const done = await handle(store, streams.entry(entryId), entry, { type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } }, ctx)
+export const verifyEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  by: string,
+): Result<{ id: string }> => {
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } },
+    ctx,
+  )
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
 }
 
@@ -204,7 +311,8 @@ export interface StoredFiles {
 
 /** Whether an entry (other than `exceptEntryId`) holds the stored file `blob`. */
 export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId = '') =>
-  (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId])).rows.length > 0
+  (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId]))
+    .rows.length > 0
 
 /** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
 export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
@@ -215,9 +323,22 @@ export const removeStoredFile = async (files: StoredFiles, entryId: string, stor
  * Deletes the entry, its stored file, and cuts its stream to the tombstone, so no rebuild can
  * bring the content back. A crash after the tombstone is finished by workers/retention.ts.
  */
-export const deleteEntry = async (store: EventStore, ctx: CommandContext, workspaceId: string, entryId: string, deletedBy: string, files?: StoredFiles): Result<{ deleted: true; id: string }> => {
+export const deleteEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  deletedBy: string,
+  files?: StoredFiles,
+): Result<{ deleted: true; id: string }> => {
   const before = await load(store, streams.entry(entryId), entry)
-  const done = await handle(store, streams.entry(entryId), entry, { type: 'DeleteEntry', data: { entryId, workspaceId, deletedBy, at: ctx.at } }, ctx)
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'DeleteEntry', data: { entryId, workspaceId, deletedBy, at: ctx.at } },
+    ctx,
+  )
   if (E.isLeft(done)) return done
   if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
   if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
@@ -225,7 +346,13 @@ export const deleteEntry = async (store: EventStore, ctx: CommandContext, worksp
   let position = done.right.position
   const pending = before.state.status === 'active' ? before.state.pendingTaskId : null
   if (pending) {
-    const failed = await handle(store, streams.task(pending), task, { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } }, ctx)
+    const failed = await handle(
+      store,
+      streams.task(pending),
+      task,
+      { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } },
+      ctx,
+    )
     if (E.isRight(failed)) position = Math.max(position, failed.right.position)
   }
   return E.right({ deleted: true as const, id: entryId, position })

@@ -39,7 +39,10 @@ export const activePage = async (store: EventStore, workspaceId: string, pageId:
   return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
 }
 
-const tooLong = (n: number) => fail('VALIDATION_ERROR', `the page would be ${n} characters long, over ${PAGE_MAX_CHARS}`, [`content: the page may hold at most ${PAGE_MAX_CHARS} characters`])
+const tooLong = (n: number) =>
+  fail('VALIDATION_ERROR', `the page would be ${n} characters long, over ${PAGE_MAX_CHARS}`, [
+    `content: the page may hold at most ${PAGE_MAX_CHARS} characters`,
+  ])
 
 export interface CreatePageInput {
   workspaceId: string
@@ -62,29 +65,60 @@ export const createPage = async (store: EventStore, ctx: CommandContext, input: 
   }
   const { collectionId, proposalId, approvedBy } = input
   const size = changeSize('', input.content)
-  const done = await handle(store, streams.page(pageId), page, {
-    type: 'CreatePage',
-    data: {
-      pageId, workspaceId: input.workspaceId, title, content: input.content, author: input.author, ...size,
-      ...(collectionId ? { collectionId } : {}), ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}),
+  const done = await handle(
+    store,
+    streams.page(pageId),
+    page,
+    {
+      type: 'CreatePage',
+      data: {
+        pageId,
+        workspaceId: input.workspaceId,
+        title,
+        content: input.content,
+        author: input.author,
+        ...size,
+        ...(collectionId ? { collectionId } : {}),
+        ...(proposalId ? { proposalId } : {}),
+        ...(approvedBy ? { approvedBy } : {}),
+      },
     },
-  }, ctx)
+    ctx,
+  )
   return E.map((h: { position: number }) => ({ pageId, title, version: 1, ...size, position: h.position }))(done)
 }
 
 /** Sends a command built from the page's current state; answers the version written (or already there). */
-const writeWith = async (store: EventStore, ctx: CommandContext, pageId: string, build: (state: PageState) => E.Either<DomainError, PageCommand>): Result<Written> => {
+const writeWith = async (
+  store: EventStore,
+  ctx: CommandContext,
+  pageId: string,
+  build: (state: PageState) => E.Either<DomainError, PageCommand>,
+): Result<Written> => {
   let seen: PageState = page.initialState()
-  const done = await handle(store, streams.page(pageId), page, (state) => {
-    seen = state
-    return build(state)
-  }, ctx)
+  const done = await handle(
+    store,
+    streams.page(pageId),
+    page,
+    (state) => {
+      seen = state
+      return build(state)
+    },
+    ctx,
+  )
   if (E.isLeft(done)) return done
   const state = seen as Extract<PageState, { version: number }>
-  const written = done.right.events.find((e): e is Extract<PageEvent, { type: 'PageVersionWritten' }> => e.type === 'PageVersionWritten')
+  const written = done.right.events.find(
+    (e): e is Extract<PageEvent, { type: 'PageVersionWritten' }> => e.type === 'PageVersionWritten',
+  )
   return E.right({
-    pageId, title: state.title, version: written?.data.version ?? state.version, added: written?.data.added ?? 0, removed: written?.data.removed ?? 0,
-    ...(written ? {} : { unchanged: true as const }), position: done.right.position,
+    pageId,
+    title: state.title,
+    version: written?.data.version ?? state.version,
+    added: written?.data.added ?? 0,
+    removed: written?.data.removed ?? 0,
+    ...(written ? {} : { unchanged: true as const }),
+    position: done.right.position,
   })
 }
 
@@ -107,10 +141,17 @@ export const writePage = (store: EventStore, ctx: CommandContext, input: WritePa
     const after = mode === 'append' ? appended(before, content) : content
     if (after.length > PAGE_MAX_CHARS) return tooLong(after.length)
     return E.right({
-      type: 'WritePage', workspaceId,
+      type: 'WritePage',
+      workspaceId,
       data: {
-        pageId, mode, content: after, author, ...changeSize(before, after),
-        ...(expectedVersion !== undefined ? { expectedVersion } : {}), ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}),
+        pageId,
+        mode,
+        content: after,
+        author,
+        ...changeSize(before, after),
+        ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        ...(proposalId ? { proposalId } : {}),
+        ...(approvedBy ? { approvedBy } : {}),
       },
     })
   })
@@ -118,19 +159,39 @@ export const writePage = (store: EventStore, ctx: CommandContext, input: WritePa
 /** A version's content, read from its event (the page's state keeps only the latest). */
 const contentOf = async (store: EventStore, pageId: string, state: PageState, version: number) => {
   if (state.status === 'none' || version < 1 || version > state.version) return undefined
-  const [event] = await store.readStream(streams.page(pageId), { fromRevision: state.versionAt[version - 1], maxCount: 1 })
+  const [event] = await store.readStream(streams.page(pageId), {
+    fromRevision: state.versionAt[version - 1],
+    maxCount: 1,
+  })
   return (event?.data as { content?: string } | undefined)?.content
 }
 
 /** A new version restoring the content of `version`; the history stays as it was. */
-export const revertPage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, version: number, author: Author, expectedVersion?: number): Result<Written> => {
+export const revertPage = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  pageId: string,
+  version: number,
+  author: Author,
+  expectedVersion?: number,
+): Result<Written> => {
   // Versions never change: the content read before the command is still that version's.
-  const restored = (await contentOf(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
+  const restored =
+    (await contentOf(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
   return writeWith(store, ctx, pageId, (state) => {
     const before = state.status === 'none' ? '' : state.content
     return E.right({
-      type: 'RevertPage', workspaceId,
-      data: { pageId, toVersion: version, content: restored, author, ...changeSize(before, restored), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+      type: 'RevertPage',
+      workspaceId,
+      data: {
+        pageId,
+        toVersion: version,
+        content: restored,
+        author,
+        ...changeSize(before, restored),
+        ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+      },
     })
   })
 }
@@ -144,8 +205,13 @@ const send = async (store: EventStore, ctx: CommandContext, command: Exclude<Pag
 export const verifyPage = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, by: Person) =>
   send(store, ctx, { type: 'VerifyPage', workspaceId, data: { pageId, by } })
 
-export const setPageCollection = (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string, collectionId: string | null) =>
-  send(store, ctx, { type: 'ChangeCollection', workspaceId, data: { pageId, collectionId } })
+export const setPageCollection = (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  pageId: string,
+  collectionId: string | null,
+) => send(store, ctx, { type: 'ChangeCollection', workspaceId, data: { pageId, collectionId } })
 
 /** Deletes the page (its versions leave the read models) and frees its title. */
 export const deletePage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string) => {

@@ -85,7 +85,16 @@ export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
 const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
 
 /** BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts). */
-const scoreRows = async (tx: Client, table: string, idColumn: string, tfColumn: string, lenColumn: string, ids: string[], terms: QueryTerms, field: string) => {
+const scoreRows = async (
+  tx: Client,
+  table: string,
+  idColumn: string,
+  tfColumn: string,
+  lenColumn: string,
+  ids: string[],
+  terms: QueryTerms,
+  field: string,
+) => {
   if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
   const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
     `SELECT ${idColumn} AS id, ${lenColumn} AS len, ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])`,
@@ -95,11 +104,32 @@ const scoreRows = async (tx: Client, table: string, idColumn: string, tfColumn: 
 }
 
 /** The text leg: candidate rows and entries from the index, scored from their term frequencies. */
-const textLeg = async (deps: RankDeps, tx: Client, q: RankQuery, terms: QueryTerms): Promise<Map<string, TextEvidence>> => {
+const textLeg = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  terms: QueryTerms,
+): Promise<Map<string, TextEvidence>> => {
   const { index, scope, query } = q
   const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
-  const rows = await deps.textIndex.candidates(tx, { table: index.rows.table, column: 'searchable_text', key: index.key, query, scope, limit: rowLimit })
-  const rowScores = await scoreRows(tx, index.rows.table, 'id', 'tf', 'len', rows.map((r) => r.id), terms, index.rows.field)
+  const rows = await deps.textIndex.candidates(tx, {
+    table: index.rows.table,
+    column: 'searchable_text',
+    key: index.key,
+    query,
+    scope,
+    limit: rowLimit,
+  })
+  const rowScores = await scoreRows(
+    tx,
+    index.rows.table,
+    'id',
+    'tf',
+    'len',
+    rows.map((r) => r.id),
+    terms,
+    index.rows.field,
+  )
   const evidence = new Map<string, TextEvidence>()
   for (const r of rows) {
     const score = rowScores.get(r.id) ?? 0
@@ -111,8 +141,24 @@ const textLeg = async (deps: RankDeps, tx: Client, q: RankQuery, terms: QueryTer
   if (index.entries) {
     const entries = index.entries.table
     const [bodies, titles] = await Promise.all([
-      deps.textIndex.candidates(tx, { table: entries, column: 'body_text', id: index.key, key: index.key, query, scope, limit: BODY_CANDIDATES }),
-      deps.textIndex.candidates(tx, { table: entries, column: 'title_text', id: index.key, key: index.key, query, scope, limit: TITLE_CANDIDATES }),
+      deps.textIndex.candidates(tx, {
+        table: entries,
+        column: 'body_text',
+        id: index.key,
+        key: index.key,
+        query,
+        scope,
+        limit: BODY_CANDIDATES,
+      }),
+      deps.textIndex.candidates(tx, {
+        table: entries,
+        column: 'title_text',
+        id: index.key,
+        key: index.key,
+        query,
+        scope,
+        limit: TITLE_CANDIDATES,
+      }),
     ])
     const keys = [...new Set([...evidence.keys(), ...bodies.map((b) => b.key), ...titles.map((t) => t.key)])]
     const [body, title] = await Promise.all([
@@ -133,21 +179,35 @@ const textLeg = async (deps: RankDeps, tx: Client, q: RankQuery, terms: QueryTer
 const vectorEvidence = (hits: VectorHit[]) => {
   const byKey = new Map<string, number[]>()
   for (const h of hits) byKey.set(h.key, [...(byKey.get(h.key) ?? []), h.score])
-  return new Map([...byKey].map(([key, scores]) => {
-    const top = scores.sort((a, b) => b - a).slice(0, 3)
-    return [key, { best: top[0], top3: top.reduce((s, x) => s + x, 0) / top.length }] as const
-  }))
+  return new Map(
+    [...byKey].map(([key, scores]) => {
+      const top = scores.sort((a, b) => b - a).slice(0, 3)
+      return [key, { best: top[0], top3: top.reduce((s, x) => s + x, 0) / top.length }] as const
+    }),
+  )
 }
 
 /** The vector leg, or why it cannot answer (then the search answers from text). */
-const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<E.Either<string, VectorHit[]>> => {
+const vectorLeg = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  vector: QueryVector,
+): Promise<E.Either<string, VectorHit[]>> => {
   if (!deps.vectors) return E.left('this database has no pgvector')
   const { table } = q.index.vectors
-  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope))) return E.left('there are no embeddings of the current model to search')
+  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope)))
+    return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
   const hits = await vectorSearch(tx, {
-    table, key: q.index.key, chunk: q.index.vectors.chunk, vector: vector.right, model: deps.embedder.model, scope: q.scope, limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
+    table,
+    key: q.index.key,
+    chunk: q.index.vectors.chunk,
+    vector: vector.right,
+    model: deps.embedder.model,
+    scope: q.scope,
+    limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
   })
   // A row with no similarity to the query (or none defined: a query with no features embeds as
   // zeros) is no match.
@@ -161,7 +221,12 @@ const vectorLeg = async (deps: RankDeps, tx: Client, q: RankQuery, vector: Query
  * which mode answered and why. `tx` is the search's snapshot (`inSnapshot`), `vector` the query's
  * (`embedQuery`).
  */
-export const rank = async (deps: RankDeps, tx: Client, q: RankQuery, vector: QueryVector): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; evidence: Evidence }> => {
+export const rank = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  vector: QueryVector,
+): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; evidence: Evidence }> => {
   const evidence: Evidence = { nearest: new Map() }
   const semantic = q.mode === 'text' ? undefined : await vectorLeg(deps, tx, q, vector)
   const mode: Mode = semantic && E.isLeft(semantic) ? 'text' : q.mode
@@ -186,7 +251,11 @@ export const rank = async (deps: RankDeps, tx: Client, q: RankQuery, vector: Que
 /** Scores are served rounded; minScore compares what the client sees; then the limit. */
 export const keep = (hits: Hit[], minScore: number, limit: number) =>
   hits
-    .map((h) => ({ ...h, score: round(h.score), scores: Object.fromEntries(Object.entries(h.scores).map(([k, v]) => [k, round(v)])) as Hit['scores'] }))
+    .map((h) => ({
+      ...h,
+      score: round(h.score),
+      scores: Object.fromEntries(Object.entries(h.scores).map(([k, v]) => [k, round(v)])) as Hit['scores'],
+    }))
     .filter((h) => h.score >= minScore)
     .slice(0, limit)
 

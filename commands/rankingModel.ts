@@ -52,7 +52,8 @@ export const MODEL = {
   } satisfies Record<Mode, Calibration>,
 }
 
-export const textRaw = (e: TextEvidence) => MODEL.text.chunk * e.chunk + MODEL.text.body * e.body + MODEL.text.title * e.title
+export const textRaw = (e: TextEvidence) =>
+  MODEL.text.chunk * e.chunk + MODEL.text.body * e.body + MODEL.text.title * e.title
 
 export const vectorRaw = (e: VectorEvidence) => MODEL.vector.best * e.best + MODEL.vector.top3 * e.top3
 
@@ -96,13 +97,22 @@ const mapValues = <A, B>(m: Map<string, A>, f: (a: A) => B) => new Map([...m].ma
  * best first. In hybrid with `fusion: 'rrf'` the order is Reciprocal Rank Fusion's (k = 60) and
  * the score is still the calibrated one.
  */
-export const fuse = (text: Map<string, TextEvidence>, vector: Map<string, VectorEvidence>, mode: Mode, fusion: Fusion): Fused[] => {
+export const fuse = (
+  text: Map<string, TextEvidence>,
+  vector: Map<string, VectorEvidence>,
+  mode: Mode,
+  fusion: Fusion,
+): Fused[] => {
   const textScores = calibrated(mapValues(text, textRaw), MODEL.calibration.text)
   const vectorScores = calibrated(mapValues(vector, vectorRaw), MODEL.calibration.vector)
   const keys = [...new Set([...(mode === 'vector' ? [] : text.keys()), ...(mode === 'text' ? [] : vector.keys())])]
-  const hybridScores = mode === 'hybrid'
-    ? calibrated(new Map(keys.map((k) => [k, hybridRaw(text.get(k) ?? NO_TEXT, vector.get(k) ?? NO_VECTOR)])), MODEL.calibration.hybrid)
-    : new Map<string, number>()
+  const hybridScores =
+    mode === 'hybrid'
+      ? calibrated(
+          new Map(keys.map((k) => [k, hybridRaw(text.get(k) ?? NO_TEXT, vector.get(k) ?? NO_VECTOR)])),
+          MODEL.calibration.hybrid,
+        )
+      : new Map<string, number>()
   const textRanks = ranksOf(textScores)
   const vectorRanks = ranksOf(vectorScores)
   const fused: Fused[] = keys.map((key) => {
@@ -115,9 +125,16 @@ export const fuse = (text: Map<string, TextEvidence>, vector: Map<string, Vector
       ...(mode !== 'vector' && textRanks.has(key) ? { text: textRanks.get(key) } : {}),
       ...(mode !== 'text' && vectorRanks.has(key) ? { vector: vectorRanks.get(key) } : {}),
     }
-    return { key, score, scores: { ...scores, fused: score }, ranks, evidence: { text: text.get(key) ?? NO_TEXT, vector: vector.get(key) ?? NO_VECTOR } }
+    return {
+      key,
+      score,
+      scores: { ...scores, fused: score },
+      ranks,
+      evidence: { text: text.get(key) ?? NO_TEXT, vector: vector.get(key) ?? NO_VECTOR },
+    }
   })
-  const rrf = (h: Fused) => (h.ranks.text ? 1 / (RRF_K + h.ranks.text) : 0) + (h.ranks.vector ? 1 / (RRF_K + h.ranks.vector) : 0)
+  const rrf = (h: Fused) =>
+    (h.ranks.text ? 1 / (RRF_K + h.ranks.text) : 0) + (h.ranks.vector ? 1 / (RRF_K + h.ranks.vector) : 0)
   const byRrf = mode === 'hybrid' && fusion === 'rrf'
   return fused.sort((a, b) => (byRrf ? rrf(b) - rrf(a) : 0) || b.score - a.score || (a.key < b.key ? -1 : 1))
 }

@@ -25,24 +25,55 @@ export interface ReembedReport {
  * the chunks projection swap them all in one transaction. Search compares only vectors of the
  * current model, so it never mixes two.
  */
-export const reembedWorkspace = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId: string): Promise<ReembedReport> => {
+export const reembedWorkspace = async (
+  store: EventStore,
+  db: Queryable,
+  embedder: Embedder,
+  workspaceId: string,
+): Promise<ReembedReport> => {
   const { rows } = await db.query<{ content: string; title: string }>(
     'SELECT p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE p.workspace_id = $1 AND x.embed ORDER BY p.id',
     [workspaceId],
   )
-  for (let i = 0; i < rows.length; i += BATCH) await ensureEmbedded(db, embedder, rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)))
-  const ctx = { actor: { kind: 'system' as const, process: 'reembed' }, at: new Date().toISOString(), correlationId: randomUUID(), workspaceId }
-  const done = await handle(store, streams.reembed(workspaceId), embeddings, { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } }, ctx)
+  for (let i = 0; i < rows.length; i += BATCH)
+    await ensureEmbedded(
+      db,
+      embedder,
+      rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)),
+    )
+  const ctx = {
+    actor: { kind: 'system' as const, process: 'reembed' },
+    at: new Date().toISOString(),
+    correlationId: randomUUID(),
+    workspaceId,
+  }
+  const done = await handle(
+    store,
+    streams.reembed(workspaceId),
+    embeddings,
+    { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } },
+    ctx,
+  )
   if (done._tag === 'Left') throw new Error(done.left.message)
   return { workspaceId, model: embedder.model, vectors: rows.length, position: done.right.position }
 }
 
 /** Every workspace that has embedded chunks, or the one asked for. */
-export const reembedAll = async (store: EventStore, db: Queryable, embedder: Embedder, workspaceId?: string): Promise<E.Either<DomainError, ReembedReport[]>> => {
-  if (workspaceId && (await store.streamRevision(streams.workspace(workspaceId))) === 'no_stream') return fail('NOT_FOUND', `workspace ${workspaceId} not found`)
+export const reembedAll = async (
+  store: EventStore,
+  db: Queryable,
+  embedder: Embedder,
+  workspaceId?: string,
+): Promise<E.Either<DomainError, ReembedReport[]>> => {
+  if (workspaceId && (await store.streamRevision(streams.workspace(workspaceId))) === 'no_stream')
+    return fail('NOT_FOUND', `workspace ${workspaceId} not found`)
   const ids = workspaceId
     ? [workspaceId]
-    : (await db.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1')).rows.map((r) => r.workspace_id)
+    : (
+        await db.query<{ workspace_id: string }>(
+          'SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1',
+        )
+      ).rows.map((r) => r.workspace_id)
   const reports: ReembedReport[] = []
   for (const id of ids) reports.push(await reembedWorkspace(store, db, embedder, id))
   return E.right(reports)

@@ -23,8 +23,15 @@ export const reserve = async (
 ): Promise<E.Either<DomainError, void>> => {
   const streamId = streams.reservation(scope, key)
   const { state } = await load(store, streamId, reservation)
-  const holderExists = state.ownerId !== null && (await store.streamRevision(ownerStream(state.ownerId))) !== 'no_stream'
-  const result = await handle(store, streamId, reservation, { type: 'Reserve', data: { key, ownerId, holderExists, at: ctx.at } }, ctx)
+  const holderExists =
+    state.ownerId !== null && (await store.streamRevision(ownerStream(state.ownerId))) !== 'no_stream'
+  const result = await handle(
+    store,
+    streamId,
+    reservation,
+    { type: 'Reserve', data: { key, ownerId, holderExists, at: ctx.at } },
+    ctx,
+  )
   return E.map(() => undefined)(result)
 }
 

@@ -12,7 +12,18 @@ import { readKbConfig, readSearchSettings } from '../projections/knowledge'
 import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
 import { type Highlight, highlight } from './highlight'
-import { type Evidence, type Fusion, type Hit, type Mode, type RankDeps, type SearchIndex, embedQuery, inSnapshot, keep, rank } from './ranking'
+import {
+  type Evidence,
+  type Fusion,
+  type Hit,
+  type Mode,
+  type RankDeps,
+  type SearchIndex,
+  embedQuery,
+  inSnapshot,
+  keep,
+  rank,
+} from './ranking'
 import { streams } from './streams'
 
 export type { Fusion, Mode }
@@ -35,13 +46,27 @@ export interface SearchRequest {
 export const ENDPOINT_DEFAULTS = { mode: 'hybrid' as Mode, limit: 5, minScore: 0.5 }
 
 /** A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says. */
-export const searchSettings = async (q: Queryable, workspaceId: string, req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore' | 'defaults'>) => {
+export const searchSettings = async (
+  q: Queryable,
+  workspaceId: string,
+  req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore' | 'defaults'>,
+) => {
   const set = await readSearchSettings(q, workspaceId)
   const { search } = await readKbConfig(q, workspaceId)
-  const fallback = req.defaults === 'endpoint'
-    ? { mode: set.mode ?? ENDPOINT_DEFAULTS.mode, limit: set.limit ?? ENDPOINT_DEFAULTS.limit, minScore: set.minScore ?? ENDPOINT_DEFAULTS.minScore }
-    : { mode: search.defaultMode, limit: search.defaultLimit, minScore: search.minScore }
-  return { mode: req.mode ?? fallback.mode, limit: req.limit ?? fallback.limit, minScore: req.minScore ?? fallback.minScore, fusion: search.fusion }
+  const fallback =
+    req.defaults === 'endpoint'
+      ? {
+          mode: set.mode ?? ENDPOINT_DEFAULTS.mode,
+          limit: set.limit ?? ENDPOINT_DEFAULTS.limit,
+          minScore: set.minScore ?? ENDPOINT_DEFAULTS.minScore,
+        }
+      : { mode: search.defaultMode, limit: search.defaultLimit, minScore: search.minScore }
+  return {
+    mode: req.mode ?? fallback.mode,
+    limit: req.limit ?? fallback.limit,
+    minScore: req.minScore ?? fallback.minScore,
+    fusion: search.fusion,
+  }
 }
 
 export interface SearchDeps extends RankDeps {
@@ -89,24 +114,55 @@ export const searchKnowledge = async (
   const found = await inSnapshot(deps.db, async (tx) => {
     const config = await readKbConfig(tx, workspaceId)
     if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-    const ranked = await rank(deps, tx, {
-      index: KNOWLEDGE_INDEX, workspaceId, scope: chunkScope(workspaceId, req.filters), query: req.query, mode, fusion, limit,
-    }, vector)
+    const ranked = await rank(
+      deps,
+      tx,
+      {
+        index: KNOWLEDGE_INDEX,
+        workspaceId,
+        scope: chunkScope(workspaceId, req.filters),
+        query: req.query,
+        mode,
+        fusion,
+        limit,
+      },
+      vector,
+    )
     const kept = keep(ranked.hits, minScore, limit)
-    const chunks = await servedChunks(tx, kept.map((h) => h.key), ranked.evidence, ranked.mode)
-    return E.right({ results: await hydrate(tx, workspaceId, req.query, kept, chunks), mode: ranked.mode, ...(ranked.fallback ? { fallback: ranked.fallback } : {}) })
+    const chunks = await servedChunks(
+      tx,
+      kept.map((h) => h.key),
+      ranked.evidence,
+      ranked.mode,
+    )
+    return E.right({
+      results: await hydrate(tx, workspaceId, req.query, kept, chunks),
+      mode: ranked.mode,
+      ...(ranked.fallback ? { fallback: ranked.fallback } : {}),
+    })
   })
   if (E.isLeft(found)) return found
   const { results } = found.right
   const searchId = randomUUID()
-  deps.citations.record(() => handle(
-    deps.store,
-    streams.search(searchId),
-    searchDecider,
-    { type: 'RecordSearch', data: { searchId, workspaceId, mode: found.right.mode, resultCount: results.length, entryIds: results.map((r) => r.id) } },
-    { ...ctx, workspaceId },
-    { fresh: true },
-  ))
+  deps.citations.record(() =>
+    handle(
+      deps.store,
+      streams.search(searchId),
+      searchDecider,
+      {
+        type: 'RecordSearch',
+        data: {
+          searchId,
+          workspaceId,
+          mode: found.right.mode,
+          resultCount: results.length,
+          entryIds: results.map((r) => r.id),
+        },
+      },
+      { ...ctx, workspaceId },
+      { fresh: true },
+    ),
+  )
   return found
 }
 
@@ -116,7 +172,12 @@ export const searchKnowledge = async (
  * found by meaning alone), the chunk of its most similar passage. Answers chunk ids by entry id,
  * with the passage's place in the chunk when it is the one served.
  */
-export const servedChunks = async (tx: Client, keys: string[], evidence: Evidence, mode: Mode): Promise<Map<string, Served>> => {
+export const servedChunks = async (
+  tx: Client,
+  keys: string[],
+  evidence: Evidence,
+  mode: Mode,
+): Promise<Map<string, Served>> => {
   if (keys.length === 0) return new Map()
   const { terms, nearest } = evidence
   const { rows } = await tx.query<{ id: string; key: string; chunk: number; start: number; len: number; tf: number[] }>(
@@ -134,14 +195,18 @@ export const servedChunks = async (tx: Client, keys: string[], evidence: Evidenc
     'SELECT id, start_offset AS start, end_offset AS end FROM kb_passages WHERE id = ANY($1::text[])',
     [[...nearest.values()].filter((n) => keys.includes(n.key)).map((n) => n.id)],
   )
-  return new Map(keys.flatMap((key) => {
-    const b = best.get(key)
-    if (!b) return []
-    const near = nearest.get(key)
-    const row = b.value > 0 || !near ? b.row : rows.find((r) => r.key === key && r.chunk === near.chunk) ?? b.row
-    const span = near?.chunk === row.chunk ? spans.find((s) => s.id === near.id) : undefined
-    return [[key, { id: row.id, ...(span ? { near: { start: span.start - row.start, end: span.end - row.start } } : {}) }]]
-  }))
+  return new Map(
+    keys.flatMap((key) => {
+      const b = best.get(key)
+      if (!b) return []
+      const near = nearest.get(key)
+      const row = b.value > 0 || !near ? b.row : (rows.find((r) => r.key === key && r.chunk === near.chunk) ?? b.row)
+      const span = near?.chunk === row.chunk ? spans.find((s) => s.id === near.id) : undefined
+      return [
+        [key, { id: row.id, ...(span ? { near: { start: span.start - row.start, end: span.end - row.start } } : {}) }],
+      ]
+    }),
+  )
 }
 
 /** The chunk a result serves, and where in it the passage most similar to the query lies. */
@@ -151,7 +216,13 @@ export interface Served {
 }
 
 /** Entry fields and the served chunk of the kept hits; an entry deleted or disabled meanwhile drops out. */
-export const hydrate = async (q: Queryable, workspaceId: string, query: string, hits: Hit[], chunks: Map<string, Served>): Promise<SearchResult[]> => {
+export const hydrate = async (
+  q: Queryable,
+  workspaceId: string,
+  query: string,
+  hits: Hit[],
+  chunks: Map<string, Served>,
+): Promise<SearchResult[]> => {
   if (hits.length === 0) return []
   const { rows } = await q.query(
     `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, e.id, e.title, e.source, e.metadata
@@ -164,10 +235,20 @@ export const hydrate = async (q: Queryable, workspaceId: string, query: string, 
     const r = byEntry.get(h.key)
     if (!r) return []
     const shown = highlight(r.content, query, chunks.get(h.key)?.near)
-    return [{
-      id: r.id, title: r.title, content: r.content, source: r.source, metadata: r.metadata,
-      score: h.score, scores: h.scores, ranks: h.ranks, chunkIndex: r.chunk_index, ...(r.page_url ? { pageUrl: r.page_url } : {}),
-      ...(shown ? { highlight: shown } : {}),
-    }]
+    return [
+      {
+        id: r.id,
+        title: r.title,
+        content: r.content,
+        source: r.source,
+        metadata: r.metadata,
+        score: h.score,
+        scores: h.scores,
+        ranks: h.ranks,
+        chunkIndex: r.chunk_index,
+        ...(r.page_url ? { pageUrl: r.page_url } : {}),
+        ...(shown ? { highlight: shown } : {}),
+      },
+    ]
   })
 }

@@ -5,4 +5,3 @@ export const newSecret = (prefix: 'kbt' | 'kbk' | 'kba') => `${prefix}_${randomB
 
 /** Tokens and keys are stored only as this hash. */
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
-

@@ -34,7 +34,11 @@ export const accessToken: Decider<AccessTokenCommand, AccessTokenEvent, AccessTo
   events: AccessTokenEvent,
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) =>
-    event.type === 'AccessTokenIssued' ? { status: 'active', workspaceId: event.data.workspaceId } : state.status === 'none' ? state : { ...state, status: 'revoked' },
+    event.type === 'AccessTokenIssued'
+      ? { status: 'active', workspaceId: event.data.workspaceId }
+      : state.status === 'none'
+        ? state
+        : { ...state, status: 'revoked' },
   decide: (command, state) => {
     switch (command.type) {
       case 'IssueAccessToken':

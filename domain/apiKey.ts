@@ -28,7 +28,11 @@ export const apiKey: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
   events: ApiKeyEvent,
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) =>
-    event.type === 'ApiKeyIssued' ? { status: 'active', workspaceId: event.data.workspaceId } : state.status === 'none' ? state : { ...state, status: 'revoked' },
+    event.type === 'ApiKeyIssued'
+      ? { status: 'active', workspaceId: event.data.workspaceId }
+      : state.status === 'none'
+        ? state
+        : { ...state, status: 'revoked' },
   decide: (command, state) => {
     switch (command.type) {
       case 'IssueApiKey':

@@ -10,7 +10,13 @@ const Fields = t.partial({ description: t.string, writePolicy: WritePolicy })
 
 export const CollectionCreated = t.type({
   type: t.literal('CollectionCreated'),
-  data: t.type({ collectionId: t.string, workspaceId: t.string, name: t.string, description: t.string, writePolicy: WritePolicy }),
+  data: t.type({
+    collectionId: t.string,
+    workspaceId: t.string,
+    name: t.string,
+    description: t.string,
+    writePolicy: WritePolicy,
+  }),
 })
 export type CollectionCreated = t.TypeOf<typeof CollectionCreated>
 export const CollectionUpdated = t.type({
@@ -24,7 +30,10 @@ export const CollectionPublished = t.type({
   data: t.type({ collectionId: t.string, workspaceId: t.string, slug: t.string }),
 })
 export type CollectionPublished = t.TypeOf<typeof CollectionPublished>
-export const CollectionDeleted = t.type({ type: t.literal('CollectionDeleted'), data: t.type({ collectionId: t.string }) })
+export const CollectionDeleted = t.type({
+  type: t.literal('CollectionDeleted'),
+  data: t.type({ collectionId: t.string }),
+})
 export type CollectionDeleted = t.TypeOf<typeof CollectionDeleted>
 
 export const CollectionEvent = t.union([CollectionCreated, CollectionUpdated, CollectionPublished, CollectionDeleted])
@@ -38,7 +47,14 @@ export type CollectionCommand =
 
 export type CollectionState =
   | { status: 'none' }
-  | { status: 'active' | 'deleted'; workspaceId: string; name: string; description: string; writePolicy: WritePolicy; slug: string | null }
+  | {
+      status: 'active' | 'deleted'
+      workspaceId: string
+      name: string
+      description: string
+      writePolicy: WritePolicy
+      slug: string | null
+    }
 
 export const collection: Decider<CollectionCommand, CollectionEvent, CollectionState> = {
   events: CollectionEvent,
@@ -46,7 +62,14 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
   evolve: (state, event) => {
     switch (event.type) {
       case 'CollectionCreated':
-        return { status: 'active', workspaceId: event.data.workspaceId, name: event.data.name, description: event.data.description, writePolicy: event.data.writePolicy, slug: null }
+        return {
+          status: 'active',
+          workspaceId: event.data.workspaceId,
+          name: event.data.name,
+          description: event.data.description,
+          writePolicy: event.data.writePolicy,
+          slug: null,
+        }
       case 'CollectionUpdated':
         return state.status === 'none' ? state : { ...state, ...event.data.changes }
       case 'CollectionPublished':
@@ -64,11 +87,16 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
     switch (command.type) {
       case 'UpdateCollection': {
         const changes = differing(command.data.changes, state)
-        return E.right(Object.keys(changes).length ? [{ type: 'CollectionUpdated', data: { ...command.data, changes } }] : [])
+        return E.right(
+          Object.keys(changes).length ? [{ type: 'CollectionUpdated', data: { ...command.data, changes } }] : [],
+        )
       }
       case 'PublishCollection':
         if (state.slug === command.data.slug) return E.right([])
-        if (state.slug) return fail('CONFLICT', `the collection is already published as ${state.slug}`, [`collectionId: already published as ${state.slug}`])
+        if (state.slug)
+          return fail('CONFLICT', `the collection is already published as ${state.slug}`, [
+            `collectionId: already published as ${state.slug}`,
+          ])
         return E.right([{ type: 'CollectionPublished', data: command.data }])
       case 'DeleteCollection':
         return E.right([{ type: 'CollectionDeleted', data: command.data }])

@@ -9,7 +9,9 @@ export const Chunking = t.type({ chunkSizeTokens: t.number, overlapTokens: t.num
 export type Chunking = t.TypeOf<typeof Chunking>
 
 /** How the content was cut, decided once by the command: projections replay it, never re-chunk. */
-export const ChunkSpans = t.array(t.intersection([t.type({ start: t.number, end: t.number, tokenCount: t.number }), t.partial({ pageUrl: t.string })]))
+export const ChunkSpans = t.array(
+  t.intersection([t.type({ start: t.number, end: t.number, tokenCount: t.number }), t.partial({ pageUrl: t.string })]),
+)
 export type ChunkSpans = t.TypeOf<typeof ChunkSpans>
 
 export const CrawlOptions = t.type({ depth: t.number, maxPages: t.number, sameDomainOnly: t.boolean })
@@ -25,40 +27,66 @@ export const SyncSettings = t.type({ enabled: t.boolean, intervalHours: t.number
 export type SyncSettings = t.TypeOf<typeof SyncSettings>
 
 /** URL and file entries are created empty, with the task that fills them (`taskId`). */
-const Processed = t.partial({ taskId: t.string, storage: StorageInfo, sourceUrl: t.string, crawl: CrawlOptions, sync: SyncSettings })
+const Processed = t.partial({
+  taskId: t.string,
+  storage: StorageInfo,
+  sourceUrl: t.string,
+  crawl: CrawlOptions,
+  sync: SyncSettings,
+})
 
 export const EntryCreated = t.type({
   type: t.literal('EntryCreated'),
-  data: t.intersection([t.type({
-    entryId: t.string,
-    workspaceId: t.string,
-    title: t.string,
-    content: t.string,
-    source: t.string,
-    metadata: EntryMetadata,
-    externalReferenceIds: t.record(t.string, t.string),
-    folderId: t.union([t.string, t.null]),
-    isEnabled: t.boolean,
-    chunking: Chunking,
-    /** Whether chunks get vectors (the workspace's ingestion.autoEmbed when written). */
-    embed: t.boolean,
-    tokenCount: t.number,
-    chunks: ChunkSpans,
-    createdBy: t.string,
-  }), Processed]),
+  data: t.intersection([
+    t.type({
+      entryId: t.string,
+      workspaceId: t.string,
+      title: t.string,
+      content: t.string,
+      source: t.string,
+      metadata: EntryMetadata,
+      externalReferenceIds: t.record(t.string, t.string),
+      folderId: t.union([t.string, t.null]),
+      isEnabled: t.boolean,
+      chunking: Chunking,
+      /** Whether chunks get vectors (the workspace's ingestion.autoEmbed when written). */
+      embed: t.boolean,
+      tokenCount: t.number,
+      chunks: ChunkSpans,
+      createdBy: t.string,
+    }),
+    Processed,
+  ]),
 })
 export type EntryCreated = t.TypeOf<typeof EntryCreated>
 
 // A content change carries its token count and chunk spans with it.
-const Changes = t.partial({ title: t.string, content: t.string, tokenCount: t.number, chunks: ChunkSpans, metadata: EntryMetadata, isEnabled: t.boolean })
-export const EntryUpdated = t.type({ type: t.literal('EntryUpdated'), data: t.type({ entryId: t.string, changes: Changes }) })
+const Changes = t.partial({
+  title: t.string,
+  content: t.string,
+  tokenCount: t.number,
+  chunks: ChunkSpans,
+  metadata: EntryMetadata,
+  isEnabled: t.boolean,
+})
+export const EntryUpdated = t.type({
+  type: t.literal('EntryUpdated'),
+  data: t.type({ entryId: t.string, changes: Changes }),
+})
 export type EntryUpdated = t.TypeOf<typeof EntryUpdated>
 export const EntryMoved = t.type({
   type: t.literal('EntryMoved'),
-  data: t.type({ entryId: t.string, folderId: t.union([t.string, t.null]), previousFolderId: t.union([t.string, t.null]) }),
+  data: t.type({
+    entryId: t.string,
+    folderId: t.union([t.string, t.null]),
+    previousFolderId: t.union([t.string, t.null]),
+  }),
 })
 export type EntryMoved = t.TypeOf<typeof EntryMoved>
-export const EntryVerified = t.type({ type: t.literal('EntryVerified'), data: t.type({ entryId: t.string, at: t.string, by: t.string }) })
+export const EntryVerified = t.type({
+  type: t.literal('EntryVerified'),
+  data: t.type({ entryId: t.string, at: t.string, by: t.string }),
+})
 export type EntryVerified = t.TypeOf<typeof EntryVerified>
 /** The tombstone: after it the stream keeps only this event (its content is cut from the store). */
 export const EntryDeleted = t.type({
@@ -70,24 +98,49 @@ export type EntryDeleted = t.TypeOf<typeof EntryDeleted>
 /** A task's outcome on its entry; `contentHash` is the SHA-256 of what was fetched or uploaded. */
 export const EntryContentProcessed = t.type({
   type: t.literal('EntryContentProcessed'),
-  data: t.type({ entryId: t.string, taskId: t.string, content: t.string, tokenCount: t.number, chunks: ChunkSpans, contentHash: t.string, sync: t.boolean }),
+  data: t.type({
+    entryId: t.string,
+    taskId: t.string,
+    content: t.string,
+    tokenCount: t.number,
+    chunks: ChunkSpans,
+    contentHash: t.string,
+    sync: t.boolean,
+  }),
 })
 export type EntryContentProcessed = t.TypeOf<typeof EntryContentProcessed>
-export const EntrySyncUnchanged = t.type({ type: t.literal('EntrySyncUnchanged'), data: t.type({ entryId: t.string, taskId: t.string }) })
+export const EntrySyncUnchanged = t.type({
+  type: t.literal('EntrySyncUnchanged'),
+  data: t.type({ entryId: t.string, taskId: t.string }),
+})
 export type EntrySyncUnchanged = t.TypeOf<typeof EntrySyncUnchanged>
 export const EntryProcessingFailed = t.type({
   type: t.literal('EntryProcessingFailed'),
   data: t.type({ entryId: t.string, taskId: t.string, error: t.string, sync: t.boolean }),
 })
 export type EntryProcessingFailed = t.TypeOf<typeof EntryProcessingFailed>
-export const EntrySyncRequested = t.type({ type: t.literal('EntrySyncRequested'), data: t.type({ entryId: t.string, taskId: t.string }) })
+export const EntrySyncRequested = t.type({
+  type: t.literal('EntrySyncRequested'),
+  data: t.type({ entryId: t.string, taskId: t.string }),
+})
 export type EntrySyncRequested = t.TypeOf<typeof EntrySyncRequested>
-export const EntrySyncConfigured = t.type({ type: t.literal('EntrySyncConfigured'), data: t.type({ entryId: t.string, settings: SyncSettings }) })
+export const EntrySyncConfigured = t.type({
+  type: t.literal('EntrySyncConfigured'),
+  data: t.type({ entryId: t.string, settings: SyncSettings }),
+})
 export type EntrySyncConfigured = t.TypeOf<typeof EntrySyncConfigured>
 
 export const EntryEvent = t.union([
-  EntryCreated, EntryUpdated, EntryMoved, EntryVerified, EntryDeleted,
-  EntryContentProcessed, EntrySyncUnchanged, EntryProcessingFailed, EntrySyncRequested, EntrySyncConfigured,
+  EntryCreated,
+  EntryUpdated,
+  EntryMoved,
+  EntryVerified,
+  EntryDeleted,
+  EntryContentProcessed,
+  EntrySyncUnchanged,
+  EntryProcessingFailed,
+  EntrySyncRequested,
+  EntrySyncConfigured,
 ])
 export type EntryEvent = t.TypeOf<typeof EntryEvent>
 
@@ -134,9 +187,20 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
     if (event.type === 'EntryCreated') {
       const d = event.data
       return {
-        status: 'active', workspaceId: d.workspaceId, folderId: d.folderId, title: d.title, content: d.content,
-        metadata: d.metadata, isEnabled: d.isEnabled, chunking: d.chunking, embed: d.embed,
-        pendingTaskId: d.taskId ?? null, sourceUrl: d.sourceUrl, crawl: d.crawl, storage: d.storage, sync: d.sync,
+        status: 'active',
+        workspaceId: d.workspaceId,
+        folderId: d.folderId,
+        title: d.title,
+        content: d.content,
+        metadata: d.metadata,
+        isEnabled: d.isEnabled,
+        chunking: d.chunking,
+        embed: d.embed,
+        pendingTaskId: d.taskId ?? null,
+        sourceUrl: d.sourceUrl,
+        crawl: d.crawl,
+        storage: d.storage,
+        sync: d.sync,
       }
     }
     if (state.status !== 'active') return state
@@ -166,14 +230,18 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       return E.right([{ type: 'EntryCreated', data: command.data }])
     }
     // Another workspace's entry is indistinguishable from a missing one.
-    if (state.status !== 'active' || state.workspaceId !== command.data.workspaceId) return fail('NOT_FOUND', 'knowledge entry not found')
+    if (state.status !== 'active' || state.workspaceId !== command.data.workspaceId)
+      return fail('NOT_FOUND', 'knowledge entry not found')
     switch (command.type) {
       case 'UpdateEntry': {
         const { workspaceId: _, ...data } = command.data
         const { tokenCount: _t, chunks: _c, ...c } = data.changes
         // The task filling the entry would overwrite the new content when it lands.
         if (c.content !== undefined && c.content !== state.content && state.pendingTaskId) {
-          return fail('CONFLICT', `the entry's content is being processed by task ${state.pendingTaskId}; change it once that task has finished`)
+          return fail(
+            'CONFLICT',
+            `the entry's content is being processed by task ${state.pendingTaskId}; change it once that task has finished`,
+          )
         }
         const metadata = { ...state.metadata, ...c.metadata }
         const same =
@@ -185,7 +253,12 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
       }
       case 'MoveEntry':
         if (state.folderId === command.data.folderId) return E.right([])
-        return E.right([{ type: 'EntryMoved', data: { entryId: command.data.entryId, folderId: command.data.folderId, previousFolderId: state.folderId } }])
+        return E.right([
+          {
+            type: 'EntryMoved',
+            data: { entryId: command.data.entryId, folderId: command.data.folderId, previousFolderId: state.folderId },
+          },
+        ])
       case 'VerifyEntry': {
         const { workspaceId: _, ...data } = command.data
         return E.right([{ type: 'EntryVerified', data }])
@@ -206,14 +279,20 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right(state.pendingTaskId === data.taskId ? [{ type: 'EntryProcessingFailed', data }] : [])
       }
       case 'RequestSync':
-        if (!state.sourceUrl) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
+        if (!state.sourceUrl)
+          return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
         // A sync already pending or running: this one is satisfied by it ("unchanged").
         if (state.pendingTaskId) return E.right([])
-        return E.right([{ type: 'EntrySyncRequested', data: { entryId: command.data.entryId, taskId: command.data.taskId } }])
+        return E.right([
+          { type: 'EntrySyncRequested', data: { entryId: command.data.entryId, taskId: command.data.taskId } },
+        ])
       case 'ConfigureSync':
-        if (!state.sourceUrl) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
+        if (!state.sourceUrl)
+          return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
         if (JSON.stringify(state.sync) === JSON.stringify(command.data.settings)) return E.right([])
-        return E.right([{ type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } }])
+        return E.right([
+          { type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } },
+        ])
     }
   },
 }

@@ -27,7 +27,14 @@ export type FolderCommand =
 
 export type FolderState =
   | { status: 'none' }
-  | { status: 'active' | 'deleted'; workspaceId: string; name: string; description?: string; color?: string; icon?: string }
+  | {
+      status: 'active' | 'deleted'
+      workspaceId: string
+      name: string
+      description?: string
+      color?: string
+      icon?: string
+    }
 
 export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
   events: FolderEvent,
@@ -50,7 +57,9 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
       case 'UpdateFolder': {
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
         const changes = differing(command.data.changes, state)
-        return E.right(Object.keys(changes).length ? [{ type: 'FolderUpdated', data: { ...command.data, changes } }] : [])
+        return E.right(
+          Object.keys(changes).length ? [{ type: 'FolderUpdated', data: { ...command.data, changes } }] : [],
+        )
       }
       case 'DeleteFolder':
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')

@@ -46,7 +46,12 @@ const Changes = t.partial({
   maxFileSize: t.number,
   allowedFileTypes: t.array(t.string),
   ingestion: t.partial({ chunkSize: t.number, chunkOverlap: t.number, autoEmbed: t.boolean }),
-  search: t.partial({ defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: t.number, minScore: t.number, fusion: t.keyof({ score: null, rrf: null }) }),
+  search: t.partial({
+    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }),
+    defaultLimit: t.number,
+    minScore: t.number,
+    fusion: t.keyof({ score: null, rrf: null }),
+  }),
   verification: t.partial({ enabled: t.boolean }),
 })
 export type KbConfigChanges = t.TypeOf<typeof Changes>
@@ -75,7 +80,9 @@ export const kbConfig: Decider<KbConfigCommand, KbConfigChanged, KbConfig> = {
     // Ranges are checked at the edge; what depends on the merged result is checked here.
     const next = applyChanges(state, command.data.changes)
     if (next.ingestion.chunkOverlap >= next.ingestion.chunkSize) {
-      return fail('VALIDATION_ERROR', 'the configuration is not valid', ['ingestion.chunkOverlap: must be below ingestion.chunkSize'])
+      return fail('VALIDATION_ERROR', 'the configuration is not valid', [
+        'ingestion.chunkOverlap: must be below ingestion.chunkSize',
+      ])
     }
     if (JSON.stringify(next) === JSON.stringify(state)) return E.right([])
     return E.right([{ type: 'KbConfigChanged', data: command.data }])

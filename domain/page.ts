@@ -9,14 +9,25 @@ export type WriteMode = t.TypeOf<typeof WriteMode>
 
 export const PageCreated = t.type({
   type: t.literal('PageCreated'),
-  data: t.intersection([t.type({ pageId: t.string, workspaceId: t.string, title: t.string }), t.partial({ collectionId: t.string })]),
+  data: t.intersection([
+    t.type({ pageId: t.string, workspaceId: t.string, title: t.string }),
+    t.partial({ collectionId: t.string }),
+  ]),
 })
 export type PageCreated = t.TypeOf<typeof PageCreated>
 /** A version: the page's whole content as of it, with the size of the change (+added -removed lines). */
 export const PageVersionWritten = t.type({
   type: t.literal('PageVersionWritten'),
   data: t.intersection([
-    t.type({ pageId: t.string, version: t.number, mode: WriteMode, content: t.string, author: Author, added: t.number, removed: t.number }),
+    t.type({
+      pageId: t.string,
+      version: t.number,
+      mode: WriteMode,
+      content: t.string,
+      author: Author,
+      added: t.number,
+      removed: t.number,
+    }),
     t.partial({ revertedFrom: t.number, proposalId: t.string, approvedBy: Person }),
   ]),
 })
@@ -27,7 +38,10 @@ export const PageCollectionChanged = t.type({
 })
 export type PageCollectionChanged = t.TypeOf<typeof PageCollectionChanged>
 /** A person pins a version as verified. */
-export const PageVerified = t.type({ type: t.literal('PageVerified'), data: t.type({ pageId: t.string, version: t.number, by: Person }) })
+export const PageVerified = t.type({
+  type: t.literal('PageVerified'),
+  data: t.type({ pageId: t.string, version: t.number, by: Person }),
+})
 export type PageVerified = t.TypeOf<typeof PageVerified>
 export const PageDeleted = t.type({ type: t.literal('PageDeleted'), data: t.type({ pageId: t.string }) })
 export type PageDeleted = t.TypeOf<typeof PageDeleted>
@@ -48,8 +62,16 @@ export interface Write {
 /** Commands on an existing page name the workspace they act in: another workspace's page is not found. */
 export type PageCommand =
   | { type: 'CreatePage'; data: PageCreated['data'] & Write }
-  | { type: 'WritePage'; workspaceId: string; data: Write & { pageId: string; mode: 'append' | 'replace'; expectedVersion?: number } }
-  | { type: 'RevertPage'; workspaceId: string; data: Write & { pageId: string; toVersion: number; expectedVersion?: number } }
+  | {
+      type: 'WritePage'
+      workspaceId: string
+      data: Write & { pageId: string; mode: 'append' | 'replace'; expectedVersion?: number }
+    }
+  | {
+      type: 'RevertPage'
+      workspaceId: string
+      data: Write & { pageId: string; toVersion: number; expectedVersion?: number }
+    }
   | { type: 'ChangeCollection'; workspaceId: string; data: PageCollectionChanged['data'] }
   | { type: 'VerifyPage'; workspaceId: string; data: { pageId: string; by: Person } }
   | { type: 'DeletePage'; workspaceId: string; data: { pageId: string } }
@@ -73,11 +95,19 @@ export type PageState =
     }
 
 export const versionConflict = (current: number, expected: number) =>
-  fail('VERSION_CONFLICT', `the page is at version ${current}, not ${expected}: read it again and re-apply your change`, [`currentVersion: ${current}`])
+  fail(
+    'VERSION_CONFLICT',
+    `the page is at version ${current}, not ${expected}: read it again and re-apply your change`,
+    [`currentVersion: ${current}`],
+  )
 
-const versionOf = (state: Extract<PageState, { version: number }>, pageId: string, mode: PageVersionWritten['data']['mode'], w: Write, extra: object = {}): PageEvent[] => [
-  { type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } },
-]
+const versionOf = (
+  state: Extract<PageState, { version: number }>,
+  pageId: string,
+  mode: PageVersionWritten['data']['mode'],
+  w: Write,
+  extra: object = {},
+): PageEvent[] => [{ type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } }]
 
 export const page: Decider<PageCommand, PageEvent, PageState> = {
   events: PageEvent,
@@ -86,8 +116,16 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
     switch (event.type) {
       case 'PageCreated':
         return {
-          status: 'active', workspaceId: event.data.workspaceId, title: event.data.title, collectionId: event.data.collectionId ?? null,
-          version: 0, content: '', events: 1, versionAt: [], verifiedVersion: null, published: {},
+          status: 'active',
+          workspaceId: event.data.workspaceId,
+          title: event.data.title,
+          collectionId: event.data.collectionId ?? null,
+          version: 0,
+          content: '',
+          events: 1,
+          versionAt: [],
+          verifiedVersion: null,
+          published: {},
         }
       case 'PageVersionWritten':
         if (state.status === 'none') return state
@@ -97,37 +135,62 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           content: event.data.content,
           events: state.events + 1,
           versionAt: [...state.versionAt, state.events],
-          published: event.data.proposalId ? { ...state.published, [event.data.proposalId]: event.data.version } : state.published,
+          published: event.data.proposalId
+            ? { ...state.published, [event.data.proposalId]: event.data.version }
+            : state.published,
         }
       case 'PageCollectionChanged':
-        return state.status === 'none' ? state : { ...state, events: state.events + 1, collectionId: event.data.collectionId }
+        return state.status === 'none'
+          ? state
+          : { ...state, events: state.events + 1, collectionId: event.data.collectionId }
       case 'PageVerified':
-        return state.status === 'none' ? state : { ...state, events: state.events + 1, verifiedVersion: event.data.version }
+        return state.status === 'none'
+          ? state
+          : { ...state, events: state.events + 1, verifiedVersion: event.data.version }
       case 'PageDeleted':
         return state.status === 'none' ? state : { ...state, events: state.events + 1, status: 'deleted' }
     }
   },
   decide: (command, state) => {
     if (command.type === 'CreatePage') {
-      if (state.status !== 'none') return state.status === 'active' && command.data.proposalId && state.published[command.data.proposalId] ? E.right([]) : fail('CONFLICT', 'the page already exists')
+      if (state.status !== 'none')
+        return state.status === 'active' && command.data.proposalId && state.published[command.data.proposalId]
+          ? E.right([])
+          : fail('CONFLICT', 'the page already exists')
       const { content, author, added, removed, proposalId, approvedBy, ...created } = command.data
-      const w = { content, author, added, removed, ...(proposalId ? { proposalId } : {}), ...(approvedBy ? { approvedBy } : {}) }
-      return E.right([{ type: 'PageCreated', data: created }, { type: 'PageVersionWritten', data: { pageId: created.pageId, version: 1, mode: 'create', ...w } }])
+      const w = {
+        content,
+        author,
+        added,
+        removed,
+        ...(proposalId ? { proposalId } : {}),
+        ...(approvedBy ? { approvedBy } : {}),
+      }
+      return E.right([
+        { type: 'PageCreated', data: created },
+        { type: 'PageVersionWritten', data: { pageId: created.pageId, version: 1, mode: 'create', ...w } },
+      ])
     }
-    if (state.status !== 'active' || state.workspaceId !== command.workspaceId) return fail('NOT_FOUND', 'page not found')
+    if (state.status !== 'active' || state.workspaceId !== command.workspaceId)
+      return fail('NOT_FOUND', 'page not found')
     switch (command.type) {
       case 'WritePage': {
         const { pageId, mode, expectedVersion, ...w } = command.data
         if (w.proposalId && state.published[w.proposalId]) return E.right([])
-        if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
+        if (expectedVersion !== undefined && expectedVersion !== state.version)
+          return versionConflict(state.version, expectedVersion)
         // The same content again is already written: no version, and a verified page stays verified.
         if (w.content === state.content) return E.right([])
         return E.right(versionOf(state, pageId, mode, w))
       }
       case 'RevertPage': {
         const { pageId, toVersion, expectedVersion, ...w } = command.data
-        if (expectedVersion !== undefined && expectedVersion !== state.version) return versionConflict(state.version, expectedVersion)
-        if (toVersion < 1 || toVersion > state.version) return fail('VALIDATION_ERROR', `the page has versions 1 to ${state.version}`, [`version: must be between 1 and ${state.version}`])
+        if (expectedVersion !== undefined && expectedVersion !== state.version)
+          return versionConflict(state.version, expectedVersion)
+        if (toVersion < 1 || toVersion > state.version)
+          return fail('VALIDATION_ERROR', `the page has versions 1 to ${state.version}`, [
+            `version: must be between 1 and ${state.version}`,
+          ])
         if (w.content === state.content) return E.right([])
         return E.right(versionOf(state, pageId, 'revert', w, { revertedFrom: toVersion }))
       }
@@ -136,7 +199,9 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
         return E.right([{ type: 'PageCollectionChanged', data: command.data }])
       case 'VerifyPage':
         if (state.verifiedVersion === state.version) return E.right([])
-        return E.right([{ type: 'PageVerified', data: { pageId: command.data.pageId, version: state.version, by: command.data.by } }])
+        return E.right([
+          { type: 'PageVerified', data: { pageId: command.data.pageId, version: state.version, by: command.data.by } },
+        ])
       case 'DeletePage':
         return E.right([{ type: 'PageDeleted', data: command.data }])
     }

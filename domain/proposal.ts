@@ -69,6 +69,10 @@ export const proposal: Decider<ProposalCommand, ProposalEvent, ProposalState> = 
     }
     if (state.status === 'none') return fail('NOT_FOUND', 'proposal not found')
     if (state.status !== 'pending') return decided(state.status)
-    return E.right(command.type === 'ApproveProposal' ? [{ type: 'ProposalApproved', data: command.data }] : [{ type: 'ProposalRejected', data: command.data }])
+    return E.right(
+      command.type === 'ApproveProposal'
+        ? [{ type: 'ProposalApproved', data: command.data }]
+        : [{ type: 'ProposalRejected', data: command.data }],
+    )
   },
 }

@@ -31,17 +31,23 @@ export const reservation: Decider<ReservationCommand, ReservationEvent, Reservat
   events: ReservationEvent,
   initialState: () => ({ ownerId: null, reservedAt: null }),
   evolve: (_state, event) =>
-    event.type === 'KeyReserved' ? { ownerId: event.data.ownerId, reservedAt: event.data.at } : { ownerId: null, reservedAt: null },
+    event.type === 'KeyReserved'
+      ? { ownerId: event.data.ownerId, reservedAt: event.data.at }
+      : { ownerId: null, reservedAt: null },
   decide: (command, state) => {
     switch (command.type) {
       case 'Reserve':
         if (state.ownerId === command.data.ownerId) return E.right([])
         if (state.ownerId !== null) {
           // holderExists: whether the current holder's own stream exists (known only to the handler).
-          const orphaned = !command.data.holderExists && Date.parse(command.data.at) - Date.parse(state.reservedAt ?? '') > ORPHAN_AFTER_MS
+          const orphaned =
+            !command.data.holderExists &&
+            Date.parse(command.data.at) - Date.parse(state.reservedAt ?? '') > ORPHAN_AFTER_MS
           if (!orphaned) return fail('CONFLICT', `${command.data.key} is already taken`)
         }
-        return E.right([{ type: 'KeyReserved', data: { key: command.data.key, ownerId: command.data.ownerId, at: command.data.at } }])
+        return E.right([
+          { type: 'KeyReserved', data: { key: command.data.key, ownerId: command.data.ownerId, at: command.data.at } },
+        ])
       case 'Release':
         if (state.ownerId !== command.data.ownerId) return E.right([])
         return E.right([{ type: 'KeyReleased', data: command.data }])

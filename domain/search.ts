@@ -42,7 +42,11 @@ export const PageSearchServed = t.type({
 })
 export type PageSearchServed = t.TypeOf<typeof PageSearchServed>
 
-export const pageSearch: Decider<{ type: 'RecordPageSearch'; data: PageSearchServed['data'] }, PageSearchServed, { recorded: boolean }> = {
+export const pageSearch: Decider<
+  { type: 'RecordPageSearch'; data: PageSearchServed['data'] },
+  PageSearchServed,
+  { recorded: boolean }
+> = {
   events: PageSearchServed,
   initialState: () => ({ recorded: false }),
   evolve: () => ({ recorded: true }),

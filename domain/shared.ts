@@ -59,4 +59,6 @@ export type Person = t.TypeOf<typeof Person>
 
 /** The fields of a PATCH's `changes` that differ from `current`: only those are a change, and a PATCH that changes nothing records nothing. */
 export const differing = <T extends object>(changes: T, current: object): Partial<T> =>
-  Object.fromEntries(Object.entries(changes).filter(([k, v]) => v !== undefined && v !== (current as Record<string, unknown>)[k])) as Partial<T>
+  Object.fromEntries(
+    Object.entries(changes).filter(([k, v]) => v !== undefined && v !== (current as Record<string, unknown>)[k]),
+  ) as Partial<T>

@@ -6,11 +6,19 @@ import { type Decider, fail } from './shared'
 /** What a task reads: a URL (optionally crawled) or a stored upload (by content hash). */
 export const TaskInput = t.union([
   t.type({ type: t.literal('url'), url: t.string, crawl: CrawlOptions }),
-  t.intersection([t.type({ type: t.literal('file'), blob: t.string, mimeType: t.string, fileName: t.string, size: t.number }), t.partial({ charset: t.string })]),
+  t.intersection([
+    t.type({ type: t.literal('file'), blob: t.string, mimeType: t.string, fileName: t.string, size: t.number }),
+    t.partial({ charset: t.string }),
+  ]),
 ])
 export type TaskInput = t.TypeOf<typeof TaskInput>
 
-export const TaskResult = t.type({ chunkCount: t.number, wordCount: t.number, characterCount: t.number, processingTimeMs: t.number })
+export const TaskResult = t.type({
+  chunkCount: t.number,
+  wordCount: t.number,
+  characterCount: t.number,
+  processingTimeMs: t.number,
+})
 export type TaskResult = t.TypeOf<typeof TaskResult>
 
 const Ref = { taskId: t.string, workspaceId: t.string, entryId: t.string }
@@ -21,16 +29,31 @@ const Ref = { taskId: t.string, workspaceId: t.string, entryId: t.string }
  */
 export const TaskQueued = t.type({
   type: t.literal('TaskQueued'),
-  data: t.type({ ...Ref, kind: t.keyof({ ingest: null, sync: null }), force: t.boolean, input: TaskInput, title: t.string, chunking: Chunking, embed: t.boolean, maxBytes: t.number }),
+  data: t.type({
+    ...Ref,
+    kind: t.keyof({ ingest: null, sync: null }),
+    force: t.boolean,
+    input: TaskInput,
+    title: t.string,
+    chunking: Chunking,
+    embed: t.boolean,
+    maxBytes: t.number,
+  }),
 })
 export type TaskQueued = t.TypeOf<typeof TaskQueued>
 export const TaskStarted = t.type({ type: t.literal('TaskStarted'), data: t.type({ ...Ref, attempt: t.number }) })
 export type TaskStarted = t.TypeOf<typeof TaskStarted>
-export const TaskProgressed = t.type({ type: t.literal('TaskProgressed'), data: t.type({ ...Ref, step: t.string, progress: t.number }) })
+export const TaskProgressed = t.type({
+  type: t.literal('TaskProgressed'),
+  data: t.type({ ...Ref, step: t.string, progress: t.number }),
+})
 export type TaskProgressed = t.TypeOf<typeof TaskProgressed>
 export const TaskCompleted = t.type({ type: t.literal('TaskCompleted'), data: t.type({ ...Ref, result: TaskResult }) })
 export type TaskCompleted = t.TypeOf<typeof TaskCompleted>
-export const TaskFailed = t.type({ type: t.literal('TaskFailed'), data: t.type({ ...Ref, error: t.string, progress: t.number }) })
+export const TaskFailed = t.type({
+  type: t.literal('TaskFailed'),
+  data: t.type({ ...Ref, error: t.string, progress: t.number }),
+})
 export type TaskFailed = t.TypeOf<typeof TaskFailed>
 
 export const TaskEvent = t.union([TaskQueued, TaskStarted, TaskProgressed, TaskCompleted, TaskFailed])
@@ -45,7 +68,12 @@ export type TaskCommand =
 
 export type TaskState =
   | { status: 'none' }
-  | { status: 'pending' | 'processing' | 'completed' | 'failed'; task: TaskQueued['data']; attempts: number; progress: number }
+  | {
+      status: 'pending' | 'processing' | 'completed' | 'failed'
+      task: TaskQueued['data']
+      attempts: number
+      progress: number
+    }
 
 /** A task started this many times without finishing is failed instead of started again. */
 export const MAX_ATTEMPTS = 3
@@ -72,7 +100,8 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
     }
   },
   decide: (command, state) => {
-    if (command.type === 'QueueTask') return E.right(state.status === 'none' ? [{ type: 'TaskQueued', data: command.data }] : [])
+    if (command.type === 'QueueTask')
+      return E.right(state.status === 'none' ? [{ type: 'TaskQueued', data: command.data }] : [])
     if (state.status === 'none') return fail('NOT_FOUND', 'task not found')
     const { taskId, workspaceId, entryId } = state.task
     const ref = { taskId, workspaceId, entryId }
@@ -80,11 +109,14 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
     switch (command.type) {
       case 'StartTask':
         if (finished) return fail('CONFLICT', `the task is already ${state.status}`)
-        if (state.attempts >= MAX_ATTEMPTS) return fail('CONFLICT', `the task was started ${state.attempts} times without finishing`)
+        if (state.attempts >= MAX_ATTEMPTS)
+          return fail('CONFLICT', `the task was started ${state.attempts} times without finishing`)
         return E.right([{ type: 'TaskStarted', data: { ...ref, attempt: state.attempts + 1 } }])
       case 'ProgressTask':
         if (state.status !== 'processing' || command.data.progress <= state.progress) return E.right([])
-        return E.right([{ type: 'TaskProgressed', data: { ...ref, step: command.data.step, progress: command.data.progress } }])
+        return E.right([
+          { type: 'TaskProgressed', data: { ...ref, step: command.data.step, progress: command.data.progress } },
+        ])
       case 'CompleteTask':
         if (state.status !== 'processing') return E.right([])
         return E.right([{ type: 'TaskCompleted', data: { ...ref, result: command.data.result } }])

@@ -48,7 +48,7 @@ const wordSpans = (text: string, offset: number): Unit[] =>
   spans(text, WORD, offset).flatMap((w) => {
     if (w.end - w.start <= MAX_WORD) return [w]
     const pieces: Unit[] = []
-    for (let at = w.start; at < w.end;) {
+    for (let at = w.start; at < w.end; ) {
       let end = Math.min(w.end, at + MAX_WORD)
       if (end < w.end && /[\uDC00-\uDFFF]/.test(text[end - offset])) end--
       pieces.push({ start: at, end, tokens: 0, cut: true })
@@ -180,7 +180,13 @@ export const chunkSections = (sections: Section[], options: ChunkingOptions): Ch
     const chunked = chunkAndCount(section.text, options)
     tokenCount += chunked.tokens
     for (const c of chunked.chunks) {
-      chunks.push({ text: c.text, start: c.start + offset, end: c.end + offset, tokenCount: c.tokenCount, ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}) })
+      chunks.push({
+        text: c.text,
+        start: c.start + offset,
+        end: c.end + offset,
+        tokenCount: c.tokenCount,
+        ...(section.pageUrl ? { pageUrl: section.pageUrl } : {}),
+      })
     }
   }
   return { content, tokenCount, chunks }

@@ -38,7 +38,10 @@ const CRAWL_MS = 10 * 60_000
  * read in the charset the server declares, for the rest.
  */
 const typeOf = async (fetched: Fetched) => {
-  const unsupported = (reason: string) => new FetchError(`${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${reason})`)
+  const unsupported = (reason: string) =>
+    new FetchError(
+      `${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${reason})`,
+    )
   const binary = await sniffBinary(fetched.body, fetched.charset)
   if (binary?.ok) return binary.mimeType
   if (binary) throw unsupported(binary.reason)
@@ -84,7 +87,12 @@ export const crawl = async (
   let fetches = 0
   let chars = 0
   const deadline = Date.now() + CRAWL_MS
-  while (frontier.length && pages.length < crawlOptions.maxPages && fetches < crawlOptions.maxPages * FETCHES_PER_PAGE && (pages.length === 0 || Date.now() < deadline)) {
+  while (
+    frontier.length &&
+    pages.length < crawlOptions.maxPages &&
+    fetches < crawlOptions.maxPages * FETCHES_PER_PAGE &&
+    (pages.length === 0 || Date.now() < deadline)
+  ) {
     const { url, depth } = frontier.shift()!
     try {
       if (crawlOptions.depth > 0) {
@@ -103,7 +111,12 @@ export const crawl = async (
       if (url === start) hosts.add(new URL(fetched.url).hostname)
       const mimeType = await typeOf(fetched)
       if (pages.length === 0 && url === start) await onParsing()
-      const parsed = await parsers.parse({ mimeType, bytes: fetched.body, url: fetched.url, ...(fetched.charset ? { charset: fetched.charset } : {}) })
+      const parsed = await parsers.parse({
+        mimeType,
+        bytes: fetched.body,
+        url: fetched.url,
+        ...(fetched.charset ? { charset: fetched.charset } : {}),
+      })
       // The crawl is one entry, held to the content limit of one (each page headed by its URL, the
       // pages apart by a blank line): it ends before the page that would pass it.
       const size = parsed.text.length + fetched.url.length + 4 + (pages.length > 0 ? 2 : 0)

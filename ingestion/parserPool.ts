@@ -15,7 +15,9 @@ export interface ParserLimits {
 }
 
 /** What a worker does: extract a document's text, or chunk an entry's content (tokenizing is CPU work too). */
-export type WorkerJob = { kind: 'parse'; input: ParseInput } | { kind: 'chunk'; sections: Section[]; options: ChunkingOptions; background: boolean }
+export type WorkerJob =
+  | { kind: 'parse'; input: ParseInput }
+  | { kind: 'chunk'; sections: Section[]; options: ChunkingOptions; background: boolean }
 
 const doing = { parse: 'parsing', chunk: 'chunking' } as const
 
@@ -98,16 +100,27 @@ export class ParserPool {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 64 },
     })
     const slot: Slot = { worker }
-    worker.on('message', (m: { ok: boolean; result?: never; message?: string; expected?: boolean; detail?: string }) => {
-      const job = slot.job
-      if (!job) return
-      clearTimeout(job.timer)
-      slot.job = undefined
-      if (m.ok) job.resolve(m.result!)
-      // A parser's own failure is not the input's fault as far as anyone can tell: said so, its message logged.
-      else job.reject(m.expected ? new ParseError(m.message!, m.detail) : new ParseError(`${doing[job.job.kind]} failed on this document (the parser broke on it)`, m.detail ?? m.message))
-      this.pump()
-    })
+    worker.on(
+      'message',
+      (m: { ok: boolean; result?: never; message?: string; expected?: boolean; detail?: string }) => {
+        const job = slot.job
+        if (!job) return
+        clearTimeout(job.timer)
+        slot.job = undefined
+        if (m.ok) job.resolve(m.result!)
+        // A parser's own failure is not the input's fault as far as anyone can tell: said so, its message logged.
+        else
+          job.reject(
+            m.expected
+              ? new ParseError(m.message!, m.detail)
+              : new ParseError(
+                  `${doing[job.job.kind]} failed on this document (the parser broke on it)`,
+                  m.detail ?? m.message,
+                ),
+          )
+        this.pump()
+      },
+    )
     const lost = (reason: string, detail?: string) => {
       this.slots = this.slots.filter((s) => s !== slot)
       const job = slot.job
@@ -119,7 +132,9 @@ export class ParserPool {
       if (!this.closed) this.pump()
     }
     worker.on('error', (e: Error & { code?: string }) =>
-      e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? lost(`the parser ran out of memory (limit ${this.limits.memoryMb} MB)`) : lost('the parser crashed on this document', e.message),
+      e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? lost(`the parser ran out of memory (limit ${this.limits.memoryMb} MB)`)
+        : lost('the parser crashed on this document', e.message),
     )
     worker.on('exit', () => lost('the parser stopped unexpectedly'))
     worker.unref()

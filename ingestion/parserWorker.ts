@@ -14,6 +14,12 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) =>
     parentPort!.postMessage({ id, ok: true, result })
   } catch (error) {
     const detail = error instanceof ParseError ? error.detail : (error as Error).stack
-    parentPort!.postMessage({ id, ok: false, expected: error instanceof ParseError, message: (error as Error).message, detail })
+    parentPort!.postMessage({
+      id,
+      ok: false,
+      expected: error instanceof ParseError,
+      message: (error as Error).message,
+      detail,
+    })
   }
 })

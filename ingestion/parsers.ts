@@ -65,10 +65,17 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
   const parser = new PDFParse({ data: new Uint8Array(bytes) })
   try {
     const result = await parser.getText()
-    return { text: result.pages.map((p) => p.text.trim()).filter(Boolean).join('\n\n'), links: [] }
+    return {
+      text: result.pages
+        .map((p) => p.text.trim())
+        .filter(Boolean)
+        .join('\n\n'),
+      links: [],
+    }
   } catch (error) {
     const name = (error as Error).name
-    if (name === 'PasswordException') throw new ParseError('the PDF is encrypted (password protected) and cannot be read')
+    if (name === 'PasswordException')
+      throw new ParseError('the PDF is encrypted (password protected) and cannot be read')
     throw new ParseError('the PDF is damaged: its structure could not be read', (error as Error).message)
   } finally {
     await parser.destroy().catch(() => {})
@@ -79,10 +86,13 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
 const checkZip = (bytes: Uint8Array) =>
   new Promise<void>((resolve, reject) => {
     yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
-      if (error || !zip) return reject(new ParseError('the DOCX is damaged: its zip structure is broken', error?.message))
+      if (error || !zip)
+        return reject(new ParseError('the DOCX is damaged: its zip structure is broken', error?.message))
       if (zip.entryCount > DOCX_LIMITS.entries) {
         zip.close()
-        return reject(new ParseError(`the DOCX has ${zip.entryCount} zip entries, over the limit of ${DOCX_LIMITS.entries}`))
+        return reject(
+          new ParseError(`the DOCX has ${zip.entryCount} zip entries, over the limit of ${DOCX_LIMITS.entries}`),
+        )
       }
       let total = 0
       let document = false
@@ -95,7 +105,9 @@ const checkZip = (bytes: Uint8Array) =>
         }
         zip.readEntry()
       })
-      zip.on('end', () => (document ? resolve() : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)'))))
+      zip.on('end', () =>
+        document ? resolve() : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)')),
+      )
       zip.on('error', (e: Error) => reject(new ParseError(docxDamage(e.message), e.message)))
       zip.readEntry()
     })
@@ -117,7 +129,10 @@ const BLOCKS = 'p,div,section,article,header,footer,li,tr,h1,h2,h3,h4,h5,h6,pre,
 /** Text of a DOM subtree with a line break after each block, so paragraphs do not run together. */
 const blockText = (root: Element | DocumentFragment) => {
   for (const el of root.querySelectorAll(BLOCKS)) el.append(root.ownerDocument!.createTextNode('\n'))
-  return (root.textContent ?? '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()
+  return (root.textContent ?? '')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
 }
 
 /**
@@ -125,7 +140,8 @@ const blockText = (root: Element | DocumentFragment) => {
  * declared one (a web server's, or an upload part's Content-Type charset): textEncoding.
  */
 const decodeText = (bytes: Uint8Array, declared: string | undefined) => {
-  if (declared && !knownCharset(declared)) throw new ParseError(`the declared charset ${declared} is not one this service reads`)
+  if (declared && !knownCharset(declared))
+    throw new ParseError(`the declared charset ${declared} is not one this service reads`)
   // The WHATWG Encoding Standard's decoders: Node's own reads windows-1252 as Latin-1 (0x80-0x9F lost).
   const decoder = new WhatwgDecoder(textEncoding(bytes, declared), { fatal: true })
   if (decoder.encoding === 'utf-8') return utf8(bytes)
@@ -145,7 +161,10 @@ const htmlText = (bytes: Uint8Array, charset: string | undefined) =>
 
 /** jsdom runs no scripts and fetches no subresources by default; readability finds the article. */
 const html = (bytes: Uint8Array, url?: string, charset?: string): Parsed => {
-  const dom = new JSDOM(htmlText(bytes, charset), { url: url ?? 'https://upload.invalid/', virtualConsole: new VirtualConsole() })
+  const dom = new JSDOM(htmlText(bytes, charset), {
+    url: url ?? 'https://upload.invalid/',
+    virtualConsole: new VirtualConsole(),
+  })
   const { document } = dom.window
   const links = [...document.querySelectorAll('a[href]')]
     .map((a) => (a as HTMLAnchorElement).href)
@@ -185,6 +204,7 @@ export const parse = async (input: ParseInput): Promise<Parsed> => {
   }
   // Postgres text cannot hold NUL, which some PDFs' text layers contain.
   parsed.text = parsed.text.replace(/\u0000/g, '')
-  if (parsed.text.length > MAX_TEXT_CHARS) throw new ParseError(`the extracted text is ${parsed.text.length} characters, over the limit of ${MAX_TEXT_CHARS}`)
+  if (parsed.text.length > MAX_TEXT_CHARS)
+    throw new ParseError(`the extracted text is ${parsed.text.length} characters, over the limit of ${MAX_TEXT_CHARS}`)
   return parsed
 }

@@ -74,9 +74,19 @@ export interface IndexedPassage extends Passage {
  * The passages of an entry's vector index: passages of `words` words for a model that reads
  * little (the embedder's `passageWords`), or one per chunk for a model that reads a whole chunk.
  */
-export const entryPassages = (content: string, chunks: ReadonlyArray<{ start: number; end: number }>, words: number | undefined): IndexedPassage[] => {
+export const entryPassages = (
+  content: string,
+  chunks: ReadonlyArray<{ start: number; end: number }>,
+  words: number | undefined,
+): IndexedPassage[] => {
   if (chunks.length === 0) return []
-  if (words === undefined) return chunks.map((c, chunkIndex) => ({ start: c.start, end: c.end, chunkIndex, text: content.slice(c.start, c.end) }))
+  if (words === undefined)
+    return chunks.map((c, chunkIndex) => ({
+      start: c.start,
+      end: c.end,
+      chunkIndex,
+      text: content.slice(c.start, c.end),
+    }))
   let c = 0
   return passagesOf(content, words).map((p) => {
     while (c + 1 < chunks.length && chunks[c + 1].start <= p.start) c++

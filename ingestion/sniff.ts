@@ -34,7 +34,8 @@ const validText = (bytes: Uint8Array, encoding: string) => {
   }
 }
 
-const looksLikeHtml = (text: string) => /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text)
+const looksLikeHtml = (text: string) =>
+  /^\s*(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text)
 const looksLikeMarkdown = (text: string) => /^(#{1,6} |\s*[-*] |\s*\d+\. |```|> )|\]\(https?:\/\//m.test(text)
 
 /** Control characters besides white space: nothing but a binary file holds them. */
@@ -55,17 +56,23 @@ export const otherThanUtf8 = (charset?: string) => (charset && !/^utf-?8$/i.test
  */
 export const sniffBinary = async (bytes: Uint8Array, charset?: string): Promise<Sniffed | undefined> => {
   // A UTF-16 byte-order mark is also an MPEG audio frame header to magic-byte sniffing: the text decides.
-  if (getBOMEncoding(bytes)?.startsWith('utf-16')) return readsAsText(bytes) ? undefined : { ok: false, reason: 'the content starts with a UTF-16 byte-order mark but is not text' }
+  if (getBOMEncoding(bytes)?.startsWith('utf-16'))
+    return readsAsText(bytes)
+      ? undefined
+      : { ok: false, reason: 'the content starts with a UTF-16 byte-order mark but is not text' }
   let detected: Awaited<ReturnType<typeof fileTypeFromBuffer>>
   try {
     detected = await fileTypeFromBuffer(bytes)
   } catch {
     // The start of some format's header, cut short: a short text ("ID3 tags ...") or a truncated file.
-    return readsAsText(bytes, charset) ? undefined : { ok: false, reason: 'the content is a truncated or damaged binary file' }
+    return readsAsText(bytes, charset)
+      ? undefined
+      : { ok: false, reason: 'the content is a truncated or damaged binary file' }
   }
   if (!detected) return undefined
   if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
-  if (detected.mime === 'application/zip') return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
+  if (detected.mime === 'application/zip')
+    return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
   if (detected.mime.startsWith('text/') || detected.mime === 'application/xml') return undefined
   // Some formats' magic bytes are also words ("BM", "MZ", "GIF87a"): a text that reads as text is one.
   // RTF is text too, but a document format this service does not read.
@@ -80,12 +87,23 @@ export const sniffBinary = async (bytes: Uint8Array, charset?: string): Promise<
  */
 export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): Sniffed => {
   if (bytes.length === 0) return { ok: false, reason: 'the file is empty' }
-  if (charset && !knownCharset(charset)) return { ok: false, reason: `the declared charset ${charset} is not one this service reads` }
+  if (charset && !knownCharset(charset))
+    return { ok: false, reason: `the declared charset ${charset} is not one this service reads` }
   const declared = otherThanUtf8(charset)
   const encoding = textEncoding(bytes, declared)
   const text = validText(bytes, encoding)
-  if (text === undefined && validText(bytes.filter((b) => b !== 0), encoding) !== undefined) {
-    return { ok: false, reason: 'the file holds NUL bytes, so it is not text (text is read as UTF-8, as UTF-16 with a byte-order mark, or in its declared charset)' }
+  if (
+    text === undefined &&
+    validText(
+      bytes.filter((b) => b !== 0),
+      encoding,
+    ) !== undefined
+  ) {
+    return {
+      ok: false,
+      reason:
+        'the file holds NUL bytes, so it is not text (text is read as UTF-8, as UTF-16 with a byte-order mark, or in its declared charset)',
+    }
   }
   // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
   if (text === undefined || (encoding !== 'utf-8' && CONTROLS.test(text))) {
@@ -98,7 +116,8 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
   }
   if (text.trim() === '') return { ok: false, reason: 'the file holds only white space' }
   // A page, or a fragment of one in a file named as HTML.
-  if (looksLikeHtml(text) || (/\.x?html?$/i.test(fileName) && /<[a-z][\s\S]*>/i.test(text))) return { ok: true, mimeType: 'text/html' }
+  if (looksLikeHtml(text) || (/\.x?html?$/i.test(fileName) && /<[a-z][\s\S]*>/i.test(text)))
+    return { ok: true, mimeType: 'text/html' }
   // The name says which text it is; without one, Markdown's syntax does.
   if (/\.(md|markdown)$/i.test(fileName)) return { ok: true, mimeType: 'text/markdown' }
   if (/\.te?xt$/i.test(fileName)) return { ok: true, mimeType: 'text/plain' }

@@ -26,15 +26,30 @@ export const accountsProjector: Projector = {
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, key_hash text NOT NULL UNIQUE,
       created_at timestamptz NOT NULL, revoked_at timestamptz);
   `,
-  handles: ['UserRegistered', 'WorkspaceCreated', 'MemberAdded', 'MemberRoleChanged', 'AccessTokenIssued', 'AccessTokenRevoked', 'ApiKeyIssued', 'ApiKeyRevoked'],
+  handles: [
+    'UserRegistered',
+    'WorkspaceCreated',
+    'MemberAdded',
+    'MemberRoleChanged',
+    'AccessTokenIssued',
+    'AccessTokenRevoked',
+    'ApiKeyIssued',
+    'ApiKeyRevoked',
+  ],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as Event
     switch (e.type) {
       case 'UserRegistered':
-        await tx.query('INSERT INTO users (id, email, name, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [e.data.userId, e.data.email, e.data.name, recorded.metadata.at])
+        await tx.query(
+          'INSERT INTO users (id, email, name, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+          [e.data.userId, e.data.email, e.data.name, recorded.metadata.at],
+        )
         return
       case 'WorkspaceCreated':
-        await tx.query('INSERT INTO workspaces (id, name, slug, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [e.data.workspaceId, e.data.name, e.data.slug, recorded.metadata.at])
+        await tx.query(
+          'INSERT INTO workspaces (id, name, slug, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+          [e.data.workspaceId, e.data.name, e.data.slug, recorded.metadata.at],
+        )
         return
       case 'MemberAdded':
       case 'MemberRoleChanged':

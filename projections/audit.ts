@@ -34,15 +34,24 @@ export const auditProjector: Projector = {
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::jsonb[], $11::timestamptz[])
        ON CONFLICT (position) DO NOTHING`,
       [
-        rows.map((e) => e.position), rows.map((e) => e.metadata.workspaceId), rows.map((e) => e.streamId), rows.map((e) => e.revision),
-        rows.map((e) => e.id), rows.map((e) => e.type), rows.map((e) => JSON.stringify(e.metadata.actor)), rows.map((e) => actorId(e.metadata.actor)),
-        rows.map((e) => JSON.stringify(withoutHashes(e.data))), rows.map((e) => JSON.stringify(e.metadata)), rows.map((e) => e.time),
+        rows.map((e) => e.position),
+        rows.map((e) => e.metadata.workspaceId),
+        rows.map((e) => e.streamId),
+        rows.map((e) => e.revision),
+        rows.map((e) => e.id),
+        rows.map((e) => e.type),
+        rows.map((e) => JSON.stringify(e.metadata.actor)),
+        rows.map((e) => actorId(e.metadata.actor)),
+        rows.map((e) => JSON.stringify(withoutHashes(e.data))),
+        rows.map((e) => JSON.stringify(e.metadata)),
+        rows.map((e) => e.time),
       ],
     )
     // A deleted entry's stream is cut to its tombstone in the store; its audit rows follow, so the
     // trail keeps who deleted it and when, and equals a rebuild.
     for (const e of rows) {
-      if (e.type === 'EntryDeleted') await tx.query('DELETE FROM audit_events WHERE stream_id = $1 AND position < $2', [e.streamId, e.position])
+      if (e.type === 'EntryDeleted')
+        await tx.query('DELETE FROM audit_events WHERE stream_id = $1 AND position < $2', [e.streamId, e.position])
     }
   },
 }

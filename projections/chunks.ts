@@ -87,7 +87,13 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         return
       case 'EntryDeleted':
         await deleteChunks(tx, e.data.entryId)
-        await countTerms(tx, CHUNK_STATS, 'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)', entryFields('gone', -1), [e.data.entryId])
+        await countTerms(
+          tx,
+          CHUNK_STATS,
+          'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)',
+          entryFields('gone', -1),
+          [e.data.entryId],
+        )
         return
       case 'EmbeddingsRebuilt':
         // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once.
@@ -97,13 +103,15 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
   },
 })
 
-
 /** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
 const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
-  fields.map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`).join(' UNION ALL ')
+  fields
+    .map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`)
+    .join(' UNION ALL ')
 
 /** Chunks' statistics rows, for countTerms. */
-const chunkFields = (rows: string, sign: 1 | -1) => `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
+const chunkFields = (rows: string, sign: 1 | -1) =>
+  `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
 
 const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCreated' }>['data']) => {
   const title = searchableText(d.title)
@@ -156,12 +164,28 @@ const refilter = async (tx: Client, entryId: string, isEnabled: boolean | undefi
 }
 
 const deleteChunks = async (tx: Client, entryId: string) => {
-  await countTerms(tx, CHUNK_STATS, 'gone AS (DELETE FROM kb_chunks WHERE entry_id = $1 RETURNING workspace_id, tf, len)', chunkFields('gone', -1), [entryId])
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    'gone AS (DELETE FROM kb_chunks WHERE entry_id = $1 RETURNING workspace_id, tf, len)',
+    chunkFields('gone', -1),
+    [entryId],
+  )
   await tx.query('DELETE FROM kb_passages WHERE entry_id = $1', [entryId])
 }
 
-const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, entryId: string, content: string, spans: ChunkSpans) => {
-  const { rows } = await tx.query<{ embed: boolean; title: string }>('SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1', [entryId])
+const writeChunks = async (
+  tx: Client,
+  embedder: Embedder,
+  pgvector: boolean,
+  entryId: string,
+  content: string,
+  spans: ChunkSpans,
+) => {
+  const { rows } = await tx.query<{ embed: boolean; title: string }>(
+    'SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1',
+    [entryId],
+  )
   if (!rows[0]) return
   const { embed, title } = rows[0]
   await deleteChunks(tx, entryId)
@@ -191,7 +215,13 @@ const writeChunks = async (tx: Client, embedder: Embedder, pgvector: boolean, en
     ],
   )
   const passages = entryPassages(content, spans, embedder.passageWords)
-  const hashes = embed ? await ensureEmbedded(tx, embedder, passages.map((p) => embeddingInput(title, p.text))) : []
+  const hashes = embed
+    ? await ensureEmbedded(
+        tx,
+        embedder,
+        passages.map((p) => embeddingInput(title, p.text)),
+      )
+    : []
   await tx.query(
     `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled, source, category, tags, model, embedding)
      SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, ${cachedVector('$2', 'h', pgvector)}
@@ -217,7 +247,11 @@ const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, w
     [arg],
   )
   if (rows.length === 0) return
-  const hashes = await ensureEmbedded(tx, embedder, rows.map((r) => embeddingInput(r.title, r.content)))
+  const hashes = await ensureEmbedded(
+    tx,
+    embedder,
+    rows.map((r) => embeddingInput(r.title, r.content)),
+  )
   await tx.query(
     `UPDATE kb_passages p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[], $3::text[]) AS u(id, h) WHERE p.id = u.id`,
     [embedder.model, rows.map((r) => r.id), hashes],

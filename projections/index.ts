@@ -36,7 +36,8 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
 export const setupProjectors = async (db: Database, config: EmbedderSettings, log: Logger) => {
   await db.pool.query(embeddingCacheSchema)
   const vectors = await enableVectors(db.pool)
-  if (!vectors) log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')
+  if (!vectors)
+    log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')
   const embedder = createEmbedder(config)
   const textIndex = await openTextIndex(db.pool)
   return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }

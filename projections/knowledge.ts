@@ -11,7 +11,8 @@ import type { Projector } from './projector'
 type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed | TaskEvent
 
 /** When a URL entry is next due for a sync, from the time of its last one. */
-const NEXT_SYNC = "CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(secs => sync_interval_hours * 3600) END"
+const NEXT_SYNC =
+  'CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(secs => sync_interval_hours * 3600) END'
 
 /**
  * Knowledge entries (with their processing state, which follows their task, and their URL sync
@@ -44,11 +45,29 @@ export const knowledgeProjector: Projector = {
     CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
   handles: [
-    'EntryCreated', 'EntryUpdated', 'EntryMoved', 'EntryVerified', 'EntryDeleted', 'EntryContentProcessed', 'EntrySyncUnchanged',
-    'EntryProcessingFailed', 'EntrySyncRequested', 'EntrySyncConfigured', 'TaskStarted', 'TaskProgressed', 'TaskCompleted', 'TaskFailed', 'FolderCreated', 'FolderUpdated', 'FolderDeleted', 'KbConfigChanged', 'SearchServed'],
+    'EntryCreated',
+    'EntryUpdated',
+    'EntryMoved',
+    'EntryVerified',
+    'EntryDeleted',
+    'EntryContentProcessed',
+    'EntrySyncUnchanged',
+    'EntryProcessingFailed',
+    'EntrySyncRequested',
+    'EntrySyncConfigured',
+    'TaskStarted',
+    'TaskProgressed',
+    'TaskCompleted',
+    'TaskFailed',
+    'FolderCreated',
+    'FolderUpdated',
+    'FolderDeleted',
+    'KbConfigChanged',
+    'SearchServed',
+  ],
   /** Searches come in runs (their citations are appended together): each run is one statement. */
   async applyEvents(tx: Client, events: RecordedEvent[]) {
-    for (let i = 0; i < events.length;) {
+    for (let i = 0; i < events.length; ) {
       let end = i
       while (end < events.length && events[end].type === 'SearchServed') end++
       if (end > i) {
@@ -69,10 +88,30 @@ export const knowledgeProjector: Projector = {
              storage, file_bytes, source_url, sync_enabled, sync_interval_hours, sync_status)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
            ON CONFLICT (id) DO NOTHING`,
-          [d.entryId, d.workspaceId, d.title, d.content, d.source, JSON.stringify(d.metadata), JSON.stringify(d.externalReferenceIds),
-            d.folderId, d.isEnabled, d.tokenCount, searchableText(d.content), d.createdBy, at, d.taskId ?? null,
-            d.taskId ? 'pending' : 'completed', d.taskId ? 0 : 100, d.storage ? JSON.stringify(d.storage) : null, d.storage?.size ?? 0,
-            d.sourceUrl ?? null, d.sync?.enabled ?? null, d.sync?.intervalHours ?? null, d.sourceUrl ? 'idle' : null],
+          [
+            d.entryId,
+            d.workspaceId,
+            d.title,
+            d.content,
+            d.source,
+            JSON.stringify(d.metadata),
+            JSON.stringify(d.externalReferenceIds),
+            d.folderId,
+            d.isEnabled,
+            d.tokenCount,
+            searchableText(d.content),
+            d.createdBy,
+            at,
+            d.taskId ?? null,
+            d.taskId ? 'pending' : 'completed',
+            d.taskId ? 0 : 100,
+            d.storage ? JSON.stringify(d.storage) : null,
+            d.storage?.size ?? 0,
+            d.sourceUrl ?? null,
+            d.sync?.enabled ?? null,
+            d.sync?.intervalHours ?? null,
+            d.sourceUrl ? 'idle' : null,
+          ],
         )
         return
       }
@@ -93,7 +132,10 @@ export const knowledgeProjector: Projector = {
         return
       }
       case 'EntrySyncUnchanged':
-        await tx.query(`UPDATE kb_entries SET last_sync_at = $2, sync_status = 'idle', sync_error = NULL, sync_task_id = NULL WHERE id = $1`, [e.data.entryId, at])
+        await tx.query(
+          `UPDATE kb_entries SET last_sync_at = $2, sync_status = 'idle', sync_error = NULL, sync_task_id = NULL WHERE id = $1`,
+          [e.data.entryId, at],
+        )
         await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
         return
       case 'EntryProcessingFailed':
@@ -107,24 +149,43 @@ export const knowledgeProjector: Projector = {
         }
         return
       case 'EntrySyncRequested':
-        await tx.query(`UPDATE kb_entries SET sync_status = 'syncing', sync_task_id = $2, sync_requested_at = $3 WHERE id = $1`, [e.data.entryId, e.data.taskId, at])
+        await tx.query(
+          `UPDATE kb_entries SET sync_status = 'syncing', sync_task_id = $2, sync_requested_at = $3 WHERE id = $1`,
+          [e.data.entryId, e.data.taskId, at],
+        )
         return
       case 'EntrySyncConfigured':
-        await tx.query('UPDATE kb_entries SET sync_enabled = $2, sync_interval_hours = $3 WHERE id = $1', [e.data.entryId, e.data.settings.enabled, e.data.settings.intervalHours])
+        await tx.query('UPDATE kb_entries SET sync_enabled = $2, sync_interval_hours = $3 WHERE id = $1', [
+          e.data.entryId,
+          e.data.settings.enabled,
+          e.data.settings.intervalHours,
+        ])
         await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
         return
       // The entry's processing state follows the task that fills it (not its later syncs).
       case 'TaskStarted':
-        await tx.query(`UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2 AND processing_status IN ('pending', 'processing')`, [e.data.entryId, e.data.taskId])
+        await tx.query(
+          `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2 AND processing_status IN ('pending', 'processing')`,
+          [e.data.entryId, e.data.taskId],
+        )
         return
       case 'TaskProgressed':
-        await tx.query('UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2', [e.data.entryId, e.data.taskId, e.data.progress])
+        await tx.query(
+          'UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2',
+          [e.data.entryId, e.data.taskId, e.data.progress],
+        )
         return
       case 'TaskCompleted':
-        await tx.query(`UPDATE kb_entries SET processing_status = 'completed', processing_progress = 100 WHERE id = $1 AND task_id = $2`, [e.data.entryId, e.data.taskId])
+        await tx.query(
+          `UPDATE kb_entries SET processing_status = 'completed', processing_progress = 100 WHERE id = $1 AND task_id = $2`,
+          [e.data.entryId, e.data.taskId],
+        )
         return
       case 'TaskFailed':
-        await tx.query(`UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3 WHERE id = $1 AND task_id = $2`, [e.data.entryId, e.data.taskId, e.data.progress])
+        await tx.query(
+          `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3 WHERE id = $1 AND task_id = $2`,
+          [e.data.entryId, e.data.taskId, e.data.progress],
+        )
         return
       case 'EntryUpdated': {
         const c = e.data.changes
@@ -133,16 +194,32 @@ export const knowledgeProjector: Projector = {
              metadata = metadata || coalesce($4::jsonb, '{}'::jsonb), is_enabled = coalesce($5, is_enabled),
              token_count = coalesce($6, token_count), searchable_text = coalesce($7, searchable_text), updated_at = $8
            WHERE id = $1`,
-          [e.data.entryId, c.title ?? null, c.content ?? null, c.metadata ? JSON.stringify(c.metadata) : null, c.isEnabled ?? null,
-            c.tokenCount ?? null, c.content === undefined ? null : searchableText(c.content), at],
+          [
+            e.data.entryId,
+            c.title ?? null,
+            c.content ?? null,
+            c.metadata ? JSON.stringify(c.metadata) : null,
+            c.isEnabled ?? null,
+            c.tokenCount ?? null,
+            c.content === undefined ? null : searchableText(c.content),
+            at,
+          ],
         )
         return
       }
       case 'EntryMoved':
-        await tx.query('UPDATE kb_entries SET folder_id = $2, updated_at = $3 WHERE id = $1', [e.data.entryId, e.data.folderId, at])
+        await tx.query('UPDATE kb_entries SET folder_id = $2, updated_at = $3 WHERE id = $1', [
+          e.data.entryId,
+          e.data.folderId,
+          at,
+        ])
         return
       case 'EntryVerified':
-        await tx.query('UPDATE kb_entries SET verified_at = $2, verified_by = $3 WHERE id = $1', [e.data.entryId, e.data.at, e.data.by])
+        await tx.query('UPDATE kb_entries SET verified_at = $2, verified_by = $3 WHERE id = $1', [
+          e.data.entryId,
+          e.data.at,
+          e.data.by,
+        ])
         return
       case 'EntryDeleted':
         await tx.query('DELETE FROM kb_entries WHERE id = $1', [e.data.entryId])
@@ -173,7 +250,9 @@ export const knowledgeProjector: Projector = {
         return
       case 'KbConfigChanged': {
         // Merging the same changes twice gives the same config: idempotent.
-        const { rows } = await tx.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [e.data.workspaceId])
+        const { rows } = await tx.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [
+          e.data.workspaceId,
+        ])
         const config = applyChanges(rows[0]?.config ?? defaultKbConfig(), e.data.changes)
         // Which search settings the workspace has set, even to the value they had: the search
         // endpoint follows those, and keeps its own defaults for the others.
@@ -193,7 +272,7 @@ export const knowledgeProjector: Projector = {
  * search: the rows keyed by position make a replay change nothing.
  */
 const countSearches = (tx: Client, searches: RecordedEvent[]) => {
-  const data = searches.map((r) => (r.data as SearchServed['data']))
+  const data = searches.map((r) => r.data as SearchServed['data'])
   return tx.query(
     `WITH served AS (
        INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
@@ -201,21 +280,35 @@ const countSearches = (tx: Client, searches: RecordedEvent[]) => {
        ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
      cited AS (SELECT id, count(*)::int AS n FROM served, unnest(entry_ids) AS id GROUP BY id)
      UPDATE kb_entries e SET cited_count = e.cited_count + cited.n FROM cited WHERE e.id = cited.id`,
-    [searches.map((r) => r.position), data.map((d) => d.workspaceId), searches.map((r) => r.metadata.at), data.map((d) => JSON.stringify(d.entryIds))],
+    [
+      searches.map((r) => r.position),
+      data.map((d) => d.workspaceId),
+      searches.map((r) => r.metadata.at),
+      data.map((d) => JSON.stringify(d.entryIds)),
+    ],
   )
 }
 
 /** A workspace's configuration as this projection holds it (the defaults until first changed). */
-export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> => (await readConfigRow(db, workspaceId)).config
+export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> =>
+  (await readConfigRow(db, workspaceId)).config
 
 /** The search settings a workspace has set (a PATCH, even to the value they had). */
 export const readSearchSettings = async (db: Queryable, workspaceId: string) => {
   const { config, set } = await readConfigRow(db, workspaceId)
   const chosen = <K extends keyof KbConfig['search']>(key: K) => (set.includes(key) ? config.search[key] : undefined)
-  return { mode: chosen('defaultMode'), limit: chosen('defaultLimit'), minScore: chosen('minScore'), fusion: config.search.fusion }
+  return {
+    mode: chosen('defaultMode'),
+    limit: chosen('defaultLimit'),
+    minScore: chosen('minScore'),
+    fusion: config.search.fusion,
+  }
 }
 
 const readConfigRow = async (db: Queryable, workspaceId: string) => {
-  const { rows } = await db.query<{ config: KbConfig; search_set: string[] }>('SELECT config, search_set FROM kb_configs WHERE workspace_id = $1', [workspaceId])
+  const { rows } = await db.query<{ config: KbConfig; search_set: string[] }>(
+    'SELECT config, search_set FROM kb_configs WHERE workspace_id = $1',
+    [workspaceId],
+  )
   return { config: rows[0]?.config ?? defaultKbConfig(), set: rows[0]?.search_set ?? [] }
 }

@@ -46,9 +46,13 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         return
       case 'PageVersionWritten': {
         const { pageId, version, content } = e.data
-        const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [pageId])
+        const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [
+          pageId,
+        ])
         if (!rows[0]) return
-        const [hash] = await ensureEmbedded(tx, embedder, [embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS))])
+        const [hash] = await ensureEmbedded(tx, embedder, [
+          embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS)),
+        ])
         await countTerms(
           tx,
           PAGE_STATS,
@@ -66,15 +70,30 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         return
       }
       case 'PageVerified':
-        await tx.query('UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1', [e.data.pageId, e.data.version])
+        await tx.query('UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1', [
+          e.data.pageId,
+          e.data.version,
+        ])
         await dropUnserved(tx, e.data.pageId)
         return
       case 'PageCollectionChanged':
-        await tx.query('UPDATE kb_page_index_pages SET collection_id = $2 WHERE page_id = $1', [e.data.pageId, e.data.collectionId])
-        await tx.query('UPDATE kb_page_index SET collection_id = $2 WHERE page_id = $1', [e.data.pageId, e.data.collectionId])
+        await tx.query('UPDATE kb_page_index_pages SET collection_id = $2 WHERE page_id = $1', [
+          e.data.pageId,
+          e.data.collectionId,
+        ])
+        await tx.query('UPDATE kb_page_index SET collection_id = $2 WHERE page_id = $1', [
+          e.data.pageId,
+          e.data.collectionId,
+        ])
         return
       case 'PageDeleted':
-        await countTerms(tx, PAGE_STATS, 'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 RETURNING workspace_id, tf, len)', pageFields('gone', -1), [e.data.pageId])
+        await countTerms(
+          tx,
+          PAGE_STATS,
+          'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 RETURNING workspace_id, tf, len)',
+          pageFields('gone', -1),
+          [e.data.pageId],
+        )
         await tx.query('DELETE FROM kb_page_index_pages WHERE page_id = $1', [e.data.pageId])
         return
     }
@@ -82,8 +101,15 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
 })
 
 /** Page versions' statistics rows (a CTE's name), for countTerms. */
-const pageFields = (rows: string, sign: 1 | -1) => `SELECT workspace_id, 'page' AS field, tf, len, ${sign} AS sign FROM ${rows}`
+const pageFields = (rows: string, sign: 1 | -1) =>
+  `SELECT workspace_id, 'page' AS field, tf, len, ${sign} AS sign FROM ${rows}`
 
 /** Versions neither latest nor pinned are never served: they leave the index. */
 const dropUnserved = (tx: Client, pageId: string) =>
-  countTerms(tx, PAGE_STATS, 'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned RETURNING workspace_id, tf, len)', pageFields('gone', -1), [pageId])
+  countTerms(
+    tx,
+    PAGE_STATS,
+    'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned RETURNING workspace_id, tf, len)',
+    pageFields('gone', -1),
+    [pageId],
+  )

@@ -42,8 +42,19 @@ export const pagesProjector: Projector = {
     CREATE INDEX kb_proposals_list ON kb_proposals (workspace_id, created_at DESC, id);
   `,
   handles: [
-    'PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted', 'PageSearchServed',
-    'CollectionCreated', 'CollectionUpdated', 'CollectionPublished', 'CollectionDeleted', 'ProposalSubmitted', 'ProposalApproved', 'ProposalRejected',
+    'PageCreated',
+    'PageVersionWritten',
+    'PageCollectionChanged',
+    'PageVerified',
+    'PageDeleted',
+    'PageSearchServed',
+    'CollectionCreated',
+    'CollectionUpdated',
+    'CollectionPublished',
+    'CollectionDeleted',
+    'ProposalSubmitted',
+    'ProposalApproved',
+    'ProposalRejected',
   ],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = { type: recorded.type, data: recorded.data } as Event
@@ -61,20 +72,40 @@ export const pagesProjector: Projector = {
         await tx.query(
           `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by, proposal_id, reverted_from, added, removed, created_at)
            SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
-          [d.pageId, d.version, d.mode, d.content, JSON.stringify(d.author), d.approvedBy ? JSON.stringify(d.approvedBy) : null, d.proposalId ?? null,
-            d.revertedFrom ?? null, d.added, d.removed, at],
+          [
+            d.pageId,
+            d.version,
+            d.mode,
+            d.content,
+            JSON.stringify(d.author),
+            d.approvedBy ? JSON.stringify(d.approvedBy) : null,
+            d.proposalId ?? null,
+            d.revertedFrom ?? null,
+            d.added,
+            d.removed,
+            at,
+          ],
         )
-        await tx.query('UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2', [d.pageId, d.version, d.content, JSON.stringify(d.author), at])
+        await tx.query(
+          'UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2',
+          [d.pageId, d.version, d.content, JSON.stringify(d.author), at],
+        )
         return
       }
       case 'PageCollectionChanged':
         await tx.query('UPDATE kb_pages SET collection_id = $2 WHERE id = $1', [e.data.pageId, e.data.collectionId])
         return
       case 'PageVerified':
-        await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [e.data.pageId, e.data.version, JSON.stringify(e.data.by), at])
+        await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [
+          e.data.pageId,
+          e.data.version,
+          JSON.stringify(e.data.by),
+          at,
+        ])
         return
       case 'PageDeleted':
-        for (const table of ['kb_page_versions', 'kb_page_citations']) await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
+        for (const table of ['kb_page_versions', 'kb_page_citations'])
+          await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
         await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])
         return
       case 'PageSearchServed': {
@@ -86,7 +117,14 @@ export const pagesProjector: Projector = {
              SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v, n) ON CONFLICT DO NOTHING RETURNING page_id, served)
            UPDATE kb_pages SET cited_count = cited_count + s.served
            FROM (SELECT page_id, sum(served)::int AS served FROM added GROUP BY page_id) s WHERE kb_pages.id = s.page_id`,
-          [e.data.searchId, c.map((x) => x.pageId), c.map((x) => x.version), at, e.data.packSlug ?? null, c.map((x) => x.count ?? 1)],
+          [
+            e.data.searchId,
+            c.map((x) => x.pageId),
+            c.map((x) => x.version),
+            at,
+            e.data.packSlug ?? null,
+            c.map((x) => x.count ?? 1),
+          ],
         )
         return
       }
@@ -119,15 +157,35 @@ export const pagesProjector: Projector = {
         await tx.query(
           `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content, base_version, author, added, removed, status, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13) ON CONFLICT (id) DO NOTHING`,
-          [d.proposalId, d.workspaceId, d.pageId, d.newPage, d.title, d.collectionId, d.mode, d.content, d.baseVersion, JSON.stringify(d.author), d.added, d.removed, at],
+          [
+            d.proposalId,
+            d.workspaceId,
+            d.pageId,
+            d.newPage,
+            d.title,
+            d.collectionId,
+            d.mode,
+            d.content,
+            d.baseVersion,
+            JSON.stringify(d.author),
+            d.added,
+            d.removed,
+            at,
+          ],
         )
         return
       }
       case 'ProposalApproved':
-        await tx.query(`UPDATE kb_proposals SET status = 'approved', version = $2, decided_by = $3, decided_at = $4 WHERE id = $1`, [e.data.proposalId, e.data.version, JSON.stringify(e.data.by), at])
+        await tx.query(
+          `UPDATE kb_proposals SET status = 'approved', version = $2, decided_by = $3, decided_at = $4 WHERE id = $1`,
+          [e.data.proposalId, e.data.version, JSON.stringify(e.data.by), at],
+        )
         return
       case 'ProposalRejected':
-        await tx.query(`UPDATE kb_proposals SET status = 'rejected', decided_by = $2, decided_at = $3, reason = $4 WHERE id = $1`, [e.data.proposalId, JSON.stringify(e.data.by), at, e.data.reason ?? null])
+        await tx.query(
+          `UPDATE kb_proposals SET status = 'rejected', decided_by = $2, decided_at = $3, reason = $4 WHERE id = $1`,
+          [e.data.proposalId, JSON.stringify(e.data.by), at, e.data.reason ?? null],
+        )
         return
     }
   },

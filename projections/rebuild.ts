@@ -14,7 +14,9 @@ export interface RebuildReport {
 
 /** Drops what an interrupted rebuild left behind. */
 export const dropShadowSchemas = async (db: Database) => {
-  const { rows } = await db.pool.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'kb_rebuild_%'")
+  const { rows } = await db.pool.query<{ nspname: string }>(
+    "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'kb_rebuild_%'",
+  )
   for (const r of rows) await db.pool.query(`DROP SCHEMA IF EXISTS ${r.nspname} CASCADE`)
 }
 
@@ -31,7 +33,12 @@ const SLICE_MS = 100
  * projector) keep using the old tables, then swaps them in one transaction that holds the
  * projector's checkpoint row, so the live projector resumes on the new tables where they end.
  */
-export const rebuildProjector = async (db: Database, store: EventStore, projector: Projector, log: Logger): Promise<RebuildReport> => {
+export const rebuildProjector = async (
+  db: Database,
+  store: EventStore,
+  projector: Projector,
+  log: Logger,
+): Promise<RebuildReport> => {
   const started = Date.now()
   await installProjector(db, projector)
   const shadow = `kb_rebuild_${projector.name.replace(/[^a-z0-9_]/gi, '_')}_${randomBytes(4).toString('hex')}`
@@ -67,14 +74,20 @@ export const rebuildProjector = async (db: Database, store: EventStore, projecto
         continue
       }
       const swapped = await inTransaction(db.pool, async (tx) => {
-        const { rows } = await tx.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [projector.name])
+        const { rows } = await tx.query<{ position: number }>(
+          'SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
+          [projector.name],
+        )
         // The live projector went past what we replayed: read on and try again.
         if (rows[0].position > position) return false
         for (const table of projector.tables) {
           await tx.query(`DROP TABLE public.${table} CASCADE`)
           await tx.query(`ALTER TABLE ${shadow}.${table} SET SCHEMA public`)
         }
-        await tx.query('UPDATE projection_checkpoints SET position = $2, version = $3, updated_at = now() WHERE name = $1', [projector.name, position, projector.version])
+        await tx.query(
+          'UPDATE projection_checkpoints SET position = $2, version = $3, updated_at = now() WHERE name = $1',
+          [projector.name, position, projector.version],
+        )
         return true
       })
       if (swapped) return { name: projector.name, events: count, position, ms: Date.now() - started }

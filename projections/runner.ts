@@ -20,7 +20,8 @@ export interface ProjectorStatus {
   error?: { message: string; position: number; type: string }
 }
 
-const handles = (projector: Projector, event: RecordedEvent) => projector.handles === 'all' || projector.handles.includes(event.type)
+const handles = (projector: Projector, event: RecordedEvent) =>
+  projector.handles === 'all' || projector.handles.includes(event.type)
 
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
 export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
@@ -49,8 +50,14 @@ export const applyBatch = async (tx: Client, projector: Projector, events: Recor
 }
 
 export class ProjectionError extends Error {
-  constructor(readonly projector: string, readonly event: RecordedEvent, readonly reason: unknown) {
-    super(`projector ${projector} failed at position ${event.position} (${event.type}): ${(reason as Error)?.message ?? reason}`)
+  constructor(
+    readonly projector: string,
+    readonly event: RecordedEvent,
+    readonly reason: unknown,
+  ) {
+    super(
+      `projector ${projector} failed at position ${event.position} (${event.type}): ${(reason as Error)?.message ?? reason}`,
+    )
   }
 }
 
@@ -58,7 +65,10 @@ export class ProjectionError extends Error {
 export const installProjector = async (db: Database, projector: Projector) => {
   await inTransaction(db.pool, async (tx) => {
     await tx.query(checkpointSchema)
-    const { rows } = await tx.query<{ version: number }>('SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [projector.name])
+    const { rows } = await tx.query<{ version: number }>(
+      'SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
+      [projector.name],
+    )
     if (rows[0]?.version === projector.version) return
     // New projector, or its meaning changed: start its tables again from position 0.
     for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${table} CASCADE`)
@@ -135,7 +145,10 @@ export class ProjectionRunner {
       if (running.length === 0) break
       let events: RecordedEvent[] = []
       try {
-        events = await this.store.readAll({ after: Math.min(...running.map((p) => this.status.get(p.name)!.position)), maxCount: BATCH })
+        events = await this.store.readAll({
+          after: Math.min(...running.map((p) => this.status.get(p.name)!.position)),
+          maxCount: BATCH,
+        })
       } catch (error) {
         this.log.error({ err: error }, 'projections could not read the log; retrying')
       }
@@ -179,12 +192,17 @@ export class ProjectionRunner {
   /** Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions reached. */
   private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[]) {
     const names = projectors.map((p) => p.name)
-    const { rows } = await tx.query<{ name: string; position: number }>('SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE', [names])
+    const { rows } = await tx.query<{ name: string; position: number }>(
+      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE',
+      [names],
+    )
     const recorded = new Map(rows.map((r) => [r.name, r.position]))
     const reached: number[] = []
     for (const p of projectors) {
       // A rebuild may have swapped in tables that are ahead of what we read.
-      reached.push(await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.status.get(p.name)!.position)))
+      reached.push(
+        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.status.get(p.name)!.position)),
+      )
     }
     await tx.query(
       `UPDATE projection_checkpoints c SET position = u.position, updated_at = now()
@@ -205,8 +223,15 @@ export class ProjectionRunner {
     const status = this.status.get(name)!
     const failure = error instanceof ProjectionError ? error : undefined
     status.state = 'failed'
-    status.error = { message: (error as Error).message, position: failure?.event.position ?? status.position, type: failure?.event.type ?? '' }
-    this.log.error({ projector: name, position: status.error.position, eventType: status.error.type, err: error }, 'projector stopped')
+    status.error = {
+      message: (error as Error).message,
+      position: failure?.event.position ?? status.position,
+      type: failure?.event.type ?? '',
+    }
+    this.log.error(
+      { projector: name, position: status.error.position, eventType: status.error.type, err: error },
+      'projector stopped',
+    )
   }
 
   /** Records the positions reached through events the projectors do not handle. */
@@ -233,7 +258,10 @@ export class ProjectionRunner {
   }
 
   private async checkpoint(name: string) {
-    const { rows } = await this.db.pool.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1', [name])
+    const { rows } = await this.db.pool.query<{ position: number }>(
+      'SELECT position FROM projection_checkpoints WHERE name = $1',
+      [name],
+    )
     return rows[0]?.position ?? 0
   }
 

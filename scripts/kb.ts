@@ -16,7 +16,8 @@ import { projectionStatus, rebuild, selectProjectors } from '../projections/oper
 import { ProjectionRunner } from '../projections/runner'
 import { reembedAll } from '../commands/reembed'
 
-const usage = 'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>] | kb --help'
+const usage =
+  'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>] | kb --help'
 
 const help = `kb: the operator's command line of the knowledge-base service
 
@@ -70,18 +71,24 @@ type Request = { method: string; path: string; body?: unknown }
 const requestOf = (args: string[]): Request => {
   const [a, b, c] = args
   if (a === 'projections' && b === 'status') return { method: 'GET', path: '/api/v1/admin/projections' }
-  if (a === 'projections' && b === 'rebuild' && c) return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
+  if (a === 'projections' && b === 'rebuild' && c)
+    return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
   if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
-  if (a === 'reembed' && (b === undefined || (b === '--workspace' && c))) return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
-  const asked = a === 'projections' ? `${a} ${b ?? ''}`.trim() : a ?? ''
+  if (a === 'reembed' && (b === undefined || (b === '--workspace' && c)))
+    return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
+  const asked = a === 'projections' ? `${a} ${b ?? ''}`.trim() : (a ?? '')
   const known = COMMANDS.some((command) => command === asked || command.startsWith(`${asked} `))
-  return die(known || !asked ? usage : `kb: unknown command "${asked}"; did you mean "${closest(asked, COMMANDS)}"?\n${usage}`)
+  return die(
+    known || !asked ? usage : `kb: unknown command "${asked}"; did you mean "${closest(asked, COMMANDS)}"?\n${usage}`,
+  )
 }
 
 const adminToken = () => {
   if (cfg.adminToken) return cfg.adminToken
   const file = path.join(cfg.dataDir, 'admin-token')
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : die(`no admin token: set KB_ADMIN_TOKEN or start the service once to create ${file}`)
+  return fs.existsSync(file)
+    ? fs.readFileSync(file, 'utf8').trim()
+    : die(`no admin token: set KB_ADMIN_TOKEN or start the service once to create ${file}`)
 }
 
 const viaService = async (base: string, req: Request) => {
@@ -90,7 +97,9 @@ const viaService = async (base: string, req: Request) => {
     headers: { authorization: `Bearer ${adminToken()}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
     body: req.body ? JSON.stringify(req.body) : undefined,
   })
-  const body = (await res.json().catch(() => die(`${base} answered ${res.status} without the service's JSON: is KB_URL the service?`))) as {
+  const body = (await res
+    .json()
+    .catch(() => die(`${base} answered ${res.status} without the service's JSON: is KB_URL the service?`))) as {
     success: boolean
     data?: any
     error?: { code: string; message: string; details?: string[] }
@@ -107,9 +116,13 @@ const viaService = async (base: string, req: Request) => {
 const vectorModels = async (db: Database) => {
   const models = new Set<string>()
   for (const table of ['kb_passages', 'kb_page_index']) {
-    const { rows: exists } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`public.${table}`])
+    const { rows: exists } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      `public.${table}`,
+    ])
     if (!exists[0].t) continue
-    const { rows } = await db.pool.query<{ model: string }>(`SELECT DISTINCT model FROM ${table} WHERE model IS NOT NULL`)
+    const { rows } = await db.pool.query<{ model: string }>(
+      `SELECT DISTINCT model FROM ${table} WHERE model IS NOT NULL`,
+    )
     for (const r of rows) models.add(r.model)
   }
   return [...models]
@@ -118,7 +131,8 @@ const vectorModels = async (db: Database) => {
 const direct = async (args: string[]) => {
   // A mistyped DATA_DIR must not read as an empty knowledge base (opening it would create one).
   const pgDir = path.join(cfg.dataDir, 'pg')
-  if (!cfg.databaseUrl && !fs.existsSync(pgDir)) die(`no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`)
+  if (!cfg.databaseUrl && !fs.existsSync(pgDir))
+    die(`no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`)
   const db = await openDatabase(cfg)
   const store = await PostgresEventStore.open(db)
   await db.pool.query(checkpointSchema)
@@ -127,12 +141,16 @@ const direct = async (args: string[]) => {
     const [a, b, c] = args
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
     if (a === 'projections' && b === 'rebuild') {
-      const selected = selectProjectors(projectors, c) ?? refuse(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
+      const selected =
+        selectProjectors(projectors, c) ??
+        refuse(`no projection named ${c}; one of all, ${projectors.map((p) => p.name).join(', ')}`)
       // A rebuild keeps the model of the vectors; one with another EMBEDDER would embed everything
       // again with it, and the service would then find no vectors of its own model.
       const models = selected.some((p) => p.name === 'chunks' || p.name === 'page-index') ? await vectorModels(db) : []
       if (models.length > 0 && !models.includes(embedder.model)) {
-        refuse(`the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with the service's EMBEDDER (to change the model, use kb reembed)`)
+        refuse(
+          `the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with the service's EMBEDDER (to change the model, use kb reembed)`,
+        )
       }
       return { rebuilt: await rebuild(db, store, selected, log) }
     }
@@ -168,15 +186,20 @@ const print = (args: string[], data: any) => {
     return
   }
   if (args[0] === 'reembed') {
-    for (const r of data.reembedded) process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.vectors} vectors with ${r.model}\n`)
+    for (const r of data.reembedded)
+      process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.vectors} vectors with ${r.model}\n`)
     return
   }
   if (args[1] === 'status') {
     process.stdout.write(`head position ${data.head}\n`)
-    for (const p of data.projections) process.stdout.write(`${p.name.padEnd(16)} position ${String(p.position).padStart(10)}  lag ${String(p.lag).padStart(8)}${p.state ? `  ${p.state}` : ''}\n`)
+    for (const p of data.projections)
+      process.stdout.write(
+        `${p.name.padEnd(16)} position ${String(p.position).padStart(10)}  lag ${String(p.lag).padStart(8)}${p.state ? `  ${p.state}` : ''}\n`,
+      )
     return
   }
-  for (const r of data.rebuilt) process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
+  for (const r of data.rebuilt)
+    process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
 }
 
 /** Events a `kb stream` request to the service asks for (KB_STREAM_PAGE, default 1000); it pages on to the stream's end. */
@@ -194,12 +217,14 @@ const streamViaService = async (base: string, req: Request) => {
 
 const args = process.argv.slice(2)
 const req = requestOf(args)
-if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000)) die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
+if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000))
+  die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
 const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
 try {
-  const data = process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))
-    ? await (args[0] === 'stream' ? streamViaService(base, req) : viaService(base, req))
-    : await direct(args)
+  const data =
+    process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))
+      ? await (args[0] === 'stream' ? streamViaService(base, req) : viaService(base, req))
+      : await direct(args)
   print(args, data)
 } catch (error) {
   // One line, never a stack: what failed (the service unreachable, the database refusing, ...).

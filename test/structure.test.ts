@@ -24,21 +24,32 @@ const rules: IForbiddenRuleType[] = [
   // domain and adapters are both at the bottom: neither imports the other's side of the house.
   { name: 'domain-imports-adapters', severity: 'error', from: { path: '^domain/' }, to: { path: '^adapters/' } },
   { name: 'code-imports-tests', severity: 'error', from: { pathNot: '^(test|testkit)/' }, to: { path: '^test/' } },
-  { name: 'fixtures-in-service', severity: 'error', from: { path: `^(${LAYERS.slice(0, -1).join('|')})/` }, to: { path: '^testkit/' } },
+  {
+    name: 'fixtures-in-service',
+    severity: 'error',
+    from: { path: `^(${LAYERS.slice(0, -1).join('|')})/` },
+    to: { path: '^testkit/' },
+  },
   { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
 ]
 
 const check = async (baseDir: string, folders: string[]) => {
-  const result = await cruise(folders, {
-    baseDir,
-    validate: true,
-    ruleSet: { forbidden: rules },
-    tsPreCompilationDeps: true,
-    doNotFollow: { path: 'node_modules' },
-    exclude: { path: 'node_modules' },
-  }, { extensions: ['.ts', '.mts', '.mjs', '.js', '.d.ts'] })
+  const result = await cruise(
+    folders,
+    {
+      baseDir,
+      validate: true,
+      ruleSet: { forbidden: rules },
+      tsPreCompilationDeps: true,
+      doNotFollow: { path: 'node_modules' },
+      exclude: { path: 'node_modules' },
+    },
+    { extensions: ['.ts', '.mts', '.mjs', '.js', '.d.ts'] },
+  )
   const output = result.output as ICruiseResult
-  return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`)
+  return output.summary.violations.map(
+    (v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`,
+  )
 }
 
 const test = suite('the layering: no import runs upward, no circle')
@@ -60,8 +71,14 @@ test('the check finds an upward import and a circle', async () => {
     write('commands/a.ts', "import { b } from './b'\nexport const a = () => b\n")
     write('commands/b.ts', "import { a } from './a'\nexport const b = () => a\n")
     const found = await check(dir, ['domain', 'api', 'commands'])
-    assert.ok(found.some((v) => v.startsWith('domain-imports-upward: domain/rule.ts -> api/route.ts')), found.join('\n'))
-    assert.ok(found.some((v) => v.startsWith('no-circular: commands/')), found.join('\n'))
+    assert.ok(
+      found.some((v) => v.startsWith('domain-imports-upward: domain/rule.ts -> api/route.ts')),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((v) => v.startsWith('no-circular: commands/')),
+      found.join('\n'),
+    )
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

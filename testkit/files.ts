@@ -47,7 +47,10 @@ export const docx = async (paragraphs: string[], extra: (zip: JSZip) => void = (
   zip.file('[Content_Types].xml', CONTENT_TYPES)
   zip.file('_rels/.rels', RELS)
   const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(p)}</w:t></w:r></w:p>`).join('')
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>${body}</w:body></w:document>`)
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>${body}</w:body></w:document>`,
+  )
   if (documentRels) zip.file('word/_rels/document.xml.rels', documentRels)
   extra(zip)
   return Buffer.from(await zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' }))

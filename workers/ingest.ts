@@ -32,7 +32,13 @@ export interface IngestDeps {
 }
 
 /** A task's steps, with the progress each one starts at. */
-export const STEPS = { download: ['Downloading', 10], parse: ['Parsing', 30], chunk: ['Chunking', 50], embed: ['Generating embeddings', 70], store: ['Storing', 90] } as const
+export const STEPS = {
+  download: ['Downloading', 10],
+  parse: ['Parsing', 30],
+  chunk: ['Chunking', 50],
+  embed: ['Generating embeddings', 70],
+  store: ['Storing', 90],
+} as const
 
 /** At most `perWorkspace` tasks of one workspace run at once in this process; the rest wait. */
 export class WorkspaceLimiter {
@@ -43,7 +49,9 @@ export class WorkspaceLimiter {
 
   async acquire(workspaceId: string): Promise<() => void> {
     while ((this.running.get(workspaceId) ?? 0) >= this.perWorkspace) {
-      await new Promise<void>((resolve) => this.waiting.set(workspaceId, [...(this.waiting.get(workspaceId) ?? []), resolve]))
+      await new Promise<void>((resolve) =>
+        this.waiting.set(workspaceId, [...(this.waiting.get(workspaceId) ?? []), resolve]),
+      )
     }
     this.running.set(workspaceId, (this.running.get(workspaceId) ?? 0) + 1)
     return () => {
@@ -56,7 +64,8 @@ export class WorkspaceLimiter {
 /** A failure that belongs to the input, not to the service: the task fails with it and is not retried. */
 class InputError extends Error {}
 
-const expected = (error: unknown) => error instanceof FetchError || error instanceof ParseError || error instanceof InputError
+const expected = (error: unknown) =>
+  error instanceof FetchError || error instanceof ParseError || error instanceof InputError
 
 const sha256 = (parts: Buffer[]) => {
   const hash = createHash('sha256')
@@ -103,36 +112,63 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
         const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
         contentHash = sha256(pages.map((p) => p.body))
         if (t.kind === 'sync' && !t.force && target.state.contentHash === contentHash) {
-          await completeTask(deps, ctx(), ref, 'unchanged', { chunkCount: 0, wordCount: 0, characterCount: 0, processingTimeMs: Date.now() - began })
+          await completeTask(deps, ctx(), ref, 'unchanged', {
+            chunkCount: 0,
+            wordCount: 0,
+            characterCount: 0,
+            processingTimeMs: Date.now() - began,
+          })
           return
         }
         // A crawl is one entry: each page a section headed by its URL.
-        sections = t.input.crawl.depth > 0 ? pages.map((p) => ({ text: `# ${p.url}\n\n${p.text}`, pageUrl: p.url })) : [{ text: pages[0].text, pageUrl: pages[0].url }]
+        sections =
+          t.input.crawl.depth > 0
+            ? pages.map((p) => ({ text: `# ${p.url}\n\n${p.text}`, pageUrl: p.url }))
+            : [{ text: pages[0].text, pageUrl: pages[0].url }]
       } else {
         const bytes = await deps.blobs.read(t.input.blob).catch(() => {
           throw new InputError('the uploaded file is no longer stored')
         })
         contentHash = sha256([bytes])
         await step(STEPS.parse)
-        const parsed = await deps.parsers.parse({ mimeType: t.input.mimeType, bytes, ...(t.input.charset ? { charset: t.input.charset } : {}) })
+        const parsed = await deps.parsers.parse({
+          mimeType: t.input.mimeType,
+          bytes,
+          ...(t.input.charset ? { charset: t.input.charset } : {}),
+        })
         sections = [{ text: parsed.text }]
       }
-      if (sections.every((s) => s.text.trim() === '')) throw new InputError('no text could be extracted from the document')
+      if (sections.every((s) => s.text.trim() === ''))
+        throw new InputError('no text could be extracted from the document')
       await step(STEPS.chunk)
-      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, { onEmbedding: () => step(STEPS.embed) })
+      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, {
+        onEmbedding: () => step(STEPS.embed),
+      })
       // Content the chunking could not finish is the input's fault; an embedder that failed is retried.
-      if (E.isLeft(prepared)) throw prepared.left.code === 'VALIDATION_ERROR' ? new InputError(prepared.left.message) : new Error(prepared.left.message)
+      if (E.isLeft(prepared))
+        throw prepared.left.code === 'VALIDATION_ERROR'
+          ? new InputError(prepared.left.message)
+          : new Error(prepared.left.message)
       await step(STEPS.store)
       const content = prepared.right.content
-      await completeTask(deps, ctx(), ref, { prepared: prepared.right, contentHash, sync: t.kind === 'sync' }, {
-        chunkCount: prepared.right.chunks.length,
-        wordCount: content.split(/\s+/).filter(Boolean).length,
-        characterCount: content.length,
-        processingTimeMs: Date.now() - began,
-      })
+      await completeTask(
+        deps,
+        ctx(),
+        ref,
+        { prepared: prepared.right, contentHash, sync: t.kind === 'sync' },
+        {
+          chunkCount: prepared.right.chunks.length,
+          wordCount: content.split(/\s+/).filter(Boolean).length,
+          characterCount: content.length,
+          processingTimeMs: Date.now() - began,
+        },
+      )
     } catch (error) {
       if (!expected(error)) throw error
-      deps.log.info({ taskId: t.taskId, reason: (error as Error).message, detail: (error as ParseError).detail }, 'task failed')
+      deps.log.info(
+        { taskId: t.taskId, reason: (error as Error).message, detail: (error as ParseError).detail },
+        'task failed',
+      )
       await failTask(deps, ctx(), ref, (error as Error).message)
     }
   } finally {
@@ -145,5 +181,10 @@ export const failDeadJob = async (deps: IngestDeps, job: Job, reason: string) =>
   const { state } = await load(deps.store, streams.task(job.taskId), task)
   if (state.status !== 'pending' && state.status !== 'processing') return
   const t = state.task
-  await failTask(deps, systemCtx(t.taskId, t.workspaceId), { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }, reason)
+  await failTask(
+    deps,
+    systemCtx(t.taskId, t.workspaceId),
+    { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' },
+    reason,
+  )
 }

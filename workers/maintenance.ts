@@ -15,7 +15,10 @@ export const analyzeSearchTables = async (db: Database) => {
 /** On PGlite, analyze periodically; a Postgres server's autovacuum does it there. */
 export const startMaintenance = (db: Database, log: Logger, intervalMs = 60_000) => {
   if (db.kind !== 'pglite') return () => undefined
-  const timer = setInterval(() => analyzeSearchTables(db).catch((error) => log.warn({ err: error }, 'analyze failed')), intervalMs)
+  const timer = setInterval(
+    () => analyzeSearchTables(db).catch((error) => log.warn({ err: error }, 'analyze failed')),
+    intervalMs,
+  )
   timer.unref()
   return () => clearInterval(timer)
 }

@@ -15,7 +15,9 @@ export const publishOutbox = (db: Database, queue: JobQueue, log: Logger) =>
     ? publishRows(db.pool, queue, log)
     : // Processes sharing a server take turns, so one job is not published by each of them.
       inTransaction(db.pool, async (tx) => {
-        const { rows } = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got', ['kb-outbox'])
+        const { rows } = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got', [
+          'kb-outbox',
+        ])
         return rows[0].got ? publishRows(tx, queue, log) : 0
       })
 
@@ -31,7 +33,10 @@ const publishRows = async (db: Queryable, queue: JobQueue, log: Logger) => {
     try {
       await queue.publish({ taskId: row.task_id, workspaceId: row.workspace_id })
     } catch (error) {
-      log.warn({ err: (error as Error).message, pending: rows.length - published }, 'job queue unavailable; the outbox will retry')
+      log.warn(
+        { err: (error as Error).message, pending: rows.length - published },
+        'job queue unavailable; the outbox will retry',
+      )
       break
     }
     await db.query('UPDATE kb_outbox SET published_at = now() WHERE task_id = $1', [row.task_id])

@@ -13,7 +13,13 @@ const PROCESS = 'retention-sweeper'
  * Deletes the entries whose last activity (updatedAt, verification, last sync) is older than
  * their workspace's retentionDays (0 = never), as ordinary delete commands by a system actor.
  */
-export const sweepRetention = async (db: Queryable, store: EventStore, log: Logger, now = new Date(), files?: StoredFiles): Promise<number> => {
+export const sweepRetention = async (
+  db: Queryable,
+  store: EventStore,
+  log: Logger,
+  now = new Date(),
+  files?: StoredFiles,
+): Promise<number> => {
   const { rows } = await db.query<{ id: string; workspace_id: string }>(
     `SELECT e.id, e.workspace_id FROM kb_entries e LEFT JOIN kb_configs c ON c.workspace_id = e.workspace_id,
        LATERAL (SELECT coalesce((c.config->>'retentionDays')::int, $2) AS days) r
@@ -22,7 +28,12 @@ export const sweepRetention = async (db: Queryable, store: EventStore, log: Logg
   )
   let deleted = 0
   for (const r of rows) {
-    const ctx = { actor: { kind: 'system' as const, process: PROCESS }, at: now.toISOString(), correlationId: randomUUID(), workspaceId: r.workspace_id }
+    const ctx = {
+      actor: { kind: 'system' as const, process: PROCESS },
+      at: now.toISOString(),
+      correlationId: randomUUID(),
+      workspaceId: r.workspace_id,
+    }
     const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS, files)
     if (E.isRight(done)) deleted++
   }
@@ -35,7 +46,9 @@ export const sweepRetention = async (db: Queryable, store: EventStore, log: Logg
  * whose tombstone still has events before it is cut now.
  */
 export const completeDeletions = async (db: Queryable, store: EventStore, files?: StoredFiles): Promise<number> => {
-  const { rows } = await db.query<{ stream_id: string; revision: number }>("SELECT stream_id, revision FROM audit_events WHERE type = 'EntryDeleted'")
+  const { rows } = await db.query<{ stream_id: string; revision: number }>(
+    "SELECT stream_id, revision FROM audit_events WHERE type = 'EntryDeleted'",
+  )
   let cut = 0
   for (const r of rows) {
     const [first] = await store.readStream(r.stream_id, { maxCount: 1 })
@@ -75,7 +88,14 @@ export const removeOrphanFiles = async (files: StoredFiles, now = new Date()): P
  * The sweeps, at start and every `intervalMs`. `entriesComplete` says whether the entries read
  * model holds every entry now (the orphan sweep needs it).
  */
-export const startRetentionSweeper = (db: Queryable, store: EventStore, log: Logger, intervalMs: number, files?: StoredFiles, entriesComplete?: () => Promise<boolean>) => {
+export const startRetentionSweeper = (
+  db: Queryable,
+  store: EventStore,
+  log: Logger,
+  intervalMs: number,
+  files?: StoredFiles,
+  entriesComplete?: () => Promise<boolean>,
+) => {
   const sweep = () =>
     completeDeletions(db, store, files)
       .then(() => sweepRetention(db, store, log, new Date(), files))

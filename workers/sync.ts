@@ -4,7 +4,12 @@ import type { CommandContext } from '../commands/handle'
 import { queueSyncTask, requestSync } from '../commands/ingestion'
 import type { KnowledgeDeps } from '../commands/knowledge'
 
-const ctx = (workspaceId: string): CommandContext => ({ actor: { kind: 'system', process: 'sync-scheduler' }, at: new Date().toISOString(), correlationId: `sync-${Date.now()}`, workspaceId })
+const ctx = (workspaceId: string): CommandContext => ({
+  actor: { kind: 'system', process: 'sync-scheduler' },
+  at: new Date().toISOString(),
+  correlationId: `sync-${Date.now()}`,
+  workspaceId,
+})
 
 /**
  * Requests the syncs that are due (change detection happens in the task: an unchanged hash only
@@ -27,7 +32,10 @@ export const runDueSyncs = async (deps: KnowledgeDeps, log: Logger) => {
        AND NOT EXISTS (SELECT 1 FROM kb_tasks t WHERE t.id = e.sync_task_id)`,
   )
   for (const row of lost.rows) {
-    log.warn({ entryId: row.id, taskId: row.sync_task_id }, 'queueing the task of a sync whose request outlived a crash')
+    log.warn(
+      { entryId: row.id, taskId: row.sync_task_id },
+      'queueing the task of a sync whose request outlived a crash',
+    )
     await queueSyncTask(deps, ctx(row.workspace_id), row.workspace_id, row.id, row.sync_task_id, false)
   }
   return requested

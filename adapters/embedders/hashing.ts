@@ -23,7 +23,11 @@ export const hashingEmbedder = (): Embedder => ({
   embed: async (texts) =>
     texts.map((text) => {
       const v = new Array<number>(DIMENSIONS).fill(0)
-      const words = text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []
+      const words =
+        text
+          .toLowerCase()
+          .normalize('NFKC')
+          .match(/[\p{L}\p{N}]+/gu) ?? []
       words.forEach((w, i) => {
         add(v, `w:${w}`, 1)
         if (i > 0) add(v, `b:${words[i - 1]} ${w}`, 0.5)

@@ -19,6 +19,10 @@ export const createEmbedder = (config: EmbedderSettings): Embedder => {
     case 'local':
       return localEmbedder()
     case 'openai':
-      return openAiEmbedder({ apiKey: config.openAiApiKey ?? '', baseURL: config.openAiBaseUrl, model: config.embeddingModel })
+      return openAiEmbedder({
+        apiKey: config.openAiApiKey ?? '',
+        baseURL: config.openAiBaseUrl,
+        model: config.embeddingModel,
+      })
   }
 }

@@ -25,10 +25,12 @@ const windowsOf = (ids) => {
 const run = async (model, windows) => {
   const indices = []
   const values = []
-  windows.forEach((ids, row) => ids.forEach((id, at) => {
-    indices.push([row, at])
-    values.push(id)
-  }))
+  windows.forEach((ids, row) =>
+    ids.forEach((id, at) => {
+      indices.push([row, at])
+      values.push(id)
+    }),
+  )
   const inputs = { indices: tensor2d(indices, [indices.length, 2], 'int32'), values: tensor1d(values, 'int32') }
   try {
     const output = await model.model.executeAsync(inputs)
@@ -48,7 +50,10 @@ const embed = async (texts) => {
   const sums = texts.map(() => null)
   for (let i = 0; i < windows.length; i += BATCH) {
     const batch = windows.slice(i, i + BATCH)
-    const vectors = await run(model, batch.map((w) => w.ids))
+    const vectors = await run(
+      model,
+      batch.map((w) => w.ids),
+    )
     batch.forEach((w, k) => {
       const sum = (sums[w.t] ??= new Array(vectors[k].length).fill(0))
       vectors[k].forEach((x, d) => (sum[d] += x))

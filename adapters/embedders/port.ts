@@ -28,7 +28,11 @@ export const padTo = (v: ArrayLike<number>, n = DIMENSIONS): number[] => {
 
 /** A vector of the wrong length or with a non-finite value is refused, never stored. */
 export const checkVector = (v: unknown, model: string): number[] => {
-  if (!Array.isArray(v) || v.length !== DIMENSIONS) throw new Error(`${model} returned a vector of length ${Array.isArray(v) ? v.length : typeof v}, expected ${DIMENSIONS}`)
-  if (!v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new Error(`${model} returned a vector with a non-finite value`)
+  if (!Array.isArray(v) || v.length !== DIMENSIONS)
+    throw new Error(
+      `${model} returned a vector of length ${Array.isArray(v) ? v.length : typeof v}, expected ${DIMENSIONS}`,
+    )
+  if (!v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    throw new Error(`${model} returned a vector with a non-finite value`)
   return v as number[]
 }

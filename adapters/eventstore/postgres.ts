@@ -178,7 +178,12 @@ export class PostgresEventStore implements EventStore {
 
   private async appendBatch(batch: PendingAppend[]) {
     const events = batch.flatMap((b) => b.events)
-    const { rows } = await this.db.pool.query<{ idx: number; next_revision: number | null; last_position: number | null; actual_revision: string | null }>(
+    const { rows } = await this.db.pool.query<{
+      idx: number
+      next_revision: number | null
+      last_position: number | null
+      actual_revision: string | null
+    }>(
       'SELECT idx, next_revision, last_position, actual_revision FROM es_append_batch($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8)',
       [
         batch.map((b) => b.streamId),
@@ -194,7 +199,13 @@ export class PostgresEventStore implements EventStore {
     for (const row of rows) {
       const item = batch[row.idx - 1]
       if (row.actual_revision !== null) {
-        item.reject(new WrongExpectedVersion(item.streamId, item.expected, row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision)))
+        item.reject(
+          new WrongExpectedVersion(
+            item.streamId,
+            item.expected,
+            row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision),
+          ),
+        )
       } else {
         this.appendedUpTo = Math.max(this.appendedUpTo, row.last_position!)
         item.resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
@@ -204,7 +215,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async revisionOf(q: Queryable, streamId: string): Promise<number | 'no_stream'> {
-    const { rows } = await q.query<{ revision: number }>('SELECT revision FROM es_streams WHERE stream_id = $1', [streamId])
+    const { rows } = await q.query<{ revision: number }>('SELECT revision FROM es_streams WHERE stream_id = $1', [
+      streamId,
+    ])
     return rows.length === 0 ? 'no_stream' : rows[0].revision
   }
 

@@ -22,14 +22,19 @@ const embeddedV4 = (v6: ipaddr.IPv6, range: string): ipaddr.IPv4 => {
 }
 
 /** ::a.b.c.d, the deprecated IPv4-compatible form (::/96), which ipaddr.js counts as unicast. */
-const ipv4Compatible = (v6: ipaddr.IPv6) => v6.toByteArray().slice(0, 12).every((b) => b === 0)
+const ipv4Compatible = (v6: ipaddr.IPv6) =>
+  v6
+    .toByteArray()
+    .slice(0, 12)
+    .every((b) => b === 0)
 
 export const judgeAddress = (address: string, allowPrivate: boolean): Verdict => {
   if (!ipaddr.isValid(address)) return { ok: false, reason: `${address} is not an IP address` }
   let ip = ipaddr.parse(address)
   if (ip.kind() === 'ipv6') {
     const range = (ip as ipaddr.IPv6).range()
-    if (EMBEDS_V4.has(range) || (range === 'unicast' && ipv4Compatible(ip as ipaddr.IPv6))) ip = embeddedV4(ip as ipaddr.IPv6, range)
+    if (EMBEDS_V4.has(range) || (range === 'unicast' && ipv4Compatible(ip as ipaddr.IPv6)))
+      ip = embeddedV4(ip as ipaddr.IPv6, range)
   }
   const normal = ip.toString()
   if (METADATA.has(normal)) return { ok: false, reason: `${address} is a cloud metadata address` }

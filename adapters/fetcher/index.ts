@@ -43,8 +43,10 @@ export const checkUrl = (raw: string, allowPrivate: boolean, base?: string): URL
     throw new FetchError(`${JSON.stringify(raw.slice(0, 200))} is not a valid URL`)
   }
   // What is stored and fetched is the encoded form: 1,000 accented letters are 6,000 characters.
-  if (url.href.length > 2048) throw new FetchError(`the URL is longer than 2048 characters once encoded (${url.href.length})`)
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`the ${url.protocol} scheme is not allowed; only http and https`)
+  if (url.href.length > 2048)
+    throw new FetchError(`the URL is longer than 2048 characters once encoded (${url.href.length})`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError(`the ${url.protocol} scheme is not allowed; only http and https`)
   if (url.username || url.password) throw new FetchError('URLs with credentials (user:password@) are not allowed')
   const host = url.hostname.replace(/^\[|\]$/g, '')
   // The parser has already turned decimal, hex, octal and short IPv4 spellings into dotted form.
@@ -56,19 +58,29 @@ export const checkUrl = (raw: string, allowPrivate: boolean, base?: string): URL
 }
 
 /** Resolves once, refuses the name if any of its addresses is refused, connects to the one checked. */
-const guardedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
-  dns.lookup(hostname, { all: true, family: options.family }, (error, addresses) => {
-    if (error) return callback(error, '', 0)
-    for (const a of addresses) {
-      const verdict = judgeAddress(a.address, allowPrivate)
-      if (!verdict.ok) return callback(new FetchError(`refused to fetch ${hostname}: it resolves to ${verdict.reason.replace(/^\S+ is /, '')} (${a.address})`), '', 0)
-    }
-    if (addresses.length === 0) return callback(new FetchError(`${hostname} has no address`), '', 0)
-    const chosen = addresses[0]
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [chosen])
-    else callback(null, chosen.address, chosen.family)
-  })
-}
+const guardedLookup =
+  (allowPrivate: boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    dns.lookup(hostname, { all: true, family: options.family }, (error, addresses) => {
+      if (error) return callback(error, '', 0)
+      for (const a of addresses) {
+        const verdict = judgeAddress(a.address, allowPrivate)
+        if (!verdict.ok)
+          return callback(
+            new FetchError(
+              `refused to fetch ${hostname}: it resolves to ${verdict.reason.replace(/^\S+ is /, '')} (${a.address})`,
+            ),
+            '',
+            0,
+          )
+      }
+      if (addresses.length === 0) return callback(new FetchError(`${hostname} has no address`), '', 0)
+      const chosen = addresses[0]
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [chosen])
+      else callback(null, chosen.address, chosen.family)
+    })
+  }
 
 const request = (url: URL, options: FetchOptions, signal: AbortSignal) =>
   new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -76,7 +88,10 @@ const request = (url: URL, options: FetchOptions, signal: AbortSignal) =>
     const req = get(url, {
       lookup: guardedLookup(options.allowPrivate),
       signal,
-      headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml,application/pdf,text/markdown,text/plain;q=0.9,*/*;q=0.5' },
+      headers: {
+        'user-agent': USER_AGENT,
+        accept: 'text/html,application/xhtml+xml,application/pdf,text/markdown,text/plain;q=0.9,*/*;q=0.5',
+      },
     })
     req.on('response', resolve)
     req.on('error', reject)

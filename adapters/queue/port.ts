@@ -27,7 +27,9 @@ export const encodeJob = (job: Job) => Buffer.from(JSON.stringify(job))
 export const decodeJob = (body: Buffer): Job | undefined => {
   try {
     const value = JSON.parse(body.toString('utf8'))
-    return typeof value?.taskId === 'string' && typeof value?.workspaceId === 'string' ? { taskId: value.taskId, workspaceId: value.workspaceId } : undefined
+    return typeof value?.taskId === 'string' && typeof value?.workspaceId === 'string'
+      ? { taskId: value.taskId, workspaceId: value.workspaceId }
+      : undefined
   } catch {
     return undefined
   }

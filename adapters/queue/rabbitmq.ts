@@ -18,7 +18,11 @@ export class RabbitQueue implements JobQueue {
   private lastErrors = new Map<string, string>()
   private inFlight = 0
 
-  private constructor(private model: RecoveringChannelModel, private name: string, private log: Logger) {}
+  private constructor(
+    private model: RecoveringChannelModel,
+    private name: string,
+    private log: Logger,
+  ) {}
 
   static async connect(url: string, log: Logger, name = 'kb.tasks'): Promise<RabbitQueue> {
     let queue: RabbitQueue | undefined
@@ -65,7 +69,9 @@ export class RabbitQueue implements JobQueue {
     const ch = this.publisher
     if (!ch) throw new Error('RabbitMQ is not connected')
     await new Promise<void>((resolve, reject) =>
-      ch.sendToQueue(this.name, encodeJob(job), { persistent: true, contentType: 'application/json' }, (error) => (error ? reject(error) : resolve())),
+      ch.sendToQueue(this.name, encodeJob(job), { persistent: true, contentType: 'application/json' }, (error) =>
+        error ? reject(error) : resolve(),
+      ),
     )
   }
 

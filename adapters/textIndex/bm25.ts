@@ -26,4 +26,3 @@ export const bm25 = (terms: QueryTerms, field: string, tf: number[], len: number
   })
   return max > 0 ? score / max : 0
 }
-

@@ -5,7 +5,9 @@ import { tsvectorIndex } from './tsvector'
 
 /** BM25 through pg_textsearch where the database has it; built-in full-text search otherwise. */
 export const openTextIndex = async (q: Queryable): Promise<TextIndex> => {
-  const { rows } = await q.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_textsearch'")
+  const { rows } = await q.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_textsearch'",
+  )
   if (rows[0].n === 0) return tsvectorIndex()
   await q.query('CREATE EXTENSION IF NOT EXISTS pg_textsearch')
   return pgTextsearchIndex()

@@ -11,7 +11,8 @@ const indexName = (table: string, column: string) => `${table}_${column}_bm25`
  */
 export const pgTextsearchIndex = (): TextIndex => ({
   name: 'pg_textsearch',
-  indexDdl: (table, column) => `CREATE INDEX ${indexName(table, column)} ON ${table} USING bm25 (${column}) WITH (text_config='english');`,
+  indexDdl: (table, column) =>
+    `CREATE INDEX ${indexName(table, column)} ON ${table} USING bm25 (${column}) WITH (text_config='english');`,
   candidates: async (q: Queryable, { table, column, id = 'id', key, query, scope, limit }) => {
     const text = searchableText(query)
     if (!text) return []

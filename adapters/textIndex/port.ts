@@ -67,5 +67,7 @@ export const chunkScope = (workspaceId: string, filters: SearchFilters): Scope =
   ...(filters.category ? [['category = ?', filters.category] as [string, unknown]] : []),
   ...(filters.tag ? [['tags @> ARRAY[?]::text[]', filters.tag] as [string, unknown]] : []),
   // Every table of the index has entry_id; an entry's folder is read where it is kept.
-  ...(filters.folderId ? [['entry_id IN (SELECT id FROM kb_entries WHERE folder_id = ?)', filters.folderId] as [string, unknown]] : []),
+  ...(filters.folderId
+    ? [['entry_id IN (SELECT id FROM kb_entries WHERE folder_id = ?)', filters.folderId] as [string, unknown]]
+    : []),
 ]

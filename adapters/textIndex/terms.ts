@@ -82,7 +82,13 @@ export interface QueryTerms {
 }
 
 /** The query's lexemes and the workspace's statistics of them in each field. */
-export const queryTerms = async (q: Queryable, stats: string, workspaceId: string, query: string, fields: string[]): Promise<QueryTerms> => {
+export const queryTerms = async (
+  q: Queryable,
+  stats: string,
+  workspaceId: string,
+  query: string,
+  fields: string[],
+): Promise<QueryTerms> => {
   const { rows } = await q.query<{ lexeme: string; n: number }>(
     "SELECT lexeme, cardinality(positions) AS n FROM unnest(to_tsvector('english', $1)) ORDER BY lexeme",
     [query],

@@ -8,7 +8,8 @@ import { type TextIndex, scopeSql } from './port'
  */
 export const tsvectorIndex = (): TextIndex => ({
   name: 'tsvector',
-  indexDdl: (table, column) => `CREATE INDEX ${table}_${column}_fts ON ${table} USING gin (to_tsvector('english', ${column}));`,
+  indexDdl: (table, column) =>
+    `CREATE INDEX ${table}_${column}_fts ON ${table} USING gin (to_tsvector('english', ${column}));`,
   candidates: async (q: Queryable, { table, column, id = 'id', key, query, scope, limit }) => {
     const text = searchableText(query)
     if (!text) return []

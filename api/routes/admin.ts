@@ -9,24 +9,43 @@ const idParam = t.type({ id: c.id })
 /** The admin API: how users, workspaces, tokens and keys are first issued. */
 export const adminRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/admin/users', tag: 'admin', auth: 'admin', summary: 'Register a user',
+    method: 'post',
+    path: '/api/v1/admin/users',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Register a user',
     body: c.object({ email: c.email, name: c.string(1, 200) }, {}),
     handler: async ({ body, command }, { store }) => replyWith(await accounts.registerUser(store, command, body), 201),
   }),
   route({
-    method: 'post', path: '/api/v1/admin/workspaces', tag: 'admin', auth: 'admin', summary: 'Create a workspace',
+    method: 'post',
+    path: '/api/v1/admin/workspaces',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Create a workspace',
     body: c.object({ name: c.string(1, 200) }, { slug: c.slug }),
-    handler: async ({ body, command }, { store }) => replyWith(await accounts.createWorkspace(store, command, body), 201),
+    handler: async ({ body, command }, { store }) =>
+      replyWith(await accounts.createWorkspace(store, command, body), 201),
   }),
   route({
-    method: 'post', path: '/api/v1/admin/workspaces/:id/members', tag: 'admin', auth: 'admin', summary: 'Add a member or change their role',
+    method: 'post',
+    path: '/api/v1/admin/workspaces/:id/members',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Add a member or change their role',
     params: idParam,
     body: c.object({ userId: c.id, role: Role }, {}),
     handler: async ({ params, body, command }, { store }) =>
-      replyWith(await accounts.setMember(store, command, { workspaceId: params.id, userId: body.userId, role: body.role })),
+      replyWith(
+        await accounts.setMember(store, command, { workspaceId: params.id, userId: body.userId, role: body.role }),
+      ),
   }),
   route({
-    method: 'post', path: '/api/v1/admin/tokens', tag: 'admin', auth: 'admin', summary: 'Issue an access token',
+    method: 'post',
+    path: '/api/v1/admin/tokens',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Issue an access token',
     body: c.object({ userId: c.id, workspaceId: c.id }, { ttlSeconds: c.integer(60, 31_536_000) }),
     handler: async ({ body, command }, { store }) =>
       replyWith(
@@ -36,18 +55,32 @@ export const adminRoutes: AnyRoute[] = [
       ),
   }),
   route({
-    method: 'delete', path: '/api/v1/admin/tokens/:id', tag: 'admin', auth: 'admin', summary: 'Revoke an access token',
+    method: 'delete',
+    path: '/api/v1/admin/tokens/:id',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Revoke an access token',
     params: idParam,
-    handler: async ({ params, command }, { store }) => replyWith(await accounts.revokeAccessToken(store, command, params.id)),
+    handler: async ({ params, command }, { store }) =>
+      replyWith(await accounts.revokeAccessToken(store, command, params.id)),
   }),
   route({
-    method: 'post', path: '/api/v1/admin/api-keys', tag: 'admin', auth: 'admin', summary: 'Issue an API key for a workspace',
+    method: 'post',
+    path: '/api/v1/admin/api-keys',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Issue an API key for a workspace',
     body: c.object({ workspaceId: c.id, name: c.string(1, 100) }, {}),
     handler: async ({ body, command }, { store }) => replyWith(await accounts.issueApiKey(store, command, body), 201),
   }),
   route({
-    method: 'delete', path: '/api/v1/admin/api-keys/:id', tag: 'admin', auth: 'admin', summary: 'Revoke an API key',
+    method: 'delete',
+    path: '/api/v1/admin/api-keys/:id',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Revoke an API key',
     params: idParam,
-    handler: async ({ params, command }, { store }) => replyWith(await accounts.revokeApiKey(store, command, params.id)),
+    handler: async ({ params, command }, { store }) =>
+      replyWith(await accounts.revokeApiKey(store, command, params.id)),
   }),
 ]

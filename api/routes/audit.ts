@@ -18,11 +18,16 @@ const Query = t.partial({
 /** The workspace's events for its owners and admins: newest first, or forwards after a position. */
 export const auditRoutes: AnyRoute[] = [
   route({
-    method: 'get', path: '/api/v1/audit/events', tag: 'audit', auth: 'bearer', summary: "The workspace's events (owners and admins)",
+    method: 'get',
+    path: '/api/v1/audit/events',
+    tag: 'audit',
+    auth: 'bearer',
+    summary: "The workspace's events (owners and admins)",
     query: Query,
     handler: async ({ identity: who, query }, { db }) => {
       const identity = memberOf(who)
-      if (!managesWorkspace(identity.role)) return fail('FORBIDDEN', 'the audit trail is for workspace owners and admins')
+      if (!managesWorkspace(identity.role))
+        return fail('FORBIDDEN', 'the audit trail is for workspace owners and admins')
       const page = query.page ?? 1
       const limit = query.limit ?? 20
       const where = ['workspace_id = $1']
@@ -34,7 +39,9 @@ export const auditRoutes: AnyRoute[] = [
       if (query.after !== undefined) add('position > ?', query.after)
       const order = query.after !== undefined ? 'ASC' : 'DESC'
       const filter = where.join(' AND ')
-      const total = (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE ${filter}`, args)).rows[0].n
+      const total = (
+        await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE ${filter}`, args)
+      ).rows[0].n
       const { rows } = await db.pool.query(
         `SELECT position, stream_id, revision, event_id, type, actor, data, metadata, time FROM audit_events
          WHERE ${filter} ORDER BY position ${order} LIMIT ${limit} OFFSET ${(page - 1) * limit}`,

@@ -9,7 +9,11 @@ import { type AnyRoute, route } from '../route'
 /** Authentication: validating a token, switching workspace. */
 export const authRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/auth/validate', tag: 'auth', auth: 'bearer', summary: 'Validate the access token',
+    method: 'post',
+    path: '/api/v1/auth/validate',
+    tag: 'auth',
+    auth: 'bearer',
+    summary: 'Validate the access token',
     handler: async ({ identity: who }) => {
       const identity = memberOf(who)
       return E.right({
@@ -27,15 +31,26 @@ export const authRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'post', path: '/api/v1/auth/switch-workspace', tag: 'auth', auth: 'bearer', summary: 'Switch the active workspace; answers a new token',
+    method: 'post',
+    path: '/api/v1/auth/switch-workspace',
+    tag: 'auth',
+    auth: 'bearer',
+    summary: 'Switch the active workspace; answers a new token',
     body: c.object({ workspace_id: c.id }, {}),
     handler: async ({ identity: who, body, command }, { store, db }) => {
       const identity = memberOf(who)
       // Unknown workspaces and foreign ones answer alike: no existence leak.
       const role = await roleOf(store, body.workspace_id, identity.userId)
       if (!role) return fail('WORKSPACE_ACCESS_DENIED', 'you have no access to that workspace')
-      const ttlSeconds = Math.max(60, Math.round((Date.parse(identity.expiresAt) - Date.parse(identity.issuedAt)) / 1000))
-      const issued = await issueAccessToken(store, { ...command, workspaceId: body.workspace_id }, { userId: identity.userId, workspaceId: body.workspace_id, ttlSeconds })
+      const ttlSeconds = Math.max(
+        60,
+        Math.round((Date.parse(identity.expiresAt) - Date.parse(identity.issuedAt)) / 1000),
+      )
+      const issued = await issueAccessToken(
+        store,
+        { ...command, workspaceId: body.workspace_id },
+        { userId: identity.userId, workspaceId: body.workspace_id, ttlSeconds },
+      )
       if (E.isLeft(issued)) return issued
       const { rows } = await db.pool.query('SELECT id, name, slug FROM workspaces WHERE id = $1', [body.workspace_id])
       return E.right({

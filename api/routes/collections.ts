@@ -27,7 +27,12 @@ const proposalReply = (deps: Deps, workspaceId: string, id: string, position: nu
 /** Collections (with their write policy), the proposals held for review, and public packs. */
 export const collectionRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/collections', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a collection',
+    method: 'post',
+    path: '/api/v1/collections',
+    tag: 'collections',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Create a collection',
     body: c.object({ name: c.line(1, 100) }, Fields),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
@@ -37,11 +42,22 @@ export const collectionRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'get', path: '/api/v1/collections', tag: 'collections', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's collections, oldest first",
-    handler: async ({ identity }, { db }) => E.right({ data: { collections: await listCollections(db.pool, memberOf(identity).workspaceId) } }),
+    method: 'get',
+    path: '/api/v1/collections',
+    tag: 'collections',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "The workspace's collections, oldest first",
+    handler: async ({ identity }, { db }) =>
+      E.right({ data: { collections: await listCollections(db.pool, memberOf(identity).workspaceId) } }),
   }),
   route({
-    method: 'get', path: '/api/v1/collections/:id', tag: 'collections', auth: 'bearer', permission: 'read:knowledge', summary: 'Get a collection',
+    method: 'get',
+    path: '/api/v1/collections/:id',
+    tag: 'collections',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Get a collection',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
       const found = await getCollection(db.pool, memberOf(identity).workspaceId, params.id)
@@ -49,7 +65,12 @@ export const collectionRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'patch', path: '/api/v1/collections/:id', tag: 'collections', auth: 'bearer', permission: 'write:knowledge', summary: 'Rename a collection or change its write policy',
+    method: 'patch',
+    path: '/api/v1/collections/:id',
+    tag: 'collections',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Rename a collection or change its write policy',
     params: IdParam,
     body: c.exact({ name: c.line(1, 100), ...Fields }),
     handler: async ({ params, body, identity, command }, deps) => {
@@ -60,25 +81,60 @@ export const collectionRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'delete', path: '/api/v1/collections/:id', tag: 'collections', auth: 'bearer', permission: 'write:knowledge',
+    method: 'delete',
+    path: '/api/v1/collections/:id',
+    tag: 'collections',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Delete a collection; its pages stay, outside any collection, and its pack goes offline',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
-      const deleted = await collections.deleteCollection(deps.store, deps.db.pool, command, memberOf(identity).workspaceId, params.id)
+      const deleted = await collections.deleteCollection(
+        deps.store,
+        deps.db.pool,
+        command,
+        memberOf(identity).workspaceId,
+        params.id,
+      )
       return E.map(({ position, ...data }: { position: number }) => ({ data, position }))(deleted)
     },
   }),
   route({
-    method: 'get', path: '/api/v1/proposals', tag: 'proposals', auth: 'bearer', permission: 'read:knowledge',
+    method: 'get',
+    path: '/api/v1/proposals',
+    tag: 'proposals',
+    auth: 'bearer',
+    permission: 'read:knowledge',
     summary: 'Held agent writes, newest first, each with its page name, size of change and diff',
-    query: c.exact({ status: t.keyof({ pending: null, approved: null, rejected: null }), page: c.intFromString(1, 1_000_000), limit: c.intFromString(1, 100) }),
+    query: c.exact({
+      status: t.keyof({ pending: null, approved: null, rejected: null }),
+      page: c.intFromString(1, 1_000_000),
+      limit: c.intFromString(1, 100),
+    }),
     handler: async ({ query, identity }, { db }) => {
-      const listed = await listProposals(db.pool, memberOf(identity).workspaceId, query.status, query.page ?? 1, query.limit ?? 20)
-      return E.right({ data: { items: await Promise.all(listed.rows.map((r) => proposalView(db.pool, r))), total: listed.total, pagination: listed.pagination } })
+      const listed = await listProposals(
+        db.pool,
+        memberOf(identity).workspaceId,
+        query.status,
+        query.page ?? 1,
+        query.limit ?? 20,
+      )
+      return E.right({
+        data: {
+          items: await Promise.all(listed.rows.map((r) => proposalView(db.pool, r))),
+          total: listed.total,
+          pagination: listed.pagination,
+        },
+      })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/proposals/:id', tag: 'proposals', auth: 'bearer', permission: 'read:knowledge', summary: 'One proposal',
+    method: 'get',
+    path: '/api/v1/proposals/:id',
+    tag: 'proposals',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'One proposal',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
       const r = await readProposal(db.pool, memberOf(identity).workspaceId, params.id)
@@ -86,40 +142,73 @@ export const collectionRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'post', path: '/api/v1/proposals/:id/approve', tag: 'proposals', auth: 'bearer', permission: 'write:knowledge',
-    summary: "Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true }",
+    method: 'post',
+    path: '/api/v1/proposals/:id/approve',
+    tag: 'proposals',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true }',
     params: IdParam,
     body: c.exact({ confirm: t.boolean }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const approved = await approveProposal(deps.store, command, workspaceId, params.id, personOf(identity), body.confirm === true)
+      const approved = await approveProposal(
+        deps.store,
+        command,
+        workspaceId,
+        params.id,
+        personOf(identity),
+        body.confirm === true,
+      )
       if (E.isLeft(approved)) return approved
       return proposalReply(deps, workspaceId, params.id, approved.right.position)
     },
   }),
   route({
-    method: 'post', path: '/api/v1/proposals/:id/reject', tag: 'proposals', auth: 'bearer', permission: 'write:knowledge', summary: 'Archive a proposal; the page is untouched',
+    method: 'post',
+    path: '/api/v1/proposals/:id/reject',
+    tag: 'proposals',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Archive a proposal; the page is untouched',
     params: IdParam,
     body: c.exact({ reason: c.string(1, 1000) }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const rejected = await rejectProposal(deps.store, command, workspaceId, params.id, personOf(identity), body.reason)
+      const rejected = await rejectProposal(
+        deps.store,
+        command,
+        workspaceId,
+        params.id,
+        personOf(identity),
+        body.reason,
+      )
       if (E.isLeft(rejected)) return rejected
       return proposalReply(deps, workspaceId, params.id, rejected.right.position)
     },
   }),
   route({
-    method: 'post', path: '/api/v1/packs', tag: 'packs', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/packs',
+    tag: 'packs',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: "Publish a collection's verified pages as a public pack (verification must be on)",
     body: c.object({ collectionId: c.id, slug: c.slug }, {}),
     handler: async ({ body, identity, command, ctx }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const base = deps.config.publicUrl ?? ctx.origin
       if (!(await loadKbConfig(deps.store, workspaceId)).verification.enabled) {
-        return fail('VALIDATION_ERROR', 'public packs serve verified pages: turn verification on first', ['verification.enabled: is false'])
+        return fail('VALIDATION_ERROR', 'public packs serve verified pages: turn verification on first', [
+          'verification.enabled: is false',
+        ])
       }
       const published = await collections.publishPack(deps.store, command, workspaceId, body.collectionId, body.slug)
-      return E.map(({ position, slug }: { position: number; slug: string }) => ({ data: { slug, url: `${base}/packs/${slug}`, mcpUrl: `${base}/packs/${slug}/mcp` }, position, status: 201 }))(published)
+      return E.map(({ position, slug }: { position: number; slug: string }) => ({
+        data: { slug, url: `${base}/packs/${slug}`, mcpUrl: `${base}/packs/${slug}/mcp` },
+        position,
+        status: 201,
+      }))(published)
     },
   }),
 ]

@@ -14,11 +14,32 @@ import { createSourcedEntry } from '../../commands/ingestion'
 import { FetchError, checkUrl } from '../../adapters/fetcher'
 import { FilterSource } from './search'
 
-const CreateSource = t.keyof({ text: null, url: null, file: null, manual: null, document: null, faq: null, api_docs: null, transcript: null })
-export const Metadata = c.exact({ category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) })
-const ChunkingOptions = c.exact({ chunkSizeTokens: c.integer(100, 2000), overlapTokens: c.integer(0, 500), preserveSentences: t.boolean })
+const CreateSource = t.keyof({
+  text: null,
+  url: null,
+  file: null,
+  manual: null,
+  document: null,
+  faq: null,
+  api_docs: null,
+  transcript: null,
+})
+export const Metadata = c.exact({
+  category: c.string(0, 200),
+  tags: c.arrayOf(c.string(1, 100), 50),
+  author: c.string(0, 200),
+})
+const ChunkingOptions = c.exact({
+  chunkSizeTokens: c.integer(100, 2000),
+  overlapTokens: c.integer(0, 500),
+  preserveSentences: t.boolean,
+})
 
-export const CrawlOptionsBody = c.exact({ depth: c.integer(0, 2), maxPages: c.integer(1, 50), sameDomainOnly: t.boolean })
+export const CrawlOptionsBody = c.exact({
+  depth: c.integer(0, 2),
+  maxPages: c.integer(1, 50),
+  sameDomainOnly: t.boolean,
+})
 
 const CreateBody = c.object(
   { source: CreateSource },
@@ -52,8 +73,8 @@ const ListQuery = t.partial({
 
 export const IdParam = t.type({ id: c.id })
 
-
-export const actorId = (identity: Identity) => (identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system')
+export const actorId = (identity: Identity) =>
+  identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system'
 
 /** `externalRef.<key>=<value>` query parameters, any number of them. */
 const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
@@ -62,13 +83,19 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
   for (const [key, value] of Object.entries(query)) {
     if (!key.startsWith('externalRef.')) continue
     const name = key.slice('externalRef.'.length)
-    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500) problems.push(`${key}: must be given once, as a string of at most 500 characters`)
+    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
+      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
     else refs[name] = value
   }
   return problems.length ? E.left(problems) : E.right(refs)
 }
 
-export const knowledgeDeps = (deps: Deps) => ({ store: deps.store, db: deps.db.pool, embedder: deps.embedder, parsers: deps.parsers })
+export const knowledgeDeps = (deps: Deps) => ({
+  store: deps.store,
+  db: deps.db.pool,
+  embedder: deps.embedder,
+  parsers: deps.parsers,
+})
 
 /** The entry as the read model holds it once it reached the write. */
 export const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
@@ -79,17 +106,28 @@ export const validUrl = (deps: Deps, url: string, field = 'url'): E.Either<Domai
   try {
     return E.right(checkUrl(url, deps.config.allowPrivateUrls).href)
   } catch (error) {
-    if (error instanceof FetchError) return fail('VALIDATION_ERROR', 'the request is not valid', [`${field}: ${error.message}`])
+    if (error instanceof FetchError)
+      return fail('VALIDATION_ERROR', 'the request is not valid', [`${field}: ${error.message}`])
     throw error
   }
 }
 
-export const MULTIPART_JSON_FIELDS = ['metadata', 'chunkingOptions', 'externalReferenceIds', 'crawlOptions', 'customMetadata']
+export const MULTIPART_JSON_FIELDS = [
+  'metadata',
+  'chunkingOptions',
+  'externalReferenceIds',
+  'crawlOptions',
+  'customMetadata',
+]
 
 /** Knowledge entries: text is synchronous; url and file answer at once with a pending task. */
 export const entryRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Create a knowledge entry (text and legacy sources are synchronous)',
     body: CreateBody,
     multipart: 'also',
@@ -102,8 +140,12 @@ export const entryRoutes: AnyRoute[] = [
     handler: async ({ body, identity, command, ctx }, deps) => {
       const workspaceId = workspaceIdOf(identity)
       const upload = ctx.state.upload as Upload | undefined
-      const title = body.title?.trim() || (body.source === 'file' && upload ? titleOf(upload.fileName, upload.bytes) : undefined)
-      if (!title) return fail('VALIDATION_ERROR', 'the request is not valid', [`title: is required when source is ${body.source}`])
+      const title =
+        body.title?.trim() || (body.source === 'file' && upload ? titleOf(upload.fileName, upload.bytes) : undefined)
+      if (!title)
+        return fail('VALIDATION_ERROR', 'the request is not valid', [
+          `title: is required when source is ${body.source}`,
+        ])
       const common = {
         workspaceId,
         title,
@@ -118,14 +160,22 @@ export const entryRoutes: AnyRoute[] = [
       if (body.source === 'url' || body.source === 'file') {
         let source: { url: string; crawl: CrawlOptions } | { storage: StorageInfo }
         if (body.source === 'url') {
-          if (body.url === undefined) return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when source is url'])
+          if (body.url === undefined)
+            return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when source is url'])
           const url = validUrl(deps, body.url)
           if (E.isLeft(url)) return url
           if (!multipart) await takeUploadSlot(deps, ctx, workspaceId)
-          const crawl = { depth: body.crawlOptions?.depth ?? 0, maxPages: body.crawlOptions?.maxPages ?? 10, sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true }
+          const crawl = {
+            depth: body.crawlOptions?.depth ?? 0,
+            maxPages: body.crawlOptions?.maxPages ?? 10,
+            sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true,
+          }
           source = { url: url.right, crawl }
         } else {
-          if (!multipart || !upload) return fail('VALIDATION_ERROR', 'the request is not valid', ['file: is required when source is file (a multipart/form-data part named file)'])
+          if (!multipart || !upload)
+            return fail('VALIDATION_ERROR', 'the request is not valid', [
+              'file: is required when source is file (a multipart/form-data part named file)',
+            ])
           const stored = await storeUpload(deps, workspaceId, upload)
           if (E.isLeft(stored)) return stored
           source = { storage: stored.right }
@@ -135,15 +185,24 @@ export const entryRoutes: AnyRoute[] = [
         return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
       }
       if (body.content === undefined || body.content.trim() === '') {
-        return fail('VALIDATION_ERROR', 'the request is not valid', [`content: is required when source is ${body.source}`])
+        return fail('VALIDATION_ERROR', 'the request is not valid', [
+          `content: is required when source is ${body.source}`,
+        ])
       }
-      const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, { ...common, content: body.content })
+      const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, {
+        ...common,
+        content: body.content,
+      })
       if (E.isLeft(created)) return created
       return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
     },
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge', tag: 'knowledge', auth: 'bearer', permission: 'read:knowledge',
+    method: 'get',
+    path: '/api/v1/knowledge',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
     extraQuery: (name) => name.startsWith('externalRef.'),
@@ -151,15 +210,27 @@ export const entryRoutes: AnyRoute[] = [
       const refs = externalRefsOf(ctx.query)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
-      if (query.folderId && !(await getFolder(db.pool, workspaceIdOf(identity), query.folderId))) return fail('NOT_FOUND', 'folder not found')
+      if (query.folderId && !(await getFolder(db.pool, workspaceIdOf(identity), query.folderId)))
+        return fail('NOT_FOUND', 'folder not found')
       const page = query.page ?? 1
       const limit = query.limit ?? 20
-      const { items, total } = await listEntries(db.pool, workspaceIdOf(identity), { ...query, externalRefs: refs.right }, page, limit)
+      const { items, total } = await listEntries(
+        db.pool,
+        workspaceIdOf(identity),
+        { ...query, externalRefs: refs.right },
+        page,
+        limit,
+      )
       return E.right({ data: { items, total, pagination: pagination(page, limit, total) } })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/:id', tag: 'knowledge', auth: 'bearer', permission: 'read:knowledge', summary: 'Get an entry',
+    method: 'get',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Get an entry',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
       const found = await getEntry(db.pool, workspaceIdOf(identity), params.id)
@@ -167,7 +238,11 @@ export const entryRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'patch', path: '/api/v1/knowledge/:id', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
+    method: 'patch',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Update an entry (content re-chunks and re-embeds)',
     params: IdParam,
     body: c.exact({ title: c.string(1, 500), content: c.string(1, 100_000), metadata: Metadata, isEnabled: t.boolean }),
@@ -180,14 +255,27 @@ export const entryRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'delete', path: '/api/v1/knowledge/:id', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
+    method: 'delete',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Delete an entry, its chunks and embeddings; its content is cut from the event store',
     params: IdParam,
     handler: async ({ params, identity, command }, { store, blobs, db }) =>
-      replyWith(await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), { blobs, db: db.pool })),
+      replyWith(
+        await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), {
+          blobs,
+          db: db.pool,
+        }),
+      ),
   }),
   route({
-    method: 'post', path: '/api/v1/knowledge/:id/move', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge/:id/move',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Move an entry to a folder (null: root)',
     params: IdParam,
     body: c.object({ folderId: t.union([c.id, t.null]) }, {}),
@@ -195,7 +283,11 @@ export const entryRoutes: AnyRoute[] = [
       replyWith(await knowledge.moveEntry(store, command, workspaceIdOf(identity), params.id, body.folderId)),
   }),
   route({
-    method: 'post', path: '/api/v1/knowledge/:id/verify', tag: 'knowledge', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge/:id/verify',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Mark an entry verified now (drives freshness)',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {

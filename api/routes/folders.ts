@@ -11,21 +11,27 @@ import { getFolder, listFolders } from '../views/knowledge'
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })
 
-
 const folderReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
   readAfterWrite(deps, position, async () => (await getFolder(deps.db.pool, workspaceId, id)) ?? { id }, status)
 
 /** Folders: names unique per workspace (case-insensitive), at most 100 characters. */
 export const folderRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a folder',
+    method: 'post',
+    path: '/api/v1/knowledge/folders',
+    tag: 'folders',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Create a folder',
     // parentId is read only to refuse it: a folder asked for inside another must not silently land at the top.
     body: c.object({ name: c.line(1, 100) }, { ...Fields, parentId: t.unknown }),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const { name, parentId, ...fields } = body
       if (parentId !== undefined && parentId !== null) {
-        return fail('VALIDATION_ERROR', 'folders do not nest', ['parentId: folders do not nest; leave it out to create a top-level folder'])
+        return fail('VALIDATION_ERROR', 'folders do not nest', [
+          'parentId: folders do not nest; leave it out to create a top-level folder',
+        ])
       }
       const created = await folders.createFolder(deps.store, command, workspaceId, name, fields)
       if (E.isLeft(created)) return created
@@ -33,11 +39,22 @@ export const folderRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/folders', tag: 'folders', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's folders, oldest first",
-    handler: async ({ identity }, { db }) => E.right({ data: { folders: await listFolders(db.pool, memberOf(identity).workspaceId) } }),
+    method: 'get',
+    path: '/api/v1/knowledge/folders',
+    tag: 'folders',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "The workspace's folders, oldest first",
+    handler: async ({ identity }, { db }) =>
+      E.right({ data: { folders: await listFolders(db.pool, memberOf(identity).workspaceId) } }),
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/folders/:folderId', tag: 'folders', auth: 'bearer', permission: 'read:knowledge', summary: 'Get a folder',
+    method: 'get',
+    path: '/api/v1/knowledge/folders/:folderId',
+    tag: 'folders',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Get a folder',
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
       const found = await getFolder(db.pool, memberOf(identity).workspaceId, params.folderId)
@@ -45,7 +62,12 @@ export const folderRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'patch', path: '/api/v1/knowledge/folders/:folderId', tag: 'folders', auth: 'bearer', permission: 'write:knowledge', summary: 'Update a folder',
+    method: 'patch',
+    path: '/api/v1/knowledge/folders/:folderId',
+    tag: 'folders',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Update a folder',
     params: IdParam,
     body: c.exact({ name: c.line(1, 100), ...Fields }),
     handler: async ({ params, body, identity, command }, deps) => {
@@ -56,11 +78,22 @@ export const folderRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'delete', path: '/api/v1/knowledge/folders/:folderId', tag: 'folders', auth: 'bearer', permission: 'write:knowledge',
+    method: 'delete',
+    path: '/api/v1/knowledge/folders/:folderId',
+    tag: 'folders',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Delete a folder; its entries move to root first',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
-      const deleted = await folders.deleteFolder(deps.store, deps.db.pool, (p) => deps.runner.waitFor(p, deps.config.readYourWritesTimeoutMs), command, memberOf(identity).workspaceId, params.folderId)
+      const deleted = await folders.deleteFolder(
+        deps.store,
+        deps.db.pool,
+        (p) => deps.runner.waitFor(p, deps.config.readYourWritesTimeoutMs),
+        command,
+        memberOf(identity).workspaceId,
+        params.folderId,
+      )
       if (E.isLeft(deleted)) return deleted
       const { position, ...data } = deleted.right
       return E.right({ data, position })

@@ -11,7 +11,9 @@ export const mountHealth = (router: Router, deps: Deps) => {
       dependencies.database = { status: 'up', kind: deps.db.kind }
       dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
       // Jobs waiting to be published: a backlog here means the broker is (or was) unreachable.
-      const outbox = await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_outbox WHERE published_at IS NULL')
+      const outbox = await deps.db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM kb_outbox WHERE published_at IS NULL',
+      )
       dependencies.jobQueue = { kind: deps.queue.kind, unpublished: outbox.rows[0].n }
     } catch (error) {
       ready = false
@@ -24,6 +26,13 @@ export const mountHealth = (router: Router, deps: Deps) => {
     ctx.status = ready ? 200 : 503
     ctx.body = ready
       ? { success: true, data }
-      : { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: `the service is ${data.status}`, details: [JSON.stringify(dependencies)] } }
+      : {
+          success: false,
+          error: {
+            code: 'SERVICE_UNAVAILABLE',
+            message: `the service is ${data.status}`,
+            details: [JSON.stringify(dependencies)],
+          },
+        }
   })
 }

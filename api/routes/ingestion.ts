@@ -21,25 +21,42 @@ const DEPRECATED = { Deprecation: 'true', Link: '</api/v1/knowledge>; rel="succe
  */
 const customMetadata = (value: unknown): E.Either<string[], t.TypeOf<typeof Metadata>> => {
   if (value === undefined) return E.right({})
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return E.left(['customMetadata: must be a JSON object'])
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return E.left(['customMetadata: must be a JSON object'])
   return E.mapLeft((errors: t.Errors) => describeErrors(errors, 'customMetadata.'))(Metadata.decode(value))
 }
 
 const pendingReply = (taskId: string, documentId: string, position: number) => ({
-  data: { taskId, documentId, status: 'pending', message: 'Accepted for processing; poll GET /api/v1/knowledge/tasks/{taskId}' },
-  status: 202, position, headers: DEPRECATED,
+  data: {
+    taskId,
+    documentId,
+    status: 'pending',
+    message: 'Accepted for processing; poll GET /api/v1/knowledge/tasks/{taskId}',
+  },
+  status: 202,
+  position,
+  headers: DEPRECATED,
 })
 
 /** Processing tasks, URL sync and the deprecated upload endpoints. */
 export const ingestionRoutes: AnyRoute[] = [
   route({
-    method: 'get', path: '/api/v1/knowledge/tasks', tag: 'tasks', auth: 'bearer', permission: 'read:knowledge',
+    method: 'get',
+    path: '/api/v1/knowledge/tasks',
+    tag: 'tasks',
+    auth: 'bearer',
+    permission: 'read:knowledge',
     summary: 'List processing tasks, newest first',
     query: t.partial({ status: TaskStatus, limit: c.intFromString(1, 100), page: c.intFromString(1, 1_000_000) }),
-    handler: async ({ query, identity }, { db }) => E.right({ data: await listTasks(db.pool, workspaceIdOf(identity), query.status, query.limit ?? 20, query.page) }),
+    handler: async ({ query, identity }, { db }) =>
+      E.right({ data: await listTasks(db.pool, workspaceIdOf(identity), query.status, query.limit ?? 20, query.page) }),
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/tasks/:taskId', tag: 'tasks', auth: 'bearer', permission: 'read:knowledge',
+    method: 'get',
+    path: '/api/v1/knowledge/tasks/:taskId',
+    tag: 'tasks',
+    auth: 'bearer',
+    permission: 'read:knowledge',
     summary: "A task's fields, directly in data",
     params: t.type({ taskId: c.id }),
     handler: async ({ params, identity }, { db }) => {
@@ -48,7 +65,11 @@ export const ingestionRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'post', path: '/api/v1/knowledge/upload/file', tag: 'deprecated', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge/upload/file',
+    tag: 'deprecated',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Deprecated: upload a file (use POST /api/v1/knowledge with source file)',
     multipart: 'only',
     before: async ({ identity, ctx }, deps) => {
@@ -58,72 +79,122 @@ export const ingestionRoutes: AnyRoute[] = [
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
     handler: async ({ body, identity, command, ctx }, deps) => {
       const upload = ctx.state.upload as Upload | undefined
-      if (!upload) return fail('VALIDATION_ERROR', 'the request is not valid', ['file: is required (a multipart/form-data part named file)'])
+      if (!upload)
+        return fail('VALIDATION_ERROR', 'the request is not valid', [
+          'file: is required (a multipart/form-data part named file)',
+        ])
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
       const workspaceId = workspaceIdOf(identity)
       const stored = await storeUpload(deps, workspaceId, upload)
       if (E.isLeft(stored)) return stored
       const created = await createSourcedEntry(knowledgeDeps(deps), command, {
-        workspaceId, title: body.title?.trim() || titleOf(stored.right.fileName, upload.bytes), source: 'file', metadata: custom.right,
-        externalReferenceIds: {}, folderId: body.folderId ?? null, isEnabled: true, chunkingOptions: { chunkSizeTokens: 512, overlapTokens: 50 }, storage: stored.right,
+        workspaceId,
+        title: body.title?.trim() || titleOf(stored.right.fileName, upload.bytes),
+        source: 'file',
+        metadata: custom.right,
+        externalReferenceIds: {},
+        folderId: body.folderId ?? null,
+        isEnabled: true,
+        chunkingOptions: { chunkSizeTokens: 512, overlapTokens: 50 },
+        storage: stored.right,
       })
       if (E.isLeft(created)) return created
       return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
     },
   }),
   route({
-    method: 'post', path: '/api/v1/knowledge/upload', tag: 'deprecated', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge/upload',
+    tag: 'deprecated',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Deprecated: ingest a URL or text (use POST /api/v1/knowledge)',
     before: async ({ identity, ctx }, deps) => takeUploadSlot(deps, ctx, workspaceIdOf(identity)),
     body: c.object(
       { sourceType: t.keyof({ url: null, text: null }) },
       {
-        url: c.string(1, 2048), content: c.string(1, 500_000), title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown,
-        chunkingOptions: c.exact({ chunkSize: c.integer(100, 2000), chunkOverlap: c.integer(0, 500), tokens: t.boolean }),
+        url: c.string(1, 2048),
+        content: c.string(1, 500_000),
+        title: c.string(1, 500),
+        folderId: c.id,
+        customMetadata: t.unknown,
+        chunkingOptions: c.exact({
+          chunkSize: c.integer(100, 2000),
+          chunkOverlap: c.integer(0, 500),
+          tokens: t.boolean,
+        }),
       },
     ),
     handler: async ({ body, identity, command }, deps) => {
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
       const workspaceId = workspaceIdOf(identity)
-      const chunkingOptions = { chunkSizeTokens: body.chunkingOptions?.chunkSize ?? 512, overlapTokens: body.chunkingOptions?.chunkOverlap ?? 50 }
-      const common = { workspaceId, metadata: custom.right, externalReferenceIds: {}, folderId: body.folderId ?? null, isEnabled: true, chunkingOptions }
+      const chunkingOptions = {
+        chunkSizeTokens: body.chunkingOptions?.chunkSize ?? 512,
+        overlapTokens: body.chunkingOptions?.chunkOverlap ?? 50,
+      }
+      const common = {
+        workspaceId,
+        metadata: custom.right,
+        externalReferenceIds: {},
+        folderId: body.folderId ?? null,
+        isEnabled: true,
+        chunkingOptions,
+      }
       if (body.sourceType === 'url') {
-        if (!body.url) return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when sourceType is url'])
+        if (!body.url)
+          return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when sourceType is url'])
         const url = validUrl(deps, body.url)
         if (E.isLeft(url)) return url
         const created = await createSourcedEntry(knowledgeDeps(deps), command, {
-          ...common, title: body.title?.trim() || url.right.slice(0, 500), source: 'url', url: url.right, crawl: { depth: 0, maxPages: 1, sameDomainOnly: true },
+          ...common,
+          title: body.title?.trim() || url.right.slice(0, 500),
+          source: 'url',
+          url: url.right,
+          crawl: { depth: 0, maxPages: 1, sameDomainOnly: true },
         })
         if (E.isLeft(created)) return created
         return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
       }
-      if (!body.content?.trim()) return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
+      if (!body.content?.trim())
+        return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
       // Text goes through the same task as a file, so the answer has its task.
       const upload = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
       const stored = await storeUpload(deps, workspaceId, upload)
       if (E.isLeft(stored)) return stored
       const created = await createSourcedEntry(knowledgeDeps(deps), command, {
-        ...common, title: body.title?.trim() || titleOf('', upload.bytes), source: 'text', storage: stored.right,
+        ...common,
+        title: body.title?.trim() || titleOf('', upload.bytes),
+        source: 'text',
+        storage: stored.right,
       })
       if (E.isLeft(created)) return created
       return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
     },
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/:id/sync-config', tag: 'sync', auth: 'bearer', permission: 'read:knowledge',
+    method: 'get',
+    path: '/api/v1/knowledge/:id/sync-config',
+    tag: 'sync',
+    auth: 'bearer',
+    permission: 'read:knowledge',
     summary: "A URL entry's sync configuration and state",
     params: IdParam,
     handler: async ({ params, identity }, { db }) => {
       const row = await entryRow(db.pool, workspaceIdOf(identity), params.id)
       if (!row) return fail('NOT_FOUND', 'knowledge entry not found')
-      if (!row.source_url) return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
+      if (!row.source_url)
+        return fail('VALIDATION_ERROR', 'the request is not valid', ['id: the entry has no URL to sync'])
       return E.right({ data: syncConfigView(row, true) })
     },
   }),
   route({
-    method: 'patch', path: '/api/v1/knowledge/:id/sync-config', tag: 'sync', auth: 'bearer', permission: 'write:knowledge',
+    method: 'patch',
+    path: '/api/v1/knowledge/:id/sync-config',
+    tag: 'sync',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Switch scheduled syncing of a URL entry on or off, and its interval',
     params: IdParam,
     body: c.object({ enabled: t.boolean }, { intervalHours: c.number(1, 720) }),
@@ -133,18 +204,33 @@ export const ingestionRoutes: AnyRoute[] = [
       const settings = { enabled: body.enabled, intervalHours: body.intervalHours ?? row?.sync_interval_hours ?? 24 }
       const done = await configureSync(knowledgeDeps(deps), command, workspaceId, params.id, settings)
       if (E.isLeft(done)) return done
-      return readAfterWrite(deps, done.right.position, async () => syncConfigView(await entryRow(deps.db.pool, workspaceId, params.id)))
+      return readAfterWrite(deps, done.right.position, async () =>
+        syncConfigView(await entryRow(deps.db.pool, workspaceId, params.id)),
+      )
     },
   }),
   route({
-    method: 'post', path: '/api/v1/knowledge/:id/sync', tag: 'sync', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/knowledge/:id/sync',
+    tag: 'sync',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Re-fetch and reprocess a URL entry now ("unchanged" while a sync is already pending or running)',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
       const done = await requestSync(knowledgeDeps(deps), command, workspaceIdOf(identity), params.id, true)
       if (E.isLeft(done)) return done
-      if (!done.right.taskId) return E.right({ data: { status: 'unchanged', message: 'a sync of this entry is already pending or running' } })
-      return E.right({ data: { taskId: done.right.taskId, status: 'pending', message: 'sync queued; poll GET /api/v1/knowledge/tasks/{taskId}' }, status: 202, position: done.right.position })
+      if (!done.right.taskId)
+        return E.right({ data: { status: 'unchanged', message: 'a sync of this entry is already pending or running' } })
+      return E.right({
+        data: {
+          taskId: done.right.taskId,
+          status: 'pending',
+          message: 'sync queued; poll GET /api/v1/knowledge/tasks/{taskId}',
+        },
+        status: 202,
+        position: done.right.position,
+      })
     },
   }),
 ]

@@ -8,7 +8,9 @@ import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
 import { configView, stats } from '../views/knowledge'
 
-const FileType = t.keyof(Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>)
+const FileType = t.keyof(
+  Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>,
+)
 
 const ConfigPatch = c.exact({
   enabled: t.boolean,
@@ -19,33 +21,52 @@ const ConfigPatch = c.exact({
   allowedFileTypes: c.arrayOf(FileType, SUPPORTED_FILE_TYPES.length),
   ingestion: c.exact({ chunkSize: c.integer(100, 2000), chunkOverlap: c.integer(0, 500), autoEmbed: t.boolean }),
   search: c.exact({
-    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }), defaultLimit: c.integer(1, 50), minScore: c.number(0, 1),
+    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }),
+    defaultLimit: c.integer(1, 50),
+    minScore: c.number(0, 1),
     fusion: t.keyof({ score: null, rrf: null }),
   }),
   verification: c.exact({ enabled: t.boolean }),
 })
 
-
 /** Configuration and statistics; changing the configuration is for owners and admins. */
 export const kbConfigRoutes: AnyRoute[] = [
   route({
-    method: 'get', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base configuration",
-    handler: async ({ identity }, { db }) => E.right({ data: await configView(db.pool, memberOf(identity).workspaceId) }),
+    method: 'get',
+    path: '/api/v1/knowledge/config',
+    tag: 'config',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "The workspace's knowledge-base configuration",
+    handler: async ({ identity }, { db }) =>
+      E.right({ data: await configView(db.pool, memberOf(identity).workspaceId) }),
   }),
   route({
-    method: 'patch', path: '/api/v1/knowledge/config', tag: 'config', auth: 'bearer', permission: 'write:knowledge',
+    method: 'patch',
+    path: '/api/v1/knowledge/config',
+    tag: 'config',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Change any subset of the configuration; answers the full configuration',
     body: ConfigPatch,
     handler: async ({ body, identity, command }, deps) => {
       const user = memberOf(identity)
-      if (!managesWorkspace(user.role)) return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
+      if (!managesWorkspace(user.role))
+        return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
       const changed = await changeKbConfig(deps.store, command, user.workspaceId, body)
       if (E.isLeft(changed)) return changed
-      return readAfterWrite(deps, changed.right.position, () => configView(deps.db.pool, user.workspaceId, changed.right.config))
+      return readAfterWrite(deps, changed.right.position, () =>
+        configView(deps.db.pool, user.workspaceId, changed.right.config),
+      )
     },
   }),
   route({
-    method: 'get', path: '/api/v1/knowledge/stats', tag: 'config', auth: 'bearer', permission: 'read:knowledge', summary: "The workspace's knowledge-base statistics",
+    method: 'get',
+    path: '/api/v1/knowledge/stats',
+    tag: 'config',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "The workspace's knowledge-base statistics",
     handler: async ({ identity }, { db }) => E.right({ data: await stats(db.pool, memberOf(identity).workspaceId) }),
   }),
 ]

@@ -9,40 +9,69 @@ import { type AnyRoute, route } from '../route'
 /** What the kb CLI calls when the service holds the database (PGlite allows one process). */
 export const operatorRoutes: AnyRoute[] = [
   route({
-    method: 'get', path: '/api/v1/admin/projections', tag: 'operators', auth: 'admin', summary: "Each projector's position (as reached in memory) and lag",
+    method: 'get',
+    path: '/api/v1/admin/projections',
+    tag: 'operators',
+    auth: 'admin',
+    summary: "Each projector's position (as reached in memory) and lag",
     handler: async (_input, { db, store, runner }) => {
-      const live = new Map(runner.statuses().map((s) => [s.name, { state: s.state, position: s.position, ...(s.error ? { error: s.error } : {}) }]))
+      const live = new Map(
+        runner
+          .statuses()
+          .map((s) => [s.name, { state: s.state, position: s.position, ...(s.error ? { error: s.error } : {}) }]),
+      )
       return E.right({ data: await projectionStatus(db, store, runner.projectors, live) })
     },
   }),
   route({
-    method: 'post', path: '/api/v1/admin/projections/:name/rebuild', tag: 'operators', auth: 'admin',
+    method: 'post',
+    path: '/api/v1/admin/projections/:name/rebuild',
+    tag: 'operators',
+    auth: 'admin',
     summary: 'Rebuild a projection (or all) from position 0 into fresh tables, then swap them in',
     params: t.type({ name: c.string(1, 100) }),
     handler: async ({ params }, { db, store, runner, log }) => {
       const selected = selectProjectors(runner.projectors, params.name)
-      if (!selected) return fail('NOT_FOUND', `no projection named ${params.name}`, [`name: one of all, ${runner.projectors.map((p) => p.name).join(', ')}`])
+      if (!selected)
+        return fail('NOT_FOUND', `no projection named ${params.name}`, [
+          `name: one of all, ${runner.projectors.map((p) => p.name).join(', ')}`,
+        ])
       return E.right({ data: { rebuilt: await rebuild(db, store, selected, log) } })
     },
   }),
   route({
-    method: 'post', path: '/api/v1/admin/reembed', tag: 'operators', auth: 'admin',
-    summary: "Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in",
+    method: 'post',
+    path: '/api/v1/admin/reembed',
+    tag: 'operators',
+    auth: 'admin',
+    summary:
+      'Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in',
     body: c.exact({ workspaceId: c.id }),
     handler: async ({ body }, { store, db, embedder }) => {
       const done = await reembedAll(store, db.pool, embedder, body.workspaceId)
       if (E.isLeft(done)) return done
       const reports = done.right
-      return E.right({ data: { reembedded: reports.map(({ position: _, ...r }) => r) }, position: Math.max(0, ...reports.map((r) => r.position)) })
+      return E.right({
+        data: { reembedded: reports.map(({ position: _, ...r }) => r) },
+        position: Math.max(0, ...reports.map((r) => r.position)),
+      })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/admin/streams/:streamId', tag: 'operators', auth: 'admin', summary: "A stream's events (audit)",
+    method: 'get',
+    path: '/api/v1/admin/streams/:streamId',
+    tag: 'operators',
+    auth: 'admin',
+    summary: "A stream's events (audit)",
     params: t.type({ streamId: c.string(1, 300) }),
     query: t.partial({ fromRevision: c.intFromString(0, Number.MAX_SAFE_INTEGER), limit: c.intFromString(1, 10000) }),
     handler: async ({ params, query }, { store }) => {
-      const events = await store.readStream(params.streamId, { fromRevision: query.fromRevision ?? 0, maxCount: query.limit ?? 1000 })
-      if (events.length === 0 && (await store.streamRevision(params.streamId)) === 'no_stream') return fail('NOT_FOUND', `no stream ${params.streamId}`)
+      const events = await store.readStream(params.streamId, {
+        fromRevision: query.fromRevision ?? 0,
+        maxCount: query.limit ?? 1000,
+      })
+      if (events.length === 0 && (await store.streamRevision(params.streamId)) === 'no_stream')
+        return fail('NOT_FOUND', `no stream ${params.streamId}`)
       return E.right({ data: { streamId: params.streamId, events } })
     },
   }),

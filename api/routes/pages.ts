@@ -25,15 +25,25 @@ export const personOf = (identity: Identity) => {
 }
 const humanAuthor = (identity: Identity): Author => ({ kind: 'human', ...personOf(identity) })
 
-const verificationOn = async (deps: Deps, workspaceId: string) => (await loadKbConfig(deps.store, workspaceId)).verification.enabled
-const verificationOff = fail('VALIDATION_ERROR', "verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: true } }", ['verification.enabled: is false'])
+const verificationOn = async (deps: Deps, workspaceId: string) =>
+  (await loadKbConfig(deps.store, workspaceId)).verification.enabled
+const verificationOff = fail(
+  'VALIDATION_ERROR',
+  'verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: true } }',
+  ['verification.enabled: is false'],
+)
 
 /** After a write: waits for the read models, then answers the page as it now is. */
 const pageReply = (deps: Deps, workspaceId: string, pageId: string, position: number, status = 200) =>
-  readAfterWrite(deps, position, async () => {
-    const row = await readPage(deps.db.pool, workspaceId, pageId)
-    return row ? pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) : { id: pageId }
-  }, status)
+  readAfterWrite(
+    deps,
+    position,
+    async () => {
+      const row = await readPage(deps.db.pool, workspaceId, pageId)
+      return row ? pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) : { id: pageId }
+    },
+    status,
+  )
 
 const livePage = async (deps: Deps, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
 const notFound = fail('NOT_FOUND', 'page not found')
@@ -41,52 +51,107 @@ const notFound = fail('NOT_FOUND', 'page not found')
 /** People's side of the brain: pages, their versions, diffs, reverts and verification. */
 export const pageRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/pages', tag: 'pages', auth: 'bearer', permission: 'write:knowledge', summary: 'Create a page (a person is its author; never held for review)',
+    method: 'post',
+    path: '/api/v1/pages',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Create a page (a person is its author; never held for review)',
     body: c.object({ title: c.line(1, PAGE_TITLE_MAX), content: c.string(1, PAGE_WRITE_MAX) }, { collectionId: c.id }),
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const written = await writeBrainPage(deps.store, command, { workspaceId, author: humanAuthor(identity), mode: 'create', ...body })
+      const written = await writeBrainPage(deps.store, command, {
+        workspaceId,
+        author: humanAuthor(identity),
+        mode: 'create',
+        ...body,
+      })
       if (E.isLeft(written)) return written
       return pageReply(deps, workspaceId, written.right.pageId, written.right.position, 201)
     },
   }),
   route({
-    method: 'get', path: '/api/v1/pages', tag: 'pages', auth: 'bearer', permission: 'read:knowledge', summary: 'Pages, most recently written first',
-    query: c.exact({ page: c.intFromString(1, 1_000_000), limit: c.intFromString(1, 100), collectionId: c.id, state: State, search: c.string(1, PAGE_TITLE_MAX) }),
+    method: 'get',
+    path: '/api/v1/pages',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Pages, most recently written first',
+    query: c.exact({
+      page: c.intFromString(1, 1_000_000),
+      limit: c.intFromString(1, 100),
+      collectionId: c.id,
+      state: State,
+      search: c.string(1, PAGE_TITLE_MAX),
+    }),
     handler: async ({ query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const verification = await verificationOn(deps, workspaceId)
       if (query.state && !verification) return verificationOff
-      return E.right({ data: await listPages(deps.db.pool, workspaceId, { ...query, page: query.page ?? 1, limit: query.limit ?? 20 }, verification) })
+      return E.right({
+        data: await listPages(
+          deps.db.pool,
+          workspaceId,
+          { ...query, page: query.page ?? 1, limit: query.limit ?? 20 },
+          verification,
+        ),
+      })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/pages/:id', tag: 'pages', auth: 'bearer', permission: 'read:knowledge', summary: 'A page at its latest version, or at ?version=N',
+    method: 'get',
+    path: '/api/v1/pages/:id',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'A page at its latest version, or at ?version=N',
     params: IdParam,
     query: c.exact({ version: VersionFromString }),
     handler: async ({ params, query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const row = await livePage(deps, workspaceId, params.id)
       if (!row) return notFound
-      if (!query.version || query.version === row.version) return E.right({ data: await pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) })
+      if (!query.version || query.version === row.version)
+        return E.right({ data: await pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) })
       const v = await readVersion(deps.db.pool, workspaceId, row.id, query.version)
-      if (!v) return fail('NOT_FOUND', `the page has no version ${query.version}`, [`version: the page has versions 1 to ${row.version}`])
+      if (!v)
+        return fail('NOT_FOUND', `the page has no version ${query.version}`, [
+          `version: the page has versions 1 to ${row.version}`,
+        ])
       return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
     },
   }),
   route({
-    method: 'patch', path: '/api/v1/pages/:id', tag: 'pages', auth: 'bearer', permission: 'write:knowledge',
-    summary: 'Edit a page (content, guarded by expectedVersion) or move it to a collection (collectionId, null for none)',
+    method: 'patch',
+    path: '/api/v1/pages/:id',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary:
+      'Edit a page (content, guarded by expectedVersion) or move it to a collection (collectionId, null for none)',
     params: IdParam,
-    body: c.exact({ content: c.string(1, PAGE_WRITE_MAX), expectedVersion: VersionNumber, collectionId: t.union([c.id, t.null]) }),
+    body: c.exact({
+      content: c.string(1, PAGE_WRITE_MAX),
+      expectedVersion: VersionNumber,
+      collectionId: t.union([c.id, t.null]),
+    }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      if (body.content === undefined && body.collectionId === undefined) return fail('VALIDATION_ERROR', 'nothing to change', ['(body): give content or collectionId'])
+      if (body.content === undefined && body.collectionId === undefined)
+        return fail('VALIDATION_ERROR', 'nothing to change', ['(body): give content or collectionId'])
       if (!(await livePage(deps, workspaceId, params.id))) return notFound
-      if (body.collectionId && !(await activeCollection(deps.store, workspaceId, body.collectionId))) return collectionNotFound()
+      if (body.collectionId && !(await activeCollection(deps.store, workspaceId, body.collectionId)))
+        return collectionNotFound()
       let position = 0
       if (body.content !== undefined) {
-        const w = await writePage(deps.store, command, { workspaceId, pageId: params.id, mode: 'replace', content: body.content, author: humanAuthor(identity), expectedVersion: body.expectedVersion })
+        const w = await writePage(deps.store, command, {
+          workspaceId,
+          pageId: params.id,
+          mode: 'replace',
+          content: body.content,
+          author: humanAuthor(identity),
+          expectedVersion: body.expectedVersion,
+        })
         if (E.isLeft(w)) return w
         position = w.right.position
       }
@@ -99,36 +164,70 @@ export const pageRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'delete', path: '/api/v1/pages/:id', tag: 'pages', auth: 'bearer', permission: 'write:knowledge', summary: 'Delete a page and free its title',
+    method: 'delete',
+    path: '/api/v1/pages/:id',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Delete a page and free its title',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {
       const deleted = await deletePage(deps.store, command, memberOf(identity).workspaceId, params.id)
-      return E.map(({ position }: { position: number }) => ({ data: { deleted: true, id: params.id }, position }))(deleted)
+      return E.map(({ position }: { position: number }) => ({ data: { deleted: true, id: params.id }, position }))(
+        deleted,
+      )
     },
   }),
   route({
-    method: 'get', path: '/api/v1/pages/:id/versions', tag: 'pages', auth: 'bearer', permission: 'read:knowledge', summary: "A page's versions, newest first",
+    method: 'get',
+    path: '/api/v1/pages/:id/versions',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "A page's versions, newest first",
     params: IdParam,
     handler: async ({ params, identity }, deps) => {
       const row = await livePage(deps, memberOf(identity).workspaceId, params.id)
       if (!row) return notFound
-      return E.right({ data: { pageId: row.id, title: row.title, version: row.version, versions: await listVersions(deps.db.pool, row.id) } })
+      return E.right({
+        data: {
+          pageId: row.id,
+          title: row.title,
+          version: row.version,
+          versions: await listVersions(deps.db.pool, row.id),
+        },
+      })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/pages/:id/versions/:version', tag: 'pages', auth: 'bearer', permission: 'read:knowledge', summary: 'One version with its content',
+    method: 'get',
+    path: '/api/v1/pages/:id/versions/:version',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'One version with its content',
     params: t.type({ id: c.id, version: VersionFromString }),
     handler: async ({ params, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const row = await livePage(deps, workspaceId, params.id)
       const v = row && (await readVersion(deps.db.pool, workspaceId, params.id, params.version))
-      if (!v) return row ? fail('NOT_FOUND', `the page has no version ${params.version}`, [`version: the page has versions 1 to ${row.version}`]) : notFound
+      if (!v)
+        return row
+          ? fail('NOT_FOUND', `the page has no version ${params.version}`, [
+              `version: the page has versions 1 to ${row.version}`,
+            ])
+          : notFound
       return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
     },
   }),
   route({
-    method: 'get', path: '/api/v1/pages/:id/diff', tag: 'pages', auth: 'bearer', permission: 'read:knowledge',
-    summary: 'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest',
+    method: 'get',
+    path: '/api/v1/pages/:id/diff',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary:
+      'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest',
     params: IdParam,
     query: c.exact({ from: VersionFromString, to: VersionFromString }),
     handler: async ({ params, query, identity }, deps) => {
@@ -136,27 +235,59 @@ export const pageRoutes: AnyRoute[] = [
       const row = await livePage(deps, workspaceId, params.id)
       if (!row) return notFound
       const to = query.to ?? row.version
-      const from = query.from ?? ((await verificationOn(deps, workspaceId)) && row.verified_version ? row.verified_version : Math.max(1, to - 1))
-      const [a, b] = await Promise.all([readVersion(deps.db.pool, workspaceId, row.id, from), readVersion(deps.db.pool, workspaceId, row.id, to)])
-      const missing = [...(a ? [] : [`from: the page has versions 1 to ${row.version}`]), ...(b ? [] : [`to: the page has versions 1 to ${row.version}`])]
+      const from =
+        query.from ??
+        ((await verificationOn(deps, workspaceId)) && row.verified_version ? row.verified_version : Math.max(1, to - 1))
+      const [a, b] = await Promise.all([
+        readVersion(deps.db.pool, workspaceId, row.id, from),
+        readVersion(deps.db.pool, workspaceId, row.id, to),
+      ])
+      const missing = [
+        ...(a ? [] : [`from: the page has versions 1 to ${row.version}`]),
+        ...(b ? [] : [`to: the page has versions 1 to ${row.version}`]),
+      ]
       if (missing.length) return fail('VALIDATION_ERROR', 'no such version', missing)
-      return E.right({ data: { pageId: row.id, from, to, change: changeSize(a.content, b.content), diff: unifiedDiff(a.content, b.content, `${row.title} v${from}`, `${row.title} v${to}`) } })
+      return E.right({
+        data: {
+          pageId: row.id,
+          from,
+          to,
+          change: changeSize(a.content, b.content),
+          diff: unifiedDiff(a.content, b.content, `${row.title} v${from}`, `${row.title} v${to}`),
+        },
+      })
     },
   }),
   route({
-    method: 'post', path: '/api/v1/pages/:id/revert', tag: 'pages', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/pages/:id/revert',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'A new version restoring the content of { version }; the history is untouched',
     params: IdParam,
     body: c.object({ version: VersionNumber }, { expectedVersion: VersionNumber }),
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const reverted = await revertPage(deps.store, command, workspaceId, params.id, body.version, humanAuthor(identity), body.expectedVersion)
+      const reverted = await revertPage(
+        deps.store,
+        command,
+        workspaceId,
+        params.id,
+        body.version,
+        humanAuthor(identity),
+        body.expectedVersion,
+      )
       if (E.isLeft(reverted)) return reverted
       return pageReply(deps, workspaceId, params.id, reverted.right.position)
     },
   }),
   route({
-    method: 'post', path: '/api/v1/pages/:id/verify', tag: 'pages', auth: 'bearer', permission: 'write:knowledge',
+    method: 'post',
+    path: '/api/v1/pages/:id/verify',
+    tag: 'pages',
+    auth: 'bearer',
+    permission: 'write:knowledge',
     summary: 'Verify the page: pin its latest version (verification must be on)',
     params: IdParam,
     handler: async ({ params, identity, command }, deps) => {

@@ -8,11 +8,26 @@ import { type AnyRoute, route } from '../route'
 import { getFolder } from '../views/knowledge'
 
 export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
-export const FilterSource = t.keyof({ manual: null, document: null, webpage: null, faq: null, api_docs: null, transcript: null })
+export const FilterSource = t.keyof({
+  manual: null,
+  document: null,
+  webpage: null,
+  faq: null,
+  api_docs: null,
+  transcript: null,
+})
 
 const SearchBody = c.object(
   { query: c.string(1, 1000) },
-  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100), folderId: c.id },
+  {
+    mode: Mode,
+    limit: c.integer(1, 50),
+    minScore: c.number(0, 1),
+    source: FilterSource,
+    category: c.string(1, 200),
+    tag: c.string(1, 100),
+    folderId: c.id,
+  },
 )
 
 const score = (what: string) => ({ type: 'number', minimum: 0, maximum: 1, description: what })
@@ -23,7 +38,11 @@ export const SearchAnswer = {
   type: 'object',
   required: ['results', 'mode'],
   properties: {
-    mode: { type: 'string', enum: ['hybrid', 'vector', 'text'], description: 'The mode that answered (text when vectors could not be searched)' },
+    mode: {
+      type: 'string',
+      enum: ['hybrid', 'vector', 'text'],
+      description: 'The mode that answered (text when vectors could not be searched)',
+    },
     fallback: { type: 'string', description: 'Why another mode than the one asked for answered' },
     results: {
       type: 'array',
@@ -36,19 +55,39 @@ export const SearchAnswer = {
           content: { type: 'string', description: 'The chunk of the entry that best answers the query' },
           source: { type: 'string' },
           metadata: { type: 'object' },
-          score: score('The calibrated chance that the result is relevant: the same score means about the same chance in every mode and query; minScore compares it'),
+          score: score(
+            'The calibrated chance that the result is relevant: the same score means about the same chance in every mode and query; minScore compares it',
+          ),
           scores: {
             type: 'object',
-            description: "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served",
-            properties: { text: score('Keyword (BM25) evidence alone'), vector: score('Vector similarity alone'), fused: score('The score served') },
+            description:
+              "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served",
+            properties: {
+              text: score('Keyword (BM25) evidence alone'),
+              vector: score('Vector similarity alone'),
+              fused: score('The score served'),
+            },
           },
-          ranks: { type: 'object', description: "The entry's rank in each leg that found it (1 is first)", properties: { text: { type: 'integer' }, vector: { type: 'integer' } } },
+          ranks: {
+            type: 'object',
+            description: "The entry's rank in each leg that found it (1 is first)",
+            properties: { text: { type: 'integer' }, vector: { type: 'integer' } },
+          },
           chunkIndex: { type: 'integer' },
           pageUrl: { type: 'string', description: 'For a crawled entry: the page the chunk came from' },
           highlight: {
             type: 'object',
-            description: 'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` (JavaScript string indices)',
-            properties: { text: { type: 'string' }, ...offsets, terms: { type: 'array', items: { type: 'object', properties: offsets }, description: 'Where the query\'s words are' } },
+            description:
+              'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` (JavaScript string indices)',
+            properties: {
+              text: { type: 'string' },
+              ...offsets,
+              terms: {
+                type: 'array',
+                items: { type: 'object', properties: offsets },
+                description: "Where the query's words are",
+              },
+            },
           },
         },
       },
@@ -62,13 +101,19 @@ export const SearchAnswer = {
  */
 export const searchRoutes: AnyRoute[] = [
   route({
-    method: 'post', path: '/api/v1/knowledge/search', tag: 'search', auth: 'bearer', permission: 'read:knowledge',
-    summary: 'Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers',
+    method: 'post',
+    path: '/api/v1/knowledge/search',
+    tag: 'search',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary:
+      'Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers',
     body: SearchBody,
     response: SearchAnswer,
     handler: async ({ body, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
-      if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId))) return fail('NOT_FOUND', 'folder not found')
+      if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))
+        return fail('NOT_FOUND', 'folder not found')
       const found = await searchKnowledge(deps, command, workspaceId, {
         query: body.query,
         mode: body.mode,

@@ -9,13 +9,21 @@ import type { Tool } from './tool'
 
 const KbSearchArguments = c.object(
   { query: c.string(1, 1000) },
-  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1), source: FilterSource, category: c.string(1, 200), tag: c.string(1, 100) },
+  {
+    mode: Mode,
+    limit: c.integer(1, 50),
+    minScore: c.number(0, 1),
+    source: FilterSource,
+    category: c.string(1, 200),
+    tag: c.string(1, 100),
+  },
 )
 
 const kbSearch: Tool = {
   name: 'native:kb_search',
   searches: true,
-  description: "Search the workspace's knowledge entries (uploaded reference: text, web pages, files); mode, limit and minScore default to the workspace's search settings",
+  description:
+    "Search the workspace's knowledge entries (uploaded reference: text, web pages, files); mode, limit and minScore default to the workspace's search settings",
   permission: 'read:tools',
   arguments: KbSearchArguments,
   inputSchema: inputSchemaOf(KbSearchArguments),

@@ -26,7 +26,10 @@ export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?:
   if (!r.pageId && !r.title) return noRef
   const { rows } = r.pageId
     ? await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND id = $2', [workspaceId, r.pageId])
-    : await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [workspaceId, r.title!.trim()])
+    : await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [
+        workspaceId,
+        r.title!.trim(),
+      ])
   const row = rows[0]
   if (!row) return fail('NOT_FOUND', 'page not found')
   if (r.pageId && r.title !== undefined && nameKey(r.title) !== nameKey(row.title)) return namesTwoPages(row.title)
@@ -35,12 +38,19 @@ export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?:
 
 const PageWriteArguments = c.object(
   { content: c.string(1, PAGE_WRITE_MAX) },
-  { ...ref, mode: t.keyof({ create: null, append: null, replace: null }), expectedVersion: VersionNumber, collectionId: c.id, skill: SkillName },
+  {
+    ...ref,
+    mode: t.keyof({ create: null, append: null, replace: null }),
+    expectedVersion: VersionNumber,
+    collectionId: c.id,
+    skill: SkillName,
+  },
 )
 
 const pageWrite: Tool = {
   name: 'native:page_write',
-  description: 'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
+  description:
+    'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
   permission: 'write:tools',
   arguments: PageWriteArguments,
   inputSchema: inputSchemaOf(PageWriteArguments, {
@@ -53,10 +63,20 @@ const pageWrite: Tool = {
   run: async (deps, { workspaceId, client, command }, args) => {
     if (!args.pageId && !args.title) return noRef
     const author = { kind: 'agent' as const, client, ...(args.skill ? { skill: args.skill } : {}) }
-    const written = await writeBrainPage(deps.store, { ...command, actor: author }, {
-      workspaceId, author, mode: args.mode ?? 'append', content: args.content, title: args.title, pageId: args.pageId,
-      expectedVersion: args.expectedVersion, collectionId: args.collectionId,
-    })
+    const written = await writeBrainPage(
+      deps.store,
+      { ...command, actor: author },
+      {
+        workspaceId,
+        author,
+        mode: args.mode ?? 'append',
+        content: args.content,
+        title: args.title,
+        pageId: args.pageId,
+        expectedVersion: args.expectedVersion,
+        collectionId: args.collectionId,
+      },
+    )
     return E.map(({ position, ...data }: { position: number }) => ({ data, position }))(written)
   },
 }
@@ -77,7 +97,10 @@ const pageRead: Tool = {
     const view = await pageView(deps.db.pool, row, verification.enabled)
     if (!args.version || args.version === row.version) return E.right({ data: view })
     const v = await readVersion(deps.db.pool, workspaceId, row.id, args.version)
-    if (!v) return fail('NOT_FOUND', `the page has no version ${args.version}`, [`version: the page has versions 1 to ${row.version}`])
+    if (!v)
+      return fail('NOT_FOUND', `the page has no version ${args.version}`, [
+        `version: the page has versions 1 to ${row.version}`,
+      ])
     return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
   },
 }
@@ -94,25 +117,44 @@ const pageHistory: Tool = {
     const found = await findPage(deps.db.pool, workspaceId, args)
     if (E.isLeft(found)) return found
     const row = found.right
-    return E.right({ data: { pageId: row.id, title: row.title, version: row.version, versions: await listVersions(deps.db.pool, row.id) } })
+    return E.right({
+      data: {
+        pageId: row.id,
+        title: row.title,
+        version: row.version,
+        versions: await listVersions(deps.db.pool, row.id),
+      },
+    })
   },
 }
 
-export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1) })
+export const pageSearchArguments = c.object(
+  { query: c.string(1, 1000) },
+  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1) },
+)
 export const pageSearchSchema = inputSchemaOf(pageSearchArguments)
 
 const pageSearch: Tool = {
   name: 'native:page_search',
   searches: true,
-  description: 'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result carries its citation "<title> · v<version>": cite it.',
+  description:
+    'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result carries its citation "<title> · v<version>": cite it.',
   permission: 'read:tools',
   arguments: pageSearchArguments,
   inputSchema: pageSearchSchema,
   run: async (deps, { workspaceId, command }, args) => {
     const { search } = await loadKbConfig(deps.store, workspaceId)
-    const found = await searchPages(deps, command, { kind: 'workspace', workspaceId }, {
-      query: args.query, mode: args.mode ?? search.defaultMode, limit: args.limit ?? search.defaultLimit, minScore: args.minScore ?? search.minScore,
-    })
+    const found = await searchPages(
+      deps,
+      command,
+      { kind: 'workspace', workspaceId },
+      {
+        query: args.query,
+        mode: args.mode ?? search.defaultMode,
+        limit: args.limit ?? search.defaultLimit,
+        minScore: args.minScore ?? search.minScore,
+      },
+    )
     return E.right({ data: found })
   },
 }
@@ -130,8 +172,13 @@ const proposalStatus: Tool = {
     if (!r) return fail('NOT_FOUND', 'proposal not found')
     return E.right({
       data: {
-        proposalId: r.id, status: r.status, pageId: r.page_id, pageTitle: r.title, ...(r.version ? { version: r.version } : {}),
-        ...(r.decided_at ? { decidedAt: r.decided_at.toISOString() } : {}), ...(r.reason ? { reason: r.reason } : {}),
+        proposalId: r.id,
+        status: r.status,
+        pageId: r.page_id,
+        pageTitle: r.title,
+        ...(r.version ? { version: r.version } : {}),
+        ...(r.decided_at ? { decidedAt: r.decided_at.toISOString() } : {}),
+        ...(r.reason ? { reason: r.reason } : {}),
       },
     })
   },

@@ -34,7 +34,17 @@ export const entryView = (r: any) => ({
   isEnabled: r.is_enabled,
   tokenCount: r.token_count,
   ...(r.folder_id ? { folderId: r.folder_id } : {}),
-  ...(r.storage ? { storageInfo: { fileName: r.storage.fileName, mimeType: r.storage.mimeType, size: r.storage.size, sha256: r.storage.blob, ...(r.storage.charset ? { charset: r.storage.charset } : {}) } } : {}),
+  ...(r.storage
+    ? {
+        storageInfo: {
+          fileName: r.storage.fileName,
+          mimeType: r.storage.mimeType,
+          size: r.storage.size,
+          sha256: r.storage.blob,
+          ...(r.storage.charset ? { charset: r.storage.charset } : {}),
+        },
+      }
+    : {}),
   ...(r.source_url ? { syncConfig: syncConfigView(r) } : {}),
   processingStatus: r.processing_status,
   processingProgress: r.processing_progress,
@@ -47,9 +57,10 @@ export const entryView = (r: any) => ({
   updatedAt: r.updated_at.toISOString(),
 })
 
-
 export const configView = async (db: Queryable, workspaceId: string, config?: KbConfig) => {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [workspaceId])
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [
+    workspaceId,
+  ])
   return { config: { ...(config ?? (await readKbConfig(db, workspaceId))), currentDocumentCount: rows[0].n } }
 }
 
@@ -80,7 +91,11 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   if (f.isEnabled !== undefined) add('e.is_enabled = ?', f.isEnabled)
   if (f.processingStatus) add('e.processing_status = ?', f.processingStatus)
   // The title filter is data, never a pattern: LIKE's wildcards are escaped.
-  if (f.search) add("e.title ILIKE '%' || ? || '%' ESCAPE '\\'", f.search.replace(/[\\%_]/g, (m) => `\\${m}`))
+  if (f.search)
+    add(
+      "e.title ILIKE '%' || ? || '%' ESCAPE '\\'",
+      f.search.replace(/[\\%_]/g, (m) => `\\${m}`),
+    )
   if (Object.keys(f.externalRefs).length) add('e.external_refs @> ?::jsonb', JSON.stringify(f.externalRefs))
   args.push(config.freshnessDays)
   const fresh = `$${args.length}`
@@ -88,7 +103,12 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   if (f.freshness) add(`(${freshness}) = ?`, f.freshness)
   const filter = where.join(' AND ')
   // The freshness threshold is bound in both queries, whether or not it filters.
-  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND ${fresh}::int > 0`, args)).rows[0].n
+  const total = (
+    await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND ${fresh}::int > 0`,
+      args,
+    )
+  ).rows[0].n
   const { rows } = await db.query(
     `SELECT e.*, ${freshness} AS freshness FROM kb_entries e WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
@@ -101,7 +121,10 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
 
 export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {
   const config = await readKbConfig(db, workspaceId)
-  const { rows } = await db.query(`SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`, [id, workspaceId, config.freshnessDays])
+  const { rows } = await db.query(
+    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`,
+    [id, workspaceId, config.freshnessDays],
+  )
   return rows[0] ? entryView(rows[0]) : undefined
 }
 
@@ -124,11 +147,22 @@ export const taskView = (r: any) => ({
 })
 
 /** The task list, newest first; `limit` is "items per page", so `page` (from 1) pages through it. */
-export const listTasks = async (db: Queryable, workspaceId: string, status: string | undefined, limit: number, page = 1) => {
+export const listTasks = async (
+  db: Queryable,
+  workspaceId: string,
+  status: string | undefined,
+  limit: number,
+  page = 1,
+) => {
   const args: unknown[] = [workspaceId]
   const where = status ? (args.push(status), 'AND status = $2') : ''
-  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)).rows[0].n
-  const { rows } = await db.query(`SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`, args)
+  const total = (
+    await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)
+  ).rows[0].n
+  const { rows } = await db.query(
+    `SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    args,
+  )
   return { tasks: rows.map(taskView), total }
 }
 
@@ -162,14 +196,20 @@ export const getFolder = async (db: Queryable, workspaceId: string, id: string) 
 
 export const stats = async (db: Queryable, workspaceId: string) => {
   const q = async (sql: string) => (await db.query(sql, [workspaceId])).rows
-  const [totals] = await q(`SELECT count(*)::int AS documents, coalesce(sum(octet_length(content) + file_bytes), 0)::bigint AS bytes,
+  const [totals] =
+    await q(`SELECT count(*)::int AS documents, coalesce(sum(octet_length(content) + file_bytes), 0)::bigint AS bytes,
       count(*) FILTER (WHERE created_at > now() - interval '24 hours')::int AS added,
       count(*) FILTER (WHERE updated_at > now() - interval '24 hours' AND updated_at > created_at)::int AS updated
     FROM kb_entries WHERE workspace_id = $1`)
   const [chunks] = await q('SELECT count(*)::int AS n FROM kb_chunks WHERE workspace_id = $1')
-  const [searches] = await q("SELECT count(*)::int AS n FROM kb_searches WHERE workspace_id = $1 AND at > now() - interval '24 hours'")
-  const bySource = await q('SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source')
-  const byFolder = await q(`SELECT NULL AS id, '(root)' AS name, (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
+  const [searches] = await q(
+    "SELECT count(*)::int AS n FROM kb_searches WHERE workspace_id = $1 AND at > now() - interval '24 hours'",
+  )
+  const bySource = await q(
+    'SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source',
+  )
+  const byFolder =
+    await q(`SELECT NULL AS id, '(root)' AS name, (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
     UNION ALL
     SELECT f.id, f.name, (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = $1 AND e.folder_id = f.id) FROM kb_folders f WHERE f.workspace_id = $1`)
   return {
@@ -179,7 +219,11 @@ export const stats = async (db: Queryable, workspaceId: string) => {
       storageBytes: totals.bytes,
       bySource: Object.fromEntries(bySource.map((r) => [r.source, r.n])),
       byFolder: byFolder.map((r) => ({ folderId: r.id, name: r.name, count: r.n })),
-      recentActivity: { documentsAdded24h: totals.added, documentsUpdated24h: totals.updated, searchesLast24h: searches.n },
+      recentActivity: {
+        documentsAdded24h: totals.added,
+        documentsUpdated24h: totals.updated,
+        searchesLast24h: searches.n,
+      },
     },
   }
 }

@@ -47,7 +47,15 @@ const verificationOf = async (db: Queryable, r: any) => {
     [r.id, r.verified_version, r.verified_at],
   )
   const since = rows[0]
-  return { ...pin, sinceVerified: { versions: r.version - r.verified_version, writers: since.writers ?? [], change: changeSize(since.pinned ?? '', r.content), citations: since.citations } }
+  return {
+    ...pin,
+    sinceVerified: {
+      versions: r.version - r.verified_version,
+      writers: since.writers ?? [],
+      change: changeSize(since.pinned ?? '', r.content),
+      citations: since.citations,
+    },
+  }
 }
 
 /** A page as the API shows it; verification state only when the workspace's switch is on. */
@@ -69,7 +77,13 @@ export const readPage = async (db: Queryable, workspaceId: string, pageId: strin
   (await db.query('SELECT * FROM kb_pages WHERE id = $1 AND workspace_id = $2', [pageId, workspaceId])).rows[0]
 
 export const readVersion = async (db: Queryable, workspaceId: string, pageId: string, version: number) =>
-  (await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 AND workspace_id = $2 AND version = $3', [pageId, workspaceId, version])).rows[0]
+  (
+    await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 AND workspace_id = $2 AND version = $3', [
+      pageId,
+      workspaceId,
+      version,
+    ])
+  ).rows[0]
 
 export interface PageListQuery {
   page: number
@@ -88,13 +102,18 @@ export const listPages = async (db: Queryable, workspaceId: string, q: PageListQ
   if (q.search) where.push(`strpos(lower(p.title), lower($${args.push(q.search)})) > 0`)
   const filter = where.join(' AND ')
   const total = (await db.query(`SELECT count(*)::int AS n FROM kb_pages p WHERE ${filter}`, args)).rows[0].n
-  const { rows } = await db.query(`SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC, p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`, args)
+  const { rows } = await db.query(
+    `SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC, p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+    args,
+  )
   const items = await Promise.all(rows.map((r) => pageView(db, r, verification)))
   return { items, total, pagination: pagination(q.page, q.limit, total) }
 }
 
 export const listVersions = async (db: Queryable, pageId: string) =>
-  (await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 ORDER BY version DESC', [pageId])).rows.map((r) => versionView(r))
+  (await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 ORDER BY version DESC', [pageId])).rows.map((r) =>
+    versionView(r),
+  )
 
 export const collectionView = (r: any) => ({
   id: r.id,
@@ -111,7 +130,9 @@ export const collectionView = (r: any) => ({
 const COLLECTIONS = `SELECT c.*, (SELECT count(*)::int FROM kb_pages p WHERE p.collection_id = c.id) AS page_count FROM kb_collections c`
 
 export const listCollections = async (db: Queryable, workspaceId: string) =>
-  (await db.query(`${COLLECTIONS} WHERE c.workspace_id = $1 ORDER BY c.created_at, c.id`, [workspaceId])).rows.map(collectionView)
+  (await db.query(`${COLLECTIONS} WHERE c.workspace_id = $1 ORDER BY c.created_at, c.id`, [workspaceId])).rows.map(
+    collectionView,
+  )
 
 export const getCollection = async (db: Queryable, workspaceId: string, id: string) => {
   const r = (await db.query(`${COLLECTIONS} WHERE c.workspace_id = $1 AND c.id = $2`, [workspaceId, id])).rows[0]
@@ -120,7 +141,14 @@ export const getCollection = async (db: Queryable, workspaceId: string, id: stri
 
 /** A proposal with its page name, size of change and the diff it would make to the version it was made against. */
 export const proposalView = async (db: Queryable, r: any) => {
-  const base = r.new_page ? '' : (await db.query('SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2', [r.page_id, r.base_version])).rows[0]?.content ?? ''
+  const base = r.new_page
+    ? ''
+    : ((
+        await db.query('SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2', [
+          r.page_id,
+          r.base_version,
+        ])
+      ).rows[0]?.content ?? '')
   return {
     id: r.id,
     status: r.status,
@@ -143,10 +171,19 @@ export const proposalView = async (db: Queryable, r: any) => {
 export const readProposal = async (db: Queryable, workspaceId: string, id: string) =>
   (await db.query('SELECT * FROM kb_proposals WHERE id = $1 AND workspace_id = $2', [id, workspaceId])).rows[0]
 
-export const listProposals = async (db: Queryable, workspaceId: string, status: string | undefined, page: number, limit: number) => {
+export const listProposals = async (
+  db: Queryable,
+  workspaceId: string,
+  status: string | undefined,
+  page: number,
+  limit: number,
+) => {
   const args: unknown[] = [workspaceId]
   const filter = `workspace_id = $1${status ? ` AND status = $${args.push(status)}` : ''}`
   const total = (await db.query(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args)).rows[0].n
-  const { rows } = await db.query(`SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`, args)
+  const { rows } = await db.query(
+    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    args,
+  )
   return { rows, total, pagination: pagination(page, limit, total) }
 }

@@ -17,7 +17,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000)
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
-const metadata = { actor: { kind: 'system' as const, process: 'bench' }, correlationId: randomUUID(), causationId: null, at: new Date().toISOString() }
+const metadata = {
+  actor: { kind: 'system' as const, process: 'bench' },
+  correlationId: randomUUID(),
+  causationId: null,
+  at: new Date().toISOString(),
+}
 const eventOf = (type: string, data: unknown): EventData => ({ id: randomUUID(), type, data, metadata })
 
 /** Runs `op` from `writers` concurrent loops for SECONDS; answers operations per second. */
@@ -42,8 +47,14 @@ const benchOne = async (label: string, db: Database) => {
   const payload = JSON.stringify({ userId: randomUUID(), email: 'bench@example.com', name: 'Bench' })
   const row: Record<string, number> = {}
   for (const writers of [1, 8]) {
-    const plain = await rate(writers, () => db.pool.query('INSERT INTO bench_plain VALUES ($1, $2, $3)', [randomUUID(), 's', payload]).then(() => undefined))
-    const appends = await rate(writers, (w, i) => store.append(`bench-${w}-${i}-${randomUUID()}`, [eventOf('Benched', { w, i })], 'no_stream').then(() => undefined))
+    const plain = await rate(writers, () =>
+      db.pool.query('INSERT INTO bench_plain VALUES ($1, $2, $3)', [randomUUID(), 's', payload]).then(() => undefined),
+    )
+    const appends = await rate(writers, (w, i) =>
+      store
+        .append(`bench-${w}-${i}-${randomUUID()}`, [eventOf('Benched', { w, i })], 'no_stream')
+        .then(() => undefined),
+    )
     row[`plain INSERT/s, ${writers} writer(s)`] = plain
     row[`appends/s, ${writers} writer(s)`] = appends
     row[`append ratio, ${writers} writer(s)`] = appends / plain
@@ -81,7 +92,9 @@ const benchOne = async (label: string, db: Database) => {
 const results: { label: string; row: Record<string, number> }[] = []
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-'))
 try {
-  results.push(await benchOne('PGlite (on disk)', await openPglite(dir).then(async (db) => ({ ...db, close: db.close }))))
+  results.push(
+    await benchOne('PGlite (on disk)', await openPglite(dir).then(async (db) => ({ ...db, close: db.close }))),
+  )
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })
 }
@@ -100,6 +113,8 @@ try {
 
 const keys = Object.keys(results[0].row)
 const fmt = (k: string, v: number) => (/ratio/.test(k) ? v.toFixed(2) : Math.round(v).toLocaleString('en-US'))
-process.stdout.write(`\n| measure | ${results.map((r) => r.label).join(' | ')} |\n|---|${results.map(() => '---:').join('|')}|\n`)
+process.stdout.write(
+  `\n| measure | ${results.map((r) => r.label).join(' | ')} |\n|---|${results.map(() => '---:').join('|')}|\n`,
+)
 for (const k of keys) process.stdout.write(`| ${k} | ${results.map((r) => fmt(k, r.row[k])).join(' | ')} |\n`)
 process.exit(0)

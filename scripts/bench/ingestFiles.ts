@@ -33,13 +33,18 @@ const ROWS = process.env.BENCH_ROWS?.split(',') ?? ['']
 const wanted = (key: string) => ROWS.some((r) => key.startsWith(r) || r.startsWith(key))
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
-const WORDS = 'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel current discharge gauge catchment aquifer spring'.split(' ')
+const WORDS =
+  'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel current discharge gauge catchment aquifer spring'.split(
+    ' ',
+  )
 let seed = 7
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 const pageText = (i: number, p: number) => {
   let text = `File ${i} page ${p}. `
   while (text.length < 1500) {
-    const s = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
+    const s = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(
+      ' ',
+    )
     text += `${s[0].toUpperCase()}${s.slice(1)}. `
   }
   return text
@@ -56,16 +61,29 @@ const corpus = async (n: number): Promise<File[]> => {
   for (let i = 0; i < n; i++) {
     const pages = Array.from({ length: 1 + Math.floor(rand() * 50) }, (_, p) => pageText(i, p))
     switch (i % 4) {
-      case 0: files.push({ name: `f${i}.pdf`, bytes: await pdf(pages) }); break
-      case 1: files.push({ name: `f${i}.docx`, bytes: await docx(pages) }); break
-      case 2: files.push({ name: `f${i}.html`, bytes: Buffer.from(`<!doctype html><html><head><title>File ${i}</title></head><body><article>${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`) }); break
-      default: files.push({ name: `f${i}.md`, bytes: Buffer.from(`# File ${i}\n\n${pages.join('\n\n')}\n`) })
+      case 0:
+        files.push({ name: `f${i}.pdf`, bytes: await pdf(pages) })
+        break
+      case 1:
+        files.push({ name: `f${i}.docx`, bytes: await docx(pages) })
+        break
+      case 2:
+        files.push({
+          name: `f${i}.html`,
+          bytes: Buffer.from(
+            `<!doctype html><html><head><title>File ${i}</title></head><body><article>${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`,
+          ),
+        })
+        break
+      default:
+        files.push({ name: `f${i}.md`, bytes: Buffer.from(`# File ${i}\n\n${pages.join('\n\n')}\n`) })
     }
   }
   return files
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 const chunking = { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true }
 
 /** The floor: the same parsers (worker pool), chunker and embedder, in-process, all files at once. */
@@ -81,17 +99,19 @@ const floor = async (files: File[], embedderName: string) => {
   const done: number[] = []
   // Embedding runs one file at a time, as one embedder serves the service's workers.
   let embedding = Promise.resolve()
-  await Promise.all(files.map(async (f) => {
-    const sniffed = await sniffType(f.bytes, f.name)
-    if (!sniffed.ok) throw new Error(sniffed.reason)
-    const parsed = await parsers.parse({ mimeType: sniffed.mimeType, bytes: f.bytes })
-    const cs = chunkText(parsed.text, chunking)
-    const mine = embedding.then(() => embedder.embed(cs.map((c) => c.text))).then(() => undefined)
-    embedding = mine
-    await mine
-    chunks += cs.length
-    done.push(performance.now() - t0)
-  }))
+  await Promise.all(
+    files.map(async (f) => {
+      const sniffed = await sniffType(f.bytes, f.name)
+      if (!sniffed.ok) throw new Error(sniffed.reason)
+      const parsed = await parsers.parse({ mimeType: sniffed.mimeType, bytes: f.bytes })
+      const cs = chunkText(parsed.text, chunking)
+      const mine = embedding.then(() => embedder.embed(cs.map((c) => c.text))).then(() => undefined)
+      embedding = mine
+      await mine
+      chunks += cs.length
+      done.push(performance.now() - t0)
+    }),
+  )
   const seconds = (performance.now() - t0) / 1000
   await parsers.close()
   await embedder.close?.()
@@ -99,15 +119,35 @@ const floor = async (files: File[], embedderName: string) => {
 }
 
 /** The service on PGlite, or on a fresh database of the server (dropped when the service stops). */
-const throughService = async (files: File[], embedderName: string, queue: 'memory' | 'rabbitmq', database: 'PGlite' | 'server') => {
+const throughService = async (
+  files: File[],
+  embedderName: string,
+  queue: 'memory' | 'rabbitmq',
+  database: 'PGlite' | 'server',
+) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-files-'))
-  const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' }
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    KB_ADMIN_TOKEN: ADMIN,
+    EMBEDDER: embedderName,
+    LOG_LEVEL: 'silent',
+  }
   if (queue === 'rabbitmq') Object.assign(env, { AMQP_URL, AMQP_QUEUE: `kb.bench.${Date.now()}` })
   const config = loadConfig(env)
   if (E.isLeft(config)) throw new Error(config.left)
-  const service = await startService(config.right, createLogger('silent'), database === 'server' ? await freshPostgres(SERVER_URL, 10) : undefined)
+  const service = await startService(
+    config.right,
+    createLogger('silent'),
+    database === 'server' ? await freshPostgres(SERVER_URL, 10) : undefined,
+  )
   const call = async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await fetch(service.url + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
     const json = (await res.json()) as { success: boolean; data: any }
     if (!json.success) throw new Error(JSON.stringify(json))
     return json.data
@@ -117,13 +157,20 @@ const throughService = async (files: File[], embedderName: string, queue: 'memor
   for (let w = 0; w < Math.ceil(files.length / PER_WORKSPACE); w++) {
     const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: `Bench ${w}` })
     await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-    const token = (await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })).access_token
-    await call('PATCH', '/api/v1/knowledge/config', token, { allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE] })
+    const token = (await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id }))
+      .access_token
+    await call('PATCH', '/api/v1/knowledge/config', token, {
+      allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE],
+    })
     tokens.push(token)
   }
   // The client on its own thread; each workspace's task list read every POLL_MS (a client
   // watching progress; reading them every 100 ms cost the service 1.5 s of its thread in 25).
-  const r = await runUploads({ url: service.url, files: files.map((f, i) => ({ name: f.name, bytes: f.bytes, token: tokens[Math.floor(i / PER_WORKSPACE)] })), pollMs: POLL_MS })
+  const r = await runUploads({
+    url: service.url,
+    files: files.map((f, i) => ({ name: f.name, bytes: f.bytes, token: tokens[Math.floor(i / PER_WORKSPACE)] })),
+    pollMs: POLL_MS,
+  })
   if (queue === 'rabbitmq') await (service.deps.queue as unknown as { deleteQueues(): Promise<void> }).deleteQueues()
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })
@@ -138,7 +185,10 @@ const merged = (rs: { seconds: number; chunks: number; p95: number }[]) => ({
 })
 
 const rows: string[] = []
-for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as const) {
+for (const [embedderName, n] of [
+  ['hashing', FILES],
+  ['local', LOCAL_FILES],
+] as const) {
   if (!wanted(`${embedderName}/`)) continue
   const files = await corpus(n)
   for (const database of embedderName === 'hashing' ? (['PGlite', 'server'] as const) : (['PGlite'] as const)) {
@@ -163,10 +213,14 @@ for (const [embedderName, n] of [['hashing', FILES], ['local', LOCAL_FILES]] as 
         `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((processed / base.seconds) * 60)} / ${f((processed / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
           `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
       )
-      process.stderr.write(`${rows[rows.length - 1]}  (rounds: floor ${floors.map((x) => f(x.seconds, 2)).join(', ')} s; service ${services.map((x) => f(x.seconds, 2)).join(', ')} s)\n`)
+      process.stderr.write(
+        `${rows[rows.length - 1]}  (rounds: floor ${floors.map((x) => f(x.seconds, 2)).join(', ')} s; service ${services.map((x) => f(x.seconds, 2)).join(', ')} s)\n`,
+      )
     }
   }
 }
-process.stdout.write('\n| embedder | database | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n')
+process.stdout.write(
+  '\n| embedder | database | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n',
+)
 process.stdout.write(`${rows.join('\n')}\n`)
 process.exit(0)

@@ -16,10 +16,13 @@ const LOCAL_ENTRIES = Number(process.env.BENCH_LOCAL_ENTRIES ?? 100)
 const ADMIN = 'bench-admin-token-0123456789'
 
 // A deterministic corpus: sentences drawn from a fixed vocabulary by a small LCG.
-const WORDS = 'postgres vacuum index heap tuple page buffer query planner join hash merge sort cost estimate statistics analyze table column row lock transaction commit rollback snapshot isolation replica stream archive checkpoint wal segment'.split(' ')
+const WORDS =
+  'postgres vacuum index heap tuple page buffer query planner join hash merge sort cost estimate statistics analyze table column row lock transaction commit rollback snapshot isolation replica stream archive checkpoint wal segment'.split(
+    ' ',
+  )
 const corpus = (n: number) => {
   let seed = 42
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
   return Array.from({ length: n }, (_, i) => {
     let text = `Document ${i}. `
     while (text.length < 5000) {
@@ -31,13 +34,21 @@ const corpus = (n: number) => {
   })
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 const chunking = { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true }
 
 const run = async (embedderName: 'hashing' | 'local', n: number) => {
   const texts = corpus(n)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-ingest-'))
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: embedderName, LOG_LEVEL: 'silent' })
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    KB_ADMIN_TOKEN: ADMIN,
+    EMBEDDER: embedderName,
+    LOG_LEVEL: 'silent',
+  })
   if (E.isLeft(config)) throw new Error(config.left)
 
   // The floor: chunk + embed each text in-process.
@@ -59,7 +70,11 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
   // The service, through its HTTP API.
   const service = await startService(config.right, createLogger('silent'))
   const call = async (method: string, p: string, token: string, body: unknown) => {
-    const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch(service.url + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     const json = (await res.json()) as { success: boolean; data: any }
     if (!json.success) throw new Error(JSON.stringify(json))
     return json.data
@@ -73,7 +88,11 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
   // One client, on a thread of its own (load.ts), creating the same entries one after another.
   t0 = performance.now()
   const apiLatency = await runLoad({
-    url: service.url, token: access_token, path: '/api/v1/knowledge', clients: 1, count: n,
+    url: service.url,
+    token: access_token,
+    path: '/api/v1/knowledge',
+    clients: 1,
+    count: n,
     bodies: texts.map((content, i) => ({ title: `Entry ${i}`, source: 'text', content })),
   })
   const apiSeconds = (performance.now() - t0) / 1000
@@ -94,8 +113,12 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
 
 const rows = [await run('hashing', ENTRIES), await run('local', LOCAL_ENTRIES)]
 const f = (x: number, d = 1) => x.toFixed(d)
-process.stdout.write('\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ms | p50 ratio | in-process chunks/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n')
+process.stdout.write(
+  '\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ms | p50 ratio | in-process chunks/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
+)
 for (const r of rows) {
-  process.stdout.write(`| ${r.embedder} | ${r.entries} | ${f(r.floorPerSecond)} | ${f(r.apiPerSecond)} | ${f(r.apiPerSecond / r.floorPerSecond, 2)} | ${f(r.floorP50)} / ${f(r.floorP95)} | ${f(r.apiP50)} / ${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`)
+  process.stdout.write(
+    `| ${r.embedder} | ${r.entries} | ${f(r.floorPerSecond)} | ${f(r.apiPerSecond)} | ${f(r.apiPerSecond / r.floorPerSecond, 2)} | ${f(r.floorP50)} / ${f(r.floorP95)} | ${f(r.apiP50)} / ${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`,
+  )
 }
 process.exit(0)

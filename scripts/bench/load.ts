@@ -87,19 +87,29 @@ const serve = ({ url, token, path, bodies, clients }: Load) => {
   // the API's time rather than a heavier client's own (fetch costs this thread about 0.5 ms a request).
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients })
   const target = new URL(url + path)
-  const send = (body: string) => new Promise<string>((resolve, reject) => {
-    const req = http.request(target, {
-      method: 'POST', agent,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const parts: Buffer[] = []
-      res.on('data', (part: Buffer) => parts.push(part))
-      res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
-      res.on('error', reject)
+  const send = (body: string) =>
+    new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const parts: Buffer[] = []
+          res.on('data', (part: Buffer) => parts.push(part))
+          res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
     })
-    req.on('error', reject)
-    req.end(body)
-  })
   const post = async (body: string, retry = true): Promise<void> => {
     let text: string
     try {
@@ -117,22 +127,25 @@ const serve = ({ url, token, path, bodies, clients }: Load) => {
     stopped = false
     const latencies: number[] = []
     let next = 0
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (!stopped && (count < 0 || next < count)) {
-        const i = from + next++
-        const t = performance.now()
-        await post(fill(bodies[i % bodies.length], i))
-        latencies.push(performance.now() - t)
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (!stopped && (count < 0 || next < count)) {
+          const i = from + next++
+          const t = performance.now()
+          await post(fill(bodies[i % bodies.length], i))
+          latencies.push(performance.now() - t)
+        }
+      }),
+    )
     return latencies
   }
   parentPort!.on('message', (c: Command) => {
     if (c === 'stop') stopped = true
-    else run(c.run, c.from).then(
-      (latencies) => parentPort!.postMessage({ latencies } satisfies Reply),
-      (error: Error) => parentPort!.postMessage({ error: error.message } satisfies Reply),
-    )
+    else
+      run(c.run, c.from).then(
+        (latencies) => parentPort!.postMessage({ latencies } satisfies Reply),
+        (error: Error) => parentPort!.postMessage({ error: error.message } satisfies Reply),
+      )
   })
 }
 

@@ -14,34 +14,55 @@ const WRITES = Number(process.env.BENCH_WRITES ?? 400)
 const AGENTS = 8
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 100)
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs.readFileSync('eval/python/docs.jsonl', 'utf8').trim().split('\n').slice(0, 100).map((l) => JSON.parse(l))
+const docs: { title: string; text: string }[] = fs
+  .readFileSync('eval/python/docs.jsonl', 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, 100)
+  .map((l) => JSON.parse(l))
   // Each document's first 5,000 characters: the size the bench's figures were measured at.
   .map((d: { title: string; text: string }) => ({ title: d.title, text: d.text.slice(0, 5000) }))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map((q: { query: string }) => q.query)
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map(
+  (q: { query: string }) => q.query,
+)
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
 /** Runs `op` `total` times from AGENTS concurrent loops; answers operations per second and latencies. */
 const run = async (total: number, op: (i: number) => Promise<unknown>) => {
   const latencies: number[] = []
   let next = 0
   const t0 = performance.now()
-  await Promise.all(Array.from({ length: AGENTS }, async () => {
-    while (next < total) {
-      const i = next++
-      const t = performance.now()
-      await op(i)
-      latencies.push(performance.now() - t)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: AGENTS }, async () => {
+      while (next < total) {
+        const i = next++
+        const t = performance.now()
+        await op(i)
+        latencies.push(performance.now() - t)
+      }
+    }),
+  )
   return { perSecond: total / ((performance.now() - t0) / 1000), latencies }
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pages-'))
-const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: process.env.EMBEDDER ?? 'hashing', LOG_LEVEL: 'silent' })
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  KB_ADMIN_TOKEN: ADMIN,
+  EMBEDDER: process.env.EMBEDDER ?? 'hashing',
+  LOG_LEVEL: 'silent',
+})
 if (E.isLeft(config)) throw new Error(config.left)
 const service = await startService(config.right, createLogger('silent'))
 const post = async (p: string, headers: Record<string, string>, body: unknown) => {
-  const res = await fetch(service.url + p, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(service.url + p, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   const json = (await res.json()) as { success: boolean; data: any }
   if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
   return json.data
@@ -51,28 +72,68 @@ try {
   const user = await post('/api/v1/admin/users', admin, { email: 'bench@example.com', name: 'Bench' })
   const ws = await post('/api/v1/admin/workspaces', admin, { name: 'Bench' })
   await post(`/api/v1/admin/workspaces/${ws.id}/members`, admin, { userId: user.id, role: 'owner' })
-  const bearer = { authorization: `Bearer ${(await post('/api/v1/admin/tokens', admin, { userId: user.id, workspaceId: ws.id })).access_token}` }
-  const agent = { 'x-api-key': (await post('/api/v1/admin/api-keys', admin, { workspaceId: ws.id, name: 'bench-agent' })).api_key }
+  const bearer = {
+    authorization: `Bearer ${(await post('/api/v1/admin/tokens', admin, { userId: user.id, workspaceId: ws.id })).access_token}`,
+  }
+  const agent = {
+    'x-api-key': (await post('/api/v1/admin/api-keys', admin, { workspaceId: ws.id, name: 'bench-agent' })).api_key,
+  }
   const line = (i: number) => `Note ${i}: ${docs[i % docs.length].text.slice(0, 200)}`
-  const metadata = { actor: { kind: 'system' as const, process: 'bench' }, correlationId: 'bench', causationId: null, at: new Date().toISOString() }
+  const metadata = {
+    actor: { kind: 'system' as const, process: 'bench' },
+    correlationId: 'bench',
+    causationId: null,
+    at: new Date().toISOString(),
+  }
 
   // Baselines: raw appends of events of about a version's size, to one stream and to 100 streams.
   const one = `bench-${randomUUID()}`
-  const rawOne = await run(WRITES, (i) => service.deps.store.append(one, [{ id: randomUUID(), type: 'BenchAppended', data: { line: line(i) }, metadata }], 'any'))
+  const rawOne = await run(WRITES, (i) =>
+    service.deps.store.append(
+      one,
+      [{ id: randomUUID(), type: 'BenchAppended', data: { line: line(i) }, metadata }],
+      'any',
+    ),
+  )
   const streams = Array.from({ length: 100 }, () => `bench-${randomUUID()}`)
-  const rawMany = await run(WRITES, (i) => service.deps.store.append(streams[i % 100], [{ id: randomUUID(), type: 'BenchAppended', data: { line: line(i) }, metadata }], 'any'))
+  const rawMany = await run(WRITES, (i) =>
+    service.deps.store.append(
+      streams[i % 100],
+      [{ id: randomUUID(), type: 'BenchAppended', data: { line: line(i) }, metadata }],
+      'any',
+    ),
+  )
 
   const write = (args: object) => post('/api/v1/tools/native:page_write/execute', agent, { arguments: args })
   const onePage = await run(WRITES, (i) => write({ title: 'Shared log', mode: 'append', content: line(i) }))
-  const manyPages = await run(WRITES, (i) => write({ title: `Page ${i % 100}`, mode: 'replace', content: line(i) }).catch(() => write({ title: `Page ${i % 100}`, mode: 'append', content: line(i) })))
+  const manyPages = await run(WRITES, (i) =>
+    write({ title: `Page ${i % 100}`, mode: 'replace', content: line(i) }).catch(() =>
+      write({ title: `Page ${i % 100}`, mode: 'append', content: line(i) }),
+    ),
+  )
 
   // Search: the 100 pages beside 100 entries of the same texts.
   for (let i = 0; i < docs.length; i++) {
     await write({ title: docs[i].title.slice(0, 500), mode: 'append', content: docs[i].text.slice(0, 4000) })
-    await post('/api/v1/knowledge', bearer, { title: docs[i].title.slice(0, 500), source: 'text', content: docs[i].text.slice(0, 4000) })
+    await post('/api/v1/knowledge', bearer, {
+      title: docs[i].title.slice(0, 500),
+      source: 'text',
+      content: docs[i].text.slice(0, 4000),
+    })
   }
-  const pageSearch = await run(QUERIES, (i) => post('/api/v1/tools/native:page_search/execute', agent, { arguments: { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 } }))
-  const entrySearch = await run(QUERIES, (i) => post('/api/v1/knowledge/search', bearer, { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 }))
+  const pageSearch = await run(QUERIES, (i) =>
+    post('/api/v1/tools/native:page_search/execute', agent, {
+      arguments: { query: queries[i % queries.length], mode: 'hybrid', limit: 10, minScore: 0 },
+    }),
+  )
+  const entrySearch = await run(QUERIES, (i) =>
+    post('/api/v1/knowledge/search', bearer, {
+      query: queries[i % queries.length],
+      mode: 'hybrid',
+      limit: 10,
+      minScore: 0,
+    }),
+  )
 
   const f = (n: number) => n.toFixed(1)
   process.stdout.write(`

@@ -22,30 +22,46 @@ const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
 // machine's drift over a cell (it is shared) weighs on both sides alike.
 const ROUNDS = 4
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs.readFileSync('eval/python/docs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+const docs: { title: string; text: string }[] = fs
+  .readFileSync('eval/python/docs.jsonl', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l))
   // Each document's first 5,000 characters: the size the bench's figures were measured at.
   .map((d: { title: string; text: string }) => ({ title: d.title, text: d.text.slice(0, 5000) }))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map((q: { query: string }) => q.query)
+const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map(
+  (q: { query: string }) => q.query,
+)
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
 /** Runs `op` `count` times (from query number `from` on) from `clients` concurrent loops; answers the latencies in ms. */
 const latencies = async (clients: number, count: number, from: number, op: (i: number) => Promise<unknown>) => {
   const out: number[] = []
   let next = 0
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < count) {
-      const i = from + next++
-      const t = performance.now()
-      await op(i)
-      out.push(performance.now() - t)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) {
+        const i = from + next++
+        const t = performance.now()
+        await op(i)
+        out.push(performance.now() - t)
+      }
+    }),
+  )
   return out
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-search-'))
-const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: 'hashing', LOG_LEVEL: 'silent' })
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  KB_ADMIN_TOKEN: ADMIN,
+  EMBEDDER: 'hashing',
+  LOG_LEVEL: 'silent',
+})
 if (E.isLeft(config)) throw new Error(config.left)
 const service = await startService(config.right, createLogger('silent'))
 const { deps } = service
@@ -53,7 +69,11 @@ let resets = 0
 const call = async (p: string, token: string, body?: unknown, retry = true): Promise<any> => {
   let res: Response
   try {
-    res = await fetch(service.url + p, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+    res = await fetch(service.url + p, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    })
   } catch (error) {
     // A pooled connection can be reset under the client as it reuses it; count it and try once more.
     if (!retry) throw error
@@ -70,21 +90,37 @@ try {
   const ws = await call('/api/v1/admin/workspaces', ADMIN, { name: 'Bench' })
   await call(`/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
   const { access_token: token } = await call('/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
-  const patch = await fetch(`${service.url}/api/v1/knowledge/config`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ maxDocuments: 1_000_000 }) })
+  const patch = await fetch(`${service.url}/api/v1/knowledge/config`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ maxDocuments: 1_000_000 }),
+  })
   if (!patch.ok) throw new Error('config')
   let created = 0
   const ingest = async () => {
     const d = docs[created % docs.length]
-    await call('/api/v1/knowledge', token, { title: `${d.title} #${created}`, source: 'text', content: `${d.text}\n\nCopy ${created}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })
+    await call('/api/v1/knowledge', token, {
+      title: `${d.title} #${created}`,
+      source: 'text',
+      content: `${d.text}\n\nCopy ${created}.`,
+      chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 },
+    })
     created++
   }
   /** Clients on a thread of their own (scripts/bench/load.ts), warmed with every query once. */
   const searchClients = async (mode: string, clients: number) => {
-    const load = openClients({ url: service.url, token, path: '/api/v1/knowledge/search', clients, bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0 })) })
+    const load = openClients({
+      url: service.url,
+      token,
+      path: '/api/v1/knowledge/search',
+      clients,
+      bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0 })),
+    })
     await load.run(queries.length)
     return load
   }
-  const chunkCount = async () => (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
+  const chunkCount = async () =>
+    (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
   // The SQL a search runs, called directly: the workspace's configuration, the index queries
   // (commands/ranking.ts), and reading the rows served.
@@ -92,9 +128,33 @@ try {
     const vector = await embedQuery(deps, mode, query)
     await inSnapshot(deps.db, async (tx) => {
       await readKbConfig(tx, ws.id)
-      const ranked = await rank(deps, tx, { index: KNOWLEDGE_INDEX, workspaceId: ws.id, scope: chunkScope(ws.id, filters), query, mode, fusion: 'score', limit: 10 }, vector)
+      const ranked = await rank(
+        deps,
+        tx,
+        {
+          index: KNOWLEDGE_INDEX,
+          workspaceId: ws.id,
+          scope: chunkScope(ws.id, filters),
+          query,
+          mode,
+          fusion: 'score',
+          limit: 10,
+        },
+        vector,
+      )
       const kept = keep(ranked.hits, 0, 10)
-      await hydrate(tx, ws.id, query, kept, await servedChunks(tx, kept.map((h) => h.key), ranked.evidence, ranked.mode))
+      await hydrate(
+        tx,
+        ws.id,
+        query,
+        kept,
+        await servedChunks(
+          tx,
+          kept.map((h) => h.key),
+          ranked.evidence,
+          ranked.mode,
+        ),
+      )
     })
   }
   const direct = { text: directSearch('text'), vector: directSearch('vector'), hybrid: directSearch('hybrid') }
@@ -102,7 +162,9 @@ try {
     const t0 = Date.now()
     while ((await chunkCount()) < size) await ingest()
     await analyzeSearchTables(deps.db)
-    process.stderr.write(`corpus: ${await chunkCount()} chunks (${created} entries), built in ${Math.round((Date.now() - t0) / 1000)} s\n`)
+    process.stderr.write(
+      `corpus: ${await chunkCount()} chunks (${created} entries), built in ${Math.round((Date.now() - t0) / 1000)} s\n`,
+    )
     // Warm both paths alike: every query once in every mode, before either is measured.
     for (const mode of ['text', 'vector', 'hybrid'] as const) for (const q of queries) await direct[mode](q)
     for (const mode of ['text', 'vector', 'hybrid'] as const) {
@@ -113,13 +175,16 @@ try {
         const per = Math.ceil(QUERIES_PER_RUN / ROUNDS)
         for (let r = 0; r < ROUNDS; r++) {
           const viaApi = async () => api.push(...(await load.run(per, r * per)))
-          const viaSql = async () => sql.push(...(await latencies(clients, per, r * per, (i) => direct[mode](queries[i % queries.length]))))
+          const viaSql = async () =>
+            sql.push(...(await latencies(clients, per, r * per, (i) => direct[mode](queries[i % queries.length]))))
           if (r % 2 === 0) await viaApi().then(viaSql)
           else await viaSql().then(viaApi)
         }
         resets += load.resets()
         await load.close()
-        rows.push(`| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`)
+        rows.push(
+          `| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`,
+        )
         process.stderr.write(`${rows[rows.length - 1]}\n`)
       }
     }
@@ -128,8 +193,17 @@ try {
   const hybrid = await searchClients('hybrid', 1)
   const idle = await hybrid.run(QUERIES_PER_RUN)
   const writer = startLoad({
-    url: service.url, token, path: '/api/v1/knowledge', clients: 1, count: Infinity,
-    bodies: docs.map((d) => ({ title: `${d.title} #w{{i}}`, source: 'text', content: `${d.text}\n\nWriter copy {{i}}.`, chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 } })),
+    url: service.url,
+    token,
+    path: '/api/v1/knowledge',
+    clients: 1,
+    count: Infinity,
+    bodies: docs.map((d) => ({
+      title: `${d.title} #w{{i}}`,
+      source: 'text',
+      content: `${d.text}\n\nWriter copy {{i}}.`,
+      chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 },
+    })),
   })
   const busy = await hybrid.run(QUERIES_PER_RUN)
   writer.stop()
@@ -137,8 +211,12 @@ try {
   await hybrid.close()
   const written = (await writer.done).length
   resets += writer.resets()
-  process.stdout.write('\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n')
-  process.stdout.write(`${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms (${written} entries written meanwhile): ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`)
+  process.stdout.write(
+    '\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n',
+  )
+  process.stdout.write(
+    `${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms (${written} entries written meanwhile): ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`,
+  )
 } finally {
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })

@@ -25,23 +25,31 @@ const BOOTSTRAP = fileURLToPath(new URL('../../workers/tsWorker.mjs', import.met
 export const runUploads = (uploads: Uploads) =>
   new Promise<Uploaded>((resolve, reject) => {
     const worker = new Worker(BOOTSTRAP, { workerData: { module: import.meta.url, uploads } })
-    worker.once('message', (m: Uploaded | { error: string }) => ('error' in m ? reject(new Error(m.error)) : resolve(m)))
+    worker.once('message', (m: Uploaded | { error: string }) =>
+      'error' in m ? reject(new Error(m.error)) : resolve(m),
+    )
     worker.once('error', reject)
   })
 
 const work = async ({ url, files, pollMs }: Uploads): Promise<Uploaded> => {
   const t0 = performance.now()
-  const uploaded = await Promise.all(files.map(async (f) => {
-    const form = new FormData()
-    form.append('title', f.name)
-    form.append('source', 'file')
-    form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name)
-    const sent = performance.now()
-    const res = await fetch(`${url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${f.token}` }, body: form })
-    const json = (await res.json()) as { success: boolean; data: { taskId: string } }
-    if (!json.success) throw new Error(JSON.stringify(json))
-    return { taskId: json.data.taskId, sent }
-  }))
+  const uploaded = await Promise.all(
+    files.map(async (f) => {
+      const form = new FormData()
+      form.append('title', f.name)
+      form.append('source', 'file')
+      form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name)
+      const sent = performance.now()
+      const res = await fetch(`${url}/api/v1/knowledge`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${f.token}` },
+        body: form,
+      })
+      const json = (await res.json()) as { success: boolean; data: { taskId: string } }
+      if (!json.success) throw new Error(JSON.stringify(json))
+      return { taskId: json.data.taskId, sent }
+    }),
+  )
   const sentAt = new Map(uploaded.map((u) => [u.taskId, u.sent]))
   const tokens = [...new Set(files.map((f) => f.token))]
   const latencies = new Map<string, number>()
@@ -49,8 +57,13 @@ const work = async ({ url, files, pollMs }: Uploads): Promise<Uploaded> => {
   while (latencies.size < uploaded.length) {
     await new Promise((r) => setTimeout(r, pollMs))
     for (const token of tokens) {
-      const res = await fetch(`${url}/api/v1/knowledge/tasks?limit=100`, { headers: { authorization: `Bearer ${token}` } })
-      const json = (await res.json()) as { success: boolean; data: { tasks: { id: string; status: string; error?: string; result?: { chunkCount: number } }[] } }
+      const res = await fetch(`${url}/api/v1/knowledge/tasks?limit=100`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      const json = (await res.json()) as {
+        success: boolean
+        data: { tasks: { id: string; status: string; error?: string; result?: { chunkCount: number } }[] }
+      }
       if (!json.success) throw new Error(JSON.stringify(json))
       for (const t of json.data.tasks) {
         if (latencies.has(t.id) || !sentAt.has(t.id) || (t.status !== 'completed' && t.status !== 'failed')) continue
@@ -64,5 +77,8 @@ const work = async ({ url, files, pollMs }: Uploads): Promise<Uploaded> => {
 }
 
 if (!isMainThread && workerData?.uploads) {
-  work(workerData.uploads).then((r) => parentPort!.postMessage(r), (error: Error) => parentPort!.postMessage({ error: error.message }))
+  work(workerData.uploads).then(
+    (r) => parentPort!.postMessage(r),
+    (error: Error) => parentPort!.postMessage({ error: error.message }),
+  )
 }

@@ -20,12 +20,15 @@ for (const set of SETS.filter((s) => !process.argv[2] || s.name === process.argv
     for (const [id, grade] of Object.entries(q.judgments)) {
       const doc = byId.get(id)
       if (!doc) problems.push(`${q.id}: no document ${id}`)
-      else if (grade === 2 && !doc.text.toLowerCase().includes(q.evidence.toLowerCase())) problems.push(`${q.id}: ${id} lacks "${q.evidence}"`)
+      else if (grade === 2 && !doc.text.toLowerCase().includes(q.evidence.toLowerCase()))
+        problems.push(`${q.id}: ${id} lacks "${q.evidence}"`)
     }
   }
   const kinds = questions.reduce<Record<string, number>>((n, q) => ((n[q.kind] = (n[q.kind] ?? 0) + 1), n), {})
   const chars = docs.reduce((n, d) => n + d.text.length, 0)
-  process.stdout.write(`${set.name}: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), ${questions.length} questions ${JSON.stringify(kinds)}\n`)
+  process.stdout.write(
+    `${set.name}: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), ${questions.length} questions ${JSON.stringify(kinds)}\n`,
+  )
   if (problems.length) {
     process.stderr.write(problems.join('\n') + '\n')
     failed = true

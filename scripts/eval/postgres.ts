@@ -9,14 +9,56 @@ import { type Doc, capped } from './sets'
 
 const SOURCE = '/usr/share/doc/postgresql-doc-15/html'
 const PREFIXES = [
-  'sql', 'app', 'functions', 'runtime', 'datatype', 'ddl', 'plpgsql', 'indexes', 'textsearch', 'queries', 'auth', 'libpq',
-  'datetime', 'typeconv', 'wal', 'backup', 'mvcc', 'monitoring', 'routine', 'trigger', 'rules', 'dml', 'planner',
-  'parallel', 'logical', 'role', 'manage', 'server', 'explicit',
+  'sql',
+  'app',
+  'functions',
+  'runtime',
+  'datatype',
+  'ddl',
+  'plpgsql',
+  'indexes',
+  'textsearch',
+  'queries',
+  'auth',
+  'libpq',
+  'datetime',
+  'typeconv',
+  'wal',
+  'backup',
+  'mvcc',
+  'monitoring',
+  'routine',
+  'trigger',
+  'rules',
+  'dml',
+  'planner',
+  'parallel',
+  'logical',
+  'role',
+  'manage',
+  'server',
+  'explicit',
 ]
 /** A page shorter than this once its table of contents is gone is a chapter's index, not a document. */
 const MIN_CHARS = 1500
 
-const BLOCKS = new Set(['P', 'DIV', 'PRE', 'H1', 'H2', 'H3', 'H4', 'H5', 'LI', 'DT', 'DD', 'TR', 'TABLE', 'BLOCKQUOTE', 'BR'])
+const BLOCKS = new Set([
+  'P',
+  'DIV',
+  'PRE',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'LI',
+  'DT',
+  'DD',
+  'TR',
+  'TABLE',
+  'BLOCKQUOTE',
+  'BR',
+])
 /** Blocks that end a paragraph (a blank line after them); rows, list items and code lines do not. */
 const PARAGRAPHS = new Set(['P', 'PRE', 'H1', 'H2', 'H3', 'H4', 'H5', 'TABLE', 'DD', 'BLOCKQUOTE'])
 
@@ -48,7 +90,7 @@ export const htmlToText = (html: string) => {
     const block = BLOCKS.has(el.tagName)
     if (block) flush()
     el.childNodes.forEach((child, i) => {
-      if ((el.tagName === 'TR') && i > 0) line += ' | '
+      if (el.tagName === 'TR' && i > 0) line += ' | '
       walk(child, pre || el.tagName === 'PRE')
     })
     if (block) flush()

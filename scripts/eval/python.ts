@@ -12,7 +12,12 @@ export const rstToText = (rst: string) => {
   let skipping = false
   for (const raw of rst.split('\n')) {
     const line = raw.replace(/\s+$/, '')
-    if (/^\.\. (index|sectionauthor|moduleauthor|module|currentmodule|highlight|testsetup|testcleanup|toctree|_[^:]+):/.test(line) || /^\.\. _[^:]+:$/.test(line)) {
+    if (
+      /^\.\. (index|sectionauthor|moduleauthor|module|currentmodule|highlight|testsetup|testcleanup|toctree|_[^:]+):/.test(
+        line,
+      ) ||
+      /^\.\. _[^:]+:$/.test(line)
+    ) {
       skipping = true
       continue
     }
@@ -24,7 +29,10 @@ export const rstToText = (rst: string) => {
     if (/^([=\-~^"*+#])\1{3,}$/.test(line.trim())) continue
     if (/^\*\*Source code:\*\*/.test(line)) continue
     const l = line
-      .replace(/^(\s*)\.\. (function|class|method|attribute|data|exception|decorator|classmethod|staticmethod|opcode|cmdoption|option|envvar|describe|coroutinefunction|coroutinemethod|abstractmethod|pdbcommand)::\s*/, '$1')
+      .replace(
+        /^(\s*)\.\. (function|class|method|attribute|data|exception|decorator|classmethod|staticmethod|opcode|cmdoption|option|envvar|describe|coroutinefunction|coroutinemethod|abstractmethod|pdbcommand)::\s*/,
+        '$1',
+      )
       .replace(/^(\s*)\.\. versionadded:: (\S+)/, '$1New in version $2.')
       .replace(/^(\s*)\.\. versionchanged:: (\S+)/, '$1Changed in version $2:')
       .replace(/^(\s*)\.\. deprecated:: (\S+)/, '$1Deprecated since version $2:')
@@ -39,7 +47,10 @@ export const rstToText = (rst: string) => {
       .replace(/ --- /g, ' — ')
     out.push(l)
   }
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
+  return out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
 }
 
 export const pythonDocs = (): Doc[] =>
@@ -49,7 +60,11 @@ export const pythonDocs = (): Doc[] =>
     .sort()
     .map((f) => {
       const text = capped(rstToText(fs.readFileSync(path.join(SOURCE, f), 'utf8')))
-      const title = text.split('\n').find((l) => l.trim())?.trim() ?? f
+      const title =
+        text
+          .split('\n')
+          .find((l) => l.trim())
+          ?.trim() ?? f
       return { id: `library/${f.replace(/\.rst\.txt$/, '')}`, title, text }
     })
     .filter((d) => d.text.length > 200)

@@ -33,13 +33,21 @@ const relevant = (q: Question, id: string) => (q.judgments[id] ?? 0) >= 1
 const metrics = (ranked: string[], judgments: Record<string, number>) => {
   const top = ranked.slice(0, K)
   const dcg = top.reduce((s, id, i) => s + gain(judgments[id] ?? 0) / Math.log2(i + 2), 0)
-  const ideal = Object.values(judgments).sort((a, b) => b - a).slice(0, K).reduce((s, g, i) => s + gain(g) / Math.log2(i + 2), 0)
+  const ideal = Object.values(judgments)
+    .sort((a, b) => b - a)
+    .slice(0, K)
+    .reduce((s, g, i) => s + gain(g) / Math.log2(i + 2), 0)
   const first = top.findIndex((id) => (judgments[id] ?? 0) > 0)
   const rel = Object.keys(judgments).filter((id) => judgments[id] > 0)
-  return { ndcg: ideal ? dcg / ideal : 0, mrr: first < 0 ? 0 : 1 / (first + 1), recall: rel.filter((id) => top.includes(id)).length / rel.length }
+  return {
+    ndcg: ideal ? dcg / ideal : 0,
+    mrr: first < 0 ? 0 : 1 / (first + 1),
+    recall: rel.filter((id) => top.includes(id)).length / rel.length,
+  }
 }
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 const f = (x: number, d = 3) => x.toFixed(d)
 
 interface Run {
@@ -50,17 +58,36 @@ const KINDS = ['all', 'keyword', 'paraphrase', 'option']
 /** Rows of the nDCG table; questions the documents do not answer (`none`) have no ranking to judge. */
 const summarise = (system: string, runs: Run[]) =>
   KINDS.map((kind) => {
-    const ms = runs.filter((r) => r.q.kind !== 'none' && (kind === 'all' || r.q.kind === kind)).map((r) => metrics(r.ranked, r.q.judgments))
-    return { system, kind, ndcg: mean(ms.map((m) => m.ndcg)), mrr: mean(ms.map((m) => m.mrr)), recall: mean(ms.map((m) => m.recall)) }
+    const ms = runs
+      .filter((r) => r.q.kind !== 'none' && (kind === 'all' || r.q.kind === kind))
+      .map((r) => metrics(r.ranked, r.q.judgments))
+    return {
+      system,
+      kind,
+      ndcg: mean(ms.map((m) => m.ndcg)),
+      mrr: mean(ms.map((m) => m.mrr)),
+      recall: mean(ms.map((m) => m.recall)),
+    }
   })
 
 const evaluate = async (docs: Doc[], questions: Question[]) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-eval-'))
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER, LOG_LEVEL: 'silent' })
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    KB_ADMIN_TOKEN: ADMIN,
+    EMBEDDER,
+    LOG_LEVEL: 'silent',
+  })
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(config.right, createLogger('silent'))
   const call = async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(service.url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })
+    const res = await fetch(service.url + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    })
     const json = (await res.json()) as { success: boolean; data: any }
     if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
     return json.data
@@ -71,26 +98,46 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'eval@example.com', name: 'Eval' })
     const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: 'Eval' })
     await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-    const { access_token: token } = await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
+    const { access_token: token } = await call('POST', '/api/v1/admin/tokens', ADMIN, {
+      userId: user.id,
+      workspaceId: ws.id,
+    })
     await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 100_000 })
     const docOf = new Map<string, string>()
     const started = Date.now()
     let next = 0
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < docs.length) {
-        const d = docs[next++]
-        const chunking = CHUNK ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 5) } } : {}
-        const e = await call('POST', '/api/v1/knowledge', token, { title: d.title, source: 'document', content: d.text, ...chunking })
-        docOf.set(e.id, d.id)
-        if (docOf.size % 50 === 0) process.stderr.write(`ingested ${docOf.size}/${docs.length} (${Math.round((Date.now() - started) / 1000)} s)\n`)
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < docs.length) {
+          const d = docs[next++]
+          const chunking = CHUNK
+            ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 5) } }
+            : {}
+          const e = await call('POST', '/api/v1/knowledge', token, {
+            title: d.title,
+            source: 'document',
+            content: d.text,
+            ...chunking,
+          })
+          docOf.set(e.id, d.id)
+          if (docOf.size % 50 === 0)
+            process.stderr.write(
+              `ingested ${docOf.size}/${docs.length} (${Math.round((Date.now() - started) / 1000)} s)\n`,
+            )
+        }
+      }),
+    )
     const ingestSeconds = (Date.now() - started) / 1000
     const byId = new Map(docs.map((d) => [d.id, d]))
     const search = async (body: object) => {
       const t = performance.now()
       const r = await call('POST', '/api/v1/knowledge/search', token, body)
-      return { ms: performance.now() - t, mode: r.mode as string, fallback: r.fallback as string | undefined, results: (r.results as Result[]).map((x) => ({ ...x, id: docOf.get(x.id)! })) }
+      return {
+        ms: performance.now() - t,
+        mode: r.mode as string,
+        fallback: r.fallback as string | undefined,
+        results: (r.results as Result[]).map((x) => ({ ...x, id: docOf.get(x.id)! })),
+      }
     }
 
     const rows = []
@@ -136,27 +183,47 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     }
     const mini = new MiniSearch<Doc>({ fields: ['title', 'text'], storeFields: ['id'] })
     mini.addAll(docs)
-    rows.push(...summarise('MiniSearch (reference)', questions.map((q) => ({ q, ranked: mini.search(q.query).map((r) => String(r.id)) }))))
+    rows.push(
+      ...summarise(
+        'MiniSearch (reference)',
+        questions.map((q) => ({ q, ranked: mini.search(q.query).map((r) => String(r.id)) })),
+      ),
+    )
 
     const answerable = questions.filter((q) => q.kind !== 'none').length
     const chars = docs.reduce((n, d) => n + d.text.length, 0)
-    say(`${docs.length} documents (${f(chars / 1e6, 2)} M characters), ${questions.length} questions (${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ${CHUNK ?? 'the default'} tokens`)
+    say(
+      `${docs.length} documents (${f(chars / 1e6, 2)} M characters), ${questions.length} questions (${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ${CHUNK ?? 'the default'} tokens`,
+    )
     say(`ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`)
     say()
     say('| system | questions | nDCG@10 | MRR@10 | Recall@10 |\n|---|---|---:|---:|---:|')
-    for (const kind of KINDS) for (const r of rows.filter((x) => x.kind === kind)) say(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |`)
+    for (const kind of KINDS)
+      for (const r of rows.filter((x) => x.kind === kind))
+        say(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |`)
     say()
-    say('| mode | p50 ms | p95 ms | served chunk holds the evidence | P@5 at defaults | R@5 at defaults | emptied with a relevant first result | unanswerable answered |\n|---|---:|---:|---:|---:|---:|---:|---:|')
+    say(
+      '| mode | p50 ms | p95 ms | served chunk holds the evidence | P@5 at defaults | R@5 at defaults | emptied with a relevant first result | unanswerable answered |\n|---|---:|---:|---:|---:|---:|---:|---:|',
+    )
     for (const mode of MODES) {
       const a = atDefaults[mode]
       const none = questions.length - answerable
-      say(`| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`)
+      say(
+        `| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`,
+      )
     }
     say()
-    say('Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or 2)\n')
+    say(
+      'Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or 2)\n',
+    )
     say(`| score | ${MODES.join(' | ')} |\n|---|${MODES.map(() => '---:').join('|')}|`)
     for (let b = 9; b >= 0; b--) {
-      say(`| ${f(b / 10, 1)}-${f((b + 1) / 10, 1)} | ${MODES.map((m) => { const [n, rel] = reliability[m][b]; return n ? `${n}: ${f(rel / n, 2)}` : '-' }).join(' | ')} |`)
+      say(
+        `| ${f(b / 10, 1)}-${f((b + 1) / 10, 1)} | ${MODES.map((m) => {
+          const [n, rel] = reliability[m][b]
+          return n ? `${n}: ${f(rel / n, 2)}` : '-'
+        }).join(' | ')} |`,
+      )
     }
   } finally {
     await service.stop()

@@ -44,6 +44,11 @@ export const capped = (text: string) => {
 }
 
 export const loadDocs = (set: EvalSet): Doc[] =>
-  fs.readFileSync(`${set.dir}/docs.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  fs
+    .readFileSync(`${set.dir}/docs.jsonl`, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
 
-export const loadQuestions = (set: EvalSet): Question[] => JSON.parse(fs.readFileSync(`${set.dir}/questions.json`, 'utf8'))
+export const loadQuestions = (set: EvalSet): Question[] =>
+  JSON.parse(fs.readFileSync(`${set.dir}/questions.json`, 'utf8'))

@@ -33,7 +33,10 @@ test('a long transaction lets requests through: one arriving meanwhile is answer
     const endedAt = performance.now()
     await request
     assert.ok(endedAt - started > 50, `the transaction took ${endedAt - started} ms; it must be long enough to matter`)
-    assert.ok(answeredAt < endedAt, `answered ${(answeredAt - started).toFixed(0)} ms in, the transaction ended at ${(endedAt - started).toFixed(0)} ms`)
+    assert.ok(
+      answeredAt < endedAt,
+      `answered ${(answeredAt - started).toFixed(0)} ms in, the transaction ended at ${(endedAt - started).toFixed(0)} ms`,
+    )
   } finally {
     server.close()
   }
@@ -51,7 +54,10 @@ test('a parameterised statement reaches PGlite in one call; errors still answer,
   try {
     await db.pool.query('SELECT 1') // the connection's own start-up
     calls.length = 0
-    const { rows } = await db.pool.query<{ x: number; s: string }>('SELECT $1::int + 1 AS x, $2::text AS s', [41, 'a\'b'])
+    const { rows } = await db.pool.query<{ x: number; s: string }>('SELECT $1::int + 1 AS x, $2::text AS s', [
+      41,
+      "a'b",
+    ])
     assert.equal(rows, [{ x: 42, s: "a'b" }])
     // Parse, Bind, Describe, Execute and Sync went through as one buffer, which starts with the Parse.
     assert.equal(calls, ['P'.charCodeAt(0)])
@@ -74,7 +80,11 @@ test('a parameterised statement reaches PGlite in one call; errors still answer,
 test('a statement right after a failed one is answered: the client pg makes anew is not ended with the old one', async () => {
   const db = await openPglite(await PGlite.create())
   try {
-    for (const bad of ['SELECT nope FROM pg_class WHERE relname = $1', 'SELECT 1 WHERE $1::int = 1', 'SELECT 1 / ($1::text <> \'x\')::int']) {
+    for (const bad of [
+      'SELECT nope FROM pg_class WHERE relname = $1',
+      'SELECT 1 WHERE $1::int = 1',
+      "SELECT 1 / ($1::text <> 'x')::int",
+    ]) {
       let failed = false
       try {
         await db.pool.query(bad, ['x'])
@@ -91,7 +101,7 @@ test('a statement right after a failed one is answered: the client pg makes anew
   }
 })
 
-test('a data directory is held by one process: a second open is refused while the first runs; a dead holder\'s lock is taken over', async () => {
+test("a data directory is held by one process: a second open is refused while the first runs; a dead holder's lock is taken over", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-lock-'))
   try {
     const dataDir = path.join(dir, 'pg')

@@ -11,7 +11,9 @@ import { expectError, seedMember, startTestService } from '../helpers/service'
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
 
 /** A local server speaking OpenAI's embeddings API; `plan` says how to answer each request. */
-const fakeOpenAi = async (plan: (n: number, input: string[]) => { status: number; body: unknown; headers?: Record<string, string> }) => {
+const fakeOpenAi = async (
+  plan: (n: number, input: string[]) => { status: number; body: unknown; headers?: Record<string, string> },
+) => {
   const requests: { path: string; input: string[]; auth?: string }[] = []
   const server = http.createServer((req, res) => {
     let raw = ''
@@ -29,7 +31,8 @@ const fakeOpenAi = async (plan: (n: number, input: string[]) => { status: number
   return { requests, baseURL: `http://127.0.0.1:${port}/v1`, close: () => new Promise((r) => server.close(r)) }
 }
 
-const vectorFor = (text: string, length = DIMENSIONS) => Array.from({ length }, (_, i) => (i === text.length % length ? 1 : 0))
+const vectorFor = (text: string, length = DIMENSIONS) =>
+  Array.from({ length }, (_, i) => (i === text.length % length ? 1 : 0))
 const embeddings = (input: string[], length = DIMENSIONS) => ({
   object: 'list',
   model: 'text-embedding-3-small',
@@ -41,7 +44,12 @@ const test = suite('embedders: hashing, OpenAI-compatible (against a local serve
 
 test('hashing: deterministic unit vectors of 1536; shared words are closer than none', async () => {
   const e = hashingEmbedder()
-  const [a, a2, b, c] = await e.embed(['vacuum reclaims dead tuples', 'vacuum reclaims dead tuples', 'vacuum frees tuples', 'the weather is sunny'])
+  const [a, a2, b, c] = await e.embed([
+    'vacuum reclaims dead tuples',
+    'vacuum reclaims dead tuples',
+    'vacuum frees tuples',
+    'the weather is sunny',
+  ])
   assert.is(a.length, DIMENSIONS)
   assert.equal(a, a2)
   assert.ok(Math.abs(cosine(a, a) - 1) < 1e-9)
@@ -51,11 +59,19 @@ test('hashing: deterministic unit vectors of 1536; shared words are closer than 
 test('OpenAI: batches the inputs, sends the key, and keeps the order', async () => {
   const server = await fakeOpenAi((_, input) => ({ status: 200, body: embeddings(input) }))
   try {
-    const e = openAiEmbedder({ apiKey: 'sk-test', baseURL: server.baseURL, model: 'text-embedding-3-small', batchSize: 10 })
+    const e = openAiEmbedder({
+      apiKey: 'sk-test',
+      baseURL: server.baseURL,
+      model: 'text-embedding-3-small',
+      batchSize: 10,
+    })
     const texts = Array.from({ length: 25 }, (_, i) => 'x'.repeat(i + 1))
     const vectors = await e.embed(texts)
     assert.is(server.requests.length, 3)
-    assert.equal(server.requests.map((r) => r.input.length), [10, 10, 5])
+    assert.equal(
+      server.requests.map((r) => r.input.length),
+      [10, 10, 5],
+    )
     assert.is(server.requests[0].path, '/v1/embeddings')
     assert.is(server.requests[0].auth, 'Bearer sk-test')
     texts.forEach((t, i) => assert.is(vectors[i].indexOf(1), t.length % DIMENSIONS))
@@ -67,9 +83,12 @@ test('OpenAI: batches the inputs, sends the key, and keeps the order', async () 
 
 test('OpenAI: a 429 and a 503 are retried with backoff, then succeed', async () => {
   const server = await fakeOpenAi((n, input) =>
-    n === 1 ? { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '10' } }
-    : n === 2 ? { status: 503, body: { error: { message: 'busy' } }, headers: { 'retry-after-ms': '10' } }
-    : { status: 200, body: embeddings(input) })
+    n === 1
+      ? { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '10' } }
+      : n === 2
+        ? { status: 503, body: { error: { message: 'busy' } }, headers: { 'retry-after-ms': '10' } }
+        : { status: 200, body: embeddings(input) },
+  )
   try {
     const e = openAiEmbedder({ apiKey: 'k', baseURL: server.baseURL, model: 'm' })
     const [v] = await e.embed(['hello'])
@@ -83,10 +102,12 @@ test('OpenAI: a 429 and a 503 are retried with backoff, then succeed', async () 
 test('OpenAI: vectors of the wrong length or with a non-number are refused', async () => {
   const short = await fakeOpenAi((_, input) => ({ status: 200, body: embeddings(input, 512) }))
   try {
-    await openAiEmbedder({ apiKey: 'k', baseURL: short.baseURL, model: 'm' }).embed(['a']).then(
-      () => assert.unreachable('should refuse'),
-      (e: Error) => assert.match(e.message, /length 512, expected 1536/),
-    )
+    await openAiEmbedder({ apiKey: 'k', baseURL: short.baseURL, model: 'm' })
+      .embed(['a'])
+      .then(
+        () => assert.unreachable('should refuse'),
+        (e: Error) => assert.match(e.message, /length 512, expected 1536/),
+      )
   } finally {
     await short.close()
   }
@@ -96,10 +117,12 @@ test('OpenAI: vectors of the wrong length or with a non-number are refused', asy
     return { status: 200, body }
   })
   try {
-    await openAiEmbedder({ apiKey: 'k', baseURL: nan.baseURL, model: 'm' }).embed(['a']).then(
-      () => assert.unreachable('should refuse'),
-      (e: Error) => assert.match(e.message, /non-finite/),
-    )
+    await openAiEmbedder({ apiKey: 'k', baseURL: nan.baseURL, model: 'm' })
+      .embed(['a'])
+      .then(
+        () => assert.unreachable('should refuse'),
+        (e: Error) => assert.match(e.message, /non-finite/),
+      )
   } finally {
     await nan.close()
   }
@@ -111,7 +134,12 @@ test('local model: 512 dimensions zero-padded to 1536, paraphrases closer than u
     let ticks = 0
     const timer = setInterval(() => ticks++, 5)
     const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
-    const [a, b, c, d] = await e.embed(['the cat sat on the mat', 'a kitten was sitting on the rug', 'quarterly revenue grew by ten percent', long])
+    const [a, b, c, d] = await e.embed([
+      'the cat sat on the mat',
+      'a kitten was sitting on the rug',
+      'quarterly revenue grew by ten percent',
+      long,
+    ])
     clearInterval(timer)
     assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
     for (const v of [a, b, c, d]) {
@@ -131,7 +159,14 @@ test('a failing embedder: the create answers 503 SERVICE_UNAVAILABLE and writes 
   try {
     const m = await seedMember(svc.call, 'owner')
     const head = await svc.deps.store.headPosition()
-    const e = expectError(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 't', source: 'text', content: 'c.' } }), 503, 'SERVICE_UNAVAILABLE')
+    const e = expectError(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 't', source: 'text', content: 'c.' },
+      }),
+      503,
+      'SERVICE_UNAVAILABLE',
+    )
     assert.match(e.message, /embedding model is unavailable/)
     assert.is(await svc.deps.store.headPosition(), head)
   } finally {

@@ -22,10 +22,27 @@ const refused = (url: string, allowPrivate = false) => {
 
 test('loopback and private addresses are refused in every spelling unless the operator opts in', () => {
   const spellings = [
-    'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://0x7f.0.0.1/', 'http://0177.0.0.1/', 'http://127.1/',
-    'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/',
-    'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/', 'http://[fd12:3456::1]/',
-    'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:10.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[::10.0.0.1]/',
+    'http://127.0.0.1/',
+    'http://2130706433/',
+    'http://0x7f000001/',
+    'http://0x7f.0.0.1/',
+    'http://0177.0.0.1/',
+    'http://127.1/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+    'http://10.0.0.1/',
+    'http://172.16.5.4/',
+    'http://192.168.1.1/',
+    'http://100.64.0.1/',
+    'http://[fc00::1]/',
+    'http://[fd12:3456::1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[::ffff:10.0.0.1]/',
+    'http://[::127.0.0.1]/',
+    'http://[::10.0.0.1]/',
   ]
   for (const url of spellings) {
     assert.match(refused(url), 'refused to fetch', url)
@@ -35,10 +52,25 @@ test('loopback and private addresses are refused in every spelling unless the op
 
 test('link-local, multicast, reserved and metadata addresses are refused even when private ones are allowed', () => {
   const spellings = [
-    'http://169.254.169.254/', 'http://0xa9fea9fe/', 'http://2852039166/', 'http://169.254.43518/', 'http://[::ffff:169.254.169.254]/',
-    'http://[::ffff:a9fe:a9fe]/', 'http://[fe80::1]/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://0.0.0.0/', 'http://0/',
-    'http://255.255.255.255/', 'http://240.0.0.1/', 'http://[::]/', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/',
-    'http://[64:ff9b::a9fe:a9fe]/', 'http://[::169.254.169.254]/', 'http://168.63.129.16/',
+    'http://169.254.169.254/',
+    'http://0xa9fea9fe/',
+    'http://2852039166/',
+    'http://169.254.43518/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[fe80::1]/',
+    'http://224.0.0.1/',
+    'http://[ff02::1]/',
+    'http://0.0.0.0/',
+    'http://0/',
+    'http://255.255.255.255/',
+    'http://240.0.0.1/',
+    'http://[::]/',
+    'http://100.100.100.200/',
+    'http://[fd00:ec2::254]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[::169.254.169.254]/',
+    'http://168.63.129.16/',
   ]
   for (const url of spellings) assert.match(refused(url, true), 'refused to fetch', url)
   assert.ok(judgeAddress('93.184.216.34', false).ok, 'a public address is fine')
@@ -46,7 +78,13 @@ test('link-local, multicast, reserved and metadata addresses are refused even wh
 })
 
 test('only http and https, no credentials, no control characters', () => {
-  for (const url of ['file:///etc/passwd', 'gopher://example.com/', 'data:text/plain,hi', 'ftp://example.com/', 'javascript:alert(1)']) {
+  for (const url of [
+    'file:///etc/passwd',
+    'gopher://example.com/',
+    'data:text/plain,hi',
+    'ftp://example.com/',
+    'javascript:alert(1)',
+  ]) {
     assert.match(refused(url, true), 'scheme is not allowed', url)
   }
   assert.match(refused('http://user:pw@example.com/', true), 'credentials')
@@ -66,7 +104,11 @@ test('a name is resolved once and refused if it resolves to a refused address (l
   }
   assert.is(site.hits.length, 0, 'never connected')
   site.pages.set('/ok', { type: 'text/plain', body: 'hello' })
-  const fetched = await safeFetch(`http://localhost:${port}/ok`, { maxBytes: 1000, timeoutMs: 2000, allowPrivate: true })
+  const fetched = await safeFetch(`http://localhost:${port}/ok`, {
+    maxBytes: 1000,
+    timeoutMs: 2000,
+    allowPrivate: true,
+  })
   assert.is(fetched.body.toString(), 'hello')
 })
 

@@ -26,7 +26,11 @@ test('no Authorization header: 401 UNAUTHORIZED', async ({ svc }) => {
 })
 
 test('malformed, unknown, expired and revoked tokens: 401 INVALID_TOKEN', async ({ svc }) => {
-  expectError(await svc.call('POST', '/api/v1/auth/validate', { headers: { authorization: 'Basic abc' } }), 401, 'INVALID_TOKEN')
+  expectError(
+    await svc.call('POST', '/api/v1/auth/validate', { headers: { authorization: 'Basic abc' } }),
+    401,
+    'INVALID_TOKEN',
+  )
   expectError(await svc.call('POST', '/api/v1/auth/validate', { token: 'kbt_nothing' }), 401, 'INVALID_TOKEN')
   const m = await seedMember(svc.call)
   // Used first, so its lookup is cached: the revocation must still take effect at once.
@@ -36,27 +40,53 @@ test('malformed, unknown, expired and revoked tokens: 401 INVALID_TOKEN', async 
   // A member demoted after a request: the next request has the new role.
   const d = await seedMember(svc.call, 'owner')
   ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: d.token, body: { search: { defaultLimit: 7 } } }))
-  ok(await svc.call('POST', `/api/v1/admin/workspaces/${d.workspaceId}/members`, { token: ADMIN, body: { userId: d.userId, role: 'viewer' } }))
-  expectError(await svc.call('PATCH', '/api/v1/knowledge/config', { token: d.token, body: { search: { defaultLimit: 8 } } }), 403, 'FORBIDDEN')
+  ok(
+    await svc.call('POST', `/api/v1/admin/workspaces/${d.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: d.userId, role: 'viewer' },
+    }),
+  )
+  expectError(
+    await svc.call('PATCH', '/api/v1/knowledge/config', { token: d.token, body: { search: { defaultLimit: 8 } } }),
+    403,
+    'FORBIDDEN',
+  )
   // An expired token: issued with the shortest ttl, then moved past its expiry in the read model.
   const e = await seedMember(svc.call)
-  await svc.deps.db.pool.query("UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [e.tokenId])
+  await svc.deps.db.pool.query("UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [
+    e.tokenId,
+  ])
   expectError(await svc.call('POST', '/api/v1/auth/validate', { token: e.token }), 401, 'INVALID_TOKEN')
 })
 
 test('tokens are stored only as hashes, in the read model and the event store', async ({ svc }) => {
   const m = await seedMember(svc.call)
-  const { rows } = await svc.deps.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE data::text LIKE '%' || $1 || '%'", [m.token])
+  const { rows } = await svc.deps.db.pool.query(
+    "SELECT count(*)::int AS n FROM es_events WHERE data::text LIKE '%' || $1 || '%'",
+    [m.token],
+  )
   assert.is(rows[0].n, 0)
-  const tokens = await svc.deps.db.pool.query('SELECT count(*)::int AS n FROM access_tokens WHERE token_hash = $1', [m.token])
+  const tokens = await svc.deps.db.pool.query('SELECT count(*)::int AS n FROM access_tokens WHERE token_hash = $1', [
+    m.token,
+  ])
   assert.is(tokens.rows[0].n, 0)
 })
 
 test('switch-workspace answers the workspace with permissions and a token scoped to it', async ({ svc }) => {
   const m = await seedMember(svc.call, 'owner')
   const other = await seedMember(svc.call, 'owner')
-  ok(await svc.call('POST', `/api/v1/admin/workspaces/${other.workspaceId}/members`, { token: ADMIN, body: { userId: m.userId, role: 'viewer' } }))
-  const data = ok(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: other.workspaceId } }))
+  ok(
+    await svc.call('POST', `/api/v1/admin/workspaces/${other.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: m.userId, role: 'viewer' },
+    }),
+  )
+  const data = ok(
+    await svc.call('POST', '/api/v1/auth/switch-workspace', {
+      token: m.token,
+      body: { workspace_id: other.workspaceId },
+    }),
+  )
   assert.is(data.workspace.id, other.workspaceId)
   assert.is(data.workspace.role, 'viewer')
   assert.ok(data.workspace.slug)
@@ -70,20 +100,44 @@ test('switch-workspace answers the workspace with permissions and a token scoped
 test('switch to a workspace the user is not in, or an unknown one: 403 WORKSPACE_ACCESS_DENIED', async ({ svc }) => {
   const m = await seedMember(svc.call)
   const other = await seedMember(svc.call)
-  const a = expectError(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: other.workspaceId } }), 403, 'WORKSPACE_ACCESS_DENIED')
-  const b = expectError(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: 'no-such-workspace' } }), 403, 'WORKSPACE_ACCESS_DENIED')
+  const a = expectError(
+    await svc.call('POST', '/api/v1/auth/switch-workspace', {
+      token: m.token,
+      body: { workspace_id: other.workspaceId },
+    }),
+    403,
+    'WORKSPACE_ACCESS_DENIED',
+  )
+  const b = expectError(
+    await svc.call('POST', '/api/v1/auth/switch-workspace', {
+      token: m.token,
+      body: { workspace_id: 'no-such-workspace' },
+    }),
+    403,
+    'WORKSPACE_ACCESS_DENIED',
+  )
   assert.is(a.message, b.message)
 })
 
 test('switch-workspace with a bad body: 400 VALIDATION_ERROR naming the field', async ({ svc }) => {
   const m = await seedMember(svc.call)
-  const err = expectError(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: 42 } }), 400, 'VALIDATION_ERROR')
+  const err = expectError(
+    await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: 42 } }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(err.details, ['workspace_id: must be an id'])
-  const missing = expectError(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: {} }), 400, 'VALIDATION_ERROR')
+  const missing = expectError(
+    await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: {} }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(missing.details, ['workspace_id: is required'])
 })
 
-test('audit trail: owners and admins read their workspace only, filtered and paginated; others 403', async ({ svc }) => {
+test('audit trail: owners and admins read their workspace only, filtered and paginated; others 403', async ({
+  svc,
+}) => {
   const owner = await seedMember(svc.call, 'owner')
   const viewer = await seedMember(svc.call, 'viewer', owner.workspaceId)
   const stranger = await seedMember(svc.call, 'owner')
@@ -95,46 +149,116 @@ test('audit trail: owners and admins read their workspace only, filtered and pag
   assert.not.ok(JSON.stringify(all).includes('tokenHash'))
   const members = ok(await svc.call('GET', '/api/v1/audit/events?type=MemberAdded', { token: owner.token }))
   assert.is(members.events.length, 2)
-  const byStream = ok(await svc.call('GET', `/api/v1/audit/events?streamId=${encodeURIComponent(all.events[0].streamId)}`, { token: owner.token }))
+  const byStream = ok(
+    await svc.call('GET', `/api/v1/audit/events?streamId=${encodeURIComponent(all.events[0].streamId)}`, {
+      token: owner.token,
+    }),
+  )
   assert.ok(byStream.events.length >= 1 && byStream.events.every((e: any) => e.streamId === all.events[0].streamId))
-  const forwards = ok(await svc.call('GET', `/api/v1/audit/events?after=${all.events[2].position}`, { token: owner.token }))
-  assert.equal(forwards.events.map((e: any) => e.position), [all.events[1].position, all.events[0].position])
+  const forwards = ok(
+    await svc.call('GET', `/api/v1/audit/events?after=${all.events[2].position}`, { token: owner.token }),
+  )
+  assert.equal(
+    forwards.events.map((e: any) => e.position),
+    [all.events[1].position, all.events[0].position],
+  )
   const paged = ok(await svc.call('GET', '/api/v1/audit/events?limit=2&page=2', { token: owner.token }))
   assert.is(paged.events.length, 2)
-  assert.equal(paged.pagination, { page: 2, limit: 2, total: all.events.length, totalPages: Math.ceil(all.events.length / 2), hasNext: all.events.length > 4, hasPrev: true })
+  assert.equal(paged.pagination, {
+    page: 2,
+    limit: 2,
+    total: all.events.length,
+    totalPages: Math.ceil(all.events.length / 2),
+    hasNext: all.events.length > 4,
+    hasPrev: true,
+  })
   expectError(await svc.call('GET', '/api/v1/audit/events', { token: viewer.token }), 403, 'FORBIDDEN')
   expectError(await svc.call('GET', '/api/v1/audit/events?limit=0', { token: owner.token }), 400, 'VALIDATION_ERROR')
 })
 
 test('admin API needs the admin token; a member token is not one', async ({ svc }) => {
   const m = await seedMember(svc.call)
-  expectError(await svc.call('POST', '/api/v1/admin/users', { body: { email: 'x@y.zz', name: 'X' } }), 401, 'UNAUTHORIZED')
-  expectError(await svc.call('POST', '/api/v1/admin/users', { token: m.token, body: { email: 'x@y.zz', name: 'X' } }), 401, 'INVALID_TOKEN')
+  expectError(
+    await svc.call('POST', '/api/v1/admin/users', { body: { email: 'x@y.zz', name: 'X' } }),
+    401,
+    'UNAUTHORIZED',
+  )
+  expectError(
+    await svc.call('POST', '/api/v1/admin/users', { token: m.token, body: { email: 'x@y.zz', name: 'X' } }),
+    401,
+    'INVALID_TOKEN',
+  )
 })
 
-test('admin API: duplicate email and slug 409 CONFLICT; unknown user or workspace 404; bad role 400', async ({ svc }) => {
-  ok(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'dup@example.com', name: 'A' } }), 201)
-  expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'DUP@example.com', name: 'B' } }), 409, 'CONFLICT')
+test('admin API: duplicate email and slug 409 CONFLICT; unknown user or workspace 404; bad role 400', async ({
+  svc,
+}) => {
+  ok(
+    await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'dup@example.com', name: 'A' } }),
+    201,
+  )
+  expectError(
+    await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'DUP@example.com', name: 'B' } }),
+    409,
+    'CONFLICT',
+  )
   ok(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Same', slug: 'same' } }), 201)
-  expectError(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Same again', slug: 'same' } }), 409, 'CONFLICT')
+  expectError(
+    await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Same again', slug: 'same' } }),
+    409,
+    'CONFLICT',
+  )
   const m = await seedMember(svc.call)
-  expectError(await svc.call('POST', `/api/v1/admin/workspaces/nope/members`, { token: ADMIN, body: { userId: m.userId, role: 'owner' } }), 404, 'NOT_FOUND')
-  expectError(await svc.call('POST', `/api/v1/admin/workspaces/${m.workspaceId}/members`, { token: ADMIN, body: { userId: 'nope', role: 'owner' } }), 404, 'NOT_FOUND')
-  const bad = expectError(await svc.call('POST', `/api/v1/admin/workspaces/${m.workspaceId}/members`, { token: ADMIN, body: { userId: m.userId, role: 'king' } }), 400, 'VALIDATION_ERROR')
+  expectError(
+    await svc.call('POST', `/api/v1/admin/workspaces/nope/members`, {
+      token: ADMIN,
+      body: { userId: m.userId, role: 'owner' },
+    }),
+    404,
+    'NOT_FOUND',
+  )
+  expectError(
+    await svc.call('POST', `/api/v1/admin/workspaces/${m.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: 'nope', role: 'owner' },
+    }),
+    404,
+    'NOT_FOUND',
+  )
+  const bad = expectError(
+    await svc.call('POST', `/api/v1/admin/workspaces/${m.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: m.userId, role: 'king' },
+    }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.match(bad.details![0], /^role: must be/)
   expectError(await svc.call('DELETE', '/api/v1/admin/api-keys/nope', { token: ADMIN }), 404, 'NOT_FOUND')
 })
 
 test('concurrent registrations of one email: exactly one succeeds', async ({ svc }) => {
-  const results = await Promise.all([0, 1, 2, 3].map(() => svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'race@example.com', name: 'R' } })))
+  const results = await Promise.all(
+    [0, 1, 2, 3].map(() =>
+      svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'race@example.com', name: 'R' } }),
+    ),
+  )
   assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409])
 })
 
 test('API keys are issued for one workspace, stored only hashed, and revocable', async ({ svc }) => {
   const m = await seedMember(svc.call)
-  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: m.workspaceId, name: 'claude-desktop' } }), 201)
+  const key = ok(
+    await svc.call('POST', '/api/v1/admin/api-keys', {
+      token: ADMIN,
+      body: { workspaceId: m.workspaceId, name: 'claude-desktop' },
+    }),
+    201,
+  )
   assert.match(key.api_key, /^kbk_/)
-  const { rows } = await svc.deps.db.pool.query('SELECT workspace_id, name, key_hash FROM api_keys WHERE id = $1', [key.id])
+  const { rows } = await svc.deps.db.pool.query('SELECT workspace_id, name, key_hash FROM api_keys WHERE id = $1', [
+    key.id,
+  ])
   assert.is(rows[0].workspace_id, m.workspaceId)
   assert.is.not(rows[0].key_hash, key.api_key)
   ok(await svc.call('DELETE', `/api/v1/admin/api-keys/${key.id}`, { token: ADMIN }))
@@ -145,8 +269,18 @@ test('API keys are issued for one workspace, stored only hashed, and revocable',
 test('an access token is never an API key, nor a key a token, whichever was used first', async ({ svc }) => {
   const owner = await seedMember(svc.call, 'owner')
   const viewer = await seedMember(svc.call, 'viewer', owner.workspaceId)
-  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: owner.workspaceId, name: 'agent' } }), 201)
-  const write = (apiKey: string) => svc.call('POST', '/api/v1/tools/native:page_write/execute', { headers: { 'x-api-key': apiKey }, body: { arguments: { title: 'Via a key', mode: 'append', content: 'x' } } })
+  const key = ok(
+    await svc.call('POST', '/api/v1/admin/api-keys', {
+      token: ADMIN,
+      body: { workspaceId: owner.workspaceId, name: 'agent' },
+    }),
+    201,
+  )
+  const write = (apiKey: string) =>
+    svc.call('POST', '/api/v1/tools/native:page_write/execute', {
+      headers: { 'x-api-key': apiKey },
+      body: { arguments: { title: 'Via a key', mode: 'append', content: 'x' } },
+    })
   // Each credential used the right way first (its row is then cached), then the wrong way.
   ok(await svc.call('GET', '/api/v1/pages', { token: viewer.token }))
   expectError(await write(viewer.token), 401, 'INVALID_TOKEN')
@@ -156,10 +290,22 @@ test('an access token is never an API key, nor a key a token, whichever was used
   assert.is(ok(await svc.call('GET', '/api/v1/pages', { token: viewer.token })).total, 1)
 })
 
-test('revoking a token or a key is in its workspace\'s audit trail', async ({ svc }) => {
+test("revoking a token or a key is in its workspace's audit trail", async ({ svc }) => {
   const owner = await seedMember(svc.call, 'owner')
-  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: owner.workspaceId, name: 'agent' } }), 201)
-  const token = ok(await svc.call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: owner.userId, workspaceId: owner.workspaceId } }), 201)
+  const key = ok(
+    await svc.call('POST', '/api/v1/admin/api-keys', {
+      token: ADMIN,
+      body: { workspaceId: owner.workspaceId, name: 'agent' },
+    }),
+    201,
+  )
+  const token = ok(
+    await svc.call('POST', '/api/v1/admin/tokens', {
+      token: ADMIN,
+      body: { userId: owner.userId, workspaceId: owner.workspaceId },
+    }),
+    201,
+  )
   ok(await svc.call('DELETE', `/api/v1/admin/api-keys/${key.id}`, { token: ADMIN }))
   ok(await svc.call('DELETE', `/api/v1/admin/tokens/${token.id}`, { token: ADMIN }))
   for (const type of ['ApiKeyRevoked', 'AccessTokenRevoked']) {

@@ -18,16 +18,35 @@ const unchanged = async (svc: TestService, bad: () => Promise<unknown>) => {
   assert.is(await svc.deps.store.headPosition(), head, 'a refused request appends no event')
 }
 const detailStarts = (e: { details?: string[] }, prefix: string) =>
-  assert.ok(e.details?.some((d) => d.startsWith(prefix)), `a detail starting ${prefix}: ${JSON.stringify(e.details)}`)
+  assert.ok(
+    e.details?.some((d) => d.startsWith(prefix)),
+    `a detail starting ${prefix}: ${JSON.stringify(e.details)}`,
+  )
 
-test('expectedVersion 0, -1 and 1.5 are VALIDATION_ERROR and change nothing; one far ahead is VERSION_CONFLICT', async ({ svc, key }) => {
+test('expectedVersion 0, -1 and 1.5 are VALIDATION_ERROR and change nothing; one far ahead is VERSION_CONFLICT', async ({
+  svc,
+  key,
+}) => {
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Guarded', mode: 'create', content: 'v1' }))
   await unchanged(svc, async () => {
     for (const expectedVersion of [0, -1, 1.5]) {
-      const e = expectError(await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion }), 400, 'VALIDATION_ERROR')
+      const e = expectError(
+        await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion }),
+        400,
+        'VALIDATION_ERROR',
+      )
       detailStarts(e, 'arguments.expectedVersion')
     }
-    const ahead = expectError(await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion: 999 }), 409, 'VERSION_CONFLICT')
+    const ahead = expectError(
+      await tool(svc.call, key, 'page_write', {
+        pageId: p.pageId,
+        mode: 'replace',
+        content: 'x',
+        expectedVersion: 999,
+      }),
+      409,
+      'VERSION_CONFLICT',
+    )
     assert.match(ahead.message, /version 1/)
     assert.equal(ahead.details, ['currentVersion: 1'])
   })
@@ -35,7 +54,11 @@ test('expectedVersion 0, -1 and 1.5 are VALIDATION_ERROR and change nothing; one
 
 test('a title of 501 characters is refused and changes nothing; 500 characters is fine', async ({ svc, key }) => {
   await unchanged(svc, async () => {
-    const e = expectError(await tool(svc.call, key, 'page_write', { title: 't'.repeat(501), content: 'x' }), 400, 'VALIDATION_ERROR')
+    const e = expectError(
+      await tool(svc.call, key, 'page_write', { title: 't'.repeat(501), content: 'x' }),
+      400,
+      'VALIDATION_ERROR',
+    )
     detailStarts(e, 'arguments.title: ')
   })
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'T'.repeat(500), content: 'x' }))
@@ -45,44 +68,83 @@ test('a title of 501 characters is refused and changes nothing; 500 characters i
 test('empty and whitespace-only content are refused and change nothing', async ({ svc, key }) => {
   await unchanged(svc, async () => {
     for (const content of ['', '  \n\t ']) {
-      detailStarts(expectError(await tool(svc.call, key, 'page_write', { title: 'Blank', content }), 400, 'VALIDATION_ERROR'), 'arguments.content')
+      detailStarts(
+        expectError(await tool(svc.call, key, 'page_write', { title: 'Blank', content }), 400, 'VALIDATION_ERROR'),
+        'arguments.content',
+      )
     }
   })
 })
 
 test('an unknown pageId is NOT_FOUND', async ({ svc, key }) => {
   await unchanged(svc, async () => {
-    expectError(await tool(svc.call, key, 'page_write', { pageId: '00000000-0000-4000-8000-000000000000', mode: 'append', content: 'x' }), 404, 'NOT_FOUND')
-    expectError(await tool(svc.call, key, 'page_read', { pageId: '00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND')
+    expectError(
+      await tool(svc.call, key, 'page_write', {
+        pageId: '00000000-0000-4000-8000-000000000000',
+        mode: 'append',
+        content: 'x',
+      }),
+      404,
+      'NOT_FOUND',
+    )
+    expectError(
+      await tool(svc.call, key, 'page_read', { pageId: '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'NOT_FOUND',
+    )
   })
 })
 
-test('a pageId and a title of two different pages, or expectedVersion on a create, are refused and change nothing', async ({ svc, key }) => {
+test('a pageId and a title of two different pages, or expectedVersion on a create, are refused and change nothing', async ({
+  svc,
+  key,
+}) => {
   const a = ok(await tool(svc.call, key, 'page_write', { title: 'Page A', content: 'a' }))
   ok(await tool(svc.call, key, 'page_write', { title: 'Page B', content: 'b' }))
   await unchanged(svc, async () => {
     for (const name of ['page_write', 'page_read', 'page_history']) {
-      const e = expectError(await tool(svc.call, key, name, { pageId: a.pageId, title: 'Page B', content: 'x' }), 400, 'VALIDATION_ERROR')
-      assert.equal(e.details, ['title: the page of this pageId is titled "Page A"; give pageId or title, or both of the same page'], name)
+      const e = expectError(
+        await tool(svc.call, key, name, { pageId: a.pageId, title: 'Page B', content: 'x' }),
+        400,
+        'VALIDATION_ERROR',
+      )
+      assert.equal(
+        e.details,
+        ['title: the page of this pageId is titled "Page A"; give pageId or title, or both of the same page'],
+        name,
+      )
     }
-    const c = expectError(await tool(svc.call, key, 'page_write', { title: 'Page C', mode: 'create', expectedVersion: 1, content: 'c' }), 400, 'VALIDATION_ERROR')
+    const c = expectError(
+      await tool(svc.call, key, 'page_write', { title: 'Page C', mode: 'create', expectedVersion: 1, content: 'c' }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assert.match(c.details![0], /^expectedVersion:/)
   })
   // Both naming the same page (any case) is fine.
   assert.is(ok(await tool(svc.call, key, 'page_read', { pageId: a.pageId, title: 'page a' })).id, a.pageId)
 })
 
-test('another workspace cannot see or write a page, by id or by title; its own title makes its own page', async ({ svc, key }) => {
+test('another workspace cannot see or write a page, by id or by title; its own title makes its own page', async ({
+  svc,
+  key,
+}) => {
   const mine = ok(await tool(svc.call, key, 'page_write', { title: 'Secret plans', mode: 'create', content: 'ours' }))
   const other = await seedMember(svc.call, 'owner')
   const otherKey = (await newKey(svc.call, other.workspaceId, 'intruder')).api_key
   await unchanged(svc, async () => {
-    expectError(await tool(svc.call, otherKey, 'page_write', { pageId: mine.pageId, mode: 'append', content: 'theirs' }), 404, 'NOT_FOUND')
+    expectError(
+      await tool(svc.call, otherKey, 'page_write', { pageId: mine.pageId, mode: 'append', content: 'theirs' }),
+      404,
+      'NOT_FOUND',
+    )
     expectError(await tool(svc.call, otherKey, 'page_read', { pageId: mine.pageId }), 404, 'NOT_FOUND')
     expectError(await tool(svc.call, otherKey, 'page_read', { title: 'Secret plans' }), 404, 'NOT_FOUND')
     expectError(await svc.call('GET', `/api/v1/pages/${mine.pageId}`, { token: other.token }), 404, 'NOT_FOUND')
   })
-  const theirs = ok(await tool(svc.call, otherKey, 'page_write', { title: 'Secret plans', mode: 'append', content: 'theirs' }))
+  const theirs = ok(
+    await tool(svc.call, otherKey, 'page_write', { title: 'Secret plans', mode: 'append', content: 'theirs' }),
+  )
   assert.not.equal(theirs.pageId, mine.pageId)
   assert.is(theirs.version, 1)
   const still = ok(await tool(svc.call, key, 'page_read', { pageId: mine.pageId }))
@@ -94,26 +156,50 @@ test('a revoked key is INVALID_TOKEN; no key at all is UNAUTHORIZED', async ({ s
   ok(await svc.call('DELETE', `/api/v1/admin/api-keys/${k.id}`, { token: ADMIN }))
   await unchanged(svc, async () => {
     expectError(await tool(svc.call, k.api_key, 'page_write', { title: 'Revoked', content: 'x' }), 401, 'INVALID_TOKEN')
-    expectError(await svc.call('POST', '/api/v1/tools/native:page_write/execute', { body: { arguments: { title: 'Keyless', content: 'x' } } }), 401, 'UNAUTHORIZED')
+    expectError(
+      await svc.call('POST', '/api/v1/tools/native:page_write/execute', {
+        body: { arguments: { title: 'Keyless', content: 'x' } },
+      }),
+      401,
+      'UNAUTHORIZED',
+    )
   })
 })
 
 test('an agent cannot set its own author: the version is by the key’s agent', async ({ svc, m, key }) => {
-  const p = ok(await tool(svc.call, key, 'page_write', { title: 'Forged', content: 'x', author: { kind: 'human', userId: 'x', name: 'Boss' }, client: 'someone-else' }))
+  const p = ok(
+    await tool(svc.call, key, 'page_write', {
+      title: 'Forged',
+      content: 'x',
+      author: { kind: 'human', userId: 'x', name: 'Boss' },
+      client: 'someone-else',
+    }),
+  )
   const versions = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}/versions`, { token: m.token })).versions
   assert.equal(versions[0].author, { kind: 'agent', client: 'claude-code' })
 })
 
 test('an unknown skill is VALIDATION_ERROR; a served skill is kept in the author', async ({ svc, m, key }) => {
   await unchanged(svc, async () => {
-    detailStarts(expectError(await tool(svc.call, key, 'page_write', { title: 'Skilled', content: 'x', skill: 'world-domination' }), 400, 'VALIDATION_ERROR'), 'arguments.skill')
+    detailStarts(
+      expectError(
+        await tool(svc.call, key, 'page_write', { title: 'Skilled', content: 'x', skill: 'world-domination' }),
+        400,
+        'VALIDATION_ERROR',
+      ),
+      'arguments.skill',
+    )
   })
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Skilled', content: 'x', skill: 'brain-first' }))
   const versions = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}/versions`, { token: m.token })).versions
   assert.equal(versions[0].author, { kind: 'agent', client: 'claude-code', skill: 'brain-first' })
 })
 
-test('verify while verification is off is VALIDATION_ERROR and changes nothing; the page has no verification state', async ({ svc, m, key }) => {
+test('verify while verification is off is VALIDATION_ERROR and changes nothing; the page has no verification state', async ({
+  svc,
+  m,
+  key,
+}) => {
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Unverifiable', content: 'x' }))
   await unchanged(svc, async () => {
     expectError(await svc.call('POST', `/api/v1/pages/${p.pageId}/verify`, { token: m.token }), 400, 'VALIDATION_ERROR')
@@ -122,9 +208,17 @@ test('verify while verification is off is VALIDATION_ERROR and changes nothing; 
   assert.not.ok('verification' in page)
 })
 
-test('two replaces with the same expectedVersion at once: one wins, the page has 2 versions', async ({ svc, m, key }) => {
+test('two replaces with the same expectedVersion at once: one wins, the page has 2 versions', async ({
+  svc,
+  m,
+  key,
+}) => {
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Raced replace', mode: 'create', content: 'v1' }))
-  const both = await Promise.all(['a', 'b'].map((content) => tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content, expectedVersion: 1 })))
+  const both = await Promise.all(
+    ['a', 'b'].map((content) =>
+      tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content, expectedVersion: 1 }),
+    ),
+  )
   assert.equal(both.map((r) => r.status).sort(), [200, 409])
   expectError(both.find((r) => r.status === 409)!, 409, 'VERSION_CONFLICT')
   const history = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}/versions`, { token: m.token }))
@@ -132,11 +226,22 @@ test('two replaces with the same expectedVersion at once: one wins, the page has
 })
 
 test('twenty appends at once to the same new title make one page with versions 1 to 20', async ({ svc, m, key }) => {
-  const all = await Promise.all(Array.from({ length: 20 }, (_, i) => tool(svc.call, key, 'page_write', { title: 'Crowded page', mode: 'append', content: `line ${i}` })))
-  assert.equal(all.map((r) => r.status), Array(20).fill(200), JSON.stringify(all.filter((r) => r.status !== 200).map((r) => r.body)))
+  const all = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      tool(svc.call, key, 'page_write', { title: 'Crowded page', mode: 'append', content: `line ${i}` }),
+    ),
+  )
+  assert.equal(
+    all.map((r) => r.status),
+    Array(20).fill(200),
+    JSON.stringify(all.filter((r) => r.status !== 200).map((r) => r.body)),
+  )
   const ids = new Set(all.map((r) => r.body.data.pageId))
   assert.is(ids.size, 1)
-  assert.equal(all.map((r) => r.body.data.version).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1))
+  assert.equal(
+    all.map((r) => r.body.data.version).sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  )
   const history = ok(await svc.call('GET', `/api/v1/pages/${[...ids][0]}/versions`, { token: m.token }))
   assert.is(history.versions.length, 20)
 })
@@ -144,54 +249,111 @@ test('twenty appends at once to the same new title make one page with versions 1
 test('create is case- and space-insensitive on titles: "ALPHA " after "Alpha" is CONFLICT', async ({ svc, key }) => {
   ok(await tool(svc.call, key, 'page_write', { title: 'Alpha', mode: 'create', content: 'x' }))
   await unchanged(svc, async () => {
-    expectError(await tool(svc.call, key, 'page_write', { title: 'ALPHA ', mode: 'create', content: 'y' }), 409, 'CONFLICT')
+    expectError(
+      await tool(svc.call, key, 'page_write', { title: 'ALPHA ', mode: 'create', content: 'y' }),
+      409,
+      'CONFLICT',
+    )
   })
 })
 
 test('titles are one line, and one name however their accents were typed (Unicode NFC)', async ({ svc, m, key }) => {
-  const composed = ok(await tool(svc.call, key, 'page_write', { title: 'R\u00e9sum\u00e9 notes', mode: 'create', content: 'x' }))
+  const composed = ok(
+    await tool(svc.call, key, 'page_write', { title: 'R\u00e9sum\u00e9 notes', mode: 'create', content: 'x' }),
+  )
   await unchanged(svc, async () => {
-    const e = expectError(await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', mode: 'create', content: 'y' }), 409, 'CONFLICT')
+    const e = expectError(
+      await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', mode: 'create', content: 'y' }),
+      409,
+      'CONFLICT',
+    )
     assert.match(e.message, 'already exists')
     for (const title of ['Two\nlines', 'Tab\there', 'Bell\u0007']) {
       const bad = expectError(await tool(svc.call, key, 'page_write', { title, content: 'z' }), 400, 'VALIDATION_ERROR')
       assert.equal(bad.details, ['arguments.title: must be one line of 1-500 characters, without control characters'])
-      expectError(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title, content: 'z' } }), 400, 'VALIDATION_ERROR')
+      expectError(
+        await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title, content: 'z' } }),
+        400,
+        'VALIDATION_ERROR',
+      )
     }
   })
   // Read and appended to by the other spelling: the same page.
   const read = ok(await tool(svc.call, key, 'page_read', { title: 're\u0301sume\u0301 NOTES' }))
   assert.is(read.id, composed.pageId)
-  assert.is(ok(await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', content: 'more' })).pageId, composed.pageId)
+  assert.is(
+    ok(await tool(svc.call, key, 'page_write', { title: 'Re\u0301sume\u0301 notes', content: 'more' })).pageId,
+    composed.pageId,
+  )
 })
 
 test('the tools endpoint: a body without arguments is 400, an unknown tool is 404', async ({ svc, key }) => {
   await unchanged(svc, async () => {
     const headers = { 'x-api-key': key }
-    expectError(await svc.call('POST', '/api/v1/tools/native:page_write/execute', { body: { title: 'No args', content: 'x' }, headers }), 400, 'VALIDATION_ERROR')
-    expectError(await svc.call('POST', '/api/v1/tools/native:nope/execute', { body: { arguments: {} }, headers }), 404, 'NOT_FOUND')
+    expectError(
+      await svc.call('POST', '/api/v1/tools/native:page_write/execute', {
+        body: { title: 'No args', content: 'x' },
+        headers,
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await svc.call('POST', '/api/v1/tools/native:nope/execute', { body: { arguments: {} }, headers }),
+      404,
+      'NOT_FOUND',
+    )
   })
 })
 
-test('REST refuses an empty PATCH, version 0, revert out of range, a bad diff and an unknown version', async ({ svc, m }) => {
-  const p = ok(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'Rest edge cases', content: 'one' } }), 201)
+test('REST refuses an empty PATCH, version 0, revert out of range, a bad diff and an unknown version', async ({
+  svc,
+  m,
+}) => {
+  const p = ok(
+    await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'Rest edge cases', content: 'one' } }),
+    201,
+  )
   ok(await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'two', expectedVersion: 1 } }))
   await unchanged(svc, async () => {
     expectError(await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: {} }), 400, 'VALIDATION_ERROR')
-    expectError(await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'x', expectedVersion: 0 } }), 400, 'VALIDATION_ERROR')
-    expectError(await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 0 } }), 400, 'VALIDATION_ERROR')
-    const far = expectError(await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 99 } }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'x', expectedVersion: 0 } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 0 } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    const far = expectError(
+      await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 99 } }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assert.match((far.details ?? []).join('\n'), /1 (to|and) 2/)
-    expectError(await svc.call('GET', `/api/v1/pages/${p.id}/diff?from=abc`, { token: m.token }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await svc.call('GET', `/api/v1/pages/${p.id}/diff?from=abc`, { token: m.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expectError(await svc.call('GET', `/api/v1/pages/${p.id}?version=99`, { token: m.token }), 404, 'NOT_FOUND')
   })
 })
 
 test('a viewer cannot create a page but can read one', async ({ svc, m }) => {
-  const p = ok(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'For viewers', content: 'read me' } }), 201)
+  const p = ok(
+    await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'For viewers', content: 'read me' } }),
+    201,
+  )
   const viewer = await seedMember(svc.call, 'viewer', m.workspaceId)
   await unchanged(svc, async () => {
-    expectError(await svc.call('POST', '/api/v1/pages', { token: viewer.token, body: { title: 'By a viewer', content: 'x' } }), 403, 'FORBIDDEN')
+    expectError(
+      await svc.call('POST', '/api/v1/pages', { token: viewer.token, body: { title: 'By a viewer', content: 'x' } }),
+      403,
+      'FORBIDDEN',
+    )
   })
   assert.is(ok(await svc.call('GET', `/api/v1/pages/${p.id}`, { token: viewer.token })).content, 'read me')
 })

@@ -16,7 +16,10 @@ import { html, startSite } from '../helpers/site'
 const test = suite('ingestion survives crashes and a broker outage')
 
 const completions = async (call: ReturnType<typeof client>, token: string, taskId: string) => {
-  const events = ok(await call('GET', `/api/v1/audit/events?streamId=task-${taskId}&limit=100`, { token })).events as { type: string; data: any }[]
+  const events = ok(await call('GET', `/api/v1/audit/events?streamId=task-${taskId}&limit=100`, { token })).events as {
+    type: string
+    data: any
+  }[]
   return events
 }
 
@@ -29,12 +32,26 @@ test('a worker killed mid-task: after restart the task completes once and no par
   try {
     const call = client(proc.base)
     const owner = await seedMember(call)
-    site.pages.set('/slow', { body: html('Slow', '<p>Echidnas are egg-laying mammals with spines.</p>'), delayMs: 8000 })
-    const created = ok(await call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 'Echidnas', source: 'url', url: `${site.url}/slow` } }), 201)
+    site.pages.set('/slow', {
+      body: html('Slow', '<p>Echidnas are egg-laying mammals with spines.</p>'),
+      delayMs: 8000,
+    })
+    const created = ok(
+      await call('POST', '/api/v1/knowledge', {
+        token: owner.token,
+        body: { title: 'Echidnas', source: 'url', url: `${site.url}/slow` },
+      }),
+      201,
+    )
     await until('the download to start', () => site.hits.includes('/slow'))
     const midway = ok(await call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: owner.token }))
     assert.is(midway.status, 'processing')
-    const found = ok(await call('POST', '/api/v1/knowledge/search', { token: owner.token, body: { query: 'echidnas egg-laying', mode: 'text', minScore: 0 } }))
+    const found = ok(
+      await call('POST', '/api/v1/knowledge/search', {
+        token: owner.token,
+        body: { query: 'echidnas egg-laying', mode: 'text', minScore: 0 },
+      }),
+    )
     assert.is(found.results.length, 0, 'nothing searchable before the task stores its chunks')
     proc.child.kill('SIGKILL')
     await proc.exited
@@ -45,10 +62,21 @@ test('a worker killed mid-task: after restart the task completes once and no par
     assert.is(task.status, 'completed', JSON.stringify(task))
     const events = await completions(again, owner.token, created.taskId)
     assert.is(events.filter((e) => e.type === 'TaskCompleted').length, 1)
-    assert.equal(events.filter((e) => e.type === 'TaskStarted').map((e) => e.data.attempt).sort(), [1, 2])
+    assert.equal(
+      events
+        .filter((e) => e.type === 'TaskStarted')
+        .map((e) => e.data.attempt)
+        .sort(),
+      [1, 2],
+    )
     const entry = ok(await again('GET', `/api/v1/knowledge/${created.id}`, { token: owner.token }))
     assert.is(entry.processingStatus, 'completed')
-    const results = ok(await again('POST', '/api/v1/knowledge/search', { token: owner.token, body: { query: 'echidnas egg-laying', mode: 'text', minScore: 0 } })).results
+    const results = ok(
+      await again('POST', '/api/v1/knowledge/search', {
+        token: owner.token,
+        body: { query: 'echidnas egg-laying', mode: 'text', minScore: 0 },
+      }),
+    ).results
     assert.is(results.length, 1)
     const chunks = ok(await again('GET', '/api/v1/knowledge/stats', { token: owner.token })).stats.totalChunks
     assert.is(chunks, task.result.chunkCount, 'no duplicate chunks')
@@ -74,11 +102,21 @@ if (amqpUrl) {
       rabbitmqctl('stop_app')
       let created: any
       try {
-        created = ok(await service.call('POST', '/api/v1/knowledge', { token: owner.token, body: { title: 'Platypus', source: 'url', url: `${site.url}/page` } }), 201)
+        created = ok(
+          await service.call('POST', '/api/v1/knowledge', {
+            token: owner.token,
+            body: { title: 'Platypus', source: 'url', url: `${site.url}/page` },
+          }),
+          201,
+        )
         await new Promise((r) => setTimeout(r, 1500))
-        const waiting = ok(await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: owner.token }))
+        const waiting = ok(
+          await service.call('GET', `/api/v1/knowledge/tasks/${created.taskId}`, { token: owner.token }),
+        )
         assert.is(waiting.status, 'pending', 'the write succeeded; the job waits in the outbox')
-        const outbox = await service.deps.db.pool.query('SELECT published_at FROM kb_outbox WHERE task_id = $1', [created.taskId])
+        const outbox = await service.deps.db.pool.query('SELECT published_at FROM kb_outbox WHERE task_id = $1', [
+          created.taskId,
+        ])
         assert.is(outbox.rows[0].published_at, null)
         const health = ok(await service.call('GET', '/health'))
         assert.equal(health.dependencies.jobQueue, { kind: 'rabbitmq', unpublished: 1 })

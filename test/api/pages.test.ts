@@ -14,38 +14,90 @@ test.before(async (ctx) => {
 })
 test.after(async ({ svc }) => svc.stop())
 
-test('page_write create, append, replace: every write a version by the key’s agent; the receipt names an undo the agent can make', async ({ svc, m, key }) => {
-  const created = ok(await tool(svc.call, key, 'page_write', { title: 'Runbook: deploys', mode: 'create', content: 'Step one.', skill: 'docs-as-you-go' }))
+test('page_write create, append, replace: every write a version by the key’s agent; the receipt names an undo the agent can make', async ({
+  svc,
+  m,
+  key,
+}) => {
+  const created = ok(
+    await tool(svc.call, key, 'page_write', {
+      title: 'Runbook: deploys',
+      mode: 'create',
+      content: 'Step one.',
+      skill: 'docs-as-you-go',
+    }),
+  )
   assert.equal([created.title, created.version, created.held], ['Runbook: deploys', 1, false])
   assert.match(created.receipt, /version 1/)
-  const appended = ok(await tool(svc.call, key, 'page_write', { title: 'runbook: DEPLOYS', mode: 'append', content: 'Step two.' }))
+  const appended = ok(
+    await tool(svc.call, key, 'page_write', { title: 'runbook: DEPLOYS', mode: 'append', content: 'Step two.' }),
+  )
   assert.equal([appended.pageId, appended.version], [created.pageId, 2])
   assert.match(created.receipt, /ask a member of the workspace to delete it/)
   assert.not.match(appended.receipt, /\/api\/v1/, 'no route the key cannot call')
   // The undo the receipt names is two tool calls the agent's own key may make.
   assert.match(appended.receipt, `page_read {"pageId": "${created.pageId}", "version": 1}`)
-  assert.match(appended.receipt, `page_write {"pageId": "${created.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": 2}`)
+  assert.match(
+    appended.receipt,
+    `page_write {"pageId": "${created.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": 2}`,
+  )
   const previous = ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId, version: 1 }))
-  const undone = ok(await tool(svc.call, key, 'page_write', { pageId: created.pageId, mode: 'replace', content: previous.content, expectedVersion: 2 }))
-  assert.equal([undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content], [3, 'Step one.'])
-  const replaced = ok(await tool(svc.call, key, 'page_write', { pageId: created.pageId, mode: 'replace', content: 'All new.', expectedVersion: 3 }))
+  const undone = ok(
+    await tool(svc.call, key, 'page_write', {
+      pageId: created.pageId,
+      mode: 'replace',
+      content: previous.content,
+      expectedVersion: 2,
+    }),
+  )
+  assert.equal(
+    [undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content],
+    [3, 'Step one.'],
+  )
+  const replaced = ok(
+    await tool(svc.call, key, 'page_write', {
+      pageId: created.pageId,
+      mode: 'replace',
+      content: 'All new.',
+      expectedVersion: 3,
+    }),
+  )
   assert.is(replaced.version, 4)
   const page = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}`, { token: m.token }))
   assert.equal([page.title, page.content, page.version, page.citedCount], ['Runbook: deploys', 'All new.', 4, 0])
   assert.not.ok('verification' in page, 'verification is off: no state at all')
   const history = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}/versions`, { token: m.token })).versions
-  assert.equal(history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]), [[4, 'replace', 1, 1], [3, 'replace', 0, 2], [2, 'append', 2, 0], [1, 'create', 1, 0]])
+  assert.equal(
+    history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]),
+    [
+      [4, 'replace', 1, 1],
+      [3, 'replace', 0, 2],
+      [2, 'append', 2, 0],
+      [1, 'create', 1, 0],
+    ],
+  )
   assert.equal(history[3].author, { kind: 'agent', client: 'claude-code', skill: 'docs-as-you-go' })
   assert.equal(history[0].author, { kind: 'agent', client: 'claude-code' })
   const v2 = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}?version=2`, { token: m.token }))
   assert.equal([v2.version, v2.latestVersion, v2.content], [2, 4, 'Step one.\n\nStep two.'])
 })
 
-test('append creates a missing page; create on a taken title is CONFLICT; replace of a missing page is NOT_FOUND', async ({ svc, key }) => {
+test('append creates a missing page; create on a taken title is CONFLICT; replace of a missing page is NOT_FOUND', async ({
+  svc,
+  key,
+}) => {
   const made = ok(await tool(svc.call, key, 'page_write', { title: 'Fresh notes', content: 'first' }))
   assert.is(made.version, 1)
-  expectError(await tool(svc.call, key, 'page_write', { title: 'FRESH NOTES', mode: 'create', content: 'again' }), 409, 'CONFLICT')
-  expectError(await tool(svc.call, key, 'page_write', { title: 'Nowhere', mode: 'replace', content: 'x' }), 404, 'NOT_FOUND')
+  expectError(
+    await tool(svc.call, key, 'page_write', { title: 'FRESH NOTES', mode: 'create', content: 'again' }),
+    409,
+    'CONFLICT',
+  )
+  expectError(
+    await tool(svc.call, key, 'page_write', { title: 'Nowhere', mode: 'replace', content: 'x' }),
+    404,
+    'NOT_FOUND',
+  )
   expectError(await tool(svc.call, key, 'page_write', { pageId: 'no-such-page', content: 'x' }), 404, 'NOT_FOUND')
 })
 
@@ -61,13 +113,23 @@ test('appends that create the same new page at once all land on it, one version 
       const writes = Array.from({ length: 40 }, (_, i) => ({ title: `Race ${round}.${i % 10}`, content: `part ${i}` }))
       const [answers] = await Promise.all([
         Promise.all(writes.map((w) => tool(svc.call, key, 'page_write', { ...w, mode: 'append' }))),
-        Promise.all(Array.from({ length: 20 }, (_, i) => svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: `Race folder ${round}.${i}` } }))),
+        Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            svc.call('POST', '/api/v1/knowledge/folders', {
+              token: m.token,
+              body: { name: `Race folder ${round}.${i}` },
+            }),
+          ),
+        ),
       ])
       const written = answers.map((a) => ok(a))
       for (let t = 0; t < 10; t++) {
         const mine = written.filter((_, i) => i % 10 === t)
         assert.is(new Set(mine.map((w) => w.pageId)).size, 1)
-        assert.equal(mine.map((w) => w.version).sort((a, b) => a - b), [1, 2, 3, 4])
+        assert.equal(
+          mine.map((w) => w.version).sort((a, b) => a - b),
+          [1, 2, 3, 4],
+        )
         const page = ok(await svc.call('GET', `/api/v1/pages/${mine[0].pageId}`, { token: m.token }))
         for (let i = t; i < 40; i += 10) assert.ok(page.content.includes(`part ${i}`), `part ${i}`)
       }
@@ -78,44 +140,100 @@ test('appends that create the same new page at once all land on it, one version 
   }
 })
 
-test('a stale expectedVersion is 409 VERSION_CONFLICT naming the current version; two replaces at once: one wins', async ({ svc, key }) => {
+test('a stale expectedVersion is 409 VERSION_CONFLICT naming the current version; two replaces at once: one wins', async ({
+  svc,
+  key,
+}) => {
   const p = ok(await tool(svc.call, key, 'page_write', { title: 'Contended', mode: 'create', content: 'v1' }))
-  const stale = expectError(await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion: 7 }), 409, 'VERSION_CONFLICT')
+  const stale = expectError(
+    await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion: 7 }),
+    409,
+    'VERSION_CONFLICT',
+  )
   assert.match(stale.message, /version 1/)
   assert.equal(stale.details, ['currentVersion: 1'])
-  const both = await Promise.all(['a', 'b'].map((c) => tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: c, expectedVersion: 1 })))
+  const both = await Promise.all(
+    ['a', 'b'].map((c) =>
+      tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: c, expectedVersion: 1 }),
+    ),
+  )
   assert.equal(both.map((r) => r.status).sort(), [200, 409])
   const loser = both.find((r) => r.status === 409)!
   assert.equal(loser.body.error.details, ['currentVersion: 2'])
-  expectError(await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'append', content: 'x', expectedVersion: 1 }), 409, 'VERSION_CONFLICT')
+  expectError(
+    await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'append', content: 'x', expectedVersion: 1 }),
+    409,
+    'VERSION_CONFLICT',
+  )
 })
 
 test('people create, edit with expectedVersion, diff and revert; history is never rewritten', async ({ svc, m }) => {
-  const p = ok(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'Onboarding', content: 'line a\nline b\n' } }), 201)
+  const p = ok(
+    await svc.call('POST', '/api/v1/pages', {
+      token: m.token,
+      body: { title: 'Onboarding', content: 'line a\nline b\n' },
+    }),
+    201,
+  )
   assert.equal(p.author, { kind: 'human', userId: m.userId, name: 'Test User' })
-  ok(await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'line a\nline c\n', expectedVersion: 1 } }))
-  expectError(await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'zzz', expectedVersion: 1 } }), 409, 'VERSION_CONFLICT')
+  ok(
+    await svc.call('PATCH', `/api/v1/pages/${p.id}`, {
+      token: m.token,
+      body: { content: 'line a\nline c\n', expectedVersion: 1 },
+    }),
+  )
+  expectError(
+    await svc.call('PATCH', `/api/v1/pages/${p.id}`, { token: m.token, body: { content: 'zzz', expectedVersion: 1 } }),
+    409,
+    'VERSION_CONFLICT',
+  )
   const d = ok(await svc.call('GET', `/api/v1/pages/${p.id}/diff?from=1&to=2`, { token: m.token }))
   assert.match(d.diff, /-line b\n\+line c/)
   assert.equal(d.change, { added: 1, removed: 1 })
   const r = ok(await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 1 } }))
   assert.equal([r.version, r.content], [3, 'line a\nline b\n'])
   const versions = ok(await svc.call('GET', `/api/v1/pages/${p.id}/versions`, { token: m.token })).versions
-  assert.equal(versions.map((v: any) => [v.version, v.mode, v.revertedFrom ?? null]), [[3, 'revert', 1], [2, 'replace', null], [1, 'create', null]])
+  assert.equal(
+    versions.map((v: any) => [v.version, v.mode, v.revertedFrom ?? null]),
+    [
+      [3, 'revert', 1],
+      [2, 'replace', null],
+      [1, 'create', null],
+    ],
+  )
   const v2 = ok(await svc.call('GET', `/api/v1/pages/${p.id}/versions/2`, { token: m.token }))
   assert.is(v2.content, 'line a\nline c\n')
-  expectError(await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 9 } }), 400, 'VALIDATION_ERROR')
+  expectError(
+    await svc.call('POST', `/api/v1/pages/${p.id}/revert`, { token: m.token, body: { version: 9 } }),
+    400,
+    'VALIDATION_ERROR',
+  )
 })
 
 test('list pages by collection and title, paginated', async ({ svc, m }) => {
   const col = ok(await svc.call('POST', '/api/v1/collections', { token: m.token, body: { name: 'Handbook' } }), 201)
-  ok(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'Handbook: leave', content: 'x', collectionId: col.id } }), 201)
-  ok(await svc.call('POST', '/api/v1/pages', { token: m.token, body: { title: 'Handbook: travel', content: 'y', collectionId: col.id } }), 201)
+  ok(
+    await svc.call('POST', '/api/v1/pages', {
+      token: m.token,
+      body: { title: 'Handbook: leave', content: 'x', collectionId: col.id },
+    }),
+    201,
+  )
+  ok(
+    await svc.call('POST', '/api/v1/pages', {
+      token: m.token,
+      body: { title: 'Handbook: travel', content: 'y', collectionId: col.id },
+    }),
+    201,
+  )
   const listed = ok(await svc.call('GET', `/api/v1/pages?collectionId=${col.id}&limit=1`, { token: m.token }))
   assert.equal([listed.total, listed.items.length, listed.pagination.hasNext], [2, 1, true])
   assert.is(listed.items[0].title, 'Handbook: travel')
   const found = ok(await svc.call('GET', '/api/v1/pages?search=LEAVE', { token: m.token }))
-  assert.equal(found.items.map((p: any) => p.title), ['Handbook: leave'])
+  assert.equal(
+    found.items.map((p: any) => p.title),
+    ['Handbook: leave'],
+  )
   assert.is(ok(await svc.call('GET', `/api/v1/collections/${col.id}`, { token: m.token })).pageCount, 2)
 })
 

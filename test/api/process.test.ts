@@ -19,7 +19,16 @@ import { ADMIN, client, ok, seedMember } from '../helpers/service'
 const run = promisify(execFile)
 
 const kb = (dataDir: string, port: number, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' } })
+  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      KB_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'silent',
+      EMBEDDER: 'hashing',
+    },
+  })
 
 const test = suite('the service as a process: SIGKILL recovery, graceful shutdown, the kb CLI')
 
@@ -35,7 +44,10 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     const writers = Array.from({ length: 6 }, async () => {
       while (!stop) {
         try {
-          const r = await call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: m.userId, workspaceId: m.workspaceId } })
+          const r = await call('POST', '/api/v1/admin/tokens', {
+            token: ADMIN,
+            body: { userId: m.userId, workspaceId: m.workspaceId },
+          })
           if (r.status === 201) acknowledged.push({ id: r.body.data.id, token: r.body.data.access_token })
         } catch {
           return // the connection died with the process
@@ -76,7 +88,14 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     assert.match(cli.stderr, /in use by process \d+/)
     assert.not.match(cli.stderr, /\n\s+at /)
     const second = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port + 1), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'hashing' },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port + 1),
+        KB_ADMIN_TOKEN: ADMIN,
+        LOG_LEVEL: 'silent',
+        EMBEDDER: 'hashing',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let secondErr = ''
@@ -86,19 +105,46 @@ test('killed during a burst of writes: every acknowledged write survives, projec
     // Operator mistakes: an unknown workspace to re-embed, a KB_URL where nothing answers.
     const unknown = await refusedWith(kb(dataDir, port, 'reembed', '--workspace', 'no-such-workspace'))
     assert.equal([unknown.code, unknown.stderr.trim()], [2, 'NOT_FOUND: workspace no-such-workspace not found'])
-    ok(await again('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'Vectors', source: 'text', content: 'Embedded by the hashing embedder.' } }), 201)
+    ok(
+      await again('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'Vectors', source: 'text', content: 'Embedded by the hashing embedder.' },
+      }),
+      201,
+    )
     // A stream read through the service pages on to its end; a refused admin token is a failure.
     ok(await again('DELETE', `/api/v1/admin/tokens/${acknowledged[1].id}`, { token: ADMIN }))
-    const paged = await run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'stream', `token-${acknowledged[1].id}`], {
-      env: { ...process.env, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', KB_STREAM_PAGE: '1' },
-    })
-    assert.equal(paged.stdout.trim().split('\n').map((l) => JSON.parse(l).type), ['AccessTokenIssued', 'AccessTokenRevoked'])
-    const wrongToken = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], {
-      env: { ...process.env, PORT: String(port), KB_ADMIN_TOKEN: 'not-the-admin-token-0123456789', LOG_LEVEL: 'silent' },
-    }))
+    const paged = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/kb.ts', 'stream', `token-${acknowledged[1].id}`],
+      {
+        env: { ...process.env, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', KB_STREAM_PAGE: '1' },
+      },
+    )
+    assert.equal(
+      paged.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+      ['AccessTokenIssued', 'AccessTokenRevoked'],
+    )
+    const wrongToken = await refusedWith(
+      run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          KB_ADMIN_TOKEN: 'not-the-admin-token-0123456789',
+          LOG_LEVEL: 'silent',
+        },
+      }),
+    )
     assert.is(wrongToken.code, 1)
     assert.match(wrongToken.stderr, /^INVALID_TOKEN: /)
-    const nowhere = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], { env: { ...process.env, KB_URL: `http://127.0.0.1:${port + 2}`, KB_ADMIN_TOKEN: ADMIN } }))
+    const nowhere = await refusedWith(
+      run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'status'], {
+        env: { ...process.env, KB_URL: `http://127.0.0.1:${port + 2}`, KB_ADMIN_TOKEN: ADMIN },
+      }),
+    )
     assert.is(nowhere.code, 1)
     assert.match(nowhere.stderr, /^kb: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)\n$/)
 
@@ -119,18 +165,39 @@ test('killed during a burst of writes: every acknowledged write survives, projec
 
     // With no service running, the CLI opens DATA_DIR itself.
     const stream = await kb(dataDir, port, 'stream', `token-${acknowledged[0].id}`)
-    const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    assert.equal(lines.map((e) => e.type), ['AccessTokenIssued'])
+    const lines = stream.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.equal(
+      lines.map((e) => e.type),
+      ['AccessTokenIssued'],
+    )
     assert.not.ok(stream.stdout.includes(acknowledged[0].token))
     // A rebuild keeps the vectors' model: another EMBEDDER than the one that made them is refused.
-    const otherModel = await refusedWith(run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'rebuild', 'chunks'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', EMBEDDER: 'local' },
-    }))
+    const otherModel = await refusedWith(
+      run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', 'projections', 'rebuild', 'chunks'], {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          KB_ADMIN_TOKEN: ADMIN,
+          LOG_LEVEL: 'silent',
+          EMBEDDER: 'local',
+        },
+      }),
+    )
     assert.is(otherModel.code, 2)
-    assert.match(otherModel.stderr, /^the read models hold vectors of hashing-\S+, and EMBEDDER makes use-lite\S*: rebuild with the service's EMBEDDER/)
+    assert.match(
+      otherModel.stderr,
+      /^the read models hold vectors of hashing-\S+, and EMBEDDER makes use-lite\S*: rebuild with the service's EMBEDDER/,
+    )
     assert.match((await kb(dataDir, port, 'projections', 'rebuild', 'chunks')).stdout, /^rebuilt chunks: \d+ events/)
     // A DATA_DIR with no database is a mistake, not an empty knowledge base.
-    const empty = await kb(path.join(dataDir, 'typo'), port, 'projections', 'status').then(() => undefined, (e: { code: number; stderr: string }) => e)
+    const empty = await kb(path.join(dataDir, 'typo'), port, 'projections', 'status').then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    )
     assert.is(empty?.code, 2)
     assert.match(empty!.stderr, /^no database in .*typo\/pg: is DATA_DIR right\?/)
     assert.not.ok(fs.existsSync(path.join(dataDir, 'typo')))
@@ -140,7 +207,10 @@ test('killed during a burst of writes: every acknowledged write survives, projec
 })
 
 test('a bad configuration value stops the start with one line naming the variable', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], { env: { ...process.env, PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
+    env: { ...process.env, PORT: 'abc' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const code = await new Promise((resolve) => child.on('exit', resolve))
@@ -150,10 +220,21 @@ test('a bad configuration value stops the start with one line naming the variabl
 
 test('the kb CLI: --help lists every command and the stream ids; a mistyped command is answered with the nearest', async () => {
   const help = await kb(os.tmpdir(), 3000, '--help')
-  for (const command of ['projections status', 'projections rebuild', 'stream <streamId>', 'reembed', 'entry-<id>', 'page-<id>', 'task-<id>']) {
+  for (const command of [
+    'projections status',
+    'projections rebuild',
+    'stream <streamId>',
+    'reembed',
+    'entry-<id>',
+    'page-<id>',
+    'task-<id>',
+  ]) {
     assert.ok(help.stdout.includes(command), command)
   }
-  const typo = await kb(os.tmpdir(), 3000, 'projections', 'stauts').then(() => undefined, (e: { code: number; stderr: string }) => e)
+  const typo = await kb(os.tmpdir(), 3000, 'projections', 'stauts').then(
+    () => undefined,
+    (e: { code: number; stderr: string }) => e,
+  )
   assert.is(typo?.code, 2)
   assert.match(typo!.stderr, /^kb: unknown command "projections stauts"; did you mean "projections status"\?\nusage: /)
 })

@@ -22,8 +22,18 @@ if (!serverUrl) {
   test('create, validate and switch: each write is readable in the answer that follows it', async ({ svc }) => {
     const m = await seedMember(svc.call, 'admin')
     const other = await seedMember(svc.call, 'owner')
-    ok(await svc.call('POST', `/api/v1/admin/workspaces/${other.workspaceId}/members`, { token: ADMIN, body: { userId: m.userId, role: 'editor' } }))
-    const switched = ok(await svc.call('POST', '/api/v1/auth/switch-workspace', { token: m.token, body: { workspace_id: other.workspaceId } }))
+    ok(
+      await svc.call('POST', `/api/v1/admin/workspaces/${other.workspaceId}/members`, {
+        token: ADMIN,
+        body: { userId: m.userId, role: 'editor' },
+      }),
+    )
+    const switched = ok(
+      await svc.call('POST', '/api/v1/auth/switch-workspace', {
+        token: m.token,
+        body: { workspace_id: other.workspaceId },
+      }),
+    )
     const now = ok(await svc.call('POST', '/api/v1/auth/validate', { token: switched.access_token }))
     assert.is(now.user.current_workspace.role, 'editor')
     expectError(await svc.call('GET', '/api/v1/audit/events', { token: switched.access_token }), 403, 'FORBIDDEN')
@@ -31,48 +41,120 @@ if (!serverUrl) {
     assert.ok(audit.events.every((e: any) => e.metadata.workspaceId === m.workspaceId))
   })
 
-  test('entries on the server: created, listed, chunked with real[] vectors when pgvector is missing, deleted', async ({ svc }) => {
+  test('entries on the server: created, listed, chunked with real[] vectors when pgvector is missing, deleted', async ({
+    svc,
+  }) => {
     const m = await seedMember(svc.call, 'owner')
-    const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'On the server', source: 'text', content: 'Server side text. '.repeat(300) } }), 201)
+    const e = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'On the server', source: 'text', content: 'Server side text. '.repeat(300) },
+      }),
+      201,
+    )
     assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, 1)
-    const { rows } = await svc.deps.db.pool.query('SELECT count(*)::int AS n, bool_and(embedding IS NOT NULL) AS all_embedded FROM kb_passages WHERE entry_id = $1', [e.id])
+    const { rows } = await svc.deps.db.pool.query(
+      'SELECT count(*)::int AS n, bool_and(embedding IS NOT NULL) AS all_embedded FROM kb_passages WHERE entry_id = $1',
+      [e.id],
+    )
     assert.ok(rows[0].n >= 1 && rows[0].all_embedded)
     ok(await svc.call('DELETE', `/api/v1/knowledge/${e.id}`, { token: m.token }))
     expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token }), 404, 'NOT_FOUND')
   })
 
-  test('search on a server without pg_textsearch or pgvector: full-text answers, vector falls back to text', async ({ svc }) => {
+  test('search on a server without pg_textsearch or pgvector: full-text answers, vector falls back to text', async ({
+    svc,
+  }) => {
     const m = await seedMember(svc.call, 'owner')
-    const e = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' } }), 201)
-    ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'other', source: 'text', content: 'Gardening in spring.' } }), 201)
-    const text = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'crash log', mode: 'text', minScore: 0 } }))
-    assert.equal(text.results.map((r: any) => r.id), [e.id])
-    const vector = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 } }))
+    const e = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' },
+      }),
+      201,
+    )
+    ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'other', source: 'text', content: 'Gardening in spring.' },
+      }),
+      201,
+    )
+    const text = ok(
+      await svc.call('POST', '/api/v1/knowledge/search', {
+        token: m.token,
+        body: { query: 'crash log', mode: 'text', minScore: 0 },
+      }),
+    )
+    assert.equal(
+      text.results.map((r: any) => r.id),
+      [e.id],
+    )
+    const vector = ok(
+      await svc.call('POST', '/api/v1/knowledge/search', {
+        token: m.token,
+        body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 },
+      }),
+    )
     assert.is(vector.mode, 'text')
-    assert.equal(vector.results.map((r: any) => r.id), [e.id])
+    assert.equal(
+      vector.results.map((r: any) => r.id),
+      [e.id],
+    )
     // Scores are computed by the service from stored term frequencies, as on the embedded default: a
     // clear match is found at the endpoint's defaults (minScore 0.5), and scores the same as there.
-    const byDefault = ok(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'crash log' } }))
-    assert.equal(byDefault.results.map((r: any) => r.id), [e.id])
+    const byDefault = ok(
+      await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'crash log' } }),
+    )
+    assert.equal(
+      byDefault.results.map((r: any) => r.id),
+      [e.id],
+    )
     const embedded = await startTestService()
     try {
       const w = await seedMember(embedded.call, 'owner')
-      ok(await embedded.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' } }), 201)
-      ok(await embedded.call('POST', '/api/v1/knowledge', { token: w.token, body: { title: 'other', source: 'text', content: 'Gardening in spring.' } }), 201)
-      const there = ok(await embedded.call('POST', '/api/v1/knowledge/search', { token: w.token, body: { query: 'crash log', mode: 'text', minScore: 0 } }))
-      assert.equal(there.results.map((r: any) => r.score), text.results.map((r: any) => r.score))
+      ok(
+        await embedded.call('POST', '/api/v1/knowledge', {
+          token: w.token,
+          body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' },
+        }),
+        201,
+      )
+      ok(
+        await embedded.call('POST', '/api/v1/knowledge', {
+          token: w.token,
+          body: { title: 'other', source: 'text', content: 'Gardening in spring.' },
+        }),
+        201,
+      )
+      const there = ok(
+        await embedded.call('POST', '/api/v1/knowledge/search', {
+          token: w.token,
+          body: { query: 'crash log', mode: 'text', minScore: 0 },
+        }),
+      )
+      assert.equal(
+        there.results.map((r: any) => r.score),
+        text.results.map((r: any) => r.score),
+      )
     } finally {
       await embedded.stop()
     }
   })
 
-  test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({ svc }) => {
+  test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({
+    svc,
+  }) => {
     // The same DATA_DIR: processes share uploaded files (a mounted volume in a deployment).
-    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5), { dataDir: svc.dataDir })
+    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5), {
+      dataDir: svc.dataDir,
+    })
     try {
       const m = await seedMember(svc.call, 'owner')
       const text = (i: number) => ({ token: m.token, body: { sourceType: 'text', content: `Note ${i} about otters.` } })
-      const accepted = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : svc).call('POST', '/api/v1/knowledge/upload', text(i))))
+      const accepted = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? second : svc).call('POST', '/api/v1/knowledge/upload', text(i))),
+      )
       const tasks = accepted.map((r) => ok(r, 202).taskId as string)
       expectError(await svc.call('POST', '/api/v1/knowledge/upload', text(20)), 429, 'RATE_LIMITED')
       expectError(await second.call('POST', '/api/v1/knowledge/upload', text(21)), 429, 'RATE_LIMITED')
@@ -80,7 +162,10 @@ if (!serverUrl) {
         const done = await waitForTask(svc.call, m.token, id)
         assert.is(done.status, 'completed', JSON.stringify(done))
       }
-      const { rows } = await svc.deps.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE type = 'TaskCompleted' AND stream_id = ANY($1::text[])", [tasks.map((t) => `task-${t}`)])
+      const { rows } = await svc.deps.db.pool.query(
+        "SELECT count(*)::int AS n FROM es_events WHERE type = 'TaskCompleted' AND stream_id = ANY($1::text[])",
+        [tasks.map((t) => `task-${t}`)],
+      )
       assert.is(rows[0].n, 20, 'each task completed once')
     } finally {
       await second.stop()
@@ -88,7 +173,11 @@ if (!serverUrl) {
   })
 
   test('concurrent duplicate slugs: exactly one workspace is created', async ({ svc }) => {
-    const results = await Promise.all(Array.from({ length: 6 }, () => svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Race', slug: 'race-slug' } })))
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Race', slug: 'race-slug' } }),
+      ),
+    )
     assert.equal(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409])
   })
 

@@ -29,16 +29,31 @@ test('unknown route: 404 NOT_FOUND in the envelope; wrong method: 405 with Allow
 })
 
 test('malformed JSON and a non-object body: 400 VALIDATION_ERROR with details', async ({ svc }) => {
-  const e = expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '{"email": "a@b.co",' }), 400, 'VALIDATION_ERROR')
+  const e = expectError(
+    await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '{"email": "a@b.co",' }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.ok(e.details!.length > 0)
-  expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '"just a string"' }), 400, 'VALIDATION_ERROR')
-  const array = expectError(await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '[1,2]' }), 400, 'VALIDATION_ERROR')
+  expectError(
+    await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '"just a string"' }),
+    400,
+    'VALIDATION_ERROR',
+  )
+  const array = expectError(
+    await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, raw: '[1,2]' }),
+    400,
+    'VALIDATION_ERROR',
+  )
   // Details speak of the request, not of the validator's types.
   assert.equal(array.details, ['(body): must be a JSON object'])
 })
 
 test('a body over the limit: 413 PAYLOAD_TOO_LARGE', async ({ svc }) => {
-  const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'big@example.com', name: 'x'.repeat(8 * 1024 * 1024) } })
+  const r = await svc.call('POST', '/api/v1/admin/users', {
+    token: ADMIN,
+    body: { email: 'big@example.com', name: 'x'.repeat(8 * 1024 * 1024) },
+  })
   expectError(r, 413, 'PAYLOAD_TOO_LARGE')
 })
 
@@ -62,12 +77,21 @@ const answeredBeforeBody = (url: string, method: string, path: string, headers: 
       clearTimeout(timer)
       resolve({ head: received.split('\r\n\r\n')[0], closed })
     })
-    const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}`, 'Content-Type: application/json', 'Content-Length: 7000000',
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n')
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      `Host: ${hostname}`,
+      'Content-Type: application/json',
+      'Content-Length: 7000000',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n')
     socket.write(head + `{"name": "${'x'.repeat(1024)}`)
   })
 
-test('no credentials, or no such route: answered before the body is read, and the connection closed', async ({ svc }) => {
+test('no credentials, or no such route: answered before the body is read, and the connection closed', async ({
+  svc,
+}) => {
   for (const [method, path, headers, status] of [
     ['POST', '/api/v1/knowledge', {}, '401'],
     ['POST', '/api/v1/knowledge', { Authorization: 'Bearer not-a-token' }, '401'],
@@ -100,15 +124,34 @@ const rawExchange = (url: string, bytes: Buffer) =>
     socket.end(bytes)
   })
 
-test('rough input at the edge is refused with 400 in the envelope: NUL or bad escapes in a path, bytes that are not UTF-8, a malformed request', async ({ svc }) => {
+test('rough input at the edge is refused with 400 in the envelope: NUL or bad escapes in a path, bytes that are not UTF-8, a malformed request', async ({
+  svc,
+}) => {
   const m = await seedMember(svc.call)
-  for (const [method, path] of [['GET', '/packs/x%00y'], ['POST', '/packs/x%00y/mcp'], ['GET', '/api/v1/knowledge/%00'], ['GET', '/api/v1/knowledge/%E0%A4%A']] as const) {
-    const e = expectError(await svc.call(method, path, { token: m.token, ...(method === 'POST' ? { body: {} } : {}) }), 400, 'VALIDATION_ERROR')
+  for (const [method, path] of [
+    ['GET', '/packs/x%00y'],
+    ['POST', '/packs/x%00y/mcp'],
+    ['GET', '/api/v1/knowledge/%00'],
+    ['GET', '/api/v1/knowledge/%E0%A4%A'],
+  ] as const) {
+    const e = expectError(
+      await svc.call(method, path, { token: m.token, ...(method === 'POST' ? { body: {} } : {}) }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assert.match(e.details![0], /^\(path\): /, `${method} ${path}`)
   }
   const before = ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total
-  const latin1 = Buffer.concat([Buffer.from('{"title":"Caf'), Buffer.from([0xe9]), Buffer.from('","content":"x","source":"text"}')])
-  const res = await fetch(`${svc.url}/api/v1/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' }, body: latin1 })
+  const latin1 = Buffer.concat([
+    Buffer.from('{"title":"Caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('","content":"x","source":"text"}'),
+  ])
+  const res = await fetch(`${svc.url}/api/v1/knowledge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' },
+    body: latin1,
+  })
   assert.is(res.status, 400)
   assert.equal((await res.json()).error.details, ['(body): holds bytes that are not UTF-8'])
   assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, before, 'nothing stored')
@@ -117,31 +160,74 @@ test('rough input at the edge is refused with 400 in the envelope: NUL or bad es
   assert.is(JSON.parse(malformed.body).error.code, 'VALIDATION_ERROR')
 })
 
-test('errors that say what to do: allowed values listed, an API key sent as a Bearer token, a nested folder', async ({ svc }) => {
+test('errors that say what to do: allowed values listed, an API key sent as a Bearer token, a nested folder', async ({
+  svc,
+}) => {
   const m = await seedMember(svc.call)
-  const e = expectError(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'x', content: 'y', source: 'fax' } }), 400, 'VALIDATION_ERROR')
-  assert.ok(e.details?.some((d) => /^source: must be one of: text, url, file\b/.test(d)), JSON.stringify(e))
-  const mode = expectError(await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'x', mode: 'fuzzy' } }), 400, 'VALIDATION_ERROR')
+  const e = expectError(
+    await svc.call('POST', '/api/v1/knowledge', { token: m.token, body: { title: 'x', content: 'y', source: 'fax' } }),
+    400,
+    'VALIDATION_ERROR',
+  )
+  assert.ok(
+    e.details?.some((d) => /^source: must be one of: text, url, file\b/.test(d)),
+    JSON.stringify(e),
+  )
+  const mode = expectError(
+    await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'x', mode: 'fuzzy' } }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(mode.details, ['mode: must be one of: hybrid, vector, text'])
-  const key = ok(await svc.call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId: m.workspaceId, name: 'agent' } }), 201).api_key
+  const key = ok(
+    await svc.call('POST', '/api/v1/admin/api-keys', {
+      token: ADMIN,
+      body: { workspaceId: m.workspaceId, name: 'agent' },
+    }),
+    201,
+  ).api_key
   const asBearer = expectError(await svc.call('GET', '/api/v1/knowledge', { token: key }), 401, 'INVALID_TOKEN')
   assert.match(asBearer.message, /x-api-key/)
-  const nested = expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Child', parentId: 'abc' } }), 400, 'VALIDATION_ERROR')
+  const nested = expectError(
+    await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Child', parentId: 'abc' } }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(nested.details, ['parentId: folders do not nest; leave it out to create a top-level folder'])
   assert.equal(ok(await svc.call('GET', '/api/v1/knowledge/folders', { token: m.token })).folders, [])
 })
 
 test('wrong types and unknown enum values name each field; nothing is written', async ({ svc }) => {
   const head = await svc.deps.store.headPosition()
-  const e = expectError(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 7, slug: 'Not A Slug' } }), 400, 'VALIDATION_ERROR')
-  assert.equal(e.details, ['name: must be a string of 1-200 characters', 'slug: must be a slug of lowercase letters, digits and dashes (1-60)'])
-  const t = expectError(await svc.call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: 'u', workspaceId: 'w', ttlSeconds: 1.5 } }), 400, 'VALIDATION_ERROR')
+  const e = expectError(
+    await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 7, slug: 'Not A Slug' } }),
+    400,
+    'VALIDATION_ERROR',
+  )
+  assert.equal(e.details, [
+    'name: must be a string of 1-200 characters',
+    'slug: must be a slug of lowercase letters, digits and dashes (1-60)',
+  ])
+  const t = expectError(
+    await svc.call('POST', '/api/v1/admin/tokens', {
+      token: ADMIN,
+      body: { userId: 'u', workspaceId: 'w', ttlSeconds: 1.5 },
+    }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(t.details, ['ttlSeconds: must be an integer between 60 and 31536000'])
   assert.is(await svc.deps.store.headPosition(), head)
 })
 
 test('unknown JSON fields are ignored, never applied', async ({ svc }) => {
-  const data = ok(await svc.call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: 'Ignored fields', id: 'chosen-id', createdBy: 'x', workspaceId: 'y' } }), 201)
+  const data = ok(
+    await svc.call('POST', '/api/v1/admin/workspaces', {
+      token: ADMIN,
+      body: { name: 'Ignored fields', id: 'chosen-id', createdBy: 'x', workspaceId: 'y' },
+    }),
+    201,
+  )
   assert.is.not(data.id, 'chosen-id')
   const events = await svc.deps.store.readStream(`workspace-${data.id}`)
   assert.equal(Object.keys(events[0].data as object).sort(), ['name', 'slug', 'workspaceId'])
@@ -167,12 +253,17 @@ test('an internal error answers 500 INTERNAL_ERROR without internals', async ({ 
 })
 
 test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) => {
-  const doc = ok.call(null, { status: 200, body: { success: true, data: (await svc.call('GET', '/api/v1/openapi.json')).body }, headers: new Headers() })
+  const doc = ok.call(null, {
+    status: 200,
+    body: { success: true, data: (await svc.call('GET', '/api/v1/openapi.json')).body },
+    headers: new Headers(),
+  })
   assert.is(doc.openapi, '3.1.0')
   const registered = new Set<string>()
   // The router's own table, not ours: a route mounted without a spec would be missed here.
   for (const layer of (await import('../../api/app')).createApp(svc.deps).router.stack) {
-    for (const method of layer.methods.filter((m: string) => m !== 'HEAD')) registered.add(`${method.toLowerCase()} ${toOpenApiPath(String(layer.path))}`)
+    for (const method of layer.methods.filter((m: string) => m !== 'HEAD'))
+      registered.add(`${method.toLowerCase()} ${toOpenApiPath(String(layer.path))}`)
   }
   assert.ok(registered.size >= routes.length)
   for (const key of registered) {
@@ -181,7 +272,9 @@ test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) =>
   }
 })
 
-test('the OpenAPI document describes what the service does: body schemas with bounds, query parameters, media types, path parameters', async ({ svc }) => {
+test('the OpenAPI document describes what the service does: body schemas with bounds, query parameters, media types, path parameters', async ({
+  svc,
+}) => {
   const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
   const ids = new Set<string>()
   for (const [path, ops] of Object.entries<any>(doc.paths)) {
@@ -190,7 +283,10 @@ test('the OpenAPI document describes what the service does: body schemas with bo
       assert.not.ok(ids.has(op.operationId), `operationId ${op.operationId} twice`)
       ids.add(op.operationId)
       for (const name of (path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
-        assert.ok(op.parameters?.some((p: any) => p.in === 'path' && p.name === name && p.required), `${method} ${path}: path parameter ${name}`)
+        assert.ok(
+          op.parameters?.some((p: any) => p.in === 'path' && p.name === name && p.required),
+          `${method} ${path}: path parameter ${name}`,
+        )
       }
       assert.ok(op.responses?.default, `${method} ${path}: responses`)
     }
@@ -201,27 +297,46 @@ test('the OpenAPI document describes what the service does: body schemas with bo
   // A title is required unless a file gives one by its name: the handler checks it, with the source at hand.
   assert.equal(json.required, ['source'])
   assert.is(json.properties.title.maxLength, 500)
-  assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, { type: 'integer', minimum: 100, maximum: 2000, description: 'an integer between 100 and 2000' })
+  assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, {
+    type: 'integer',
+    minimum: 100,
+    maximum: 2000,
+    description: 'an integer between 100 and 2000',
+  })
   assert.ok(create.requestBody.content['multipart/form-data'].schema.required.includes('file'))
   assert.equal(create.responses['401'].content['application/json'].schema, { $ref: '#/components/schemas/Failure' })
-  assert.equal(Object.keys(doc.paths['/api/v1/knowledge/upload/file'].post.requestBody.content), ['multipart/form-data'])
+  assert.equal(Object.keys(doc.paths['/api/v1/knowledge/upload/file'].post.requestBody.content), [
+    'multipart/form-data',
+  ])
   const listPages = doc.paths['/api/v1/pages'].get.parameters.map((p: any) => p.name).sort()
   assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'state'])
   assert.equal(doc.paths['/mcp'].post.security, [{ apiKey: [] }])
   // The bounds it documents are the ones the service holds: the folder name's maxLength.
-  const max = doc.paths['/api/v1/knowledge/folders'].post.requestBody.content['application/json'].schema.properties.name.maxLength
+  const max =
+    doc.paths['/api/v1/knowledge/folders'].post.requestBody.content['application/json'].schema.properties.name.maxLength
   const m = await seedMember(svc.call)
   ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'n'.repeat(max) } }), 201)
-  expectError(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'm'.repeat(max + 1) } }), 400, 'VALIDATION_ERROR')
+  expectError(
+    await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'm'.repeat(max + 1) } }),
+    400,
+    'VALIDATION_ERROR',
+  )
   // A JSON body where only a multipart form can carry the file: told so.
-  const e = expectError(await svc.call('POST', '/api/v1/knowledge/upload/file', { token: m.token, body: { title: 'x' } }), 400, 'VALIDATION_ERROR')
+  const e = expectError(
+    await svc.call('POST', '/api/v1/knowledge/upload/file', { token: m.token, body: { title: 'x' } }),
+    400,
+    'VALIDATION_ERROR',
+  )
   assert.equal(e.details, ['body: send it with Content-Type: multipart/form-data'])
 })
 
 test('configuration: a bad value names the variable in one line; defaults apply', () => {
   const bad = loadConfig({ PORT: 'eighty' })
   assert.ok(E.isLeft(bad))
-  assert.is((bad as E.Left<string>).left, 'Invalid configuration: PORT must be an integer between 0 and 65535 (got "eighty")')
+  assert.is(
+    (bad as E.Left<string>).left,
+    'Invalid configuration: PORT must be an integer between 0 and 65535 (got "eighty")',
+  )
   const url = loadConfig({ DATABASE_URL: 'mysql://x' })
   assert.match((url as E.Left<string>).left, /^Invalid configuration: DATABASE_URL must be a postgres/)
   const good = loadConfig({})
@@ -229,8 +344,14 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   assert.is((good as E.Right<any>).right.port, 3000)
   assert.is((good as E.Right<any>).right.dataDir, './data')
   assert.is((good as E.Right<any>).right.publicUrl, undefined)
-  assert.match((loadConfig({ PUBLIC_URL: 'kb.example.com' }) as E.Left<string>).left, /^Invalid configuration: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/)
-  assert.is((loadConfig({ PUBLIC_URL: 'https://example.com/kb/' }) as E.Right<any>).right.publicUrl, 'https://example.com/kb')
+  assert.match(
+    (loadConfig({ PUBLIC_URL: 'kb.example.com' }) as E.Left<string>).left,
+    /^Invalid configuration: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/,
+  )
+  assert.is(
+    (loadConfig({ PUBLIC_URL: 'https://example.com/kb/' }) as E.Right<any>).right.publicUrl,
+    'https://example.com/kb',
+  )
 })
 
 test.run()

@@ -28,11 +28,17 @@ const create = (call: Call, token: string, title: string, content = `${title}: q
 /** One request on a keep-alive agent: the socket stays open, idle, once it is answered. */
 const keepAliveRequest = (agent: http.Agent, base: string, p: string, token: string, body: unknown) =>
   new Promise<{ status: number; connection?: string; body: any }>((resolve, reject) => {
-    const req = http.request(base + p, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      let text = ''
-      res.on('data', (d) => (text += d))
-      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(text) }))
-    })
+    const req = http.request(
+      base + p,
+      { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(text) }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
@@ -46,9 +52,16 @@ test('SIGTERM with a keep-alive client idle: exit 0 in time, and the search cita
     const m = await seedMember(call)
     const entry = ok(await create(call, m.token, 'Quokka facts'), 201)
     const agent = new http.Agent({ keepAlive: true })
-    const found = await keepAliveRequest(agent, proc.base, '/api/v1/knowledge/search', m.token, { query: 'quokkas Rottnest', mode: 'text', minScore: 0 })
+    const found = await keepAliveRequest(agent, proc.base, '/api/v1/knowledge/search', m.token, {
+      query: 'quokkas Rottnest',
+      mode: 'text',
+      minScore: 0,
+    })
     assert.is(found.status, 200)
-    assert.equal(found.body.data.results.map((r: any) => r.id), [entry.id])
+    assert.equal(
+      found.body.data.results.map((r: any) => r.id),
+      [entry.id],
+    )
     assert.is(found.connection, 'keep-alive', 'the socket stays open')
     // The search's citation waits up to 100 ms to be appended with others: the signal comes first.
     const { code, ms } = await terminate(proc)
@@ -73,13 +86,25 @@ test('SIGTERM mid-request: the request whose head arrived is answered with Conne
   try {
     const call = client(proc.base)
     const m = await seedMember(call)
-    const body = Buffer.from(JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }))
+    const body = Buffer.from(
+      JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }),
+    )
     const socket = net.connect(port, '127.0.0.1')
     let received = ''
     socket.on('data', (d) => (received += d.toString()))
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-    socket.write([`POST /api/v1/knowledge HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${m.token}`, 'Content-Type: application/json',
-      `Content-Length: ${body.length}`, 'Connection: keep-alive', '', ''].join('\r\n'))
+    socket.write(
+      [
+        `POST /api/v1/knowledge HTTP/1.1`,
+        `Host: 127.0.0.1:${port}`,
+        `Authorization: Bearer ${m.token}`,
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+        'Connection: keep-alive',
+        '',
+        '',
+      ].join('\r\n'),
+    )
     socket.write(body.subarray(0, 1000))
     await new Promise((r) => setTimeout(r, 300))
     const stopped = terminate(proc)
@@ -115,19 +140,24 @@ test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each ac
       const call = client(proc.base)
       let acks = 0
       let stopped: ReturnType<typeof terminate> | undefined
-      const outcomes = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
-        try {
-          const r = await create(call, m.token, `Run ${run} create ${i}`)
-          if (r.status === 201 && ++acks === 5) stopped = terminate(proc)
-          return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
-        } catch (error) {
-          return { status: 0, error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})` }
-        }
-      }))
+      const outcomes = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          try {
+            const r = await create(call, m.token, `Run ${run} create ${i}`)
+            if (r.status === 201 && ++acks === 5) stopped = terminate(proc)
+            return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
+          } catch (error) {
+            return { status: 0, error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})` }
+          }
+        }),
+      )
       const { code } = await (stopped ?? terminate(proc))
       assert.is(code, 0, proc.output())
       for (const o of outcomes) {
-        assert.ok(o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'), `run ${run}: ${JSON.stringify(o)}`)
+        assert.ok(
+          o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'),
+          `run ${run}: ${JSON.stringify(o)}`,
+        )
         if (o.status === 201) acknowledged.push(o.id!)
         else refused++
       }
@@ -135,8 +165,13 @@ test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each ac
     proc = await start(dataDir, port, env)
     const call = client(proc.base)
     const list = ok(await call('GET', '/api/v1/knowledge?limit=100&page=1', { token: m.token }))
-    assert.is(list.total, acknowledged.length, `${acknowledged.length} acknowledged and ${refused} refused: only the acknowledged exist`)
-    for (const id of acknowledged) assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
+    assert.is(
+      list.total,
+      acknowledged.length,
+      `${acknowledged.length} acknowledged and ${refused} refused: only the acknowledged exist`,
+    )
+    for (const id of acknowledged)
+      assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
     assert.ok(acknowledged.length >= 50, 'at least the five of each run')
   } finally {
     proc.child.kill('SIGKILL')

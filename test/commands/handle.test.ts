@@ -18,10 +18,20 @@ test.before(async (ctx) => {
 })
 test.after(async (ctx) => ctx.close())
 
-const ctx: CommandContext = { actor: { kind: 'system', process: 'test' }, at: new Date().toISOString(), correlationId: 'c-1', workspaceId: 'w-1' }
-const record = { type: 'RecordSearch' as const, data: { searchId: 's-1', workspaceId: 'w-1', mode: 'text', resultCount: 0, entryIds: [] } }
+const ctx: CommandContext = {
+  actor: { kind: 'system', process: 'test' },
+  at: new Date().toISOString(),
+  correlationId: 'c-1',
+  workspaceId: 'w-1',
+}
+const record = {
+  type: 'RecordSearch' as const,
+  data: { searchId: 's-1', workspaceId: 'w-1', mode: 'text', resultCount: 0, entryIds: [] },
+}
 
-test('a fresh stream is written without a read; a stream that was not fresh after all is re-read and decided again', async ({ store }) => {
+test('a fresh stream is written without a read; a stream that was not fresh after all is re-read and decided again', async ({
+  store,
+}) => {
   const first = await handle(store, 'search-s-1', search, record, ctx, { fresh: true })
   assert.ok(E.isRight(first))
   assert.is(first.right.events.length, 1)
@@ -38,9 +48,13 @@ test('a fresh stream is written without a read; a stream that was not fresh afte
 // A counter that may be published once it has reached 2: a command a stale (lower) count refuses.
 type CounterEvent = { type: 'Counted'; data: { by: number } } | { type: 'Published'; data: { at: number } }
 const counter: Decider<{ type: 'Count' } | { type: 'Publish' }, CounterEvent, { count: number; published: boolean }> = {
-  events: t.union([t.type({ type: t.literal('Counted'), data: t.type({ by: t.number }) }), t.type({ type: t.literal('Published'), data: t.type({ at: t.number }) })]),
+  events: t.union([
+    t.type({ type: t.literal('Counted'), data: t.type({ by: t.number }) }),
+    t.type({ type: t.literal('Published'), data: t.type({ at: t.number }) }),
+  ]),
   initialState: () => ({ count: 0, published: false }),
-  evolve: (state, e) => (e.type === 'Counted' ? { ...state, count: state.count + e.data.by } : { ...state, published: true }),
+  evolve: (state, e) =>
+    e.type === 'Counted' ? { ...state, count: state.count + e.data.by } : { ...state, published: true },
   decide: (command, state) => {
     if (command.type === 'Count') return E.right([{ type: 'Counted', data: { by: 1 } }])
     if (state.count < 2) return fail('VALIDATION_ERROR', `only ${state.count} counted`)
@@ -53,7 +67,8 @@ const counting = (store: PostgresEventStore) => {
   const reads = { n: 0 }
   const wrapped = new Proxy(store, {
     get: (target, prop) => {
-      if (prop === 'readStream') return (...args: Parameters<PostgresEventStore['readStream']>) => (reads.n++, target.readStream(...args))
+      if (prop === 'readStream')
+        return (...args: Parameters<PostgresEventStore['readStream']>) => (reads.n++, target.readStream(...args))
       const value = Reflect.get(target, prop, target)
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -61,7 +76,9 @@ const counting = (store: PostgresEventStore) => {
   return { store: wrapped, reads }
 }
 
-test('a stream this process wrote is decided on its fold without a read; a stale fold is caught by the revision check', async ({ store }) => {
+test('a stream this process wrote is decided on its fold without a read; a stale fold is caught by the revision check', async ({
+  store,
+}) => {
   const { store: s, reads } = counting(store)
   const count = { type: 'Count' as const }
   assert.ok(E.isRight(await handle(s, 'counter-1', counter, count, ctx, { fresh: true })))
@@ -71,12 +88,26 @@ test('a stream this process wrote is decided on its fold without a read; a stale
   assert.is(reads.n, 0)
   // Another writer counts meanwhile: the fold (revision 1) is stale, the append fails its check,
   // the handler re-reads (count 3) and appends after the other writer's event.
-  await store.append('counter-1', [{ id: crypto.randomUUID(), type: 'Counted', data: { by: 1 }, metadata: { actor: ctx.actor, correlationId: 'c', causationId: null, at: ctx.at } }], 1)
+  await store.append(
+    'counter-1',
+    [
+      {
+        id: crypto.randomUUID(),
+        type: 'Counted',
+        data: { by: 1 },
+        metadata: { actor: ctx.actor, correlationId: 'c', causationId: null, at: ctx.at },
+      },
+    ],
+    1,
+  )
   const third = await handle(s, 'counter-1', counter, count, ctx)
   assert.ok(E.isRight(third))
   assert.is(third.right.revision, 3)
   assert.is(reads.n, 1)
-  assert.equal((await store.readStream('counter-1')).map((r) => r.revision), [0, 1, 2, 3])
+  assert.equal(
+    (await store.readStream('counter-1')).map((r) => r.revision),
+    [0, 1, 2, 3],
+  )
 })
 
 test('a refusal or a no-op decided on a stale fold is decided again on a fresh read', async ({ store }) => {
@@ -95,7 +126,7 @@ test('a refusal or a no-op decided on a stale fold is decided again on a fresh r
   assert.is(refused.left.code, 'VALIDATION_ERROR')
 })
 
-test('a client\'s expected revision is checked against a fresh read, never against the fold', async ({ store }) => {
+test("a client's expected revision is checked against a fresh read, never against the fold", async ({ store }) => {
   const { store: s, reads } = counting(store)
   const meta = { actor: ctx.actor, correlationId: 'c', causationId: null, at: ctx.at }
   assert.ok(E.isRight(await handle(s, 'counter-4', counter, { type: 'Count' }, ctx, { fresh: true })))
@@ -107,7 +138,9 @@ test('a client\'s expected revision is checked against a fresh read, never again
   assert.is(reads.n, 1)
 })
 
-test('folds are kept per store: a second database in the same process never sees the first one\'s', async ({ store }) => {
+test("folds are kept per store: a second database in the same process never sees the first one's", async ({
+  store,
+}) => {
   const db = await testPglite()
   const other = await PostgresEventStore.open(db)
   try {

@@ -16,7 +16,8 @@ const content = [
 const within = (h: NonNullable<ReturnType<typeof highlight>>) => {
   assert.ok(h.start >= 0 && h.end <= content.length && h.start < h.end)
   assert.is(content.slice(h.start, h.end), h.text)
-  for (const t of h.terms) assert.ok(t.start >= h.start && t.end <= h.end && t.start < t.end, 'each term inside the highlight')
+  for (const t of h.terms)
+    assert.ok(t.start >= h.start && t.end <= h.end && t.start < t.end, 'each term inside the highlight')
 }
 
 test('the sentence that answers, with the query words marked by offsets in the content', () => {
@@ -31,7 +32,10 @@ test('the sentence that answers, with the query words marked by offsets in the c
 test('unicode: accented and German words match as typed, offsets stay on whole characters', () => {
   const h = highlight(content, 'Café Straße')!
   within(h)
-  assert.equal(h.terms.map((t) => content.slice(t.start, t.end)), ['café', 'Straße'])
+  assert.equal(
+    h.terms.map((t) => content.slice(t.start, t.end)),
+    ['café', 'Straße'],
+  )
   // A cut highlight never splits the emoji's surrogate pair.
   const long = `${'😀 filler words here '.repeat(40)}needle in the middle ${'😀 more filler '.repeat(40)}`
   const cut = highlight(long, 'needle')!
@@ -62,13 +66,25 @@ test('passages: whole sentences up to the word budget, in order, without overlap
   // A sentence longer than the budget is cut between words.
   const sentence = `${'word '.repeat(95)}end.`
   const long = passagesOf(sentence, 40)
-  assert.equal(long.map((p) => sentence.slice(p.start, p.end).trim().split(/\s+/).length), [40, 40, 16])
-  const chunks = [{ start: 0, end: 150 }, { start: 120, end: 300 }]
+  assert.equal(
+    long.map((p) => sentence.slice(p.start, p.end).trim().split(/\s+/).length),
+    [40, 40, 16],
+  )
+  const chunks = [
+    { start: 0, end: 150 },
+    { start: 120, end: 300 },
+  ]
   const indexed = entryPassages(text, chunks, 20)
   assert.ok(indexed.every((p) => p.start >= chunks[p.chunkIndex].start))
   assert.ok(indexed.some((p) => p.chunkIndex === 1))
   // A model that reads a whole chunk: one passage per chunk.
-  assert.equal(entryPassages(text, chunks, undefined).map((p) => [p.start, p.end, p.chunkIndex]), [[0, 150, 0], [120, 300, 1]])
+  assert.equal(
+    entryPassages(text, chunks, undefined).map((p) => [p.start, p.end, p.chunkIndex]),
+    [
+      [0, 150, 0],
+      [120, 300, 1],
+    ],
+  )
 })
 
 test.run()

@@ -18,7 +18,10 @@ test('BM25 is 0 without a query lexeme, grows with term frequency, stays under 1
   const often = bm25(terms, 'chunk', [10, 0], 50)
   assert.ok(once > 0 && often > once && often < 1)
   assert.ok(bm25(terms, 'chunk', [1, 0], 50) > bm25(terms, 'chunk', [0, 1], 50), 'the rare lexeme counts more')
-  assert.ok(bm25(terms, 'chunk', [1, 0], 20) > bm25(terms, 'chunk', [1, 0], 200), 'a shorter row scores the same matches higher')
+  assert.ok(
+    bm25(terms, 'chunk', [1, 0], 20) > bm25(terms, 'chunk', [1, 0], 200),
+    'a shorter row scores the same matches higher',
+  )
   assert.ok(idf(100, 2) > idf(100, 90) && idf(100, 100) > 0)
   // The maximum for the query is each lexeme's weight times k1 + 1: a row far richer than any gets close to it.
   assert.ok(bm25(terms, 'chunk', [1000, 1000], 1) > 0.99)
@@ -40,18 +43,33 @@ test('calibration: inside [0, 1], increasing with the raw score, and with the le
     }
     assert.ok(calibrate(0.6, 1, 0.5, c) > calibrate(0.5, 1, 0.5, c), 'increasing where it is not saturated')
     assert.ok(calibrate(1, 1, 0.2, c) > calibrate(1, 1, 0.9, c), 'a clear lead is more likely relevant than a near tie')
-    assert.ok(calibrate(0.5, 0.5, 0, c) > calibrate(0.5, 2, 0, c), 'the best of its search is more likely relevant than one far behind')
+    assert.ok(
+      calibrate(0.5, 0.5, 0, c) > calibrate(0.5, 2, 0, c),
+      'the best of its search is more likely relevant than one far behind',
+    )
   }
 })
 
 test('hybrid: a confident leg decides and a silent leg pushes nothing down', () => {
   // Text is sure of a; vector has nothing on a and weak, flat similarities for b and c.
-  const text = new Map([['a', t(0.9, 0.8, 0.5)], ['b', t(0.1)]])
-  const vector = new Map([['b', v(0.31)], ['c', v(0.3)]])
+  const text = new Map([
+    ['a', t(0.9, 0.8, 0.5)],
+    ['b', t(0.1)],
+  ])
+  const vector = new Map([
+    ['b', v(0.31)],
+    ['c', v(0.3)],
+  ])
   const hybrid = fuse(text, vector, 'hybrid', 'score')
   assert.is(hybrid[0].key, 'a')
-  assert.equal(hybrid.map((h) => h.key), ['a', 'b', 'c'])
-  assert.ok(hybrid[0].score >= fuse(text, new Map(), 'text', 'score')[0].score - 0.05, 'the silent leg barely moves the confident one')
+  assert.equal(
+    hybrid.map((h) => h.key),
+    ['a', 'b', 'c'],
+  )
+  assert.ok(
+    hybrid[0].score >= fuse(text, new Map(), 'text', 'score')[0].score - 0.05,
+    'the silent leg barely moves the confident one',
+  )
   // Each result explains itself: each leg's calibrated score and rank, and the fused score served.
   assert.equal(Object.keys(hybrid[0].scores).sort(), ['fused', 'text', 'vector'])
   assert.equal(hybrid[0].ranks, { text: 1 })
@@ -60,24 +78,65 @@ test('hybrid: a confident leg decides and a silent leg pushes nothing down', () 
 })
 
 test('hybrid with one leg empty is that leg; a mode only has its own leg', () => {
-  const text = new Map([['a', t(0.5)], ['b', t(0.3)]])
-  assert.equal(fuse(text, new Map(), 'hybrid', 'score').map((h) => h.key), ['a', 'b'])
-  assert.equal(fuse(new Map(), new Map([['x', v(0.6)], ['y', v(0.7)]]), 'hybrid', 'score').map((h) => h.key), ['y', 'x'])
+  const text = new Map([
+    ['a', t(0.5)],
+    ['b', t(0.3)],
+  ])
+  assert.equal(
+    fuse(text, new Map(), 'hybrid', 'score').map((h) => h.key),
+    ['a', 'b'],
+  )
+  assert.equal(
+    fuse(
+      new Map(),
+      new Map([
+        ['x', v(0.6)],
+        ['y', v(0.7)],
+      ]),
+      'hybrid',
+      'score',
+    ).map((h) => h.key),
+    ['y', 'x'],
+  )
   const textOnly = fuse(text, new Map([['z', v(0.9)]]), 'text', 'score')
-  assert.equal(textOnly.map((h) => h.key), ['a', 'b'])
+  assert.equal(
+    textOnly.map((h) => h.key),
+    ['a', 'b'],
+  )
   assert.equal(Object.keys(textOnly[0].scores).sort(), ['fused', 'text'])
   const vectorOnly = fuse(text, new Map([['z', v(0.9)]]), 'vector', 'score')
-  assert.equal(vectorOnly.map((h) => h.key), ['z'])
+  assert.equal(
+    vectorOnly.map((h) => h.key),
+    ['z'],
+  )
   assert.equal(fuse(new Map(), new Map(), 'hybrid', 'score'), [])
 })
 
 test('ties keep a stable order; rrf orders by rank and still serves the calibrated score', () => {
-  const same = fuse(new Map([['b', t(0.4)], ['a', t(0.4)], ['c', t(0.4)]]), new Map(), 'text', 'score')
-  assert.equal(same.map((h) => h.key), ['a', 'b', 'c'])
+  const same = fuse(
+    new Map([
+      ['b', t(0.4)],
+      ['a', t(0.4)],
+      ['c', t(0.4)],
+    ]),
+    new Map(),
+    'text',
+    'score',
+  )
+  assert.equal(
+    same.map((h) => h.key),
+    ['a', 'b', 'c'],
+  )
   assert.is(same[0].score, same[2].score)
   // By score, the text leg's strong match wins; by RRF, the key both legs rank well wins.
-  const text = new Map([['a', t(0.95, 0.95, 0.9)], ['b', t(0.3)]])
-  const vector = new Map([['b', v(0.5)], ['c', v(0.45)]])
+  const text = new Map([
+    ['a', t(0.95, 0.95, 0.9)],
+    ['b', t(0.3)],
+  ])
+  const vector = new Map([
+    ['b', v(0.5)],
+    ['c', v(0.45)],
+  ])
   assert.is(fuse(text, vector, 'hybrid', 'score')[0].key, 'a')
   const rrf = fuse(text, vector, 'hybrid', 'rrf')
   assert.is(rrf[0].key, 'b')

@@ -19,40 +19,48 @@ if (!serverUrl) {
     return { store, close: async () => (await store.close(), await db.close()) }
   }).run()
 
-  const concurrency = suite<{ db: Database; store: PostgresEventStore }>('event store on the Postgres server: concurrency')
+  const concurrency = suite<{ db: Database; store: PostgresEventStore }>(
+    'event store on the Postgres server: concurrency',
+  )
   concurrency.before(async (ctx) => {
     ctx.db = await testPostgres()
     ctx.store = await PostgresEventStore.open(ctx.db)
   })
   concurrency.after(async ({ db, store }) => (await store.close(), await db.close()))
 
-  concurrency('many concurrent appenders: a live subscriber sees every event exactly once, in position order', async ({ store }) => {
-    const writers = 16
-    const perWriter = 40
-    const seen: RecordedEvent[] = []
-    const sub = store.subscribeToAll({ after: 0 }, async (e) => void seen.push(e))
-    // Each writer appends to its own streams and to one shared hot stream (with conflicts retried).
-    const appended = await Promise.all(
-      Array.from({ length: writers }, async (_, w) => {
-        const ids: string[] = []
-        for (let i = 0; i < perWriter; i++) {
-          const batch = [event('Tick', { w, i }), event('Tock', { w, i })]
-          await store.append(`writer-${w}-${i % 4}`, batch, 'any')
-          ids.push(...batch.map((e) => e.id))
-        }
-        return ids
-      }),
-    )
-    const expected = new Set(appended.flat())
-    const deadline = Date.now() + 20000
-    while (seen.length < expected.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    await sub.unsubscribe()
-    assert.is(seen.length, expected.size)
-    assert.is(new Set(seen.map((e) => e.id)).size, expected.size, 'no duplicates')
-    for (const e of seen) assert.ok(expected.has(e.id))
-    for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1].position < seen[i].position, 'position order')
-    const all = await store.readAll({})
-    assert.equal(all.map((e) => e.id), seen.map((e) => e.id))
-  })
+  concurrency(
+    'many concurrent appenders: a live subscriber sees every event exactly once, in position order',
+    async ({ store }) => {
+      const writers = 16
+      const perWriter = 40
+      const seen: RecordedEvent[] = []
+      const sub = store.subscribeToAll({ after: 0 }, async (e) => void seen.push(e))
+      // Each writer appends to its own streams and to one shared hot stream (with conflicts retried).
+      const appended = await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          const ids: string[] = []
+          for (let i = 0; i < perWriter; i++) {
+            const batch = [event('Tick', { w, i }), event('Tock', { w, i })]
+            await store.append(`writer-${w}-${i % 4}`, batch, 'any')
+            ids.push(...batch.map((e) => e.id))
+          }
+          return ids
+        }),
+      )
+      const expected = new Set(appended.flat())
+      const deadline = Date.now() + 20000
+      while (seen.length < expected.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      await sub.unsubscribe()
+      assert.is(seen.length, expected.size)
+      assert.is(new Set(seen.map((e) => e.id)).size, expected.size, 'no duplicates')
+      for (const e of seen) assert.ok(expected.has(e.id))
+      for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1].position < seen[i].position, 'position order')
+      const all = await store.readAll({})
+      assert.equal(
+        all.map((e) => e.id),
+        seen.map((e) => e.id),
+      )
+    },
+  )
   concurrency.run()
 }

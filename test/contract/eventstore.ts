@@ -2,13 +2,23 @@
 import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type EventData, type EventStore, type RecordedEvent, WrongExpectedVersion } from '../../adapters/eventstore/port'
+import {
+  type EventData,
+  type EventStore,
+  type RecordedEvent,
+  WrongExpectedVersion,
+} from '../../adapters/eventstore/port'
 
 export const event = (type: string, data: unknown = {}): EventData => ({
   id: randomUUID(),
   type,
   data,
-  metadata: { actor: { kind: 'system', process: 'test' }, correlationId: randomUUID(), causationId: null, at: new Date().toISOString() },
+  metadata: {
+    actor: { kind: 'system', process: 'test' },
+    correlationId: randomUUID(),
+    causationId: null,
+    at: new Date().toISOString(),
+  },
 })
 
 const expectWrong = async (p: Promise<unknown>, actual: number | 'no_stream') => {
@@ -22,8 +32,13 @@ const expectWrong = async (p: Promise<unknown>, actual: number | 'no_stream') =>
   assert.unreachable('append should have failed with WrongExpectedVersion')
 }
 
-export const eventStoreContract = (name: string, open: () => Promise<{ store: EventStore; close: () => Promise<void> }>) => {
-  const test = suite<{ store: EventStore; close: () => Promise<void>; id: () => string }>(`event store contract: ${name}`)
+export const eventStoreContract = (
+  name: string,
+  open: () => Promise<{ store: EventStore; close: () => Promise<void> }>,
+) => {
+  const test = suite<{ store: EventStore; close: () => Promise<void>; id: () => string }>(
+    `event store contract: ${name}`,
+  )
   test.before(async (ctx) => {
     Object.assign(ctx, await open())
     ctx.id = () => `test-${randomUUID()}`
@@ -35,7 +50,13 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     const r = await store.append(s, [event('A'), event('B')], 'no_stream')
     assert.is(r.nextExpectedRevision, 1)
     const read = await store.readStream(s)
-    assert.equal(read.map((e) => [e.type, e.revision]), [['A', 0], ['B', 1]])
+    assert.equal(
+      read.map((e) => [e.type, e.revision]),
+      [
+        ['A', 0],
+        ['B', 1],
+      ],
+    )
     assert.is(read[1].position, r.position)
     assert.ok(read[0].position < read[1].position)
     assert.equal(await store.streamRevision(s), 1)
@@ -71,7 +92,10 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     await expectWrong(store.append(s, [event('C')], 0), 1)
     await expectWrong(store.append(s, [event('C')], 5), 1)
     await expectWrong(store.append(id(), [event('C')], 0), 'no_stream')
-    assert.equal((await store.readStream(s)).map((e) => e.type), ['A', 'B'])
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.type),
+      ['A', 'B'],
+    )
   })
 
   test('any appends whatever the state', async ({ store, id }) => {
@@ -79,7 +103,10 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     await store.append(s, [event('A')], 'any')
     await store.append(s, [event('B')], 'any')
     await store.append(s, [event('C')], 'stream_exists')
-    assert.equal((await store.readStream(s)).map((e) => e.revision), [0, 1, 2])
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.revision),
+      [0, 1, 2],
+    )
   })
 
   test('a failed append writes nothing (atomic per call)', async ({ store, id }) => {
@@ -92,8 +119,15 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
 
   test('readStream from a revision with maxCount; a missing stream reads empty', async ({ store, id }) => {
     const s = id()
-    await store.append(s, ['A', 'B', 'C', 'D'].map((t) => event(t)), 'no_stream')
-    assert.equal((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.type), ['B', 'C'])
+    await store.append(
+      s,
+      ['A', 'B', 'C', 'D'].map((t) => event(t)),
+      'no_stream',
+    )
+    assert.equal(
+      (await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.type),
+      ['B', 'C'],
+    )
     assert.equal(await store.readStream(id()), [])
     assert.is(await store.streamRevision(id()), 'no_stream')
   })
@@ -106,28 +140,50 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     await store.append(b, [event('B1')], 'no_stream')
     await store.append(a, [event('A2')], 0)
     const all = await store.readAll({ after: head })
-    assert.equal(all.map((e) => e.type), ['A1', 'B1', 'A2'])
+    assert.equal(
+      all.map((e) => e.type),
+      ['A1', 'B1', 'A2'],
+    )
     const positions = all.map((e) => e.position)
-    assert.equal(positions, [...positions].sort((x, y) => x - y))
+    assert.equal(
+      positions,
+      [...positions].sort((x, y) => x - y),
+    )
     assert.is(await store.headPosition(), positions[2])
-    assert.equal((await store.readAll({ after: positions[0], maxCount: 1 })).map((e) => e.type), ['B1'])
+    assert.equal(
+      (await store.readAll({ after: positions[0], maxCount: 1 })).map((e) => e.type),
+      ['B1'],
+    )
   })
 
   test('an append the database refuses fails alone: the appends made with it are written', async ({ store, id }) => {
     const streams = [id(), id(), id(), id()]
     // Postgres refuses a lone UTF-16 surrogate in JSON; appended concurrently, the four share a batch.
-    const results = await Promise.allSettled(streams.map((s, i) => store.append(s, [event('A', { text: i === 1 ? 'half \ud800 emoji' : `fine ${i}` })], 'no_stream')))
-    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+    const results = await Promise.allSettled(
+      streams.map((s, i) =>
+        store.append(s, [event('A', { text: i === 1 ? 'half \ud800 emoji' : `fine ${i}` })], 'no_stream'),
+      ),
+    )
+    assert.equal(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    )
     assert.equal(await Promise.all(streams.map(async (s) => (await store.readStream(s)).length)), [1, 0, 1, 1])
   })
 
-  test('two concurrent appends with the same expected revision: one wins, no gap, no duplicate', async ({ store, id }) => {
+  test('two concurrent appends with the same expected revision: one wins, no gap, no duplicate', async ({
+    store,
+    id,
+  }) => {
     const s = id()
     await store.append(s, [event('A')], 'no_stream')
     const results = await Promise.allSettled([0, 1, 2, 3].map(() => store.append(s, [event('B')], 0)))
     assert.is(results.filter((r) => r.status === 'fulfilled').length, 1)
     for (const r of results) if (r.status === 'rejected') assert.instance(r.reason, WrongExpectedVersion)
-    assert.equal((await store.readStream(s)).map((e) => e.revision), [0, 1])
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.revision),
+      [0, 1],
+    )
   })
 
   test('concurrent creations with no_stream: exactly one succeeds', async ({ store, id }) => {
@@ -139,9 +195,16 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
 
   test('truncateBefore removes earlier events and keeps the revision and the rest', async ({ store, id }) => {
     const s = id()
-    await store.append(s, ['A', 'B', 'C'].map((t) => event(t)), 'no_stream')
+    await store.append(
+      s,
+      ['A', 'B', 'C'].map((t) => event(t)),
+      'no_stream',
+    )
     await store.truncateBefore(s, 2)
-    assert.equal((await store.readStream(s)).map((e) => [e.type, e.revision]), [['C', 2]])
+    assert.equal(
+      (await store.readStream(s)).map((e) => [e.type, e.revision]),
+      [['C', 2]],
+    )
     assert.is(await store.streamRevision(s), 2)
     await store.append(s, [event('D')], 2)
     assert.not.ok((await store.readAll({})).some((e) => e.streamId === s && e.revision < 2))
@@ -162,7 +225,10 @@ export const eventStoreContract = (name: string, open: () => Promise<{ store: Ev
     await store.append(s, [event('E3')], 2)
     await Promise.race([four, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 5000))])
     await sub.unsubscribe()
-    assert.equal(seen.map((e) => e.type), ['E0', 'E1', 'E2', 'E3'])
+    assert.equal(
+      seen.map((e) => e.type),
+      ['E0', 'E1', 'E2', 'E3'],
+    )
   })
 
   return test

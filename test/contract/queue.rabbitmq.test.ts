@@ -28,17 +28,25 @@ if (!amqpUrl) {
     const name = `kb.test.${randomUUID()}`
     const first = await RabbitQueue.connect(amqpUrl, log, name)
     let started = false
-    await first.consume(async () => {
-      started = true
-      await new Promise(() => {}) // never acks
-    }, async () => undefined, 1)
+    await first.consume(
+      async () => {
+        started = true
+        await new Promise(() => {}) // never acks
+      },
+      async () => undefined,
+      1,
+    )
     await first.publish({ taskId: 't-1', workspaceId: 'w' })
     await until('the first delivery', () => started)
     // The process "dies": its connection drops without an ack.
     await (first as unknown as { model: { close(): Promise<void> } }).model.close()
     const second = await RabbitQueue.connect(amqpUrl, log, name)
     const seen: string[] = []
-    await second.consume(async (j) => void seen.push(j.taskId), async () => undefined, 1)
+    await second.consume(
+      async (j) => void seen.push(j.taskId),
+      async () => undefined,
+      1,
+    )
     await until('the redelivery', () => seen.length === 1)
     assert.equal(seen, ['t-1'])
     await second.deleteQueues()

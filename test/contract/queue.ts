@@ -21,7 +21,11 @@ export const queueContract = (name: string, open: () => Promise<JobQueue>) => {
   test('a published job is delivered once and acknowledged', async () => {
     const queue = await open()
     const seen: string[] = []
-    await queue.consume(async (j) => void seen.push(j.taskId), async () => assert.unreachable('no job should die'), 4)
+    await queue.consume(
+      async (j) => void seen.push(j.taskId),
+      async () => assert.unreachable('no job should die'),
+      4,
+    )
     const jobs = [job(), job(), job()]
     for (const j of jobs) await queue.publish(j)
     await until('three deliveries', () => seen.length === 3)
@@ -34,11 +38,15 @@ export const queueContract = (name: string, open: () => Promise<JobQueue>) => {
     const queue = await open()
     let deliveries = 0
     let done = false
-    await queue.consume(async () => {
-      deliveries++
-      if (deliveries < MAX_DELIVERIES) throw new Error('transient')
-      done = true
-    }, async () => assert.unreachable('the job should not die'), 1)
+    await queue.consume(
+      async () => {
+        deliveries++
+        if (deliveries < MAX_DELIVERIES) throw new Error('transient')
+        done = true
+      },
+      async () => assert.unreachable('the job should not die'),
+      1,
+    )
     await queue.publish(job())
     await until('the third delivery', () => done)
     assert.is(deliveries, MAX_DELIVERIES)
@@ -49,10 +57,14 @@ export const queueContract = (name: string, open: () => Promise<JobQueue>) => {
     const queue = await open()
     let deliveries = 0
     const dead: { job: Job; reason: string }[] = []
-    await queue.consume(async () => {
-      deliveries++
-      throw new Error(`broken #${deliveries}`)
-    }, async (j, reason) => void dead.push({ job: j, reason }), 1)
+    await queue.consume(
+      async () => {
+        deliveries++
+        throw new Error(`broken #${deliveries}`)
+      },
+      async (j, reason) => void dead.push({ job: j, reason }),
+      1,
+    )
     const j = job()
     await queue.publish(j)
     await until('the dead letter', () => dead.length === 1)
@@ -69,13 +81,17 @@ export const queueContract = (name: string, open: () => Promise<JobQueue>) => {
     let running = 0
     let most = 0
     let finished = 0
-    await queue.consume(async () => {
-      running++
-      most = Math.max(most, running)
-      await new Promise((r) => setTimeout(r, 60))
-      running--
-      finished++
-    }, async () => undefined, 2)
+    await queue.consume(
+      async () => {
+        running++
+        most = Math.max(most, running)
+        await new Promise((r) => setTimeout(r, 60))
+        running--
+        finished++
+      },
+      async () => undefined,
+      2,
+    )
     for (let i = 0; i < 8; i++) await queue.publish(job())
     await until('eight jobs', () => finished === 8)
     assert.is(most, 2)

@@ -2,7 +2,10 @@ import { ADMIN, type Call, ok } from './service'
 
 /** An API key of the workspace, named as the agent client it stands for. */
 export const newKey = async (call: Call, workspaceId: string, name: string) =>
-  ok(await call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId, name } }), 201) as { id: string; api_key: string }
+  ok(await call('POST', '/api/v1/admin/api-keys', { token: ADMIN, body: { workspaceId, name } }), 201) as {
+    id: string
+    api_key: string
+  }
 
 /** `POST /api/v1/tools/{tool}/execute` with an API key. */
 export const tool = (call: Call, key: string, name: string, args: unknown) =>

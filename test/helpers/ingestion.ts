@@ -6,7 +6,8 @@ export const waitForTask = async (call: Call, token: string, taskId: string, ms 
   for (;;) {
     const task = ok(await call('GET', `/api/v1/knowledge/tasks/${taskId}`, { token }))
     if (task.status === 'completed' || task.status === 'failed') return task
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status} after ${ms} ms: ${JSON.stringify(task)}`)
+    if (Date.now() > deadline)
+      throw new Error(`task ${taskId} still ${task.status} after ${ms} ms: ${JSON.stringify(task)}`)
     await new Promise((r) => setTimeout(r, 50))
   }
 }
@@ -21,7 +22,12 @@ export const upload = async (
 ) => {
   const form = new FormData()
   for (const [k, v] of Object.entries(fields)) form.append(k, v)
-  if (file) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name)
+  if (file)
+    form.append(
+      'file',
+      new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }),
+      file.name,
+    )
   const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
   const text = await res.text()
   let body: any = text

@@ -17,14 +17,25 @@ process.on('exit', () => {
 
 export const start = async (dataDir: string, port: number, env: Record<string, string> = {}): Promise<Proc> => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', EMBEDDER: 'hashing', ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      KB_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn',
+      EMBEDDER: 'hashing',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
   running.add(child)
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (running.delete(child), resolve(code))))
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => (running.delete(child), resolve(code))),
+  )
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
     try {
@@ -36,4 +47,3 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
   child.kill('SIGKILL')
   throw new Error(`service did not start: ${out}`)
 }
-

@@ -16,23 +16,29 @@ export interface Response {
   headers: Headers
 }
 
-export type Call = (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Response>
+export type Call = (
+  method: string,
+  path: string,
+  options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+) => Promise<Response>
 
-export const client = (base: string): Call => async (method, p, options = {}) => {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) }
-  if (options.token) headers.authorization = `Bearer ${options.token}`
-  let body: string | undefined
-  if (options.raw !== undefined) body = options.raw
-  else if (options.body !== undefined) body = JSON.stringify(options.body)
-  if (body !== undefined) headers['content-type'] ??= 'application/json'
-  const res = await fetch(base + p, { method, headers, body })
-  const text = await res.text()
-  let parsed: unknown = text
-  try {
-    parsed = JSON.parse(text)
-  } catch {}
-  return { status: res.status, body: parsed, headers: res.headers }
-}
+export const client =
+  (base: string): Call =>
+  async (method, p, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) }
+    if (options.token) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined
+    if (options.raw !== undefined) body = options.raw
+    else if (options.body !== undefined) body = JSON.stringify(options.body)
+    if (body !== undefined) headers['content-type'] ??= 'application/json'
+    const res = await fetch(base + p, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
 
 export interface TestService extends Service {
   call: Call
@@ -43,11 +49,26 @@ export interface TestService extends Service {
  * The whole service on a fresh in-memory PGlite (or the given database), on a free port. With
  * `dataDir` it opens PGlite files there instead and leaves them for a restart.
  */
-export const startTestService = async (env: Record<string, string> = {}, db?: Database, options: { dataDir?: string } = {}): Promise<TestService> => {
+export const startTestService = async (
+  env: Record<string, string> = {},
+  db?: Database,
+  options: { dataDir?: string } = {},
+): Promise<TestService> => {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, KB_ADMIN_TOKEN: ADMIN, EMBEDDER: 'hashing', ...env })
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    KB_ADMIN_TOKEN: ADMIN,
+    EMBEDDER: 'hashing',
+    ...env,
+  })
   if (E.isLeft(config)) throw new Error(config.left)
-  const service = await startService(config.right, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), db ?? (options.dataDir ? undefined : await testPglite()))
+  const service = await startService(
+    config.right,
+    createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    db ?? (options.dataDir ? undefined : await testPglite()),
+  )
   return {
     ...service,
     dataDir,
@@ -60,7 +81,8 @@ export const startTestService = async (env: Record<string, string> = {}, db?: Da
 }
 
 export const ok = (r: Response, status = 200) => {
-  if (r.status !== status || r.body?.success !== true) throw new Error(`expected ${status} success, got ${r.status} ${JSON.stringify(r.body)}`)
+  if (r.status !== status || r.body?.success !== true)
+    throw new Error(`expected ${status} success, got ${r.status} ${JSON.stringify(r.body)}`)
   return r.body.data
 }
 
@@ -73,10 +95,27 @@ export interface Member {
 
 /** A user with a role in a (new or given) workspace, and an access token for it. */
 export const seedMember = async (call: Call, role = 'owner', workspaceId?: string, email?: string): Promise<Member> => {
-  const user = ok(await call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: email ?? `u${Math.random().toString(36).slice(2)}@example.com`, name: 'Test User' } }), 201)
-  const ws = workspaceId ?? ok(await call('POST', '/api/v1/admin/workspaces', { token: ADMIN, body: { name: `Workspace ${Math.random().toString(36).slice(2)}` } }), 201).id
+  const user = ok(
+    await call('POST', '/api/v1/admin/users', {
+      token: ADMIN,
+      body: { email: email ?? `u${Math.random().toString(36).slice(2)}@example.com`, name: 'Test User' },
+    }),
+    201,
+  )
+  const ws =
+    workspaceId ??
+    ok(
+      await call('POST', '/api/v1/admin/workspaces', {
+        token: ADMIN,
+        body: { name: `Workspace ${Math.random().toString(36).slice(2)}` },
+      }),
+      201,
+    ).id
   ok(await call('POST', `/api/v1/admin/workspaces/${ws}/members`, { token: ADMIN, body: { userId: user.id, role } }))
-  const token = ok(await call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: user.id, workspaceId: ws } }), 201)
+  const token = ok(
+    await call('POST', '/api/v1/admin/tokens', { token: ADMIN, body: { userId: user.id, workspaceId: ws } }),
+    201,
+  )
   return { userId: user.id, workspaceId: ws, token: token.access_token, tokenId: token.id }
 }
 

@@ -1,7 +1,14 @@
 // A local web site for URL ingestion tests: each path answers what the test says.
 import http from 'node:http'
 
-export type Page = { status?: number; type?: string; body?: string | Buffer; headers?: Record<string, string>; hang?: boolean; delayMs?: number }
+export type Page = {
+  status?: number
+  type?: string
+  body?: string | Buffer
+  headers?: Record<string, string>
+  hang?: boolean
+  delayMs?: number
+}
 
 export interface Site {
   url: string
@@ -27,7 +34,10 @@ export const startSite = async (): Promise<Site> => {
       return res.end('not found')
     }
     if (page.delayMs) await new Promise((r) => setTimeout(r, page.delayMs))
-    res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8', ...(page.headers ?? {}) })
+    res.writeHead(page.status ?? 200, {
+      'content-type': page.type ?? 'text/html; charset=utf-8',
+      ...(page.headers ?? {}),
+    })
     if (page.hang) {
       // Starts the body and never finishes it.
       res.write(typeof page.body === 'string' ? page.body : '<html><body>')
@@ -46,4 +56,5 @@ export const startSite = async (): Promise<Site> => {
   }
 }
 
-export const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`
+export const html = (title: string, body: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`

@@ -26,9 +26,23 @@ test.before(async (ctx) => {
   const call = (method: string, path: string, body?: object) => ctx.svc.call(method, path, { token: m.token, body })
   const f = ok(await call('POST', '/api/v1/knowledge/folders', { name: 'F', color: '#abc' }), 201)
   ok(await call('PATCH', '/api/v1/knowledge/config', { ingestion: { chunkSize: 120, chunkOverlap: 10 } }))
-  const a = ok(await call('POST', '/api/v1/knowledge', { title: 'A', source: 'text', content: 'Alpha sentence. '.repeat(80), folderId: f.id, metadata: { tags: ['t'] } }), 201)
+  const a = ok(
+    await call('POST', '/api/v1/knowledge', {
+      title: 'A',
+      source: 'text',
+      content: 'Alpha sentence. '.repeat(80),
+      folderId: f.id,
+      metadata: { tags: ['t'] },
+    }),
+    201,
+  )
   const b = ok(await call('POST', '/api/v1/knowledge', { title: 'B', source: 'faq', content: 'Beta.' }), 201)
-  ok(await call('PATCH', `/api/v1/knowledge/${a.id}`, { content: 'Changed alpha. '.repeat(60), metadata: { author: 'x' } }))
+  ok(
+    await call('PATCH', `/api/v1/knowledge/${a.id}`, {
+      content: 'Changed alpha. '.repeat(60),
+      metadata: { author: 'x' },
+    }),
+  )
   ok(await call('POST', `/api/v1/knowledge/${b.id}/move`, { folderId: f.id }))
   ok(await call('POST', `/api/v1/knowledge/${b.id}/verify`))
   ok(await call('PATCH', `/api/v1/knowledge/folders/${f.id}`, { name: 'F2' }))
@@ -39,9 +53,20 @@ test.before(async (ctx) => {
   await waitForTask(ctx.svc.call, m.token, u.taskId)
   ok(await call('PATCH', `/api/v1/knowledge/${u.id}/sync-config`, { enabled: true, intervalHours: 2 }))
   await waitForTask(ctx.svc.call, m.token, ok(await call('POST', `/api/v1/knowledge/${u.id}/sync`), 202).taskId)
-  const file = ok(await upload(ctx.svc.url, m.token, { title: 'F', source: 'file' }, { bytes: Buffer.from('A stored file.'), name: 'f.txt' }), 201)
+  const file = ok(
+    await upload(
+      ctx.svc.url,
+      m.token,
+      { title: 'F', source: 'file' },
+      { bytes: Buffer.from('A stored file.'), name: 'f.txt' },
+    ),
+    201,
+  )
   await waitForTask(ctx.svc.call, m.token, file.taskId)
-  const broken = ok(await call('POST', '/api/v1/knowledge', { title: 'X', source: 'url', url: `${ctx.site.url}/missing` }), 201)
+  const broken = ok(
+    await call('POST', '/api/v1/knowledge', { title: 'X', source: 'url', url: `${ctx.site.url}/missing` }),
+    201,
+  )
   await waitForTask(ctx.svc.call, m.token, broken.taskId)
   // The brain: pages written, searched, verified, reverted, held, approved, rejected, published, deleted.
   ok(await call('PATCH', '/api/v1/knowledge/config', { verification: { enabled: true } }))
@@ -69,13 +94,21 @@ test('every projector is idempotent: applying every event twice changes nothing'
   const events = await store.readAll({})
   for (const p of svc.deps.runner.projectors) {
     const before = await dump(db, p)
-    assert.ok(Object.values(before).some((rows) => rows.length > 0), `${p.name} has rows to compare`)
+    assert.ok(
+      Object.values(before).some((rows) => rows.length > 0),
+      `${p.name} has rows to compare`,
+    )
     await inTransaction(db.pool, async (tx) => {
       for (const e of events) if (p.handles === 'all' || p.handles.includes(e.type)) await p.apply(tx, e)
     })
     assert.equal(await dump(db, p), before, p.name)
     if (p.applyEvents) {
-      await inTransaction(db.pool, (tx) => p.applyEvents!(tx, events.filter((e) => p.handles === 'all' || p.handles.includes(e.type))))
+      await inTransaction(db.pool, (tx) =>
+        p.applyEvents!(
+          tx,
+          events.filter((e) => p.handles === 'all' || p.handles.includes(e.type)),
+        ),
+      )
       assert.equal(await dump(db, p), before, `${p.name}, all events in one call`)
     }
   }
@@ -101,7 +134,10 @@ test('rebuild from zero into fresh tables equals the live tables, and the API ke
 
 test('the admin endpoint rebuilds all and reports status with lag 0; unknown name 404', async ({ svc }) => {
   const rebuilt = ok(await svc.call('POST', '/api/v1/admin/projections/all/rebuild', { token: ADMIN }))
-  assert.equal(rebuilt.rebuilt.map((r: any) => r.name), svc.deps.runner.projectors.map((p) => p.name))
+  assert.equal(
+    rebuilt.rebuilt.map((r: any) => r.name),
+    svc.deps.runner.projectors.map((p) => p.name),
+  )
   const status = ok(await svc.call('GET', '/api/v1/admin/projections', { token: ADMIN }))
   assert.ok(status.head > 0)
   for (const p of status.projections) {
@@ -116,7 +152,10 @@ test('the admin endpoint rebuilds all and reports status with lag 0; unknown nam
   // Once a write is answered no projector lags behind it, those that do not handle it included.
   ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'After the swap' } }), 201)
   const after = ok(await svc.call('GET', '/api/v1/admin/projections', { token: ADMIN }))
-  assert.equal(after.projections.filter((p: any) => p.lag !== 0), [])
+  assert.equal(
+    after.projections.filter((p: any) => p.lag !== 0),
+    [],
+  )
 })
 
 test('a projector that throws stops at that event, logs its position, and never skips it; the others sharing its batches go on', async () => {
@@ -126,7 +165,9 @@ test('a projector that throws stops at that event, logs its position, and never 
   const log = pino({ level: 'error' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
   const seen: number[] = []
   const fragile: Projector = {
-    name: 'fragile', version: 1, tables: ['fragile_rows'],
+    name: 'fragile',
+    version: 1,
+    tables: ['fragile_rows'],
     schema: 'CREATE TABLE fragile_rows (position bigint PRIMARY KEY)',
     handles: ['Good', 'Bad'],
     async apply(tx, e) {
@@ -136,7 +177,9 @@ test('a projector that throws stops at that event, logs its position, and never 
     },
   }
   const healthy: Projector = {
-    name: 'healthy', version: 1, tables: ['healthy_rows'],
+    name: 'healthy',
+    version: 1,
+    tables: ['healthy_rows'],
     schema: 'CREATE TABLE healthy_rows (position bigint PRIMARY KEY)',
     handles: ['Good', 'Bad'],
     async apply(tx, e) {
@@ -172,10 +215,13 @@ test('a projector whose version changed is rebuilt from position 0 at start', as
   const store = await PostgresEventStore.open(db)
   await store.append('s-2', [event('Good'), event('Good')], 'no_stream')
   const p = (version: number): Projector => ({
-    name: 'versioned', version, tables: ['versioned_rows'],
+    name: 'versioned',
+    version,
+    tables: ['versioned_rows'],
     schema: `CREATE TABLE versioned_rows (position bigint PRIMARY KEY, v int NOT NULL)`,
     handles: ['Good'],
-    apply: async (tx, e) => void (await tx.query('INSERT INTO versioned_rows VALUES ($1, $2) ON CONFLICT DO NOTHING', [e.position, version])),
+    apply: async (tx, e) =>
+      void (await tx.query('INSERT INTO versioned_rows VALUES ($1, $2) ON CONFLICT DO NOTHING', [e.position, version])),
   })
   for (const version of [1, 2]) {
     const runner = new ProjectionRunner(db, store, [p(version)], silent)
@@ -183,7 +229,10 @@ test('a projector whose version changed is rebuilt from position 0 at start', as
     assert.ok(await runner.waitFor(await store.headPosition(), 3000))
     await runner.stop()
     const { rows } = await db.pool.query('SELECT DISTINCT v FROM versioned_rows')
-    assert.equal(rows.map((r: any) => r.v), [version])
+    assert.equal(
+      rows.map((r: any) => r.v),
+      [version],
+    )
   }
   await installProjector(db, p(2))
   await store.close()
@@ -195,7 +244,10 @@ test('read-your-writes: a lagging read model sets x-read-models-lag on the write
   try {
     // Stop the projectors so no write can be caught up with.
     await svc.deps.runner.stop()
-    const r = await svc.call('POST', '/api/v1/admin/users', { token: ADMIN, body: { email: 'lag@example.com', name: 'L' } })
+    const r = await svc.call('POST', '/api/v1/admin/users', {
+      token: ADMIN,
+      body: { email: 'lag@example.com', name: 'L' },
+    })
     assert.is(r.status, 201)
     assert.is(r.headers.get('x-read-models-lag'), 'true')
   } finally {
