@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, fail, assertNever } from './shared'
 
 // Only the SHA-256 hash of a token is ever recorded; the token itself is shown once.
 export const AccessTokenIssued = t.type({
@@ -48,6 +48,8 @@ export const accessToken: Decider<AccessTokenCommand, AccessTokenEvent, AccessTo
         if (state.status === 'none') return fail('NOT_FOUND', `token ${command.data.tokenId} not found`)
         if (state.status === 'revoked') return E.right([])
         return E.right([{ type: 'AccessTokenRevoked', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, fail, assertNever } from './shared'
 
 // Only the SHA-256 hash of a key is recorded. The key's name is the agent client name of
 // tool calls made with it outside an MCP session.
@@ -42,6 +42,8 @@ export const apiKey: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
         if (state.status === 'none') return fail('NOT_FOUND', `API key ${command.data.keyId} not found`)
         if (state.status === 'revoked') return E.right([])
         return E.right([{ type: 'ApiKeyRevoked', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

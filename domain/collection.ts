@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, differing, fail } from './shared'
+import { type Decider, differing, fail, assertNever } from './shared'
 
 /** `hold_for_review`: an agent's write into the collection becomes a proposal a person approves. */
 export const WritePolicy = t.keyof({ open: null, hold_for_review: null })
@@ -76,6 +76,8 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
         return state.status === 'none' ? state : { ...state, slug: event.data.slug }
       case 'CollectionDeleted':
         return state.status === 'none' ? state : { ...state, status: 'deleted' }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {
@@ -100,6 +102,8 @@ export const collection: Decider<CollectionCommand, CollectionEvent, CollectionS
         return E.right([{ type: 'CollectionPublished', data: command.data }])
       case 'DeleteCollection':
         return E.right([{ type: 'CollectionDeleted', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

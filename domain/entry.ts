@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, fail, assertNever } from './shared'
 
 export const EntryMetadata = t.partial({ category: t.string, tags: t.array(t.string), author: t.string })
 export type EntryMetadata = t.TypeOf<typeof EntryMetadata>
@@ -222,6 +222,8 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return { ...state, pendingTaskId: event.data.taskId }
       case 'EntrySyncConfigured':
         return { ...state, sync: event.data.settings }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {
@@ -293,6 +295,8 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right([
           { type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } },
         ])
+      default:
+        return assertNever(command)
     }
   },
 }

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, differing, fail } from './shared'
+import { type Decider, differing, fail, assertNever } from './shared'
 
 const Fields = t.partial({ description: t.string, color: t.string, icon: t.string })
 
@@ -47,6 +47,8 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
         return state.status === 'none' ? state : { ...state, ...event.data.changes }
       case 'FolderDeleted':
         return state.status === 'none' ? state : { ...state, status: 'deleted' }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {
@@ -64,6 +66,8 @@ export const folder: Decider<FolderCommand, FolderEvent, FolderState> = {
       case 'DeleteFolder':
         if (state.status !== 'active') return fail('NOT_FOUND', 'folder not found')
         return E.right([{ type: 'FolderDeleted', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { Author, type Decider, Person, fail } from './shared'
+import { Author, type Decider, Person, fail, assertNever } from './shared'
 
 export { Author, Person }
 
@@ -149,6 +149,8 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           : { ...state, events: state.events + 1, verifiedVersion: event.data.version }
       case 'PageDeleted':
         return state.status === 'none' ? state : { ...state, events: state.events + 1, status: 'deleted' }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {
@@ -204,6 +206,8 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
         ])
       case 'DeletePage':
         return E.right([{ type: 'PageDeleted', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

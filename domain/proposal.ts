@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { Author, type Decider, Person, fail } from './shared'
+import { Author, type Decider, Person, fail, assertNever } from './shared'
 
 /**
  * An agent's write held for review (its collection holds agent writes). It names the page it
@@ -60,6 +60,8 @@ export const proposal: Decider<ProposalCommand, ProposalEvent, ProposalState> = 
         return state.status === 'none' ? state : { ...state, status: 'approved' }
       case 'ProposalRejected':
         return state.status === 'none' ? state : { ...state, status: 'rejected' }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from './shared'
+import { type Decider, fail, assertNever } from './shared'
 
 // A reservation stream holds a unique key (an email, a slug, a folder name) for one owner.
 // A key whose owner never came into being (a crash between the two appends) can be taken over
@@ -51,6 +51,8 @@ export const reservation: Decider<ReservationCommand, ReservationEvent, Reservat
       case 'Release':
         if (state.ownerId !== command.data.ownerId) return E.right([])
         return E.right([{ type: 'KeyReleased', data: command.data }])
+      default:
+        return assertNever(command)
     }
   },
 }

@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
 import { Chunking, CrawlOptions } from './entry'
-import { type Decider, fail } from './shared'
+import { type Decider, fail, assertNever } from './shared'
 
 /** What a task reads: a URL (optionally crawled) or a stored upload (by content hash). */
 export const TaskInput = t.union([
@@ -97,6 +97,8 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
         return { ...state, status: 'completed', progress: 100 }
       case 'TaskFailed':
         return { ...state, status: 'failed' }
+      default:
+        return assertNever(event)
     }
   },
   decide: (command, state) => {
@@ -123,6 +125,8 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
       case 'FailTask':
         if (finished) return E.right([])
         return E.right([{ type: 'TaskFailed', data: { ...ref, error: command.data.error, progress: state.progress } }])
+      default:
+        return assertNever(command)
     }
   },
 }

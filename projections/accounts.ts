@@ -1,13 +1,14 @@
+import * as t from 'io-ts'
 import type { Client } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
-import type { AccessTokenEvent } from '../domain/accessToken'
-import type { ApiKeyEvent } from '../domain/apiKey'
-import type { MemberEvent } from '../domain/member'
-import type { UserEvent } from '../domain/user'
-import type { WorkspaceEvent } from '../domain/workspace'
-import type { Projector } from './projector'
+import { AccessTokenEvent } from '../domain/accessToken'
+import { ApiKeyEvent } from '../domain/apiKey'
+import { MemberEvent } from '../domain/member'
+import { UserEvent } from '../domain/user'
+import { WorkspaceEvent } from '../domain/workspace'
+import { type Projector, decodeEvent } from './projector'
 
-type Event = UserEvent | WorkspaceEvent | MemberEvent | AccessTokenEvent | ApiKeyEvent
+const Event = t.union([UserEvent, WorkspaceEvent, MemberEvent, AccessTokenEvent, ApiKeyEvent])
 
 /** Users, workspaces, memberships, access tokens and API keys: what authentication reads. */
 export const accountsProjector: Projector = {
@@ -37,7 +38,7 @@ export const accountsProjector: Projector = {
     'ApiKeyRevoked',
   ],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as Event
+    const e = decodeEvent(Event, recorded)
     switch (e.type) {
       case 'UserRegistered':
         await tx.query(

@@ -1,3 +1,4 @@
+import * as t from 'io-ts'
 import type { Client } from '../adapters/db'
 import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
@@ -6,10 +7,12 @@ import { searchableText } from '../adapters/text'
 import type { TextIndex } from '../adapters/textIndex/port'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
 import { hnswIndexDdl } from '../adapters/vectorIndex'
-import type { EmbeddingsRebuilt } from '../domain/embeddings'
-import type { ChunkSpans, EntryEvent } from '../domain/entry'
+import { EmbeddingsRebuilt } from '../domain/embeddings'
+import { type ChunkSpans, EntryEvent } from '../domain/entry'
 import { entryPassages } from '../ingestion/passages'
-import type { Projector } from './projector'
+import { type Projector, decodeEvent } from './projector'
+
+const Event = t.union([EntryEvent, EmbeddingsRebuilt])
 
 export interface ChunksOptions {
   embedder: Embedder
@@ -62,7 +65,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
   `,
   handles: ['EntryCreated', 'EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'EmbeddingsRebuilt'],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as EntryEvent | EmbeddingsRebuilt
+    const e = decodeEvent(Event, recorded)
     switch (e.type) {
       case 'EntryCreated': {
         const d = e.data

@@ -1,14 +1,15 @@
+import * as t from 'io-ts'
 import type { Client, Queryable } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
-import type { EntryEvent } from '../domain/entry'
-import type { FolderEvent } from '../domain/folder'
-import { type KbConfig, type KbConfigChanged, applyChanges, defaultKbConfig } from '../domain/kbConfig'
-import type { SearchServed } from '../domain/search'
-import type { TaskEvent } from '../domain/task'
-import type { Projector } from './projector'
+import { EntryEvent } from '../domain/entry'
+import { FolderEvent } from '../domain/folder'
+import { type KbConfig, KbConfigChanged, applyChanges, defaultKbConfig } from '../domain/kbConfig'
+import { SearchServed } from '../domain/search'
+import { TaskEvent } from '../domain/task'
+import { type Projector, decodeEvent } from './projector'
 
-type Event = EntryEvent | FolderEvent | KbConfigChanged | SearchServed | TaskEvent
+const Event = t.union([EntryEvent, FolderEvent, KbConfigChanged, SearchServed, TaskEvent])
 
 /** When a URL entry is next due for a sync, from the time of its last one. */
 const NEXT_SYNC =
@@ -77,7 +78,7 @@ export const knowledgeProjector: Projector = {
     }
   },
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as Event
+    const e = decodeEvent(Event, recorded)
     const at = recorded.metadata.at
     switch (e.type) {
       case 'EntryCreated': {
@@ -272,7 +273,7 @@ export const knowledgeProjector: Projector = {
  * search: the rows keyed by position make a replay change nothing.
  */
 const countSearches = (tx: Client, searches: RecordedEvent[]) => {
-  const data = searches.map((r) => r.data as SearchServed['data'])
+  const data = searches.map((r) => decodeEvent(SearchServed, r).data)
   return tx.query(
     `WITH served AS (
        INSERT INTO kb_searches (position, workspace_id, at, entry_ids)

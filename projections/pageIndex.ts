@@ -4,9 +4,9 @@ import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
 import { hnswIndexDdl } from '../adapters/vectorIndex'
-import type { PageEvent } from '../domain/page'
+import { PageEvent } from '../domain/page'
 import type { ChunksOptions } from './chunks'
-import type { Projector } from './projector'
+import { type Projector, decodeEvent } from './projector'
 
 /** A page's vector comes from its title and the head of its content (pages are searched whole). */
 export const PAGE_EMBED_CHARS = 8000
@@ -36,7 +36,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
   `,
   handles: ['PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted'],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as PageEvent
+    const e = decodeEvent(PageEvent, recorded)
     switch (e.type) {
       case 'PageCreated':
         await tx.query(

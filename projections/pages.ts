@@ -1,12 +1,13 @@
+import * as t from 'io-ts'
 import type { Client } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
-import type { CollectionEvent } from '../domain/collection'
-import type { PageEvent } from '../domain/page'
-import type { ProposalEvent } from '../domain/proposal'
-import type { PageSearchServed } from '../domain/search'
-import type { Projector } from './projector'
+import { CollectionEvent } from '../domain/collection'
+import { PageEvent } from '../domain/page'
+import { ProposalEvent } from '../domain/proposal'
+import { PageSearchServed } from '../domain/search'
+import { type Projector, decodeEvent } from './projector'
 
-type Event = PageEvent | CollectionEvent | ProposalEvent | PageSearchServed
+const Event = t.union([PageEvent, CollectionEvent, ProposalEvent, PageSearchServed])
 
 /**
  * The brain's read models: pages (latest content, cited count, verified pin), every version with
@@ -57,7 +58,7 @@ export const pagesProjector: Projector = {
     'ProposalRejected',
   ],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as Event
+    const e = decodeEvent(Event, recorded)
     const at = recorded.metadata.at
     switch (e.type) {
       case 'PageCreated':

@@ -1,5 +1,21 @@
+import * as E from 'fp-ts/Either'
+import type * as t from 'io-ts'
 import type { Client } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
+
+/**
+ * A recorded event read by its decider's codec, not cast: an event that does not match the
+ * schema stops the projector with a reason that names it, instead of writing what it misread.
+ */
+export const decodeEvent = <A>(codec: t.Decoder<unknown, A>, recorded: RecordedEvent): A => {
+  const decoded = codec.decode({ type: recorded.type, data: recorded.data })
+  if (E.isRight(decoded)) return decoded.right
+  const where = decoded.left[0]?.context
+    .map((c) => c.key)
+    .filter(Boolean)
+    .join('.')
+  throw new Error(`event ${recorded.position} (${recorded.type}) does not match its schema at ${where || 'the top'}`)
+}
 
 /**
  * A projector owns some tables and builds them from events. Its SQL uses unqualified table

@@ -1,7 +1,7 @@
 import type { Client } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
-import type { TaskEvent } from '../domain/task'
-import type { Projector } from './projector'
+import { TaskEvent } from '../domain/task'
+import { type Projector, decodeEvent } from './projector'
 
 /**
  * Processing tasks as the API shows them, and the outbox of jobs to publish: a row per
@@ -26,7 +26,7 @@ export const tasksProjector: Projector = {
   `,
   handles: ['TaskQueued', 'TaskStarted', 'TaskProgressed', 'TaskCompleted', 'TaskFailed'],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = { type: recorded.type, data: recorded.data } as TaskEvent
+    const e = decodeEvent(TaskEvent, recorded)
     const at = recorded.metadata.at
     const id = e.data.taskId
     switch (e.type) {
