@@ -35,7 +35,7 @@ export interface Clients {
 type Command = { run: number; from: number } | 'stop'
 type Reply = { latencies?: number[]; resets?: number; error?: string }
 
-const BOOTSTRAP = fileURLToPath(new URL('../../workers/tsWorker.mjs', import.meta.url))
+const BOOTSTRAP = fileURLToPath(new URL('../../ingestion/tsWorker.mjs', import.meta.url))
 
 export const openClients = (load: Load): Clients => {
   let resets = 0

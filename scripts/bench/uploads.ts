@@ -19,7 +19,7 @@ export interface Uploaded {
   latencies: number[]
 }
 
-const BOOTSTRAP = fileURLToPath(new URL('../../workers/tsWorker.mjs', import.meta.url))
+const BOOTSTRAP = fileURLToPath(new URL('../../ingestion/tsWorker.mjs', import.meta.url))
 
 /** Uploads every file at once, then polls the task lists until each task has completed. */
 export const runUploads = (uploads: Uploads) =>
