@@ -1,0 +1,666 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import * as E from 'fp-ts/Either'
+import { type CollectionEvent, collection } from '../../domain/collection'
+import { type PageEvent, page } from '../../domain/page'
+import { type ProposalEvent, type ProposalSubmitted, proposal } from '../../domain/proposal'
+import type { Author, Decider, Person } from '../../domain/shared'
+
+// given(events).when(command) -> events or an error code
+const given = <C, Ev, S>(d: Decider<C, Ev, S>, events: NoInfer<Ev>[]) => ({
+  when: (command: C) => {
+    const result = d.decide(command, events.reduce(d.evolve, d.initialState()))
+    return E.isLeft(result) ? { error: result.left.code } : { events: result.right }
+  },
+})
+
+// The whole refusal, for the specs that check what it tells the caller.
+const refusal = <C, Ev, S>(d: Decider<C, Ev, S>, events: NoInfer<Ev>[], command: C) => {
+  const result = d.decide(command, events.reduce(d.evolve, d.initialState()))
+  return E.isLeft(result) ? result.left : undefined
+}
+
+const test = suite('brain deciders')
+
+// ---------------------------------------------------------------- page
+
+const WS = 'ws-1'
+const OTHER_WS = 'ws-2'
+const PAGE = 'page-1'
+const alice: Person = { userId: 'user-alice', name: 'Alice' }
+const bob: Person = { userId: 'user-bob', name: 'Bob' }
+const human: Author = { kind: 'human', userId: 'user-alice', name: 'Alice' }
+const agent: Author = { kind: 'agent', client: 'client-claude', skill: 'kb-writer' }
+
+const created: PageEvent = {
+  type: 'PageCreated',
+  data: { pageId: PAGE, workspaceId: WS, title: 'Onboarding', collectionId: 'col-1' },
+}
+const v1: PageEvent = {
+  type: 'PageVersionWritten',
+  data: { pageId: PAGE, version: 1, mode: 'create', content: 'Hello\n', author: human, added: 1, removed: 0 },
+}
+const v2: PageEvent = {
+  type: 'PageVersionWritten',
+  data: { pageId: PAGE, version: 2, mode: 'append', content: 'Hello\nWorld\n', author: human, added: 1, removed: 0 },
+}
+const pageDeleted: PageEvent = { type: 'PageDeleted', data: { pageId: PAGE } }
+const verifiedV1: PageEvent = { type: 'PageVerified', data: { pageId: PAGE, version: 1, by: alice } }
+const atV2 = [created, v1, v2]
+
+// CreatePage
+
+test('page: create records the page and its first version in create mode', () => {
+  const r = given(page, []).when({
+    type: 'CreatePage',
+    data: {
+      pageId: PAGE,
+      workspaceId: WS,
+      title: 'Onboarding',
+      collectionId: 'col-1',
+      content: 'Hello\n',
+      author: human,
+      added: 1,
+      removed: 0,
+    },
+  })
+  assert.equal(r, { events: [created, v1] })
+})
+
+test('page: create without a collection leaves collectionId off the PageCreated event', () => {
+  const r = given(page, []).when({
+    type: 'CreatePage',
+    data: { pageId: PAGE, workspaceId: WS, title: 'Loose', content: 'x', author: agent, added: 1, removed: 0 },
+  })
+  assert.equal(r, {
+    events: [
+      { type: 'PageCreated', data: { pageId: PAGE, workspaceId: WS, title: 'Loose' } },
+      {
+        type: 'PageVersionWritten',
+        data: { pageId: PAGE, version: 1, mode: 'create', content: 'x', author: agent, added: 1, removed: 0 },
+      },
+    ],
+  })
+})
+
+test('page: create from an approved proposal carries proposalId and approver on version 1 only', () => {
+  const r = given(page, []).when({
+    type: 'CreatePage',
+    data: {
+      pageId: PAGE,
+      workspaceId: WS,
+      title: 'Onboarding',
+      content: 'Hello\n',
+      author: agent,
+      added: 1,
+      removed: 0,
+      proposalId: 'prop-1',
+      approvedBy: alice,
+    },
+  })
+  assert.equal(r, {
+    events: [
+      { type: 'PageCreated', data: { pageId: PAGE, workspaceId: WS, title: 'Onboarding' } },
+      {
+        type: 'PageVersionWritten',
+        data: {
+          pageId: PAGE,
+          version: 1,
+          mode: 'create',
+          content: 'Hello\n',
+          author: agent,
+          added: 1,
+          removed: 0,
+          proposalId: 'prop-1',
+          approvedBy: alice,
+        },
+      },
+    ],
+  })
+})
+
+const createCmd = (extra: { proposalId?: string } = {}) =>
+  ({
+    type: 'CreatePage',
+    data: {
+      pageId: PAGE,
+      workspaceId: WS,
+      title: 'Onboarding',
+      content: 'Hi',
+      author: human,
+      added: 1,
+      removed: 0,
+      ...extra,
+    },
+  }) as const
+
+test('page: create over an existing page is CONFLICT', () => {
+  assert.equal(given(page, [created, v1]).when(createCmd()), { error: 'CONFLICT' })
+})
+
+test('page: create over a deleted page is CONFLICT (its id is not reused)', () => {
+  assert.equal(given(page, [created, v1, pageDeleted]).when(createCmd()), { error: 'CONFLICT' })
+})
+
+test('page: create retried for a proposal the page already published is satisfied with no events', () => {
+  const fromProposal: PageEvent = { ...v1, data: { ...v1.data, proposalId: 'prop-1', approvedBy: alice } }
+  assert.equal(given(page, [created, fromProposal]).when(createCmd({ proposalId: 'prop-1' })), { events: [] })
+})
+
+test('page: create for another proposal over an existing page is CONFLICT', () => {
+  const fromProposal: PageEvent = { ...v1, data: { ...v1.data, proposalId: 'prop-1', approvedBy: alice } }
+  assert.equal(given(page, [created, fromProposal]).when(createCmd({ proposalId: 'prop-2' })), { error: 'CONFLICT' })
+})
+
+test('page: create retried for a published proposal after the page was deleted is CONFLICT', () => {
+  const fromProposal: PageEvent = { ...v1, data: { ...v1.data, proposalId: 'prop-1', approvedBy: alice } }
+  assert.equal(given(page, [created, fromProposal, pageDeleted]).when(createCmd({ proposalId: 'prop-1' })), {
+    error: 'CONFLICT',
+  })
+})
+
+// WritePage
+
+test('page: append writes the next version with the given content and size', () => {
+  const r = given(page, [created, v1]).when({
+    type: 'WritePage',
+    workspaceId: WS,
+    data: { pageId: PAGE, mode: 'append', content: 'Hello\nWorld\n', author: human, added: 1, removed: 0 },
+  })
+  assert.equal(r, { events: [v2] })
+})
+
+test('page: replace with the current expectedVersion writes the next version', () => {
+  const r = given(page, atV2).when({
+    type: 'WritePage',
+    workspaceId: WS,
+    data: { pageId: PAGE, mode: 'replace', content: 'Bye\n', author: agent, added: 1, removed: 2, expectedVersion: 2 },
+  })
+  assert.equal(r, {
+    events: [
+      {
+        type: 'PageVersionWritten',
+        data: { pageId: PAGE, version: 3, mode: 'replace', content: 'Bye\n', author: agent, added: 1, removed: 2 },
+      },
+    ],
+  })
+})
+
+test('page: a write from an approved proposal records proposalId and approver', () => {
+  const r = given(page, atV2).when({
+    type: 'WritePage',
+    workspaceId: WS,
+    data: {
+      pageId: PAGE,
+      mode: 'replace',
+      content: 'Proposed\n',
+      author: agent,
+      added: 1,
+      removed: 2,
+      proposalId: 'prop-7',
+      approvedBy: bob,
+    },
+  })
+  assert.equal(r, {
+    events: [
+      {
+        type: 'PageVersionWritten',
+        data: {
+          pageId: PAGE,
+          version: 3,
+          mode: 'replace',
+          content: 'Proposed\n',
+          author: agent,
+          added: 1,
+          removed: 2,
+          proposalId: 'prop-7',
+          approvedBy: bob,
+        },
+      },
+    ],
+  })
+})
+
+const writeCmd = (workspaceId: string, extra: { expectedVersion?: number; content?: string } = {}) =>
+  ({
+    type: 'WritePage',
+    workspaceId,
+    data: { pageId: PAGE, mode: 'replace', content: 'New\n', author: human, added: 1, removed: 1, ...extra },
+  }) as const
+
+test('page: replace with a stale expectedVersion is VERSION_CONFLICT naming the current version', () => {
+  assert.equal(given(page, atV2).when(writeCmd(WS, { expectedVersion: 1 })), { error: 'VERSION_CONFLICT' })
+  const err = refusal(page, atV2, writeCmd(WS, { expectedVersion: 1 }))
+  assert.equal(err?.details, ['currentVersion: 2'])
+  assert.match(err?.message ?? '', 'version 2, not 1')
+})
+
+test('page: an expectedVersion ahead of the page is VERSION_CONFLICT too', () => {
+  assert.equal(given(page, atV2).when(writeCmd(WS, { expectedVersion: 3 })), { error: 'VERSION_CONFLICT' })
+})
+
+test('page: writing the same content again records nothing', () => {
+  assert.equal(given(page, atV2).when(writeCmd(WS, { content: 'Hello\nWorld\n' })), { events: [] })
+  assert.equal(given(page, atV2).when(writeCmd(WS, { content: 'Hello\nWorld\n', expectedVersion: 2 })), {
+    events: [],
+  })
+})
+
+test('page: the same content with a stale expectedVersion is still VERSION_CONFLICT', () => {
+  assert.equal(given(page, atV2).when(writeCmd(WS, { content: 'Hello\nWorld\n', expectedVersion: 1 })), {
+    error: 'VERSION_CONFLICT',
+  })
+})
+
+test('page: a write retried for a proposal already published is satisfied, even with a stale expectedVersion', () => {
+  const published: PageEvent = { ...v2, data: { ...v2.data, proposalId: 'prop-7', approvedBy: bob } }
+  const v3: PageEvent = {
+    type: 'PageVersionWritten',
+    data: { pageId: PAGE, version: 3, mode: 'replace', content: 'Later\n', author: human, added: 1, removed: 2 },
+  }
+  const r = given(page, [created, v1, published, v3]).when({
+    type: 'WritePage',
+    workspaceId: WS,
+    data: {
+      pageId: PAGE,
+      mode: 'append',
+      content: 'Hello\nWorld\n',
+      author: agent,
+      added: 1,
+      removed: 0,
+      proposalId: 'prop-7',
+      approvedBy: bob,
+      expectedVersion: 1,
+    },
+  })
+  assert.equal(r, { events: [] })
+})
+
+test('page: writing to a page that does not exist is NOT_FOUND', () => {
+  assert.equal(given(page, []).when(writeCmd(WS)), { error: 'NOT_FOUND' })
+})
+
+test("page: writing to another workspace's page is NOT_FOUND", () => {
+  assert.equal(given(page, atV2).when(writeCmd(OTHER_WS)), { error: 'NOT_FOUND' })
+})
+
+test('page: writing to a deleted page is NOT_FOUND', () => {
+  assert.equal(given(page, [...atV2, pageDeleted]).when(writeCmd(WS)), { error: 'NOT_FOUND' })
+})
+
+// RevertPage
+
+const revertCmd = (
+  workspaceId: string,
+  toVersion: number,
+  extra: { expectedVersion?: number; content?: string } = {},
+) =>
+  ({
+    type: 'RevertPage',
+    workspaceId,
+    data: { pageId: PAGE, toVersion, content: 'Hello\n', author: human, added: 0, removed: 1, ...extra },
+  }) as const
+
+test('page: revert writes a new version in revert mode naming the version restored', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 1, { expectedVersion: 2 })), {
+    events: [
+      {
+        type: 'PageVersionWritten',
+        data: {
+          pageId: PAGE,
+          version: 3,
+          mode: 'revert',
+          content: 'Hello\n',
+          author: human,
+          added: 0,
+          removed: 1,
+          revertedFrom: 1,
+        },
+      },
+    ],
+  })
+})
+
+test('page: revert with a stale expectedVersion is VERSION_CONFLICT', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 1, { expectedVersion: 1 })), { error: 'VERSION_CONFLICT' })
+  assert.equal(refusal(page, atV2, revertCmd(WS, 1, { expectedVersion: 1 }))?.details, ['currentVersion: 2'])
+})
+
+test('page: revert to version 0 is VALIDATION_ERROR naming the range', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 0)), { error: 'VALIDATION_ERROR' })
+  assert.equal(refusal(page, atV2, revertCmd(WS, 0))?.details, ['version: must be between 1 and 2'])
+})
+
+test('page: revert to a version past the latest is VALIDATION_ERROR', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 3)), { error: 'VALIDATION_ERROR' })
+})
+
+test('page: a stale expectedVersion is checked before the version range', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 9, { expectedVersion: 1 })), { error: 'VERSION_CONFLICT' })
+})
+
+test('page: revert to content the page already has records nothing', () => {
+  assert.equal(given(page, atV2).when(revertCmd(WS, 2, { content: 'Hello\nWorld\n' })), { events: [] })
+})
+
+test('page: reverting a missing, foreign or deleted page is NOT_FOUND', () => {
+  assert.equal(given(page, []).when(revertCmd(WS, 1)), { error: 'NOT_FOUND' })
+  assert.equal(given(page, atV2).when(revertCmd(OTHER_WS, 1)), { error: 'NOT_FOUND' })
+  assert.equal(given(page, [...atV2, pageDeleted]).when(revertCmd(WS, 1)), { error: 'NOT_FOUND' })
+})
+
+// ChangeCollection
+
+const moveCmd = (workspaceId: string, collectionId: string | null) =>
+  ({ type: 'ChangeCollection', workspaceId, data: { pageId: PAGE, collectionId } }) as const
+
+test('page: moving to another collection records the change', () => {
+  assert.equal(given(page, atV2).when(moveCmd(WS, 'col-2')), {
+    events: [{ type: 'PageCollectionChanged', data: { pageId: PAGE, collectionId: 'col-2' } }],
+  })
+})
+
+test('page: taking a page out of its collection records a null collection', () => {
+  assert.equal(given(page, atV2).when(moveCmd(WS, null)), {
+    events: [{ type: 'PageCollectionChanged', data: { pageId: PAGE, collectionId: null } }],
+  })
+})
+
+test('page: moving to the collection it is already in records nothing', () => {
+  assert.equal(given(page, atV2).when(moveCmd(WS, 'col-1')), { events: [] })
+  const moved: PageEvent = { type: 'PageCollectionChanged', data: { pageId: PAGE, collectionId: 'col-2' } }
+  assert.equal(given(page, [...atV2, moved]).when(moveCmd(WS, 'col-2')), { events: [] })
+  const loose: PageEvent = { type: 'PageCreated', data: { pageId: PAGE, workspaceId: WS, title: 'Loose' } }
+  assert.equal(given(page, [loose, v1]).when(moveCmd(WS, null)), { events: [] })
+})
+
+test('page: moving a missing, foreign or deleted page is NOT_FOUND', () => {
+  assert.equal(given(page, []).when(moveCmd(WS, 'col-2')), { error: 'NOT_FOUND' })
+  assert.equal(given(page, atV2).when(moveCmd(OTHER_WS, 'col-2')), { error: 'NOT_FOUND' })
+  assert.equal(given(page, [...atV2, pageDeleted]).when(moveCmd(WS, 'col-2')), { error: 'NOT_FOUND' })
+})
+
+// VerifyPage
+
+const verifyCmd = (workspaceId: string, by: Person = alice) =>
+  ({ type: 'VerifyPage', workspaceId, data: { pageId: PAGE, by } }) as const
+
+test('page: verify pins the latest version with the verifier', () => {
+  assert.equal(given(page, atV2).when(verifyCmd(WS, bob)), {
+    events: [{ type: 'PageVerified', data: { pageId: PAGE, version: 2, by: bob } }],
+  })
+})
+
+test('page: verifying a page already verified at its latest version records nothing', () => {
+  assert.equal(given(page, [created, v1, verifiedV1]).when(verifyCmd(WS, bob)), { events: [] })
+})
+
+test('page: a page written since its verification can be verified again at the new version', () => {
+  assert.equal(given(page, [created, v1, verifiedV1, v2]).when(verifyCmd(WS)), {
+    events: [{ type: 'PageVerified', data: { pageId: PAGE, version: 2, by: alice } }],
+  })
+})
+
+test('page: verifying a missing, foreign or deleted page is NOT_FOUND', () => {
+  assert.equal(given(page, []).when(verifyCmd(WS)), { error: 'NOT_FOUND' })
+  assert.equal(given(page, atV2).when(verifyCmd(OTHER_WS)), { error: 'NOT_FOUND' })
+  assert.equal(given(page, [...atV2, pageDeleted]).when(verifyCmd(WS)), { error: 'NOT_FOUND' })
+})
+
+// DeletePage
+
+const deleteCmd = (workspaceId: string) => ({ type: 'DeletePage', workspaceId, data: { pageId: PAGE } }) as const
+
+test('page: delete records PageDeleted', () => {
+  assert.equal(given(page, atV2).when(deleteCmd(WS)), { events: [pageDeleted] })
+})
+
+test('page: deleting a page already deleted is NOT_FOUND (not satisfied)', () => {
+  assert.equal(given(page, [...atV2, pageDeleted]).when(deleteCmd(WS)), { error: 'NOT_FOUND' })
+})
+
+test("page: deleting a missing page or another workspace's page is NOT_FOUND", () => {
+  assert.equal(given(page, []).when(deleteCmd(WS)), { error: 'NOT_FOUND' })
+  assert.equal(given(page, atV2).when(deleteCmd(OTHER_WS)), { error: 'NOT_FOUND' })
+})
+
+// evolve
+
+test('page: evolve keeps the stream revision of each version, skipping non-version events', () => {
+  const moved: PageEvent = { type: 'PageCollectionChanged', data: { pageId: PAGE, collectionId: null } }
+  const state = [created, v1, verifiedV1, moved, v2].reduce(page.evolve, page.initialState())
+  assert.ok(state.status === 'active')
+  if (state.status !== 'active') return
+  assert.equal(state.versionAt, [1, 4])
+  assert.is(state.events, 5)
+  assert.is(state.version, 2)
+  assert.is(state.content, 'Hello\nWorld\n')
+  assert.is(state.verifiedVersion, 1)
+  assert.is(state.collectionId, null)
+})
+
+// ---------------------------------------------------------------- proposal
+
+const submitted: ProposalSubmitted['data'] = {
+  proposalId: 'prop-1',
+  workspaceId: WS,
+  pageId: PAGE,
+  newPage: false,
+  title: 'Onboarding',
+  collectionId: 'col-1',
+  mode: 'append',
+  content: 'Hello\nWorld\n',
+  baseVersion: 1,
+  author: agent,
+  added: 1,
+  removed: 0,
+}
+const proposalSubmitted: ProposalEvent = { type: 'ProposalSubmitted', data: submitted }
+const proposalApproved: ProposalEvent = {
+  type: 'ProposalApproved',
+  data: { proposalId: 'prop-1', by: alice, version: 2 },
+}
+const proposalRejected: ProposalEvent = {
+  type: 'ProposalRejected',
+  data: { proposalId: 'prop-1', by: bob, reason: 'off topic' },
+}
+const approveCmd = { type: 'ApproveProposal', data: { proposalId: 'prop-1', by: alice, version: 2 } } as const
+const rejectCmd = { type: 'RejectProposal', data: { proposalId: 'prop-1', by: bob, reason: 'off topic' } } as const
+
+// SubmitProposal
+
+test('proposal: submit records the proposal as given', () => {
+  assert.equal(given(proposal, []).when({ type: 'SubmitProposal', data: submitted }), { events: [proposalSubmitted] })
+})
+
+test('proposal: submit for a new page records newPage and create mode', () => {
+  const data = { ...submitted, proposalId: 'prop-2', pageId: 'page-new', newPage: true, mode: 'create' as const }
+  assert.equal(given(proposal, []).when({ type: 'SubmitProposal', data: { ...data, baseVersion: 0 } }), {
+    events: [{ type: 'ProposalSubmitted', data: { ...data, baseVersion: 0 } }],
+  })
+})
+
+test('proposal: submit retried for a proposal already submitted records nothing', () => {
+  assert.equal(given(proposal, [proposalSubmitted]).when({ type: 'SubmitProposal', data: submitted }), {
+    events: [],
+  })
+})
+
+test('proposal: submit for an id already approved or rejected records nothing', () => {
+  const cmd = { type: 'SubmitProposal', data: submitted } as const
+  assert.equal(given(proposal, [proposalSubmitted, proposalApproved]).when(cmd), { events: [] })
+  assert.equal(given(proposal, [proposalSubmitted, proposalRejected]).when(cmd), { events: [] })
+})
+
+// ApproveProposal
+
+test('proposal: approving a pending proposal records the approver and the version published', () => {
+  assert.equal(given(proposal, [proposalSubmitted]).when(approveCmd), { events: [proposalApproved] })
+})
+
+test('proposal: approving a proposal that does not exist is NOT_FOUND', () => {
+  assert.equal(given(proposal, []).when(approveCmd), { error: 'NOT_FOUND' })
+})
+
+test('proposal: approving an approved proposal is CONFLICT naming its status', () => {
+  assert.equal(given(proposal, [proposalSubmitted, proposalApproved]).when(approveCmd), { error: 'CONFLICT' })
+  assert.equal(refusal(proposal, [proposalSubmitted, proposalApproved], approveCmd)?.details, ['status: approved'])
+})
+
+test('proposal: approving a rejected proposal is CONFLICT', () => {
+  assert.equal(given(proposal, [proposalSubmitted, proposalRejected]).when(approveCmd), { error: 'CONFLICT' })
+  assert.equal(refusal(proposal, [proposalSubmitted, proposalRejected], approveCmd)?.details, ['status: rejected'])
+})
+
+// RejectProposal
+
+test('proposal: rejecting a pending proposal records the reviewer and reason', () => {
+  assert.equal(given(proposal, [proposalSubmitted]).when(rejectCmd), { events: [proposalRejected] })
+})
+
+test('proposal: rejecting without a reason records no reason', () => {
+  const r = given(proposal, [proposalSubmitted]).when({
+    type: 'RejectProposal',
+    data: { proposalId: 'prop-1', by: bob },
+  })
+  assert.equal(r, { events: [{ type: 'ProposalRejected', data: { proposalId: 'prop-1', by: bob } }] })
+})
+
+test('proposal: rejecting a proposal that does not exist is NOT_FOUND', () => {
+  assert.equal(given(proposal, []).when(rejectCmd), { error: 'NOT_FOUND' })
+})
+
+test('proposal: rejecting an approved or already rejected proposal is CONFLICT', () => {
+  assert.equal(given(proposal, [proposalSubmitted, proposalApproved]).when(rejectCmd), { error: 'CONFLICT' })
+  assert.equal(given(proposal, [proposalSubmitted, proposalRejected]).when(rejectCmd), { error: 'CONFLICT' })
+  assert.equal(refusal(proposal, [proposalSubmitted, proposalRejected], rejectCmd)?.details, ['status: rejected'])
+})
+
+// ---------------------------------------------------------------- collection
+
+const COL = 'col-1'
+const colData = {
+  collectionId: COL,
+  workspaceId: WS,
+  name: 'Handbook',
+  description: 'How we work',
+  writePolicy: 'open' as const,
+}
+const colCreated: CollectionEvent = { type: 'CollectionCreated', data: colData }
+const colDeleted: CollectionEvent = { type: 'CollectionDeleted', data: { collectionId: COL } }
+const colPublished: CollectionEvent = {
+  type: 'CollectionPublished',
+  data: { collectionId: COL, workspaceId: WS, slug: 'handbook' },
+}
+const publishCmd = (slug: string) =>
+  ({ type: 'PublishCollection', data: { collectionId: COL, workspaceId: WS, slug } }) as const
+const updateCmd = (changes: { name?: string; description?: string; writePolicy?: 'open' | 'hold_for_review' }) =>
+  ({ type: 'UpdateCollection', data: { collectionId: COL, changes } }) as const
+const deleteColCmd = { type: 'DeleteCollection', data: { collectionId: COL } } as const
+
+// CreateCollection
+
+test('collection: create records the collection as given', () => {
+  assert.equal(given(collection, []).when({ type: 'CreateCollection', data: colData }), { events: [colCreated] })
+})
+
+test('collection: create over an existing collection is CONFLICT', () => {
+  assert.equal(given(collection, [colCreated]).when({ type: 'CreateCollection', data: colData }), {
+    error: 'CONFLICT',
+  })
+})
+
+test('collection: create over a deleted collection is CONFLICT', () => {
+  assert.equal(given(collection, [colCreated, colDeleted]).when({ type: 'CreateCollection', data: colData }), {
+    error: 'CONFLICT',
+  })
+})
+
+// UpdateCollection
+
+test('collection: update records only the fields that differ', () => {
+  const r = given(collection, [colCreated]).when(
+    updateCmd({ name: 'Handbook', description: 'How we work now', writePolicy: 'hold_for_review' }),
+  )
+  assert.equal(r, {
+    events: [
+      {
+        type: 'CollectionUpdated',
+        data: { collectionId: COL, changes: { description: 'How we work now', writePolicy: 'hold_for_review' } },
+      },
+    ],
+  })
+})
+
+test('collection: a rename alone records just the name', () => {
+  assert.equal(given(collection, [colCreated]).when(updateCmd({ name: 'Guide' })), {
+    events: [{ type: 'CollectionUpdated', data: { collectionId: COL, changes: { name: 'Guide' } } }],
+  })
+})
+
+test('collection: an update that changes nothing records nothing', () => {
+  assert.equal(given(collection, [colCreated]).when(updateCmd({ name: 'Handbook', writePolicy: 'open' })), {
+    events: [],
+  })
+  assert.equal(given(collection, [colCreated]).when(updateCmd({})), { events: [] })
+})
+
+test('collection: an update is compared with the state after earlier updates', () => {
+  const updated: CollectionEvent = {
+    type: 'CollectionUpdated',
+    data: { collectionId: COL, changes: { writePolicy: 'hold_for_review' } },
+  }
+  assert.equal(given(collection, [colCreated, updated]).when(updateCmd({ writePolicy: 'hold_for_review' })), {
+    events: [],
+  })
+  assert.equal(given(collection, [colCreated, updated]).when(updateCmd({ writePolicy: 'open' })), {
+    events: [{ type: 'CollectionUpdated', data: { collectionId: COL, changes: { writePolicy: 'open' } } }],
+  })
+})
+
+test('collection: updating a missing or deleted collection is NOT_FOUND', () => {
+  assert.equal(given(collection, []).when(updateCmd({ name: 'Guide' })), { error: 'NOT_FOUND' })
+  assert.equal(given(collection, [colCreated, colDeleted]).when(updateCmd({ name: 'Guide' })), { error: 'NOT_FOUND' })
+})
+
+// PublishCollection
+
+test('collection: publish records the slug', () => {
+  assert.equal(given(collection, [colCreated]).when(publishCmd('handbook')), { events: [colPublished] })
+})
+
+test('collection: publishing again under the same slug records nothing', () => {
+  assert.equal(given(collection, [colCreated, colPublished]).when(publishCmd('handbook')), { events: [] })
+})
+
+test('collection: publishing under another slug once published is CONFLICT naming the slug', () => {
+  assert.equal(given(collection, [colCreated, colPublished]).when(publishCmd('guide')), { error: 'CONFLICT' })
+  assert.equal(refusal(collection, [colCreated, colPublished], publishCmd('guide'))?.details, [
+    'collectionId: already published as handbook',
+  ])
+})
+
+test('collection: publishing a missing or deleted collection is NOT_FOUND', () => {
+  assert.equal(given(collection, []).when(publishCmd('handbook')), { error: 'NOT_FOUND' })
+  assert.equal(given(collection, [colCreated, colDeleted]).when(publishCmd('handbook')), { error: 'NOT_FOUND' })
+  assert.equal(given(collection, [colCreated, colPublished, colDeleted]).when(publishCmd('handbook')), {
+    error: 'NOT_FOUND',
+  })
+})
+
+// DeleteCollection
+
+test('collection: delete records CollectionDeleted, published or not', () => {
+  assert.equal(given(collection, [colCreated]).when(deleteColCmd), { events: [colDeleted] })
+  assert.equal(given(collection, [colCreated, colPublished]).when(deleteColCmd), { events: [colDeleted] })
+})
+
+test('collection: deleting a collection already deleted is NOT_FOUND (not satisfied)', () => {
+  assert.equal(given(collection, [colCreated, colDeleted]).when(deleteColCmd), { error: 'NOT_FOUND' })
+})
+
+test('collection: deleting a collection that does not exist is NOT_FOUND', () => {
+  assert.equal(given(collection, []).when(deleteColCmd), { error: 'NOT_FOUND' })
+})
+
+test.run()
