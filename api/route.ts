@@ -7,6 +7,7 @@ import type { CommandContext } from '../commands/handle'
 import type { DomainError, Permission } from '../domain/shared'
 import { type AuthMode, type Identity, authenticate, authorize } from './auth'
 import { readJson } from './body'
+import type { Upload } from './upload'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { describeErrors } from './validation'
@@ -26,6 +27,13 @@ export interface HandlerInput<P, Q, B> {
   identity: Identity
   /** Metadata for the commands the handler sends. */
   command: CommandContext
+  /** Query parameters the codec does not name that the route takes (`extraQuery`), as sent. */
+  extraQuery: Record<string, unknown>
+  /** The file of a multipart body, as `before` read it (api/upload.ts). */
+  upload?: Upload
+  /** Where the client reached the service (scheme and host), for links the answer hands out. */
+  origin: string
+  /** Koa's context, only for what a handler must still do to the exchange (an upload slot it takes). */
   ctx: Context
 }
 
@@ -188,7 +196,10 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     }
     // What a read shows includes the caller's own searches (their citations are batched).
     if (spec.method === 'get') await settleCitations(deps)
-    const result = await spec.handler({ params, query, body, identity, command, ctx }, deps)
+    const extraQuery = Object.fromEntries(Object.entries(ctx.query ?? {}).filter(([name]) => spec.extraQuery?.(name)))
+    const upload = ctx.state.upload as Upload | undefined
+    const input = { params, query, body, identity, command, extraQuery, upload, origin: ctx.origin, ctx }
+    const result = await spec.handler(input, deps)
     if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
     const reply = result.right
     ctx.state.refund = undefined

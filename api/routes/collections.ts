@@ -195,9 +195,9 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: "Publish a collection's verified pages as a public pack (verification must be on)",
     body: c.object({ collectionId: c.id, slug: c.slug }, {}),
-    handler: async ({ body, identity, command, ctx }, deps) => {
+    handler: async ({ body, identity, command, origin }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const base = deps.config.publicUrl ?? ctx.origin
+      const base = deps.config.publicUrl ?? origin
       if (!(await loadKbConfig(deps.store, workspaceId)).verification.enabled) {
         return fail('VALIDATION_ERROR', 'public packs serve verified pages: turn verification on first', [
           'verification.enabled: is false',

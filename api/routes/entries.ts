@@ -8,7 +8,7 @@ import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { pagination } from '../pagination'
 import { type AnyRoute, readAfterWrite, replyWith, route } from '../route'
-import { takeUploadSlot, readMultipart, storeUpload, titleOf, type Upload } from '../upload'
+import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
 import { getEntry, getFolder, listEntries } from '../views/knowledge'
 import { createSourcedEntry } from '../../commands/ingestion'
 import { FetchError, checkUrl } from '../../adapters/fetcher'
@@ -137,9 +137,8 @@ export const entryRoutes: AnyRoute[] = [
       await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
-    handler: async ({ body, identity, command, ctx }, deps) => {
+    handler: async ({ body, identity, command, upload, ctx }, deps) => {
       const workspaceId = workspaceIdOf(identity)
-      const upload = ctx.state.upload as Upload | undefined
       const title =
         body.title?.trim() || (body.source === 'file' && upload ? titleOf(upload.fileName, upload.bytes) : undefined)
       if (!title)
@@ -206,8 +205,8 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
     extraQuery: (name) => name.startsWith('externalRef.'),
-    handler: async ({ query, identity, ctx }, { db }) => {
-      const refs = externalRefsOf(ctx.query)
+    handler: async ({ query, identity, extraQuery }, { db }) => {
+      const refs = externalRefsOf(extraQuery)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
       if (query.folderId && !(await getFolder(db.pool, workspaceIdOf(identity), query.folderId)))

@@ -5,7 +5,7 @@ import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
-import { type Upload, readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
+import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
 import { entryRow, getTask, listTasks, syncConfigView } from '../views/knowledge'
 import { describeErrors } from '../validation'
 import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, validUrl } from './entries'
@@ -77,8 +77,7 @@ export const ingestionRoutes: AnyRoute[] = [
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
-    handler: async ({ body, identity, command, ctx }, deps) => {
-      const upload = ctx.state.upload as Upload | undefined
+    handler: async ({ body, identity, command, upload }, deps) => {
       if (!upload)
         return fail('VALIDATION_ERROR', 'the request is not valid', [
           'file: is required (a multipart/form-data part named file)',
