@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
+import { embeddingInput } from '../../adapters/embeddingCache'
 import { createEmbedder } from '../../adapters/embedders'
 import { createLogger } from '../../adapters/logger'
 import { sniffType } from '../../ingestion/sniff'
@@ -15,6 +16,7 @@ import { freshPostgres } from '../../testkit/db'
 import { docx, pdf } from '../../testkit/files'
 import { chunkText } from '../../ingestion/chunker'
 import { ParserPool } from '../../ingestion/parserPool'
+import { entryPassages } from '../../ingestion/passages'
 import { runUploads } from './uploads'
 
 const FILES = Number(process.env.BENCH_FILES ?? 200)
@@ -97,17 +99,16 @@ const floor = async (files: File[], embedderName: string) => {
   const t0 = performance.now()
   let chunks = 0
   const done: number[] = []
-  // Embedding runs one file at a time, as one embedder serves the service's workers.
-  let embedding = Promise.resolve()
+  // What the service embeds: each file's passages with its title, all files at once (the embedder
+  // queues them as it does the service's tasks).
   await Promise.all(
     files.map(async (f) => {
       const sniffed = await sniffType(f.bytes, f.name)
       if (!sniffed.ok) throw new Error(sniffed.reason)
       const parsed = await parsers.parse({ mimeType: sniffed.mimeType, bytes: f.bytes })
       const cs = chunkText(parsed.text, chunking)
-      const mine = embedding.then(() => embedder.embed(cs.map((c) => c.text))).then(() => undefined)
-      embedding = mine
-      await mine
+      const passages = entryPassages(parsed.text, cs, embedder.passageWords)
+      await embedder.embed(passages.map((p) => embeddingInput(f.name, p.text)))
       chunks += cs.length
       done.push(performance.now() - t0)
     }),
