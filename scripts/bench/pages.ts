@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../../adapters/logger'
+import { benchDocs, benchQueries } from './corpus'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 
@@ -14,17 +15,8 @@ const WRITES = Number(process.env.BENCH_WRITES ?? 400)
 const AGENTS = 8
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 100)
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs
-  .readFileSync('eval/python/docs.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .slice(0, 100)
-  .map((l) => JSON.parse(l))
-  // Each document's first 5,000 characters: the size the bench's figures were measured at.
-  .map((d: { title: string; text: string }) => ({ title: d.title, text: d.text.slice(0, 5000) }))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map(
-  (q: { query: string }) => q.query,
-)
+const docs = benchDocs().slice(0, 100)
+const queries = benchQueries()
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 

@@ -8,6 +8,7 @@ import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../../adapters/logger'
 import { chunkScope } from '../../adapters/textIndex/port'
+import { benchDocs, benchQueries } from './corpus'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
@@ -22,16 +23,8 @@ const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
 // machine's drift over a cell (it is shared) weighs on both sides alike.
 const ROUNDS = 4
 const ADMIN = 'bench-admin-token-0123456789'
-const docs: { title: string; text: string }[] = fs
-  .readFileSync('eval/python/docs.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l))
-  // Each document's first 5,000 characters: the size the bench's figures were measured at.
-  .map((d: { title: string; text: string }) => ({ title: d.title, text: d.text.slice(0, 5000) }))
-const queries: string[] = JSON.parse(fs.readFileSync('eval/python/questions.json', 'utf8')).map(
-  (q: { query: string }) => q.query,
-)
+const docs = benchDocs()
+const queries = benchQueries()
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
