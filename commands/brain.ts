@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import { appended, changeSize } from '../adapters/diff'
+import { changeSize } from '../adapters/diff'
 import type { EventStore } from '../adapters/eventstore/port'
 import { type Author, type PageState, type Person, page, versionConflict } from '../domain/page'
-import { type ProposalSubmitted, proposal } from '../domain/proposal'
+import { proposal } from '../domain/proposal'
 import { type DomainError, fail } from '../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
 import { type CommandContext, handle, load } from './handle'
 import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, writePage } from './pages'
+import { proposedContent } from '../queries/pages'
 import { nameKey } from './reservations'
 import { streams } from './streams'
 
@@ -136,10 +137,6 @@ export const writeBrainPage = async (
     }),
   )(written)
 }
-
-/** The page's content as a proposal would make it, from the content of the version it was made against. */
-export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) =>
-  p.mode === 'append' ? appended(base, p.content) : p.content
 
 const propose = async (
   store: EventStore,

@@ -8,11 +8,23 @@ import * as assert from 'uvu/assert'
 /**
  * The layering, bottom to top: each folder may import the ones below it, never one above.
  * domain (deciders) and adapters (ports to the outside) at the bottom; ingestion (parsing, chunking:
- * pure libraries); projections (read models); commands (write side and queries); workers
+ * pure libraries); projections (read models, the tables they own); queries (typed reads of them);
+ * commands (the write side, and search); workers
  * (background loops); api (HTTP); app (configuration and wiring); scripts (CLI, benches, eval).
  * testkit (fixtures) serves tests and benches only.
  */
-const LAYERS = ['domain', 'adapters', 'ingestion', 'projections', 'commands', 'workers', 'api', 'app', 'scripts']
+const LAYERS = [
+  'domain',
+  'adapters',
+  'ingestion',
+  'projections',
+  'queries',
+  'commands',
+  'workers',
+  'api',
+  'app',
+  'scripts',
+]
 
 const rules: IForbiddenRuleType[] = [
   ...LAYERS.slice(0, -1).map((layer, i) => ({

@@ -3,7 +3,7 @@ import * as t from 'io-ts'
 import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { pagination } from '../pagination'
+import { pagination } from '../../queries/pagination'
 import { type AnyRoute, route } from '../route'
 
 const Query = t.partial({

@@ -9,7 +9,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { type AnyRoute, readAfterWrite, route } from '../route'
-import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../views/pages'
+import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../../queries/pages'
 import { personOf } from './pages'
 
 const IdParam = t.type({ id: c.id })

@@ -6,7 +6,7 @@ import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
 import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
-import { entryRow, getTask, listTasks, syncConfigView } from '../views/knowledge'
+import { entryRow, getTask, listTasks, syncConfigView } from '../../queries/knowledge'
 import { describeErrors } from '../validation'
 import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, validUrl } from './entries'
 

@@ -6,7 +6,7 @@ import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readAfterWrite, route } from '../route'
-import { configView, stats } from '../views/knowledge'
+import { configView, stats } from '../../queries/knowledge'
 
 const FileType = t.keyof(
   Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>,

@@ -12,7 +12,7 @@ import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { type AnyRoute, readAfterWrite, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
-import { listPages, listVersions, pageView, readPage, readVersion, versionView } from '../views/pages'
+import { listPages, listVersions, pageView, readPage, readVersion, versionView } from '../../queries/pages'
 
 const IdParam = t.type({ id: c.id })
 const VersionFromString = c.intFromString(1, 2 ** 31 - 1)

@@ -3,7 +3,7 @@ import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { FilterSource, Mode } from '../routes/search'
-import { getEntry } from '../views/knowledge'
+import { getEntry } from '../../queries/knowledge'
 import { inputSchemaOf } from '../openapi'
 import type { Tool } from './tool'
 

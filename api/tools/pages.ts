@@ -9,7 +9,7 @@ import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { Mode } from '../routes/search'
 import { SkillName } from '../skills'
-import { listVersions, pageView, readProposal, readVersion, versionView } from '../views/pages'
+import { listVersions, pageView, readProposal, readVersion, versionView } from '../../queries/pages'
 import { inputSchemaOf } from '../openapi'
 import type { Tool } from './tool'
 

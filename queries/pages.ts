@@ -1,7 +1,11 @@
-import type { Queryable } from '../../adapters/db'
-import { changeSize, unifiedDiff } from '../../adapters/diff'
-import { proposedContent } from '../../commands/brain'
-import { pagination } from '../pagination'
+import type { Queryable } from '../adapters/db'
+import { appended, changeSize, unifiedDiff } from '../adapters/diff'
+import type { ProposalSubmitted } from '../domain/proposal'
+import { pagination } from './pagination'
+
+/** The page's content as a proposal would make it, from the content of the version it was made against. */
+export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) =>
+  p.mode === 'append' ? appended(base, p.content) : p.content
 
 // Read-side queries over the brain's read models, and the JSON shapes the pages API answers.
 

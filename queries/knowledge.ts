@@ -1,6 +1,6 @@
-import type { Queryable } from '../../adapters/db'
-import type { KbConfig } from '../../domain/kbConfig'
-import { readKbConfig } from '../../projections/knowledge'
+import type { Queryable } from '../adapters/db'
+import type { KbConfig } from '../domain/kbConfig'
+import { readKbConfig } from '../projections/knowledge'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
