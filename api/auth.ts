@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
 import { hashSecret } from '../commands/secrets'
+import { apiKeyByHash, tokenByHash } from '../queries/accounts'
 import { type Permission, type Role, permissionsOf } from '../domain/shared'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
@@ -52,21 +53,7 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
           "this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user's access token",
         )
       const hash = hashSecret(token)
-      const row = await deps.credentials.get(
-        `token:${hash}`,
-        async () =>
-          (
-            await deps.db.pool.query(
-              `SELECT t.id, t.user_id, t.workspace_id, t.issued_at, t.expires_at, t.revoked_at, u.email, u.name, w.name AS workspace_name, m.role
-         FROM access_tokens t
-         JOIN users u ON u.id = t.user_id
-         JOIN workspaces w ON w.id = t.workspace_id
-         LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-         WHERE t.token_hash = $1`,
-              [hash],
-            )
-          ).rows[0],
-      )
+      const row = await deps.credentials.get(`token:${hash}`, () => tokenByHash(deps.db.pool, hash))
       if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now() || !row.role) {
         throw new ApiError('INVALID_TOKEN', 'the access token is invalid, revoked or expired')
       }
@@ -87,15 +74,7 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       const key = ctx.get('x-api-key')
       if (!key) throw new ApiError('UNAUTHORIZED', 'missing x-api-key header')
       const hash = hashSecret(key)
-      const row = await deps.credentials.get(
-        `key:${hash}`,
-        async () =>
-          (
-            await deps.db.pool.query('SELECT id, workspace_id, name, revoked_at FROM api_keys WHERE key_hash = $1', [
-              hash,
-            ])
-          ).rows[0],
-      )
+      const row = await deps.credentials.get(`key:${hash}`, () => apiKeyByHash(deps.db.pool, hash))
       if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN', 'the API key is invalid or revoked')
       // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.
       return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, name: row.name, role: 'editor' }

@@ -7,7 +7,7 @@ const MAX_CREDENTIALS = 10_000
  * write is not kept; expiry and revocation are checked on every use.
  */
 export class CredentialCache {
-  private rows = new Map<string, any>()
+  private rows = new Map<string, unknown>()
   private generation = 0
 
   clear() {
@@ -16,8 +16,9 @@ export class CredentialCache {
   }
 
   /** `key` names the kind of credential and its hash: a token's row must never answer for a key. */
-  async get(key: `token:${string}` | `key:${string}`, read: () => Promise<any>) {
-    if (this.rows.has(key)) return this.rows.get(key)
+  async get<R>(key: `token:${string}` | `key:${string}`, read: () => Promise<R | undefined>): Promise<R | undefined> {
+    // A key names one kind of credential, so what it holds is what its reader read.
+    if (this.rows.has(key)) return this.rows.get(key) as R
     const generation = this.generation
     const row = await read()
     if (row && generation === this.generation) {

@@ -5,9 +5,9 @@ import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
-import type { Queryable } from '../adapters/db'
 import { loadKbConfig } from '../commands/knowledge'
 import { searchPages } from '../commands/pageSearch'
+import { type PinnedPage, collectionBySlug, pinnedPages } from '../queries/packs'
 import { fail } from '../domain/shared'
 import { readJson } from './body'
 import * as c from './codecs'
@@ -41,26 +41,9 @@ interface Pack {
 
 /** The pack under a slug, if it is published and its workspace's verification is on. */
 const findPack = async (deps: Deps, slug: string): Promise<Pack | undefined> => {
-  const r = (
-    await deps.db.pool.query('SELECT id, workspace_id, name, description, slug FROM kb_collections WHERE slug = $1', [
-      slug,
-    ])
-  ).rows[0]
+  const r = await collectionBySlug(deps.db.pool, slug)
   if (!r || !(await loadKbConfig(deps.store, r.workspace_id)).verification.enabled) return undefined
   return { slug: r.slug, name: r.name, description: r.description, collectionId: r.id, workspaceId: r.workspace_id }
-}
-
-/** The pack's verified pages at their pinned versions, by title. */
-const pinnedPages = async (db: Queryable, pack: Pack, only?: { pageId?: string; title?: string }) => {
-  const { rows } = await db.query(
-    `SELECT p.id, p.title, v.version, v.content, p.verified_at FROM kb_pages p
-     JOIN kb_page_versions v ON v.page_id = p.id AND v.version = p.verified_version
-     WHERE p.collection_id = $1 AND p.verified_version IS NOT NULL
-       AND ($2::text IS NULL OR p.id = $2) AND ($3::text IS NULL OR lower(p.title) = lower($3))
-     ORDER BY lower(p.title), p.id`,
-    [pack.collectionId, only?.pageId ?? null, only?.title?.trim() ?? null],
-  )
-  return rows as { id: string; title: string; version: number; content: string; verified_at: Date }[]
 }
 
 const html = (title: string, body: string) => `<!doctype html>
@@ -70,7 +53,7 @@ const html = (title: string, body: string) => `<!doctype html>
 nav a{display:block}article{border-top:1px solid #ddd;margin-top:2rem}.meta{color:#666;font-size:.9rem}pre{overflow:auto;background:#f6f6f6;padding:.5rem}</style>
 </head><body>${body}</body></html>`
 
-const renderPack = (pack: Pack, pages: Awaited<ReturnType<typeof pinnedPages>>) =>
+const renderPack = (pack: Pack, pages: PinnedPage[]) =>
   html(
     pack.name,
     `<header><h1>${escape(pack.name)}</h1>${pack.description ? `<p>${escape(pack.description)}</p>` : ''}
@@ -126,7 +109,7 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
         checked({ arguments: PackPageRef }, args, async (a) => {
           if (!a.pageId && !a.title)
             return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
-          const [p] = await pinnedPages(deps.db.pool, pack, a)
+          const [p] = await pinnedPages(deps.db.pool, pack.collectionId, a)
           return p
             ? E.right({
                 data: {
@@ -181,7 +164,7 @@ export const mountPacks = (router: Router, deps: Deps) => {
       ctx.body = html('Not found', '<h1>No such pack</h1>')
       return
     }
-    ctx.body = renderPack(pack, await pinnedPages(deps.db.pool, pack))
+    ctx.body = renderPack(pack, await pinnedPages(deps.db.pool, pack.collectionId))
   })
   // Stateless: each request gets its own server and transport; nothing to authenticate, nothing written but citations.
   router.post('/packs/:slug/mcp', limited, async (ctx: Context) => {

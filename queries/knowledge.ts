@@ -1,4 +1,5 @@
 import type { Queryable } from '../adapters/db'
+import type { StorageInfo } from '../domain/entry'
 import type { KbConfig } from '../domain/kbConfig'
 import { readKbConfig } from '../projections/knowledge'
 
@@ -11,8 +12,76 @@ const FRESHNESS = `CASE WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
+/** A row of kb_entries as the driver reads it (projections/knowledge.ts owns the table). */
+export interface EntryRow {
+  id: string
+  workspace_id: string
+  title: string
+  content: string
+  source: string
+  metadata: Record<string, unknown>
+  external_refs: Record<string, string>
+  folder_id: string | null
+  is_enabled: boolean
+  token_count: number
+  searchable_text: string
+  created_by: string
+  created_at: Date
+  updated_at: Date
+  verified_at: Date | null
+  verified_by: string | null
+  cited_count: number
+  last_sync_at: Date | null
+  file_bytes: number
+  task_id: string | null
+  processing_status: string
+  processing_progress: number
+  storage: StorageInfo | null
+  source_url: string | null
+  sync_enabled: boolean | null
+  sync_interval_hours: number | null
+  next_sync_at: Date | null
+  sync_status: string | null
+  sync_error: string | null
+  sync_task_id: string | null
+  sync_requested_at: Date | null
+}
+
+/** An entry row with its freshness, worked out at read time. */
+type FreshEntryRow = EntryRow & { freshness: string }
+
+/** A row of kb_tasks (projections/tasks.ts). */
+export interface TaskRow {
+  id: string
+  workspace_id: string
+  entry_id: string
+  kind: string
+  status: string
+  progress: number
+  current_step: string | null
+  result: unknown
+  error: string | null
+  attempts: number
+  created_at: Date
+  started_at: Date | null
+  completed_at: Date | null
+}
+
+/** A row of kb_folders, with the number of entries in the folder. */
+export interface FolderRow {
+  id: string
+  workspace_id: string
+  name: string
+  description: string | null
+  color: string | null
+  icon: string | null
+  created_at: Date
+  updated_at: Date
+  document_count: number
+}
+
 /** A URL sync config; sourceUrl only where the GET of sync-config shows it. */
-export const syncConfigView = (r: any, withSource = false) => ({
+export const syncConfigView = (r: EntryRow, withSource = false) => ({
   enabled: r.sync_enabled ?? false,
   intervalHours: r.sync_interval_hours ?? 24,
   lastSyncAt: iso(r.last_sync_at),
@@ -22,7 +91,7 @@ export const syncConfigView = (r: any, withSource = false) => ({
   ...(withSource ? { sourceUrl: r.source_url } : {}),
 })
 
-export const entryView = (r: any) => ({
+export const entryView = (r: FreshEntryRow) => ({
   id: r.id,
   workspaceId: r.workspace_id,
   title: r.title,
@@ -109,7 +178,7 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
       args,
     )
   ).rows[0].n
-  const { rows } = await db.query(
+  const { rows } = await db.query<FreshEntryRow>(
     `SELECT e.*, ${freshness} AS freshness FROM kb_entries e WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
@@ -121,7 +190,7 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
 
 export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {
   const config = await readKbConfig(db, workspaceId)
-  const { rows } = await db.query(
+  const { rows } = await db.query<FreshEntryRow>(
     `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`,
     [id, workspaceId, config.freshnessDays],
   )
@@ -130,9 +199,10 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string) =
 
 /** The entry's row itself, for routes that need more than the view (sync config, tasks). */
 export const entryRow = async (db: Queryable, workspaceId: string, id: string) =>
-  (await db.query('SELECT * FROM kb_entries WHERE id = $1 AND workspace_id = $2', [id, workspaceId])).rows[0] as any
+  (await db.query<EntryRow>('SELECT * FROM kb_entries WHERE id = $1 AND workspace_id = $2', [id, workspaceId]))
+    .rows[0] as EntryRow | undefined
 
-export const taskView = (r: any) => ({
+export const taskView = (r: TaskRow) => ({
   id: r.id,
   status: r.status,
   progress: r.progress,
@@ -159,7 +229,7 @@ export const listTasks = async (
   const total = (
     await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)
   ).rows[0].n
-  const { rows } = await db.query(
+  const { rows } = await db.query<TaskRow>(
     `SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
@@ -167,11 +237,14 @@ export const listTasks = async (
 }
 
 export const getTask = async (db: Queryable, workspaceId: string, id: string) => {
-  const { rows } = await db.query('SELECT * FROM kb_tasks WHERE id = $1 AND workspace_id = $2', [id, workspaceId])
+  const { rows } = await db.query<TaskRow>('SELECT * FROM kb_tasks WHERE id = $1 AND workspace_id = $2', [
+    id,
+    workspaceId,
+  ])
   return rows[0] ? taskView(rows[0]) : undefined
 }
 
-export const folderView = (r: any) => ({
+export const folderView = (r: FolderRow) => ({
   id: r.id,
   workspaceId: r.workspace_id,
   name: r.name,
@@ -187,10 +260,10 @@ const FOLDERS = `SELECT f.*, (SELECT count(*)::int FROM kb_entries e WHERE e.wor
   FROM kb_folders f WHERE f.workspace_id = $1`
 
 export const listFolders = async (db: Queryable, workspaceId: string) =>
-  (await db.query(`${FOLDERS} ORDER BY f.created_at, f.id`, [workspaceId])).rows.map(folderView)
+  (await db.query<FolderRow>(`${FOLDERS} ORDER BY f.created_at, f.id`, [workspaceId])).rows.map(folderView)
 
 export const getFolder = async (db: Queryable, workspaceId: string, id: string) => {
-  const { rows } = await db.query(`${FOLDERS} AND f.id = $2`, [workspaceId, id])
+  const { rows } = await db.query<FolderRow>(`${FOLDERS} AND f.id = $2`, [workspaceId, id])
   return rows[0] ? folderView(rows[0]) : undefined
 }
 

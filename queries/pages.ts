@@ -1,6 +1,7 @@
 import type { Queryable } from '../adapters/db'
 import { appended, changeSize, unifiedDiff } from '../adapters/diff'
 import type { ProposalSubmitted } from '../domain/proposal'
+import type { Author, Person } from '../domain/shared'
 import { pagination } from './pagination'
 
 /** The page's content as a proposal would make it, from the content of the version it was made against. */
@@ -10,6 +11,74 @@ export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'con
 // Read-side queries over the brain's read models, and the JSON shapes the pages API answers.
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
+
+/** A row of kb_pages (projections/pages.ts owns the brain's tables). */
+export interface PageRow {
+  id: string
+  workspace_id: string
+  title: string
+  collection_id: string | null
+  version: number
+  content: string
+  author: Author | null
+  cited_count: number
+  verified_version: number | null
+  verified_by: Person | null
+  verified_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+/** A row of kb_page_versions. */
+export interface VersionRow {
+  page_id: string
+  version: number
+  workspace_id: string
+  mode: string
+  content: string
+  author: Author
+  approved_by: Person | null
+  proposal_id: string | null
+  reverted_from: number | null
+  added: number
+  removed: number
+  created_at: Date
+}
+
+/** A row of kb_collections, with the number of pages in it. */
+export interface CollectionRow {
+  id: string
+  workspace_id: string
+  name: string
+  description: string
+  write_policy: string
+  slug: string | null
+  created_at: Date
+  updated_at: Date
+  page_count: number
+}
+
+/** A row of kb_proposals. */
+export interface ProposalRow {
+  id: string
+  workspace_id: string
+  page_id: string
+  new_page: boolean
+  title: string
+  collection_id: string
+  mode: 'create' | 'append' | 'replace'
+  content: string
+  base_version: number
+  author: Author
+  added: number
+  removed: number
+  status: string
+  version: number | null
+  decided_by: Person | null
+  decided_at: Date | null
+  reason: string | null
+  created_at: Date
+}
 
 export type VerificationState = 'unverified' | 'verified' | 'changed_since_verified'
 
@@ -23,7 +92,7 @@ const STATE_SQL: Record<VerificationState, string> = {
   changed_since_verified: 'p.verified_version < p.version',
 }
 
-export const versionView = (r: any, withContent = false) => ({
+export const versionView = (r: VersionRow, withContent = false) => ({
   version: r.version,
   mode: r.mode,
   author: r.author,
@@ -39,12 +108,12 @@ export const versionView = (r: any, withContent = false) => ({
  * The verification chip and banner: the state; past the pin, who
  * wrote since, the size of the change since, and the citations served since the pin was set.
  */
-const verificationOf = async (db: Queryable, r: any) => {
+const verificationOf = async (db: Queryable, r: PageRow) => {
   const state = stateOf(r)
   if (state === 'unverified') return { state }
   const pin = { state, verifiedVersion: r.verified_version, verifiedBy: r.verified_by, verifiedAt: iso(r.verified_at) }
-  if (state === 'verified') return pin
-  const { rows } = await db.query(
+  if (state === 'verified' || r.verified_version === null) return pin
+  const { rows } = await db.query<{ pinned: string | null; writers: Author[] | null; citations: number }>(
     `SELECT (SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2) AS pinned,
        (SELECT jsonb_agg(DISTINCT author) FROM kb_page_versions WHERE page_id = $1 AND version > $2) AS writers,
        (SELECT coalesce(sum(served), 0)::int FROM kb_page_citations WHERE page_id = $1 AND at > $3) AS citations`,
@@ -63,7 +132,7 @@ const verificationOf = async (db: Queryable, r: any) => {
 }
 
 /** A page as the API shows it; verification state only when the workspace's switch is on. */
-export const pageView = async (db: Queryable, r: any, verification: boolean) => ({
+export const pageView = async (db: Queryable, r: PageRow, verification: boolean) => ({
   id: r.id,
   workspaceId: r.workspace_id,
   title: r.title,
@@ -78,16 +147,25 @@ export const pageView = async (db: Queryable, r: any, verification: boolean) => 
 })
 
 export const readPage = async (db: Queryable, workspaceId: string, pageId: string) =>
-  (await db.query('SELECT * FROM kb_pages WHERE id = $1 AND workspace_id = $2', [pageId, workspaceId])).rows[0]
+  (await db.query<PageRow>('SELECT * FROM kb_pages WHERE id = $1 AND workspace_id = $2', [pageId, workspaceId]))
+    .rows[0] as PageRow | undefined
+
+/** The page of a title, compared case-insensitively (titles are unique per workspace so). */
+export const readPageByTitle = async (db: Queryable, workspaceId: string, title: string) =>
+  (
+    await db.query<PageRow>('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [
+      workspaceId,
+      title.trim(),
+    ])
+  ).rows[0] as PageRow | undefined
 
 export const readVersion = async (db: Queryable, workspaceId: string, pageId: string, version: number) =>
   (
-    await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 AND workspace_id = $2 AND version = $3', [
-      pageId,
-      workspaceId,
-      version,
-    ])
-  ).rows[0]
+    await db.query<VersionRow>(
+      'SELECT * FROM kb_page_versions WHERE page_id = $1 AND workspace_id = $2 AND version = $3',
+      [pageId, workspaceId, version],
+    )
+  ).rows[0] as VersionRow | undefined
 
 export interface PageListQuery {
   page: number
@@ -105,8 +183,9 @@ export const listPages = async (db: Queryable, workspaceId: string, q: PageListQ
   if (q.state) where.push(STATE_SQL[q.state])
   if (q.search) where.push(`strpos(lower(p.title), lower($${args.push(q.search)})) > 0`)
   const filter = where.join(' AND ')
-  const total = (await db.query(`SELECT count(*)::int AS n FROM kb_pages p WHERE ${filter}`, args)).rows[0].n
-  const { rows } = await db.query(
+  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_pages p WHERE ${filter}`, args))
+    .rows[0].n
+  const { rows } = await db.query<PageRow>(
     `SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC, p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
     args,
   )
@@ -115,11 +194,11 @@ export const listPages = async (db: Queryable, workspaceId: string, q: PageListQ
 }
 
 export const listVersions = async (db: Queryable, pageId: string) =>
-  (await db.query('SELECT * FROM kb_page_versions WHERE page_id = $1 ORDER BY version DESC', [pageId])).rows.map((r) =>
-    versionView(r),
-  )
+  (
+    await db.query<VersionRow>('SELECT * FROM kb_page_versions WHERE page_id = $1 ORDER BY version DESC', [pageId])
+  ).rows.map((r) => versionView(r))
 
-export const collectionView = (r: any) => ({
+export const collectionView = (r: CollectionRow) => ({
   id: r.id,
   workspaceId: r.workspace_id,
   name: r.name,
@@ -134,24 +213,25 @@ export const collectionView = (r: any) => ({
 const COLLECTIONS = `SELECT c.*, (SELECT count(*)::int FROM kb_pages p WHERE p.collection_id = c.id) AS page_count FROM kb_collections c`
 
 export const listCollections = async (db: Queryable, workspaceId: string) =>
-  (await db.query(`${COLLECTIONS} WHERE c.workspace_id = $1 ORDER BY c.created_at, c.id`, [workspaceId])).rows.map(
-    collectionView,
-  )
+  (
+    await db.query<CollectionRow>(`${COLLECTIONS} WHERE c.workspace_id = $1 ORDER BY c.created_at, c.id`, [workspaceId])
+  ).rows.map(collectionView)
 
 export const getCollection = async (db: Queryable, workspaceId: string, id: string) => {
-  const r = (await db.query(`${COLLECTIONS} WHERE c.workspace_id = $1 AND c.id = $2`, [workspaceId, id])).rows[0]
+  const r = (await db.query<CollectionRow>(`${COLLECTIONS} WHERE c.workspace_id = $1 AND c.id = $2`, [workspaceId, id]))
+    .rows[0] as CollectionRow | undefined
   return r ? collectionView(r) : undefined
 }
 
 /** A proposal with its page name, size of change and the diff it would make to the version it was made against. */
-export const proposalView = async (db: Queryable, r: any) => {
+export const proposalView = async (db: Queryable, r: ProposalRow) => {
   const base = r.new_page
     ? ''
     : ((
-        await db.query('SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2', [
-          r.page_id,
-          r.base_version,
-        ])
+        await db.query<{ content: string }>(
+          'SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2',
+          [r.page_id, r.base_version],
+        )
       ).rows[0]?.content ?? '')
   return {
     id: r.id,
@@ -173,7 +253,8 @@ export const proposalView = async (db: Queryable, r: any) => {
 }
 
 export const readProposal = async (db: Queryable, workspaceId: string, id: string) =>
-  (await db.query('SELECT * FROM kb_proposals WHERE id = $1 AND workspace_id = $2', [id, workspaceId])).rows[0]
+  (await db.query<ProposalRow>('SELECT * FROM kb_proposals WHERE id = $1 AND workspace_id = $2', [id, workspaceId]))
+    .rows[0] as ProposalRow | undefined
 
 export const listProposals = async (
   db: Queryable,
@@ -184,8 +265,9 @@ export const listProposals = async (
 ) => {
   const args: unknown[] = [workspaceId]
   const filter = `workspace_id = $1${status ? ` AND status = $${args.push(status)}` : ''}`
-  const total = (await db.query(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args)).rows[0].n
-  const { rows } = await db.query(
+  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args))
+    .rows[0].n
+  const { rows } = await db.query<ProposalRow>(
     `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { issueAccessToken, roleOf } from '../../commands/accounts'
 import { fail, permissionsOf } from '../../domain/shared'
+import { workspaceById } from '../../queries/accounts'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
@@ -52,10 +53,16 @@ export const authRoutes: AnyRoute[] = [
         { userId: identity.userId, workspaceId: body.workspace_id, ttlSeconds },
       )
       if (E.isLeft(issued)) return issued
-      const { rows } = await db.pool.query('SELECT id, name, slug FROM workspaces WHERE id = $1', [body.workspace_id])
+      const workspace = (await workspaceById(db.pool, body.workspace_id))!
       return E.right({
         data: {
-          workspace: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug, role, permissions: permissionsOf(role) },
+          workspace: {
+            id: workspace.id,
+            name: workspace.name,
+            slug: workspace.slug,
+            role,
+            permissions: permissionsOf(role),
+          },
           access_token: issued.right.access_token,
         },
         position: issued.right.position,

@@ -1,4 +1,5 @@
 import type Router from '@koa/router'
+import { databaseHealth } from '../../queries/health'
 import type { Deps } from '../deps'
 
 /** Readiness and each dependency's state: 200 when ready, 503 otherwise. */
@@ -7,14 +8,10 @@ export const mountHealth = (router: Router, deps: Deps) => {
     const dependencies: Record<string, unknown> = {}
     let ready = deps.state.ready
     try {
-      await deps.db.pool.query('SELECT 1')
+      const { unpublishedJobs } = await databaseHealth(deps.db.pool)
       dependencies.database = { status: 'up', kind: deps.db.kind }
       dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
-      // Jobs waiting to be published: a backlog here means the broker is (or was) unreachable.
-      const outbox = await deps.db.pool.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM kb_outbox WHERE published_at IS NULL',
-      )
-      dependencies.jobQueue = { kind: deps.queue.kind, unpublished: outbox.rows[0].n }
+      dependencies.jobQueue = { kind: deps.queue.kind, unpublished: unpublishedJobs }
     } catch (error) {
       ready = false
       dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }

@@ -4,6 +4,7 @@ import { configureSync, createSourcedEntry, requestSync } from '../../commands/i
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
+import { ApiError } from '../errors'
 import { type AnyRoute, readAfterWrite, route } from '../route'
 import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
 import { entryRow, getTask, listTasks, syncConfigView } from '../../queries/knowledge'
@@ -203,9 +204,12 @@ export const ingestionRoutes: AnyRoute[] = [
       const settings = { enabled: body.enabled, intervalHours: body.intervalHours ?? row?.sync_interval_hours ?? 24 }
       const done = await configureSync(knowledgeDeps(deps), command, workspaceId, params.id, settings)
       if (E.isLeft(done)) return done
-      return readAfterWrite(deps, done.right.position, async () =>
-        syncConfigView(await entryRow(deps.db.pool, workspaceId, params.id)),
-      )
+      return readAfterWrite(deps, done.right.position, async () => {
+        const after = await entryRow(deps.db.pool, workspaceId, params.id)
+        // Deleted between the change and this read: as gone as it now is.
+        if (!after) throw new ApiError('NOT_FOUND', 'knowledge entry not found')
+        return syncConfigView(after)
+      })
     },
   }),
   route({

@@ -246,7 +246,7 @@ export const pageRoutes: AnyRoute[] = [
         ...(a ? [] : [`from: the page has versions 1 to ${row.version}`]),
         ...(b ? [] : [`to: the page has versions 1 to ${row.version}`]),
       ]
-      if (missing.length) return fail('VALIDATION_ERROR', 'no such version', missing)
+      if (!a || !b) return fail('VALIDATION_ERROR', 'no such version', missing)
       return E.right({
         data: {
           pageId: row.id,

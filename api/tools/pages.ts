@@ -9,7 +9,15 @@ import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { Mode } from '../routes/search'
 import { SkillName } from '../skills'
-import { listVersions, pageView, readProposal, readVersion, versionView } from '../../queries/pages'
+import {
+  listVersions,
+  pageView,
+  readPage,
+  readPageByTitle,
+  readProposal,
+  readVersion,
+  versionView,
+} from '../../queries/pages'
 import { inputSchemaOf } from '../openapi'
 import type { Tool } from './tool'
 
@@ -24,13 +32,7 @@ const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arg
 /** The live page a read names by id or title (case-insensitively), in the workspace; a pageId and a title of two pages are refused. */
 export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?: string; title?: string }) => {
   if (!r.pageId && !r.title) return noRef
-  const { rows } = r.pageId
-    ? await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND id = $2', [workspaceId, r.pageId])
-    : await db.query('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [
-        workspaceId,
-        r.title!.trim(),
-      ])
-  const row = rows[0]
+  const row = r.pageId ? await readPage(db, workspaceId, r.pageId) : await readPageByTitle(db, workspaceId, r.title!)
   if (!row) return fail('NOT_FOUND', 'page not found')
   if (r.pageId && r.title !== undefined && nameKey(r.title) !== nameKey(row.title)) return namesTwoPages(row.title)
   return E.right(row)
