@@ -8,6 +8,7 @@ import { type CommandContext, handle, load } from './handle'
 import { setPageCollection } from './pages'
 import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
+import { pageIdsInCollection } from '../queries/pages'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -100,12 +101,8 @@ export const deleteCollection = async (
   await release(store, ctx, nameScope(workspaceId), nameKey(current.name), collectionId)
   if (current.slug) await release(store, ctx, PACK_SCOPE, current.slug, collectionId)
   let position = done.right.position
-  const { rows } = await db.query<{ id: string }>(
-    'SELECT id FROM kb_pages WHERE workspace_id = $1 AND collection_id = $2',
-    [workspaceId, collectionId],
-  )
-  for (const r of rows) {
-    const moved = await setPageCollection(store, ctx, workspaceId, r.id, null)
+  for (const pageId of await pageIdsInCollection(db, workspaceId, collectionId)) {
+    const moved = await setPageCollection(store, ctx, workspaceId, pageId, null)
     if (E.isRight(moved)) position = Math.max(position, moved.right.position)
   }
   return E.right({ deleted: true as const, id: collectionId, position })

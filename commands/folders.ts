@@ -8,6 +8,7 @@ import { type CommandContext, handle, load } from './handle'
 import { moveEntry } from './knowledge'
 import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
+import { entryIdsInFolder } from '../queries/knowledge'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -93,13 +94,10 @@ export const deleteFolder = async (
   // Every entry written into the folder before its deletion is in the read model once it reaches
   // the deletion; one written after moves itself (stayInFolder).
   await waitFor(position)
-  const { rows } = await db.query<{ id: string }>(
-    'SELECT id FROM kb_entries WHERE workspace_id = $1 AND folder_id = $2',
-    [workspaceId, folderId],
-  )
-  for (const r of rows) {
-    const moved = await moveEntry(store, ctx, workspaceId, r.id, null)
+  const ids = await entryIdsInFolder(db, workspaceId, folderId)
+  for (const id of ids) {
+    const moved = await moveEntry(store, ctx, workspaceId, id, null)
     if (E.isRight(moved)) position = Math.max(position, moved.right.position)
   }
-  return E.right({ deleted: true as const, id: folderId, movedToRoot: rows.length, position })
+  return E.right({ deleted: true as const, id: folderId, movedToRoot: ids.length, position })
 }

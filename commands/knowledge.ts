@@ -16,6 +16,7 @@ import { ParseError } from '../ingestion/parsers'
 import type { ParserPool } from '../ingestion/parserPool'
 import { type CommandContext, handle, load } from './handle'
 import { streams } from './streams'
+import { entryCount, heldByAnEntry } from '../queries/knowledge'
 
 export interface KnowledgeDeps {
   store: EventStore
@@ -98,11 +99,7 @@ export const admitEntry = async (
 ): Promise<E.Either<DomainError, { config: KbConfig; chunking: Chunking }>> => {
   const config = await loadKbConfig(deps.store, input.workspaceId)
   if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-  const { rows } = await deps.db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1',
-    [input.workspaceId],
-  )
-  if (rows[0].n >= config.maxDocuments)
+  if ((await entryCount(deps.db, input.workspaceId)) >= config.maxDocuments)
     return fail('QUOTA_EXCEEDED', `the knowledge base holds its maximum of ${config.maxDocuments} documents`)
   if (input.folderId && !(await folderExists(deps.store, input.workspaceId, input.folderId)))
     return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
@@ -308,11 +305,6 @@ export interface StoredFiles {
   blobs: BlobStore
   db: Queryable
 }
-
-/** Whether an entry (other than `exceptEntryId`) holds the stored file `blob`. */
-export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId = '') =>
-  (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId]))
-    .rows.length > 0
 
 /** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
 export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {

@@ -8,6 +8,7 @@ import { embeddings } from '../domain/embeddings'
 import { type DomainError, fail } from '../domain/shared'
 import { handle } from './handle'
 import { streams } from './streams'
+import { embeddedPassages, workspacesWithEmbeddings } from '../queries/knowledge'
 
 const BATCH = 256
 
@@ -31,10 +32,7 @@ export const reembedWorkspace = async (
   embedder: Embedder,
   workspaceId: string,
 ): Promise<ReembedReport> => {
-  const { rows } = await db.query<{ content: string; title: string }>(
-    'SELECT p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE p.workspace_id = $1 AND x.embed ORDER BY p.id',
-    [workspaceId],
-  )
+  const rows = await embeddedPassages(db, workspaceId)
   for (let i = 0; i < rows.length; i += BATCH)
     await ensureEmbedded(
       db,
@@ -67,13 +65,7 @@ export const reembedAll = async (
 ): Promise<E.Either<DomainError, ReembedReport[]>> => {
   if (workspaceId && (await store.streamRevision(streams.workspace(workspaceId))) === 'no_stream')
     return fail('NOT_FOUND', `workspace ${workspaceId} not found`)
-  const ids = workspaceId
-    ? [workspaceId]
-    : (
-        await db.query<{ workspace_id: string }>(
-          'SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1',
-        )
-      ).rows.map((r) => r.workspace_id)
+  const ids = workspaceId ? [workspaceId] : await workspacesWithEmbeddings(db)
   const reports: ReembedReport[] = []
   for (const id of ids) reports.push(await reembedWorkspace(store, db, embedder, id))
   return E.right(reports)

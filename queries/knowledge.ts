@@ -300,3 +300,40 @@ export const stats = async (db: Queryable, workspaceId: string) => {
     },
   }
 }
+
+/** How many entries a workspace holds (its quota counts them). */
+export const entryCount = async (db: Queryable, workspaceId: string) =>
+  (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_entries WHERE workspace_id = $1', [workspaceId]))
+    .rows[0].n
+
+/** The ids of the entries in a folder. */
+export const entryIdsInFolder = async (db: Queryable, workspaceId: string, folderId: string) =>
+  (
+    await db.query<{ id: string }>('SELECT id FROM kb_entries WHERE workspace_id = $1 AND folder_id = $2', [
+      workspaceId,
+      folderId,
+    ])
+  ).rows.map((r) => r.id)
+
+/** Whether an entry (other than `exceptEntryId`) holds the stored file `blob`. */
+export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId = '') =>
+  (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId]))
+    .rows.length > 0
+
+/** The texts of a workspace's embedded passages, each with its entry's title, in a stable order. */
+export const embeddedPassages = async (db: Queryable, workspaceId: string) =>
+  (
+    await db.query<{ content: string; title: string }>(
+      `SELECT p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id
+       WHERE p.workspace_id = $1 AND x.embed ORDER BY p.id`,
+      [workspaceId],
+    )
+  ).rows
+
+/** The workspaces that hold embedded entries. */
+export const workspacesWithEmbeddings = async (db: Queryable) =>
+  (
+    await db.query<{ workspace_id: string }>(
+      'SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1',
+    )
+  ).rows.map((r) => r.workspace_id)

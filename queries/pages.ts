@@ -273,3 +273,12 @@ export const listProposals = async (
   )
   return { rows, total, pagination: pagination(page, limit, total) }
 }
+
+/** The ids of the pages in a collection. */
+export const pageIdsInCollection = async (db: Queryable, workspaceId: string, collectionId: string) =>
+  (
+    await db.query<{ id: string }>('SELECT id FROM kb_pages WHERE workspace_id = $1 AND collection_id = $2', [
+      workspaceId,
+      collectionId,
+    ])
+  ).rows.map((r) => r.id)
