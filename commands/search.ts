@@ -1,106 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import type { Client, Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
-import { bm25 } from '../adapters/textIndex/bm25'
-import { type SearchFilters, chunkScope } from '../adapters/textIndex/port'
-import { tfOfSql } from '../adapters/textIndex/terms'
 import { search as searchDecider } from '../domain/search'
-import { type DomainError, fail } from '../domain/shared'
-import { CHUNK_STATS } from '../projections/chunks'
-import { readKbConfig, readSearchSettings } from '../projections/knowledge'
+import type { DomainError } from '../domain/shared'
+import type { RankDeps } from '../queries/ranking'
+import { type Mode, type SearchRequest, type SearchResult, findKnowledge, searchSettings } from '../queries/search'
 import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
-import { type Highlight, highlight } from './highlight'
-import {
-  type Evidence,
-  type Fusion,
-  type Hit,
-  type Mode,
-  type RankDeps,
-  type SearchIndex,
-  embedQuery,
-  inSnapshot,
-  keep,
-  rank,
-} from './ranking'
 import { streams } from './streams'
-
-export type { Fusion, Mode }
-
-export interface SearchRequest {
-  query: string
-  mode?: Mode
-  limit?: number
-  minScore?: number
-  filters: SearchFilters
-  /**
-   * Where what the request leaves out comes from: the search endpoint takes each setting the
-   * workspace has set and its own defaults otherwise (hybrid, 5, 0.5); agents' tools take the
-   * workspace's settings as they stand, defaults included (hybrid, 20, 0.7).
-   */
-  defaults: 'endpoint' | 'workspace'
-}
-
-/** The search endpoint's own defaults, for what a workspace has not set. */
-export const ENDPOINT_DEFAULTS = { mode: 'hybrid' as Mode, limit: 5, minScore: 0.5 }
-
-/** A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says. */
-export const searchSettings = async (
-  q: Queryable,
-  workspaceId: string,
-  req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore' | 'defaults'>,
-) => {
-  const set = await readSearchSettings(q, workspaceId)
-  const { search } = await readKbConfig(q, workspaceId)
-  const fallback =
-    req.defaults === 'endpoint'
-      ? {
-          mode: set.mode ?? ENDPOINT_DEFAULTS.mode,
-          limit: set.limit ?? ENDPOINT_DEFAULTS.limit,
-          minScore: set.minScore ?? ENDPOINT_DEFAULTS.minScore,
-        }
-      : { mode: search.defaultMode, limit: search.defaultLimit, minScore: search.minScore }
-  return {
-    mode: req.mode ?? fallback.mode,
-    limit: req.limit ?? fallback.limit,
-    minScore: req.minScore ?? fallback.minScore,
-    fusion: search.fusion,
-  }
-}
 
 export interface SearchDeps extends RankDeps {
   store: EventStore
   citations: CitationLog
 }
 
-export interface SearchResult {
-  id: string
-  title: string
-  content: string
-  source: string
-  metadata: unknown
-  score: number
-  scores: Hit['scores']
-  ranks: Hit['ranks']
-  chunkIndex: number
-  pageUrl?: string
-  highlight?: Highlight
-}
-
-/** Knowledge entries: chunks served, entries' titles and text, passages' vectors (projections/chunks.ts). */
-export const KNOWLEDGE_INDEX: SearchIndex = {
-  stats: CHUNK_STATS,
-  key: 'entry_id',
-  rows: { table: 'kb_chunks', field: 'chunk' },
-  entries: { table: 'kb_chunk_entries' },
-  vectors: { table: 'kb_passages', chunk: 'chunk_index' },
-}
-
 /**
- * Search over entries: text, vector or hybrid (commands/ranking.ts), one result per entry
- * with the chunk that best answers; minScore, then limit. Every search is recorded as one
- * SearchServed event, which counts one citation for each entry served (commands/citations.ts).
+ * A search over entries (queries/search.ts finds the results), recorded as one SearchServed event,
+ * which counts one citation for each entry served (commands/citations.ts).
  */
 export const searchKnowledge = async (
   deps: SearchDeps,
@@ -109,38 +25,8 @@ export const searchKnowledge = async (
   req: SearchRequest,
 ): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string }>> => {
   // The configuration as the read model holds it (a PATCH's answer waited for it).
-  const { mode, limit, minScore, fusion } = await searchSettings(deps.db.pool, workspaceId, req)
-  const vector = await embedQuery(deps, mode, req.query)
-  const found = await inSnapshot(deps.db, async (tx) => {
-    const config = await readKbConfig(tx, workspaceId)
-    if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-    const ranked = await rank(
-      deps,
-      tx,
-      {
-        index: KNOWLEDGE_INDEX,
-        workspaceId,
-        scope: chunkScope(workspaceId, req.filters),
-        query: req.query,
-        mode,
-        fusion,
-        limit,
-      },
-      vector,
-    )
-    const kept = keep(ranked.hits, minScore, limit)
-    const chunks = await servedChunks(
-      tx,
-      kept.map((h) => h.key),
-      ranked.evidence,
-      ranked.mode,
-    )
-    return E.right({
-      results: await hydrate(tx, workspaceId, req.query, kept, chunks),
-      mode: ranked.mode,
-      ...(ranked.fallback ? { fallback: ranked.fallback } : {}),
-    })
-  })
+  const settings = await searchSettings(deps.db.pool, workspaceId, req)
+  const found = await findKnowledge(deps, workspaceId, req, settings)
   if (E.isLeft(found)) return found
   const { results } = found.right
   const searchId = randomUUID()
@@ -164,91 +50,4 @@ export const searchKnowledge = async (
     ),
   )
   return found
-}
-
-/**
- * The chunk each result serves: the one that best answers. With the query's words, the chunk of the
- * entry whose BM25 is highest (over every chunk of the entry); without (vector mode, or an entry
- * found by meaning alone), the chunk of its most similar passage. Answers chunk ids by entry id,
- * with the passage's place in the chunk when it is the one served.
- */
-export const servedChunks = async (
-  tx: Client,
-  keys: string[],
-  evidence: Evidence,
-  mode: Mode,
-): Promise<Map<string, Served>> => {
-  if (keys.length === 0) return new Map()
-  const { terms, nearest } = evidence
-  const { rows } = await tx.query<{ id: string; key: string; chunk: number; start: number; len: number; tf: number[] }>(
-    `SELECT id, entry_id AS key, chunk_index AS chunk, start_offset AS start, len, ${tfOfSql('tf', '$2')} AS tf
-     FROM kb_chunks WHERE entry_id = ANY($1::text[]) ORDER BY entry_id, chunk_index`,
-    [keys, terms?.lexemes ?? []],
-  )
-  const best = new Map<string, { row: (typeof rows)[number]; value: number }>()
-  for (const r of rows) {
-    const value = terms && mode !== 'vector' ? bm25(terms, 'chunk', r.tf, r.len) : 0
-    const b = best.get(r.key)
-    if (!b || value > b.value) best.set(r.key, { row: r, value })
-  }
-  const { rows: spans } = await tx.query<{ id: string; start: number; end: number }>(
-    'SELECT id, start_offset AS start, end_offset AS end FROM kb_passages WHERE id = ANY($1::text[])',
-    [[...nearest.values()].filter((n) => keys.includes(n.key)).map((n) => n.id)],
-  )
-  return new Map(
-    keys.flatMap((key) => {
-      const b = best.get(key)
-      if (!b) return []
-      const near = nearest.get(key)
-      const row = b.value > 0 || !near ? b.row : (rows.find((r) => r.key === key && r.chunk === near.chunk) ?? b.row)
-      const span = near?.chunk === row.chunk ? spans.find((s) => s.id === near.id) : undefined
-      return [
-        [key, { id: row.id, ...(span ? { near: { start: span.start - row.start, end: span.end - row.start } } : {}) }],
-      ]
-    }),
-  )
-}
-
-/** The chunk a result serves, and where in it the passage most similar to the query lies. */
-export interface Served {
-  id: string
-  near?: { start: number; end: number }
-}
-
-/** Entry fields and the served chunk of the kept hits; an entry deleted or disabled meanwhile drops out. */
-export const hydrate = async (
-  q: Queryable,
-  workspaceId: string,
-  query: string,
-  hits: Hit[],
-  chunks: Map<string, Served>,
-): Promise<SearchResult[]> => {
-  if (hits.length === 0) return []
-  const { rows } = await q.query(
-    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, e.id, e.title, e.source, e.metadata
-     FROM kb_chunks c JOIN kb_entries e ON e.id = c.entry_id
-     WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled`,
-    [[...chunks.values()].map((c) => c.id), workspaceId],
-  )
-  const byEntry = new Map(rows.map((r) => [r.id, r]))
-  return hits.flatMap((h) => {
-    const r = byEntry.get(h.key)
-    if (!r) return []
-    const shown = highlight(r.content, query, chunks.get(h.key)?.near)
-    return [
-      {
-        id: r.id,
-        title: r.title,
-        content: r.content,
-        source: r.source,
-        metadata: r.metadata,
-        score: h.score,
-        scores: h.scores,
-        ranks: h.ranks,
-        chunkIndex: r.chunk_index,
-        ...(r.page_url ? { pageUrl: r.page_url } : {}),
-        ...(shown ? { highlight: shown } : {}),
-      },
-    ]
-  })
 }

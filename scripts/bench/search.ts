@@ -13,8 +13,8 @@ import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
-import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../commands/ranking'
-import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../commands/search'
+import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/ranking'
+import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search'
 import { readKbConfig } from '../../projections/knowledge'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
@@ -116,7 +116,7 @@ try {
     (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
   // The SQL a search runs, called directly: the workspace's configuration, the index queries
-  // (commands/ranking.ts), and reading the rows served.
+  // (queries/ranking.ts), and reading the rows served.
   const directSearch = (mode: Mode) => async (query: string) => {
     const vector = await embedQuery(deps, mode, query)
     await inSnapshot(deps.db, async (tx) => {
