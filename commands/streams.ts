@@ -16,3 +16,22 @@ export const streams = {
   proposal: (id: string) => `proposal-${id}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }
+
+const CATEGORIES =
+  /^(user|workspace|member|token|apikey|entry|folder|kbconfig|search|task|reembed|page|collection|proposal|reservation)-/
+
+/**
+ * The streams an operator may mean by an id: the id itself when it names its category
+ * (`entry-<id>`), else the streams of the things people look up by a bare id, in that order.
+ */
+export const streamCandidates = (id: string) =>
+  CATEGORIES.test(id)
+    ? [id]
+    : [
+        streams.entry(id),
+        streams.page(id),
+        streams.task(id),
+        streams.folder(id),
+        streams.collection(id),
+        streams.proposal(id),
+      ]

@@ -15,6 +15,7 @@ import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
 import { ProjectionRunner } from '../projections/runner'
 import { reembedAll } from '../commands/reembed'
+import { streamCandidates } from '../commands/streams'
 
 const usage =
   'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>] | kb --help'
@@ -29,7 +30,8 @@ const help = `kb: the operator's command line of the knowledge-base service
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
 proposal-<id>, search-<id>, user-<id>, workspace-<id>, token-<id>, apikey-<id>,
-kbconfig-<workspaceId>, reembed-<workspaceId>, member-<workspaceId>_<userId>.
+kbconfig-<workspaceId>, reembed-<workspaceId>, member-<workspaceId>_<userId>. A bare id is read
+as the stream of the entry, page, task, folder, collection or proposal it names.
 
 With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
 service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
@@ -161,9 +163,11 @@ const direct = async (args: string[]) => {
       await new ProjectionRunner(db, store, projectors, log).catchUp()
       return { reembedded: reports }
     }
-    const events = await store.readStream(b)
-    if (events.length === 0) refuse(`NOT_FOUND: no stream ${b}`)
-    return { streamId: b, events }
+    for (const streamId of streamCandidates(b)) {
+      const events = await store.readStream(streamId)
+      if (events.length > 0) return { streamId, events }
+    }
+    return refuse(`NOT_FOUND: no stream ${b}`)
   } finally {
     await embedder.close?.()
     await store.close()

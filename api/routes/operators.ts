@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { reembedAll } from '../../commands/reembed'
+import { streamCandidates } from '../../commands/streams'
 import { fail } from '../../domain/shared'
 import { projectionStatus, rebuild, selectProjectors } from '../../projections/operations'
 import * as c from '../codecs'
@@ -66,13 +67,16 @@ export const operatorRoutes: AnyRoute[] = [
     params: t.type({ streamId: c.string(1, 300) }),
     query: t.partial({ fromRevision: c.intFromString(0, Number.MAX_SAFE_INTEGER), limit: c.intFromString(1, 10000) }),
     handler: async ({ params, query }, { store }) => {
-      const events = await store.readStream(params.streamId, {
-        fromRevision: query.fromRevision ?? 0,
-        maxCount: query.limit ?? 1000,
-      })
-      if (events.length === 0 && (await store.streamRevision(params.streamId)) === 'no_stream')
-        return fail('NOT_FOUND', `no stream ${params.streamId}`)
-      return E.right({ data: { streamId: params.streamId, events } })
+      // A bare entry, page or task id reads as that thing's stream.
+      for (const streamId of streamCandidates(params.streamId)) {
+        if ((await store.streamRevision(streamId)) === 'no_stream') continue
+        const events = await store.readStream(streamId, {
+          fromRevision: query.fromRevision ?? 0,
+          maxCount: query.limit ?? 1000,
+        })
+        return E.right({ data: { streamId, events } })
+      }
+      return fail('NOT_FOUND', `no stream ${params.streamId}`)
     },
   }),
 ]

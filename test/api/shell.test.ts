@@ -354,4 +354,23 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   )
 })
 
+test('admin streams: a stream by its id, or an entry, page or task by its bare id; unknown ids are 404', async ({
+  svc,
+}) => {
+  const m = await seedMember(svc.call)
+  const entry = ok(
+    await svc.call('POST', '/api/v1/knowledge', {
+      token: m.token,
+      body: { title: 'Wombats', content: 'Wombats dig.', source: 'text' },
+    }),
+    201,
+  )
+  const named = ok(await svc.call('GET', `/api/v1/admin/streams/entry-${entry.id}`, { token: ADMIN }))
+  assert.equal([named.streamId, named.events[0].type], [`entry-${entry.id}`, 'EntryCreated'])
+  const bare = ok(await svc.call('GET', `/api/v1/admin/streams/${entry.id}`, { token: ADMIN }))
+  assert.equal([bare.streamId, bare.events.length], [`entry-${entry.id}`, named.events.length])
+  expectError(await svc.call('GET', '/api/v1/admin/streams/no-such-thing', { token: ADMIN }), 404, 'NOT_FOUND')
+  expectError(await svc.call('GET', `/api/v1/admin/streams/page-${entry.id}`, { token: ADMIN }), 404, 'NOT_FOUND')
+})
+
 test.run()
