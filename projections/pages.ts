@@ -5,9 +5,11 @@ import { CollectionEvent } from '../domain/collection'
 import { PageEvent } from '../domain/page'
 import { ProposalEvent } from '../domain/proposal'
 import { PageSearchServed } from '../domain/search'
+import { assertNever } from '../domain/shared'
 import { type Projector, decodeEvent } from './projector'
 
 const Event = t.union([PageEvent, CollectionEvent, ProposalEvent, PageSearchServed])
+type PagesEvent = t.TypeOf<typeof Event>
 
 /**
  * The brain's read models: pages (latest content, cited count, verified pin), every version with
@@ -61,54 +63,6 @@ export const pagesProjector: Projector = {
     const e = decodeEvent(Event, recorded)
     const at = recorded.metadata.at
     switch (e.type) {
-      case 'PageCreated':
-        await tx.query(
-          `INSERT INTO kb_pages (id, workspace_id, title, collection_id, version, content, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 0, '', $5, $5) ON CONFLICT (id) DO NOTHING`,
-          [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null, at],
-        )
-        return
-      case 'PageVersionWritten': {
-        const d = e.data
-        await tx.query(
-          `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by, proposal_id, reverted_from, added, removed, created_at)
-           SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
-          [
-            d.pageId,
-            d.version,
-            d.mode,
-            d.content,
-            JSON.stringify(d.author),
-            d.approvedBy ? JSON.stringify(d.approvedBy) : null,
-            d.proposalId ?? null,
-            d.revertedFrom ?? null,
-            d.added,
-            d.removed,
-            at,
-          ],
-        )
-        await tx.query(
-          'UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2',
-          [d.pageId, d.version, d.content, JSON.stringify(d.author), at],
-        )
-        return
-      }
-      case 'PageCollectionChanged':
-        await tx.query('UPDATE kb_pages SET collection_id = $2 WHERE id = $1', [e.data.pageId, e.data.collectionId])
-        return
-      case 'PageVerified':
-        await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [
-          e.data.pageId,
-          e.data.version,
-          JSON.stringify(e.data.by),
-          at,
-        ])
-        return
-      case 'PageDeleted':
-        for (const table of ['kb_page_versions', 'kb_page_citations'])
-          await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
-        await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])
-        return
       case 'PageSearchServed': {
         const c = e.data.citations
         // A citation is counted once: replaying the batch inserts nothing and counts nothing.
@@ -129,65 +83,152 @@ export const pagesProjector: Projector = {
         )
         return
       }
-      case 'CollectionCreated': {
-        const d = e.data
-        await tx.query(
-          `INSERT INTO kb_collections (id, workspace_id, name, description, write_policy, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
-           ON CONFLICT (id) DO NOTHING`,
-          [d.collectionId, d.workspaceId, d.name, d.description, d.writePolicy, at],
-        )
-        return
-      }
-      case 'CollectionUpdated': {
-        const c = e.data.changes
-        await tx.query(
-          `UPDATE kb_collections SET name = coalesce($2, name), description = coalesce($3, description), write_policy = coalesce($4, write_policy),
-             updated_at = $5 WHERE id = $1`,
-          [e.data.collectionId, c.name ?? null, c.description ?? null, c.writePolicy ?? null, at],
-        )
-        return
-      }
+      case 'PageCreated':
+      case 'PageVersionWritten':
+      case 'PageCollectionChanged':
+      case 'PageVerified':
+      case 'PageDeleted':
+        return applyPage(tx, e, at)
+      case 'CollectionCreated':
+      case 'CollectionUpdated':
       case 'CollectionPublished':
-        await tx.query('UPDATE kb_collections SET slug = $2 WHERE id = $1', [e.data.collectionId, e.data.slug])
-        return
       case 'CollectionDeleted':
-        await tx.query('DELETE FROM kb_collections WHERE id = $1', [e.data.collectionId])
-        return
-      case 'ProposalSubmitted': {
-        const d = e.data
-        await tx.query(
-          `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content, base_version, author, added, removed, status, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13) ON CONFLICT (id) DO NOTHING`,
-          [
-            d.proposalId,
-            d.workspaceId,
-            d.pageId,
-            d.newPage,
-            d.title,
-            d.collectionId,
-            d.mode,
-            d.content,
-            d.baseVersion,
-            JSON.stringify(d.author),
-            d.added,
-            d.removed,
-            at,
-          ],
-        )
-        return
-      }
+        return applyCollection(tx, e, at)
+      case 'ProposalSubmitted':
       case 'ProposalApproved':
-        await tx.query(
-          `UPDATE kb_proposals SET status = 'approved', version = $2, decided_by = $3, decided_at = $4 WHERE id = $1`,
-          [e.data.proposalId, e.data.version, JSON.stringify(e.data.by), at],
-        )
-        return
       case 'ProposalRejected':
-        await tx.query(
-          `UPDATE kb_proposals SET status = 'rejected', decided_by = $2, decided_at = $3, reason = $4 WHERE id = $1`,
-          [e.data.proposalId, JSON.stringify(e.data.by), at, e.data.reason ?? null],
-        )
-        return
+        return applyProposal(tx, e, at)
+      default:
+        return assertNever(e)
     }
   },
+}
+
+/** A page and its versions. */
+const applyPage = async (
+  tx: Client,
+  e: Exclude<Extract<PagesEvent, { type: `Page${string}` }>, PageSearchServed>,
+  at: string,
+) => {
+  switch (e.type) {
+    case 'PageCreated':
+      await tx.query(
+        `INSERT INTO kb_pages (id, workspace_id, title, collection_id, version, content, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 0, '', $5, $5) ON CONFLICT (id) DO NOTHING`,
+        [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null, at],
+      )
+      return
+    case 'PageVersionWritten': {
+      const d = e.data
+      await tx.query(
+        `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by, proposal_id, reverted_from, added, removed, created_at)
+         SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
+        [
+          d.pageId,
+          d.version,
+          d.mode,
+          d.content,
+          JSON.stringify(d.author),
+          d.approvedBy ? JSON.stringify(d.approvedBy) : null,
+          d.proposalId ?? null,
+          d.revertedFrom ?? null,
+          d.added,
+          d.removed,
+          at,
+        ],
+      )
+      await tx.query(
+        'UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2',
+        [d.pageId, d.version, d.content, JSON.stringify(d.author), at],
+      )
+      return
+    }
+    case 'PageCollectionChanged':
+      await tx.query('UPDATE kb_pages SET collection_id = $2 WHERE id = $1', [e.data.pageId, e.data.collectionId])
+      return
+    case 'PageVerified':
+      await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [
+        e.data.pageId,
+        e.data.version,
+        JSON.stringify(e.data.by),
+        at,
+      ])
+      return
+    case 'PageDeleted':
+      for (const table of ['kb_page_versions', 'kb_page_citations'])
+        await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
+      await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])
+      return
+  }
+}
+
+/** Collections, and the slug of their pack. */
+const applyCollection = async (tx: Client, e: Extract<PagesEvent, { type: `Collection${string}` }>, at: string) => {
+  switch (e.type) {
+    case 'CollectionCreated': {
+      const d = e.data
+      await tx.query(
+        `INSERT INTO kb_collections (id, workspace_id, name, description, write_policy, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+         ON CONFLICT (id) DO NOTHING`,
+        [d.collectionId, d.workspaceId, d.name, d.description, d.writePolicy, at],
+      )
+      return
+    }
+    case 'CollectionUpdated': {
+      const c = e.data.changes
+      await tx.query(
+        `UPDATE kb_collections SET name = coalesce($2, name), description = coalesce($3, description), write_policy = coalesce($4, write_policy),
+           updated_at = $5 WHERE id = $1`,
+        [e.data.collectionId, c.name ?? null, c.description ?? null, c.writePolicy ?? null, at],
+      )
+      return
+    }
+    case 'CollectionPublished':
+      await tx.query('UPDATE kb_collections SET slug = $2 WHERE id = $1', [e.data.collectionId, e.data.slug])
+      return
+    case 'CollectionDeleted':
+      await tx.query('DELETE FROM kb_collections WHERE id = $1', [e.data.collectionId])
+      return
+  }
+}
+
+/** Proposals held for review. */
+const applyProposal = async (tx: Client, e: Extract<PagesEvent, { type: `Proposal${string}` }>, at: string) => {
+  switch (e.type) {
+    case 'ProposalSubmitted': {
+      const d = e.data
+      await tx.query(
+        `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content, base_version, author, added, removed, status, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13) ON CONFLICT (id) DO NOTHING`,
+        [
+          d.proposalId,
+          d.workspaceId,
+          d.pageId,
+          d.newPage,
+          d.title,
+          d.collectionId,
+          d.mode,
+          d.content,
+          d.baseVersion,
+          JSON.stringify(d.author),
+          d.added,
+          d.removed,
+          at,
+        ],
+      )
+      return
+    }
+    case 'ProposalApproved':
+      await tx.query(
+        `UPDATE kb_proposals SET status = 'approved', version = $2, decided_by = $3, decided_at = $4 WHERE id = $1`,
+        [e.data.proposalId, e.data.version, JSON.stringify(e.data.by), at],
+      )
+      return
+    case 'ProposalRejected':
+      await tx.query(
+        `UPDATE kb_proposals SET status = 'rejected', decided_by = $2, decided_at = $3, reason = $4 WHERE id = $1`,
+        [e.data.proposalId, JSON.stringify(e.data.by), at, e.data.reason ?? null],
+      )
+      return
+  }
 }
