@@ -40,7 +40,8 @@ export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: st
     // The vectors travel as one flat real[] in binary: PGlite parses 1536 floats of text in about 1 ms.
     await q.query(
       `INSERT INTO embedding_cache (model, text_hash, vector)
-       SELECT $1, h, ($3::real[])[(i - 1) * ${DIMENSIONS} + 1 : i * ${DIMENSIONS}] FROM unnest($2::text[]) WITH ORDINALITY AS x(h, i) ON CONFLICT DO NOTHING`,
+       SELECT $1, h, ($3::real[])[(i - 1) * ${DIMENSIONS} + 1 : i * ${DIMENSIONS}] FROM unnest($2::text[])
+         WITH ORDINALITY AS x(h, i) ON CONFLICT DO NOTHING`,
       [embedder.model, missing.map(([h]) => h), float4Array(vectors)],
     )
   }

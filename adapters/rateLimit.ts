@@ -27,7 +27,8 @@ export const takeHit = (db: Database, scope: string, limit: number, windowSecond
       [scope, windowSeconds],
     )
     const { rows } = await tx.query<{ n: number; oldest: number | null }>(
-      `SELECT count(*)::int AS n, extract(epoch FROM clock_timestamp() - min(at))::float8 AS oldest FROM rate_limit_hits WHERE scope = $1`,
+      `SELECT count(*)::int AS n,
+        extract(epoch FROM clock_timestamp() - min(at))::float8 AS oldest FROM rate_limit_hits WHERE scope = $1`,
       [scope],
     )
     if (rows[0].n >= limit)

@@ -50,7 +50,9 @@ export const vectorSearch = async (
   // The planner underrates the cost of computing distances and may prefer sorting every row
   // of the workspace (tens of ms at 10,000 chunks) to the HNSW scan: take that choice away.
   await tx.query(
-    `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))}; SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`,
+    `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))};
+      SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`,
   )
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, embedding <=> $1::vector AS distance FROM ${table}

@@ -17,8 +17,10 @@ export const accountsProjector: Projector = {
   tables: ['users', 'workspaces', 'memberships', 'access_tokens', 'api_keys'],
   schema: `
     CREATE TABLE users (id text PRIMARY KEY, email text NOT NULL, name text NOT NULL, created_at timestamptz NOT NULL);
-    CREATE TABLE workspaces (id text PRIMARY KEY, name text NOT NULL, slug text NOT NULL, created_at timestamptz NOT NULL);
-    CREATE TABLE memberships (workspace_id text NOT NULL, user_id text NOT NULL, role text NOT NULL, PRIMARY KEY (workspace_id, user_id));
+    CREATE TABLE workspaces (id text PRIMARY KEY, name text NOT NULL, slug text NOT NULL,
+      created_at timestamptz NOT NULL);
+    CREATE TABLE memberships (workspace_id text NOT NULL, user_id text NOT NULL, role text NOT NULL,
+      PRIMARY KEY (workspace_id, user_id));
     CREATE INDEX memberships_user ON memberships (user_id);
     CREATE TABLE access_tokens (
       id text PRIMARY KEY, user_id text NOT NULL, workspace_id text NOT NULL, token_hash text NOT NULL UNIQUE,
@@ -62,7 +64,8 @@ export const accountsProjector: Projector = {
         return
       case 'AccessTokenIssued':
         await tx.query(
-          `INSERT INTO access_tokens (id, user_id, workspace_id, token_hash, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+          `INSERT INTO access_tokens (id, user_id, workspace_id, token_hash, issued_at, expires_at) VALUES ($1, $2,
+            $3, $4, $5, $6)
            ON CONFLICT (id) DO NOTHING`,
           [e.data.tokenId, e.data.userId, e.data.workspaceId, e.data.tokenHash, e.data.issuedAt, e.data.expiresAt],
         )

@@ -30,8 +30,10 @@ export const auditProjector: Projector = {
     const rows = events.filter((e) => e.metadata.workspaceId)
     if (rows.length === 0) return
     await tx.query(
-      `INSERT INTO audit_events (position, workspace_id, stream_id, revision, event_id, type, actor, actor_id, data, metadata, time)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::jsonb[], $11::timestamptz[])
+      `INSERT INTO audit_events (position, workspace_id, stream_id, revision, event_id, type, actor, actor_id, data,
+        metadata, time)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[],
+         $8::text[], $9::jsonb[], $10::jsonb[], $11::timestamptz[])
        ON CONFLICT (position) DO NOTHING`,
       [
         rows.map((e) => e.position),

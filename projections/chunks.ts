@@ -47,7 +47,8 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
     ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
     CREATE TABLE kb_chunk_entries (
-      entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL, is_enabled boolean NOT NULL,
+      entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL,
+        is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL, category text, tags text[] NOT NULL,
       title_text text NOT NULL, title_tf jsonb NOT NULL, title_len integer NOT NULL,
       body_text text NOT NULL, body_tf jsonb NOT NULL, body_len integer NOT NULL);
@@ -151,9 +152,11 @@ const rewriteEntry = async (tx: Client, entryId: string, field: 'title' | 'body'
 /** The entry's filter facts copied to its chunks and passages, so filters apply inside the index scans. */
 const refilter = async (tx: Client, entryId: string, isEnabled: boolean | undefined, metadata: unknown) => {
   await tx.query(
-    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb, '{}'::jsonb),
+    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb,
+      '{}'::jsonb),
        category = (metadata || coalesce($3::jsonb, '{}'::jsonb))->>'category',
-       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text((metadata || coalesce($3::jsonb, '{}'::jsonb))->'tags')), '{}')
+       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text((metadata || coalesce($3::jsonb,
+         '{}'::jsonb))->'tags')), '{}')
      WHERE entry_id = $1`,
     [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null],
   )
@@ -226,8 +229,10 @@ const writeChunks = async (
       )
     : []
   await tx.query(
-    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled, source, category, tags, model, embedding)
-     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, ${cachedVector('$2', 'h', pgvector)}
+    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled,
+      source, category, tags, model, embedding)
+     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2,
+       ${cachedVector('$2', 'h', pgvector)}
      FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(n, ci, so, eo, c, h)
      JOIN kb_chunk_entries x ON x.entry_id = $1`,
     [
@@ -246,7 +251,8 @@ const writeChunks = async (
 /** Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement. */
 const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, where: string, arg: string) => {
   const { rows } = await tx.query<{ id: string; content: string; title: string }>(
-    `SELECT p.id, p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE ${where} AND x.embed`,
+    `SELECT p.id, p.content,
+      x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE ${where} AND x.embed`,
     [arg],
   )
   if (rows.length === 0) return
@@ -256,7 +262,8 @@ const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, w
     rows.map((r) => embeddingInput(r.title, r.content)),
   )
   await tx.query(
-    `UPDATE kb_passages p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[], $3::text[]) AS u(id, h) WHERE p.id = u.id`,
+    `UPDATE kb_passages p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[],
+      $3::text[]) AS u(id, h) WHERE p.id = u.id`,
     [embedder.model, rows.map((r) => r.id), hashes],
   )
 }

@@ -32,8 +32,10 @@ export const knowledgeProjector: Projector = {
       token_count integer NOT NULL, searchable_text text NOT NULL, created_by text NOT NULL,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, verified_at timestamptz, verified_by text,
       cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
-      task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb, source_url text,
-      sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text, sync_error text, sync_task_id text,
+      task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb,
+        source_url text,
+      sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
+        sync_error text, sync_task_id text,
       sync_requested_at timestamptz);
     CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
     CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
@@ -43,8 +45,10 @@ export const knowledgeProjector: Projector = {
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text, color text, icon text,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
-    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL, search_set text[] NOT NULL DEFAULT '{}');
-    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL, entry_ids text[] NOT NULL);
+    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL,
+      search_set text[] NOT NULL DEFAULT '{}');
+    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
+      entry_ids text[] NOT NULL);
     CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
   handles: [
@@ -124,10 +128,13 @@ const applyEntry = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Entry$
     case 'EntryCreated': {
       const d = e.data
       await tx.query(
-        `INSERT INTO kb_entries (id, workspace_id, title, content, source, metadata, external_refs, folder_id, is_enabled,
-           token_count, searchable_text, created_by, created_at, updated_at, task_id, processing_status, processing_progress,
+        `INSERT INTO kb_entries (id, workspace_id, title, content, source, metadata, external_refs, folder_id,
+          is_enabled,
+           token_count, searchable_text, created_by, created_at, updated_at, task_id, processing_status,
+             processing_progress,
            storage, file_bytes, source_url, sync_enabled, sync_interval_hours, sync_status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+           $22)
          ON CONFLICT (id) DO NOTHING`,
         [
           d.entryId,
@@ -174,7 +181,8 @@ const applyEntry = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Entry$
     }
     case 'EntrySyncUnchanged':
       await tx.query(
-        `UPDATE kb_entries SET last_sync_at = $2, sync_status = 'idle', sync_error = NULL, sync_task_id = NULL WHERE id = $1`,
+        `UPDATE kb_entries SET last_sync_at = $2, sync_status = 'idle', sync_error = NULL,
+          sync_task_id = NULL WHERE id = $1`,
         [e.data.entryId, at],
       )
       await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
@@ -184,7 +192,8 @@ const applyEntry = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Entry$
       if (e.data.sync) {
         await tx.query(
           `UPDATE kb_entries SET sync_status = 'failed', sync_error = $3, sync_task_id = NULL,
-             next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(secs => sync_interval_hours * 3600) END WHERE id = $1`,
+             next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(secs => sync_interval_hours *
+               3600) END WHERE id = $1`,
           [e.data.entryId, at, e.data.error],
         )
       }
@@ -249,7 +258,8 @@ const applyTask = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Task${s
     // The entry's processing state follows the task that fills it (not its later syncs).
     case 'TaskStarted':
       await tx.query(
-        `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2 AND processing_status IN ('pending', 'processing')`,
+        `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2
+          AND processing_status IN ('pending', 'processing')`,
         [e.data.entryId, e.data.taskId],
       )
       return
@@ -261,7 +271,8 @@ const applyTask = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Task${s
       return
     case 'TaskCompleted':
       await tx.query(
-        `UPDATE kb_entries SET processing_status = 'completed', processing_progress = 100 WHERE id = $1 AND task_id = $2`,
+        `UPDATE kb_entries SET processing_status = 'completed',
+          processing_progress = 100 WHERE id = $1 AND task_id = $2`,
         [e.data.entryId, e.data.taskId],
       )
       return
@@ -289,7 +300,8 @@ const applyFolder = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Folde
     case 'FolderUpdated': {
       const c = e.data.changes
       await tx.query(
-        `UPDATE kb_folders SET name = coalesce($2, name), description = coalesce($3, description), color = coalesce($4, color),
+        `UPDATE kb_folders SET name = coalesce($2, name), description = coalesce($3, description),
+          color = coalesce($4, color),
            icon = coalesce($5, icon), updated_at = $6 WHERE id = $1`,
         [e.data.folderId, c.name ?? null, c.description ?? null, c.color ?? null, c.icon ?? null, at],
       )
@@ -312,7 +324,8 @@ const applyConfig = async (tx: Client, e: KbConfigChanged) => {
   // endpoint follows those, and keeps its own defaults for the others.
   await tx.query(
     `INSERT INTO kb_configs (workspace_id, config, search_set) VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE
-       SET config = EXCLUDED.config, search_set = ARRAY(SELECT DISTINCT unnest(kb_configs.search_set || EXCLUDED.search_set) ORDER BY 1)`,
+       SET config = EXCLUDED.config,
+         search_set = ARRAY(SELECT DISTINCT unnest(kb_configs.search_set || EXCLUDED.search_set) ORDER BY 1)`,
     [e.data.workspaceId, JSON.stringify(config), Object.keys(e.data.changes.search ?? {})],
   )
 }
@@ -326,7 +339,8 @@ const countSearches = (tx: Client, searches: RecordedEvent[]) => {
   return tx.query(
     `WITH served AS (
        INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
-       SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
+       SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[],
+         $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
        ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
      cited AS (SELECT id, count(*)::int AS n FROM served, unnest(entry_ids) AS id GROUP BY id)
      UPDATE kb_entries e SET cited_count = e.cited_count + cited.n FROM cited WHERE e.id = cited.id`,

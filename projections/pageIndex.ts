@@ -25,13 +25,16 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
   tables: ['kb_page_index', 'kb_page_index_pages', `${PAGE_STATS}_terms`, `${PAGE_STATS}_fields`],
   schema: `
     CREATE TABLE kb_page_index (
-      id text PRIMARY KEY, page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, collection_id text,
-      title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL, pinned boolean NOT NULL,
+      id text PRIMARY KEY, page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL,
+        collection_id text,
+      title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL,
+        pinned boolean NOT NULL,
       tf jsonb NOT NULL, len integer NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
     ${vectors ? hnswIndexDdl('kb_page_index') : ''}
     ${textIndex.indexDdl('kb_page_index', 'searchable_text')}
-    CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text);
+    CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL,
+      collection_id text);
     ${termStatsSchema(PAGE_STATS)}
   `,
   handles: ['PageCreated', 'PageVersionWritten', 'PageCollectionChanged', 'PageVerified', 'PageDeleted'],

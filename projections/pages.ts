@@ -22,25 +22,33 @@ export const pagesProjector: Projector = {
   tables: ['kb_pages', 'kb_page_versions', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
   schema: `
     CREATE TABLE kb_pages (
-      id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text, version integer NOT NULL,
-      content text NOT NULL, author jsonb, cited_count integer NOT NULL DEFAULT 0, verified_version integer, verified_by jsonb,
+      id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text,
+        version integer NOT NULL,
+      content text NOT NULL, author jsonb, cited_count integer NOT NULL DEFAULT 0, verified_version integer,
+        verified_by jsonb,
       verified_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_pages_list ON kb_pages (workspace_id, updated_at DESC, id);
     CREATE TABLE kb_page_versions (
-      page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, mode text NOT NULL, content text NOT NULL,
-      author jsonb NOT NULL, approved_by jsonb, proposal_id text, reverted_from integer, added integer NOT NULL, removed integer NOT NULL,
+      page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, mode text NOT NULL,
+        content text NOT NULL,
+      author jsonb NOT NULL, approved_by jsonb, proposal_id text, reverted_from integer, added integer NOT NULL,
+        removed integer NOT NULL,
       created_at timestamptz NOT NULL, PRIMARY KEY (page_id, version));
     CREATE TABLE kb_page_citations (
       search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
       served integer NOT NULL DEFAULT 1, PRIMARY KEY (search_id, page_id, version));
     CREATE INDEX kb_page_citations_page ON kb_page_citations (page_id, at);
     CREATE TABLE kb_collections (
-      id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text NOT NULL, write_policy text NOT NULL,
+      id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text NOT NULL,
+        write_policy text NOT NULL,
       slug text UNIQUE, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE TABLE kb_proposals (
-      id text PRIMARY KEY, workspace_id text NOT NULL, page_id text NOT NULL, new_page boolean NOT NULL, title text NOT NULL,
-      collection_id text NOT NULL, mode text NOT NULL, content text NOT NULL, base_version integer NOT NULL, author jsonb NOT NULL,
-      added integer NOT NULL, removed integer NOT NULL, status text NOT NULL, version integer, decided_by jsonb, decided_at timestamptz,
+      id text PRIMARY KEY, workspace_id text NOT NULL, page_id text NOT NULL, new_page boolean NOT NULL,
+        title text NOT NULL,
+      collection_id text NOT NULL, mode text NOT NULL, content text NOT NULL, base_version integer NOT NULL,
+        author jsonb NOT NULL,
+      added integer NOT NULL, removed integer NOT NULL, status text NOT NULL, version integer, decided_by jsonb,
+        decided_at timestamptz,
       reason text, created_at timestamptz NOT NULL);
     CREATE INDEX kb_proposals_list ON kb_proposals (workspace_id, created_at DESC, id);
   `,
@@ -69,9 +77,11 @@ export const pagesProjector: Projector = {
         await tx.query(
           `WITH added AS (
              INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug, served)
-             SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v, n) ON CONFLICT DO NOTHING RETURNING page_id, served)
+             SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v,
+               n) ON CONFLICT DO NOTHING RETURNING page_id, served)
            UPDATE kb_pages SET cited_count = cited_count + s.served
-           FROM (SELECT page_id, sum(served)::int AS served FROM added GROUP BY page_id) s WHERE kb_pages.id = s.page_id`,
+           FROM (SELECT page_id,
+             sum(served)::int AS served FROM added GROUP BY page_id) s WHERE kb_pages.id = s.page_id`,
           [
             e.data.searchId,
             c.map((x) => x.pageId),
@@ -121,8 +131,10 @@ const applyPage = async (
     case 'PageVersionWritten': {
       const d = e.data
       await tx.query(
-        `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by, proposal_id, reverted_from, added, removed, created_at)
-         SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
+        `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by,
+          proposal_id, reverted_from, added, removed, created_at)
+         SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10,
+           $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
         [
           d.pageId,
           d.version,
@@ -168,7 +180,8 @@ const applyCollection = async (tx: Client, e: Extract<PagesEvent, { type: `Colle
     case 'CollectionCreated': {
       const d = e.data
       await tx.query(
-        `INSERT INTO kb_collections (id, workspace_id, name, description, write_policy, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+        `INSERT INTO kb_collections (id, workspace_id, name, description, write_policy, created_at,
+          updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
          ON CONFLICT (id) DO NOTHING`,
         [d.collectionId, d.workspaceId, d.name, d.description, d.writePolicy, at],
       )
@@ -177,7 +190,8 @@ const applyCollection = async (tx: Client, e: Extract<PagesEvent, { type: `Colle
     case 'CollectionUpdated': {
       const c = e.data.changes
       await tx.query(
-        `UPDATE kb_collections SET name = coalesce($2, name), description = coalesce($3, description), write_policy = coalesce($4, write_policy),
+        `UPDATE kb_collections SET name = coalesce($2, name), description = coalesce($3, description),
+          write_policy = coalesce($4, write_policy),
            updated_at = $5 WHERE id = $1`,
         [e.data.collectionId, c.name ?? null, c.description ?? null, c.writePolicy ?? null, at],
       )
@@ -198,7 +212,8 @@ const applyProposal = async (tx: Client, e: Extract<PagesEvent, { type: `Proposa
     case 'ProposalSubmitted': {
       const d = e.data
       await tx.query(
-        `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content, base_version, author, added, removed, status, created_at)
+        `INSERT INTO kb_proposals (id, workspace_id, page_id, new_page, title, collection_id, mode, content,
+          base_version, author, added, removed, status, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13) ON CONFLICT (id) DO NOTHING`,
         [
           d.proposalId,

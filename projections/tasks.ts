@@ -32,7 +32,8 @@ export const tasksProjector: Projector = {
     switch (e.type) {
       case 'TaskQueued':
         await tx.query(
-          `INSERT INTO kb_tasks (id, workspace_id, entry_id, kind, status, progress, created_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5)
+          `INSERT INTO kb_tasks (id, workspace_id, entry_id, kind, status, progress, created_at) VALUES ($1, $2, $3,
+            $4, 'pending', 0, $5)
            ON CONFLICT (id) DO NOTHING`,
           [id, e.data.workspaceId, e.data.entryId, e.data.kind, at],
         )
@@ -43,20 +44,23 @@ export const tasksProjector: Projector = {
         return
       case 'TaskStarted':
         await tx.query(
-          `UPDATE kb_tasks SET status = 'processing', attempts = $2, started_at = coalesce(started_at, $3), current_step = coalesce(current_step, 'Starting')
+          `UPDATE kb_tasks SET status = 'processing', attempts = $2, started_at = coalesce(started_at, $3),
+            current_step = coalesce(current_step, 'Starting')
            WHERE id = $1 AND status IN ('pending', 'processing')`,
           [id, e.data.attempt, at],
         )
         return
       case 'TaskProgressed':
         await tx.query(
-          `UPDATE kb_tasks SET current_step = $2, progress = $3 WHERE id = $1 AND status = 'processing' AND progress <= $3`,
+          `UPDATE kb_tasks SET current_step = $2,
+            progress = $3 WHERE id = $1 AND status = 'processing' AND progress <= $3`,
           [id, e.data.step, e.data.progress],
         )
         return
       case 'TaskCompleted':
         await tx.query(
-          `UPDATE kb_tasks SET status = 'completed', progress = 100, current_step = 'Completed', result = $2, completed_at = $3 WHERE id = $1`,
+          `UPDATE kb_tasks SET status = 'completed', progress = 100, current_step = 'Completed', result = $2,
+            completed_at = $3 WHERE id = $1`,
           [id, JSON.stringify(e.data.result), at],
         )
         await tx.query('DELETE FROM kb_outbox WHERE task_id = $1', [id])

@@ -191,7 +191,8 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
 export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {
   const config = await readKbConfig(db, workspaceId)
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1 AND e.workspace_id = $2`,
+    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1
+      AND e.workspace_id = $2`,
     [id, workspaceId, config.freshnessDays],
   )
   return rows[0] ? entryView(rows[0]) : undefined
@@ -230,7 +231,8 @@ export const listTasks = async (
     await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)
   ).rows[0].n
   const { rows } = await db.query<TaskRow>(
-    `SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    `SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC,
+      id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
   return { tasks: rows.map(taskView), total }
@@ -256,7 +258,9 @@ export const folderView = (r: FolderRow) => ({
   updatedAt: r.updated_at.toISOString(),
 })
 
-const FOLDERS = `SELECT f.*, (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = f.workspace_id AND e.folder_id = f.id) AS document_count
+const FOLDERS = `SELECT f.*,
+  (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = f.workspace_id
+AND e.folder_id = f.id) AS document_count
   FROM kb_folders f WHERE f.workspace_id = $1`
 
 export const listFolders = async (db: Queryable, workspaceId: string) =>
@@ -281,10 +285,12 @@ export const stats = async (db: Queryable, workspaceId: string) => {
   const bySource = await q(
     'SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source',
   )
-  const byFolder =
-    await q(`SELECT NULL AS id, '(root)' AS name, (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
+  const byFolder = await q(`SELECT NULL AS id, '(root)' AS name,
+      (SELECT count(*)::int FROM kb_entries WHERE workspace_id = $1 AND folder_id IS NULL) AS n
     UNION ALL
-    SELECT f.id, f.name, (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = $1 AND e.folder_id = f.id) FROM kb_folders f WHERE f.workspace_id = $1`)
+    SELECT f.id, f.name,
+      (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = $1 AND e.folder_id = f.id) FROM kb_folders f
+    WHERE f.workspace_id = $1`)
   return {
     stats: {
       totalDocuments: totals.documents,

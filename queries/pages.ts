@@ -186,7 +186,8 @@ export const listPages = async (db: Queryable, workspaceId: string, q: PageListQ
   const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_pages p WHERE ${filter}`, args))
     .rows[0].n
   const { rows } = await db.query<PageRow>(
-    `SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC, p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+    `SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC,
+      p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
     args,
   )
   const items = await Promise.all(rows.map((r) => pageView(db, r, verification)))
@@ -210,7 +211,8 @@ export const collectionView = (r: CollectionRow) => ({
   updatedAt: iso(r.updated_at),
 })
 
-const COLLECTIONS = `SELECT c.*, (SELECT count(*)::int FROM kb_pages p WHERE p.collection_id = c.id) AS page_count FROM kb_collections c`
+const COLLECTIONS = `SELECT c.*,
+  (SELECT count(*)::int FROM kb_pages p WHERE p.collection_id = c.id) AS page_count FROM kb_collections c`
 
 export const listCollections = async (db: Queryable, workspaceId: string) =>
   (
@@ -268,7 +270,8 @@ export const listProposals = async (
   const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args))
     .rows[0].n
   const { rows } = await db.query<ProposalRow>(
-    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC,
+      id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
   return { rows, total, pagination: pagination(page, limit, total) }

@@ -97,7 +97,8 @@ const scoreRows = async (
 ) => {
   if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
   const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
-    `SELECT ${idColumn} AS id, ${lenColumn} AS len, ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])`,
+    `SELECT ${idColumn} AS id, ${lenColumn} AS len,
+      ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])`,
     [ids, terms.lexemes],
   )
   return new Map(rows.map((r) => [r.id, bm25(terms, field, r.tf, r.len)]))

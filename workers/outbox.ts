@@ -25,7 +25,8 @@ const publishRows = async (db: Queryable, queue: JobQueue, log: Logger) => {
   const { rows } = await db.query<{ task_id: string; workspace_id: string }>(
     `SELECT o.task_id, o.workspace_id FROM kb_outbox o
      WHERE o.published_at IS NULL
-       AND (EXISTS (SELECT 1 FROM kb_entries e WHERE e.id = o.entry_id) OR o.queued_at < now() - interval '${ORPHAN_GRACE}')
+       AND (EXISTS (SELECT 1 FROM kb_entries e WHERE e.id = o.entry_id)
+         OR o.queued_at < now() - interval '${ORPHAN_GRACE}')
      ORDER BY o.position LIMIT 200`,
   )
   let published = 0

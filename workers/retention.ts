@@ -24,7 +24,8 @@ export const sweepRetention = async (
   const { rows } = await db.query<{ id: string; workspace_id: string }>(
     `SELECT e.id, e.workspace_id FROM kb_entries e LEFT JOIN kb_configs c ON c.workspace_id = e.workspace_id,
        LATERAL (SELECT coalesce((c.config->>'retentionDays')::int, $2) AS days) r
-     WHERE r.days > 0 AND GREATEST(e.updated_at, e.verified_at, e.last_sync_at) < $1::timestamptz - make_interval(days => r.days)`,
+     WHERE r.days > 0 AND GREATEST(e.updated_at, e.verified_at,
+       e.last_sync_at) < $1::timestamptz - make_interval(days => r.days)`,
     [now.toISOString(), defaultKbConfig().retentionDays],
   )
   let deleted = 0

@@ -18,7 +18,8 @@ const ctx = (workspaceId: string): CommandContext => ({
  */
 export const runDueSyncs = async (deps: KnowledgeDeps, log: Logger) => {
   const due = await deps.db.query<{ id: string; workspace_id: string }>(
-    `SELECT id, workspace_id FROM kb_entries WHERE sync_enabled AND next_sync_at <= now() AND sync_status IS DISTINCT FROM 'syncing'
+    `SELECT id, workspace_id FROM kb_entries WHERE sync_enabled AND next_sync_at <= now() AND sync_status IS DISTINCT
+      FROM 'syncing'
      ORDER BY next_sync_at LIMIT 100`,
   )
   let requested = 0

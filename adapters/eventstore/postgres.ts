@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS es_streams (
 );
 -- One round trip for a batch of appends (each with its own stream and expected revision), in one
 -- transaction under the append lock: concurrent appends of a process share one commit.
-CREATE OR REPLACE FUNCTION es_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
+CREATE OR REPLACE FUNCTION es_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
+  p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
 RETURNS TABLE (idx int, next_revision bigint, last_position bigint, actual_revision text) LANGUAGE plpgsql AS $$
 DECLARE
   actual bigint;

@@ -18,7 +18,8 @@ export const pgTextsearchIndex = (): TextIndex => ({
     if (!text) return []
     const s = scopeSql(scope, 3)
     const { rows } = await q.query<{ id: string; key: string }>(
-      `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE true${s.sql} ORDER BY ${column} <@> to_bm25query($1, '${indexName(table, column)}') LIMIT $2`,
+      `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE true${s.sql} ORDER BY ${column} <@> to_bm25query($1,
+        '${indexName(table, column)}') LIMIT $2`,
       [text, limit, ...s.args],
     )
     return rows

@@ -22,9 +22,11 @@ export const lenSql = (tf: string) => `(SELECT coalesce(sum(value::int), 0)::int
 
 /** DDL of the statistics tables of `stats` (a table-name prefix). */
 export const termStatsSchema = (stats: string) => `
-  CREATE TABLE ${stats}_terms (workspace_id text NOT NULL, field text NOT NULL, lexeme text NOT NULL, df integer NOT NULL,
+  CREATE TABLE ${stats}_terms (workspace_id text NOT NULL, field text NOT NULL, lexeme text NOT NULL,
+    df integer NOT NULL,
     PRIMARY KEY (workspace_id, field, lexeme));
-  CREATE TABLE ${stats}_fields (workspace_id text NOT NULL, field text NOT NULL, docs integer NOT NULL, total_len bigint NOT NULL,
+  CREATE TABLE ${stats}_fields (workspace_id text NOT NULL, field text NOT NULL, docs integer NOT NULL,
+    total_len bigint NOT NULL,
     PRIMARY KEY (workspace_id, field));
 `
 
@@ -41,14 +43,17 @@ export const countTerms = async (q: Queryable, stats: string, ctes: string, rows
      fields AS (
        INSERT INTO ${stats}_fields (workspace_id, field, docs, total_len)
        SELECT workspace_id, field, sum(sign)::int, sum(sign * len) FROM d GROUP BY workspace_id, field
-       ON CONFLICT (workspace_id, field) DO UPDATE SET docs = ${stats}_fields.docs + EXCLUDED.docs, total_len = ${stats}_fields.total_len + EXCLUDED.total_len
+       ON CONFLICT (workspace_id, field) DO UPDATE SET docs = ${stats}_fields.docs + EXCLUDED.docs,
+         total_len = ${stats}_fields.total_len + EXCLUDED.total_len
        RETURNING workspace_id, field, NULL::text AS lexeme, docs AS n),
      terms AS (
        INSERT INTO ${stats}_terms (workspace_id, field, lexeme, df)
-       SELECT d.workspace_id, d.field, k, sum(d.sign)::int FROM d, jsonb_object_keys(d.tf) k GROUP BY d.workspace_id, d.field, k
+       SELECT d.workspace_id, d.field, k, sum(d.sign)::int FROM d, jsonb_object_keys(d.tf) k GROUP BY d.workspace_id,
+         d.field, k
        ON CONFLICT (workspace_id, field, lexeme) DO UPDATE SET df = ${stats}_terms.df + EXCLUDED.df
        RETURNING workspace_id, field, lexeme, df AS n)
-     SELECT workspace_id, field, lexeme FROM fields WHERE n = 0 UNION ALL SELECT workspace_id, field, lexeme FROM terms WHERE n = 0`,
+     SELECT workspace_id, field, lexeme FROM fields WHERE n = 0 UNION ALL SELECT workspace_id, field,
+       lexeme FROM terms WHERE n = 0`,
     args,
   )
   // What no row holds any more leaves, as if it had never been counted (a rebuild never counts it).
@@ -61,7 +66,8 @@ export const countTerms = async (q: Queryable, stats: string, ctes: string, rows
   )
   const fields = emptied.filter((e) => e.lexeme === null)
   await q.query(
-    `DELETE FROM ${stats}_fields t USING unnest($1::text[], $2::text[]) AS u(w, f) WHERE t.workspace_id = u.w AND t.field = u.f AND t.docs = 0`,
+    `DELETE FROM ${stats}_fields t USING unnest($1::text[], $2::text[]) AS u(w,
+      f) WHERE t.workspace_id = u.w AND t.field = u.f AND t.docs = 0`,
     [fields.map((e) => e.workspace_id), fields.map((e) => e.field)],
   )
 }
@@ -102,7 +108,8 @@ export const queryTerms = async (
       [workspaceId, fields],
     ),
     q.query<{ field: string; lexeme: string; df: number }>(
-      `SELECT field, lexeme, df FROM ${stats}_terms WHERE workspace_id = $1 AND field = ANY($2::text[]) AND lexeme = ANY($3::text[])`,
+      `SELECT field, lexeme,
+        df FROM ${stats}_terms WHERE workspace_id = $1 AND field = ANY($2::text[]) AND lexeme = ANY($3::text[])`,
       [workspaceId, fields, lexemes],
     ),
   ])

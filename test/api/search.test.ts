@@ -242,18 +242,23 @@ test('term statistics follow every write: they equal a count over the rows after
   const q = async (sql: string) => (await svc.deps.db.pool.query(sql, [m.workspaceId])).rows
   const kept = await q(`SELECT field, lexeme, df FROM kb_chunk_terms WHERE workspace_id = $1 AND df <> 0 ORDER BY 1, 2`)
   const recount = await q(`
-    SELECT 'body' AS field, k AS lexeme, count(*)::int AS df FROM kb_chunk_entries, jsonb_object_keys(body_tf) k WHERE workspace_id = $1 GROUP BY k
-    UNION ALL SELECT 'chunk', k, count(*)::int FROM kb_chunks, jsonb_object_keys(tf) k WHERE workspace_id = $1 GROUP BY k
-    UNION ALL SELECT 'title', k, count(*)::int FROM kb_chunk_entries, jsonb_object_keys(title_tf) k WHERE workspace_id = $1 GROUP BY k
+    SELECT 'body' AS field, k AS lexeme, count(*)::int AS df FROM kb_chunk_entries,
+      jsonb_object_keys(body_tf) k WHERE workspace_id = $1 GROUP BY k
+    UNION ALL SELECT 'chunk', k, count(*)::int FROM kb_chunks,
+      jsonb_object_keys(tf) k WHERE workspace_id = $1 GROUP BY k
+    UNION ALL SELECT 'title', k, count(*)::int FROM kb_chunk_entries,
+      jsonb_object_keys(title_tf) k WHERE workspace_id = $1 GROUP BY k
     ORDER BY 1, 2`)
   assert.equal(kept, recount)
   const fields = await q(
     'SELECT field, docs, total_len::int AS len FROM kb_chunk_fields WHERE workspace_id = $1 ORDER BY 1',
   )
   const totals = await q(`
-    SELECT 'body' AS field, count(*)::int AS docs, sum(body_len)::int AS len FROM kb_chunk_entries WHERE workspace_id = $1
+    SELECT 'body' AS field, count(*)::int AS docs,
+      sum(body_len)::int AS len FROM kb_chunk_entries WHERE workspace_id = $1
     UNION ALL SELECT 'chunk', count(*)::int, sum(len)::int FROM kb_chunks WHERE workspace_id = $1
-    UNION ALL SELECT 'title', count(*)::int, sum(title_len)::int FROM kb_chunk_entries WHERE workspace_id = $1 ORDER BY 1`)
+    UNION ALL SELECT 'title', count(*)::int,
+      sum(title_len)::int FROM kb_chunk_entries WHERE workspace_id = $1 ORDER BY 1`)
   assert.equal(fields, totals)
   assert.not.ok(
     kept.some((r: any) => r.lexeme === 'delet'),
