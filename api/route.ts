@@ -223,7 +223,9 @@ export const replyWith = <T extends { position: number }>(
     return { data: pick ? pick(r) : data, position, status }
   })(result)
 
-/** Appends the searches' citations still waiting (commands/citations.ts) and waits for the read models to count them. */
+/**
+ * Appends the searches' citations still waiting (commands/citations.ts) and waits for the read models to count them.
+ */
 export const settleCitations = async (deps: Deps) => {
   const position = await deps.citations.settle()
   if (position > 0) await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)

@@ -115,7 +115,10 @@ export interface Config {
   syncScheduleMs: number
   /** Where clients reach the service (`https://kb.example.com`): links it hands out are absolute from it. Unset, from the request's own host. */
   publicUrl?: string
-  /** Public packs (no login): requests per minute per client address, and how long their citations are tallied before one event records them. */
+  /**
+   * Public packs (no login): requests per minute per client address, and how long their citations are tallied before
+   * one event records them.
+   */
   packs: { requestsPerMinute: number; citationsFlushMs: number }
 }
 

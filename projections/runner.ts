@@ -189,7 +189,10 @@ export class ProjectionRunner {
     this.progress.emit('progress')
   }
 
-  /** Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions reached. */
+  /**
+   * Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions
+   * reached.
+   */
   private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[]) {
     const names = projectors.map((p) => p.name)
     const { rows } = await tx.query<{ name: string; position: number }>(

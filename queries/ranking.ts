@@ -43,7 +43,10 @@ export interface RankQuery {
 
 export type Hit = Fused
 
-/** What the search found, kept to choose each result's chunk to serve: the query's lexemes, and each key's most similar row. */
+/**
+ * What the search found, kept to choose each result's chunk to serve: the query's lexemes, and each key's most
+ * similar row.
+ */
 export interface Evidence {
   terms?: QueryTerms
   nearest: Map<string, VectorHit>

@@ -27,7 +27,10 @@ export interface VectorEvidence {
   top3: number
 }
 
-/** Logistic calibration: 1 / (1 + e^-(raw·w + share·w + lead·w + bias)); every weight positive, so it keeps the raw order. */
+/**
+ * Logistic calibration: 1 / (1 + e^-(raw·w + share·w + lead·w + bias)); every weight positive, so it keeps the raw
+ * order.
+ */
 export interface Calibration {
   raw: number
   share: number

@@ -29,7 +29,10 @@ const ref = { pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) }
 const refNotes = { pageId: { description: 'The page id' }, title: { description: 'The page title (case-insensitive)' } }
 const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
 
-/** The live page a read names by id or title (case-insensitively), in the workspace; a pageId and a title of two pages are refused. */
+/**
+ * The live page a read names by id or title (case-insensitively), in the workspace; a pageId and a title of two pages
+ * are refused.
+ */
 export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?: string; title?: string }) => {
   if (!r.pageId && !r.title) return noRef
   const row = r.pageId ? await readPage(db, workspaceId, r.pageId) : await readPageByTitle(db, workspaceId, r.title!)

@@ -721,7 +721,8 @@ test('the 21st upload in a minute answers 429 with Retry-After; other workspaces
 test('a refused upload does not count against the limit', async ({ service }) => {
   const member = await seedMember(service.call)
   for (let i = 0; i < 21; i++) {
-    // An executable (a type no workspace allows), then a deprecated upload with no file, then one whose folder does not exist.
+    // An executable (a type no workspace allows), then a deprecated upload with no file, then one whose folder does
+    // not exist.
     const r =
       i % 3 === 0
         ? await upload(
