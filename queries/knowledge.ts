@@ -50,36 +50,6 @@ export interface EntryRow {
 /** An entry row with its freshness, worked out at read time. */
 type FreshEntryRow = EntryRow & { freshness: string }
 
-/** A row of kb_tasks (projections/tasks.ts). */
-export interface TaskRow {
-  id: string
-  workspace_id: string
-  entry_id: string
-  kind: string
-  status: string
-  progress: number
-  current_step: string | null
-  result: unknown
-  error: string | null
-  attempts: number
-  created_at: Date
-  started_at: Date | null
-  completed_at: Date | null
-}
-
-/** A row of kb_folders, with the number of entries in the folder. */
-export interface FolderRow {
-  id: string
-  workspace_id: string
-  name: string
-  description: string | null
-  color: string | null
-  icon: string | null
-  created_at: Date
-  updated_at: Date
-  document_count: number
-}
-
 /** A URL sync config; sourceUrl only where the GET of sync-config shows it. */
 export const syncConfigView = (r: EntryRow, withSource = false) => ({
   enabled: r.sync_enabled ?? false,
@@ -202,74 +172,6 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string) =
 export const entryRow = async (db: Queryable, workspaceId: string, id: string) =>
   (await db.query<EntryRow>('SELECT * FROM kb_entries WHERE id = $1 AND workspace_id = $2', [id, workspaceId]))
     .rows[0] as EntryRow | undefined
-
-export const taskView = (r: TaskRow) => ({
-  id: r.id,
-  status: r.status,
-  progress: r.progress,
-  ...(r.current_step ? { currentStep: r.current_step } : {}),
-  ...(r.status === 'completed' ? { documentId: r.entry_id, result: r.result } : {}),
-  ...(r.status === 'failed' ? { error: r.error } : {}),
-  entryId: r.entry_id,
-  kind: r.kind,
-  createdAt: r.created_at.toISOString(),
-  ...(r.started_at ? { startedAt: r.started_at.toISOString() } : {}),
-  ...(r.completed_at ? { completedAt: r.completed_at.toISOString() } : {}),
-})
-
-/** The task list, newest first; `limit` is "items per page", so `page` (from 1) pages through it. */
-export const listTasks = async (
-  db: Queryable,
-  workspaceId: string,
-  status: string | undefined,
-  limit: number,
-  page = 1,
-) => {
-  const args: unknown[] = [workspaceId]
-  const where = status ? (args.push(status), 'AND status = $2') : ''
-  const total = (
-    await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_tasks WHERE workspace_id = $1 ${where}`, args)
-  ).rows[0].n
-  const { rows } = await db.query<TaskRow>(
-    `SELECT * FROM kb_tasks WHERE workspace_id = $1 ${where} ORDER BY created_at DESC,
-      id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
-    args,
-  )
-  return { tasks: rows.map(taskView), total }
-}
-
-export const getTask = async (db: Queryable, workspaceId: string, id: string) => {
-  const { rows } = await db.query<TaskRow>('SELECT * FROM kb_tasks WHERE id = $1 AND workspace_id = $2', [
-    id,
-    workspaceId,
-  ])
-  return rows[0] ? taskView(rows[0]) : undefined
-}
-
-export const folderView = (r: FolderRow) => ({
-  id: r.id,
-  workspaceId: r.workspace_id,
-  name: r.name,
-  ...(r.description !== null ? { description: r.description } : {}),
-  ...(r.color !== null ? { color: r.color } : {}),
-  ...(r.icon !== null ? { icon: r.icon } : {}),
-  documentCount: r.document_count,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-})
-
-const FOLDERS = `SELECT f.*,
-  (SELECT count(*)::int FROM kb_entries e WHERE e.workspace_id = f.workspace_id
-AND e.folder_id = f.id) AS document_count
-  FROM kb_folders f WHERE f.workspace_id = $1`
-
-export const listFolders = async (db: Queryable, workspaceId: string) =>
-  (await db.query<FolderRow>(`${FOLDERS} ORDER BY f.created_at, f.id`, [workspaceId])).rows.map(folderView)
-
-export const getFolder = async (db: Queryable, workspaceId: string, id: string) => {
-  const { rows } = await db.query<FolderRow>(`${FOLDERS} AND f.id = $2`, [workspaceId, id])
-  return rows[0] ? folderView(rows[0]) : undefined
-}
 
 export const stats = async (db: Queryable, workspaceId: string) => {
   const q = async (sql: string) => (await db.query(sql, [workspaceId])).rows

@@ -6,7 +6,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { type AnyRoute, readAfterWrite, route } from '../route'
-import { getFolder, listFolders } from '../../queries/knowledge'
+import { getFolder, listFolders } from '../../queries/folders'
 
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })

@@ -5,7 +5,7 @@ import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { getFolder } from '../../queries/knowledge'
+import { getFolder } from '../../queries/folders'
 
 export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
 export const FilterSource = t.keyof({

@@ -14,6 +14,23 @@ const TIMEOUT_MS = 8000
 const env = { SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) }
 const portOf = () => 44000 + Math.floor(Math.random() * 2000)
 
+/** A service process on a fresh DATA_DIR (`restart` starts it again there); killed and its files removed after. */
+const withService = async (body: (s: { proc: Proc; port: number; restart(): Promise<Proc> }) => Promise<void>) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
+  const port = portOf()
+  const s = {
+    proc: await start(dataDir, port, env),
+    port,
+    restart: async () => (s.proc = await start(dataDir, port, env)),
+  }
+  try {
+    await body(s)
+  } finally {
+    s.proc.child.kill('SIGKILL')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 /** Sends SIGTERM and answers the exit code and how long the stop took. */
 const terminate = async (proc: Proc) => {
   const began = Date.now()
@@ -44,15 +61,12 @@ const keepAliveRequest = (agent: http.Agent, base: string, p: string, token: str
   })
 
 test('SIGTERM with a keep-alive client idle: exit 0 in time, and the search citations pending are counted after restart', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
-  const port = portOf()
-  let proc = await start(dataDir, port, env)
-  try {
-    const call = client(proc.base)
+  await withService(async (s) => {
+    const call = client(s.proc.base)
     const m = await seedMember(call)
     const entry = ok(await create(call, m.token, 'Quokka facts'), 201)
     const agent = new http.Agent({ keepAlive: true })
-    const found = await keepAliveRequest(agent, proc.base, '/api/v1/knowledge/search', m.token, {
+    const found = await keepAliveRequest(agent, s.proc.base, '/api/v1/knowledge/search', m.token, {
       query: 'quokkas Rottnest',
       mode: 'text',
       minScore: 0,
@@ -64,39 +78,33 @@ test('SIGTERM with a keep-alive client idle: exit 0 in time, and the search cita
     )
     assert.is(found.connection, 'keep-alive', 'the socket stays open')
     // The search's citation waits up to 100 ms to be appended with others: the signal comes first.
-    const { code, ms } = await terminate(proc)
-    assert.is(code, 0, proc.output())
+    const { code, ms } = await terminate(s.proc)
+    assert.is(code, 0, s.proc.output())
     assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
-    assert.not.match(proc.output(), /timed out/)
+    assert.not.match(s.proc.output(), /timed out/)
     agent.destroy()
-    proc = await start(dataDir, port, env)
-    const after = ok(await client(proc.base)('GET', `/api/v1/knowledge/${entry.id}`, { token: m.token }))
+    await s.restart()
+    const after = ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${entry.id}`, { token: m.token }))
     assert.is(after.citedCount, 1, 'the citation pending at the signal was appended')
-    assert.is((await terminate(proc)).code, 0)
-  } finally {
-    proc.child.kill('SIGKILL')
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+    assert.is((await terminate(s.proc)).code, 0)
+  })
 })
 
 test('SIGTERM mid-request: the request whose head arrived is answered with Connection: close, then the service exits 0', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
-  const port = portOf()
-  let proc = await start(dataDir, port, env)
-  try {
-    const call = client(proc.base)
+  await withService(async (s) => {
+    const call = client(s.proc.base)
     const m = await seedMember(call)
     const body = Buffer.from(
       JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }),
     )
-    const socket = net.connect(port, '127.0.0.1')
+    const socket = net.connect(s.port, '127.0.0.1')
     let received = ''
     socket.on('data', (d) => (received += d.toString()))
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
     socket.write(
       [
         `POST /api/v1/knowledge HTTP/1.1`,
-        `Host: 127.0.0.1:${port}`,
+        `Host: 127.0.0.1:${s.port}`,
         `Authorization: Bearer ${m.token}`,
         'Content-Type: application/json',
         `Content-Length: ${body.length}`,
@@ -107,52 +115,46 @@ test('SIGTERM mid-request: the request whose head arrived is answered with Conne
     )
     socket.write(body.subarray(0, 1000))
     await new Promise((r) => setTimeout(r, 300))
-    const stopped = terminate(proc)
+    const stopped = terminate(s.proc)
     await new Promise((r) => setTimeout(r, 300))
     socket.write(body.subarray(1000))
     await closed
     const [head, json] = received.split('\r\n\r\n')
-    assert.match(head, /^HTTP\/1.1 201 /, `received: ${received}; ${proc.output()}`)
+    assert.match(head, /^HTTP\/1.1 201 /, `received: ${received}; ${s.proc.output()}`)
     assert.match(head, /\r\nconnection: close/i)
     const id = JSON.parse(json).data.id
     const { code, ms } = await stopped
-    assert.is(code, 0, proc.output())
+    assert.is(code, 0, s.proc.output())
     assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
-    proc = await start(dataDir, port, env)
-    ok(await client(proc.base)('GET', `/api/v1/knowledge/${id}`, { token: m.token }))
-    assert.is((await terminate(proc)).code, 0)
-  } finally {
-    proc.child.kill('SIGKILL')
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+    await s.restart()
+    ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${id}`, { token: m.token }))
+    assert.is((await terminate(s.proc)).code, 0)
+  })
 })
 
 test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each acknowledged (and kept) or refused 503, none reset', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
-  const port = portOf()
-  let proc = await start(dataDir, port, env)
-  try {
-    const m = await seedMember(client(proc.base))
+  await withService(async (s) => {
+    const m = await seedMember(client(s.proc.base))
     const acknowledged: string[] = []
     let refused = 0
     for (let run = 0; run < 10; run++) {
-      if (run > 0) proc = await start(dataDir, port, env)
-      const call = client(proc.base)
+      if (run > 0) await s.restart()
+      const call = client(s.proc.base)
       let acks = 0
       let stopped: ReturnType<typeof terminate> | undefined
       const outcomes = await Promise.all(
         Array.from({ length: 50 }, async (_, i) => {
           try {
             const r = await create(call, m.token, `Run ${run} create ${i}`)
-            if (r.status === 201 && ++acks === 5) stopped = terminate(proc)
+            if (r.status === 201 && ++acks === 5) stopped = terminate(s.proc)
             return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
           } catch (error) {
             return { status: 0, error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})` }
           }
         }),
       )
-      const { code } = await (stopped ?? terminate(proc))
-      assert.is(code, 0, proc.output())
+      const { code } = await (stopped ?? terminate(s.proc))
+      assert.is(code, 0, s.proc.output())
       for (const o of outcomes) {
         assert.ok(
           o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'),
@@ -162,8 +164,8 @@ test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each ac
         else refused++
       }
     }
-    proc = await start(dataDir, port, env)
-    const call = client(proc.base)
+    await s.restart()
+    const call = client(s.proc.base)
     const list = ok(await call('GET', '/api/v1/knowledge?limit=100&page=1', { token: m.token }))
     assert.is(
       list.total,
@@ -173,10 +175,7 @@ test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each ac
     for (const id of acknowledged)
       assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
     assert.ok(acknowledged.length >= 50, 'at least the five of each run')
-  } finally {
-    proc.child.kill('SIGKILL')
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 })
 
 test.run()
