@@ -5,18 +5,21 @@ import * as t from 'io-ts'
 import type { Context } from 'koa'
 import type { CommandContext } from '../commands/handle'
 import type { DomainError, Permission } from '../domain/shared'
-import { type AuthMode, type Identity, authenticate, authorize } from './auth'
+import { type AuthMode, type Identity, authenticate, authorize, workspaceIdOf } from './auth'
 import { readJson } from './body'
-import type { Upload } from './upload'
+import type { UploadedFile } from '../commands/newEntry'
+import { takeUploadSlot } from './upload'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { describeErrors } from './validation'
 
 export interface Reply {
-  data: unknown
+  data?: unknown
   status?: number
   /** Position of the events the request appended: the answer waits for the read models to reach it. */
   position?: number
+  /** After a write: the answer is what this finds once the read models reached `position`. */
+  read?: () => Promise<unknown>
   headers?: Record<string, string>
 }
 
@@ -30,14 +33,17 @@ export interface HandlerInput<P, Q, B> {
   /** Query parameters the codec does not name that the route takes (`extraQuery`), as sent. */
   extraQuery: Record<string, unknown>
   /** The file of a multipart body, as `before` read it (api/upload.ts). */
-  upload?: Upload
+  upload?: UploadedFile
+  /** Counts this request against the workspace's uploads a minute (once; given back if the request is refused). */
+  countUpload: () => Promise<void>
   /** Where the client reached the service (scheme and host), for links the answer hands out. */
   origin: string
-  /** Koa's context, only for what a handler must still do to the exchange (an upload slot it takes). */
-  ctx: Context
 }
 
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+/** The services a handler names in `uses`, and only those. */
+export type Uses<D extends keyof Deps> = Pick<Deps, D>
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never> {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete'
   path: string
   summary: string
@@ -55,12 +61,16 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   extraQuery?: (name: string) => boolean
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
   before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
-  handler: (input: HandlerInput<P, Q, B>, deps: Deps) => Promise<E.Either<DomainError, Reply>>
+  /** The services the handler is given (the rest of the service is out of its reach). */
+  uses?: readonly D[]
+  handler: (input: HandlerInput<P, Q, B>, deps: Uses<D>) => Promise<E.Either<DomainError, Reply>>
 }
 
-export type AnyRoute = RouteSpec<any, any, any>
+export type AnyRoute = RouteSpec<any, any, any, keyof Deps>
 
-export const route = <P = unknown, Q = unknown, B = unknown>(spec: RouteSpec<P, Q, B>): AnyRoute => spec
+export const route = <P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never>(
+  spec: RouteSpec<P, Q, B, D>,
+): AnyRoute => spec as unknown as AnyRoute
 
 /** The media types a route's body may come in. */
 export const bodyTypes = (spec: AnyRoute) =>
@@ -199,9 +209,20 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     // What a read shows includes the caller's own searches (their citations are batched).
     if (spec.method === 'get') await settleCitations(deps)
     const extraQuery = Object.fromEntries(Object.entries(ctx.query ?? {}).filter(([name]) => spec.extraQuery?.(name)))
-    const upload = ctx.state.upload as Upload | undefined
-    const input = { params, query, body, identity, command, extraQuery, upload, origin: ctx.origin, ctx }
-    const result = await spec.handler(input, deps)
+    const input: HandlerInput<unknown, unknown, unknown> = {
+      params,
+      query,
+      body,
+      identity,
+      command,
+      extraQuery,
+      upload: ctx.state.upload as UploadedFile | undefined,
+      countUpload: async () => {
+        if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
+      },
+      origin: ctx.origin,
+    }
+    const result = await spec.handler(input, pick(deps, spec.uses ?? []))
     if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
     const reply = result.right
     ctx.state.refund = undefined
@@ -209,10 +230,14 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
       if (!caughtUp) ctx.set(LAG_HEADER, 'true')
     }
+    const data = reply.read ? await reply.read() : reply.data
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
-    send(ctx, reply.status ?? 200, reply.data)
+    send(ctx, reply.status ?? 200, data)
   }
 }
+
+const pick = <D extends keyof Deps>(deps: Deps, names: readonly D[]): Uses<D> =>
+  Object.fromEntries(names.map((name) => [name, deps[name]])) as Uses<D>
 
 /** A command's result as a reply: its position drives read-your-writes, the rest is the data. */
 export const replyWith = <T extends { position: number }>(
@@ -228,24 +253,14 @@ export const replyWith = <T extends { position: number }>(
 /**
  * Appends the searches' citations still waiting (commands/citations.ts) and waits for the read models to count them.
  */
-export const settleCitations = async (deps: Deps) => {
+export const settleCitations = async (deps: Pick<Deps, 'citations' | 'runner' | 'config'>) => {
   const position = await deps.citations.settle()
   if (position > 0) await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
 }
 
 /**
- * After a write: waits for the read models to reach it, then answers what `read` finds there.
- * When the wait gives up, the answer says so (it may not show the write), and is not held again.
+ * After a write: the answer is what `read` finds once the read models reached `position`. When the wait
+ * gives up, the answer says so (`x-read-models-lag`: it may not show the write).
  */
-export const readAfterWrite = async (
-  deps: Deps,
-  position: number,
-  read: () => Promise<unknown>,
-  status = 200,
-): Promise<E.Either<DomainError, Reply>> => {
-  const caughtUp = await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
-  const data = await read()
-  return E.right(
-    caughtUp ? { data, position, status } : { data, position: 0, status, headers: { [LAG_HEADER]: 'true' } },
-  )
-}
+export const readBack = (position: number, read: () => Promise<unknown>, status = 200): E.Either<DomainError, Reply> =>
+  E.right({ position, read, status })

@@ -15,6 +15,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Register a user',
     body: c.object({ email: c.email, name: c.string(1, 200) }, {}),
+    uses: ['store'],
     handler: async ({ body, command }, { store }) => replyWith(await accounts.registerUser(store, command, body), 201),
   }),
   route({
@@ -24,6 +25,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Create a workspace',
     body: c.object({ name: c.string(1, 200) }, { slug: c.slug }),
+    uses: ['store'],
     handler: async ({ body, command }, { store }) =>
       replyWith(await accounts.createWorkspace(store, command, body), 201),
   }),
@@ -35,6 +37,7 @@ export const adminRoutes: AnyRoute[] = [
     summary: 'Add a member or change their role',
     params: idParam,
     body: c.object({ userId: c.id, role: Role }, {}),
+    uses: ['store'],
     handler: async ({ params, body, command }, { store }) =>
       replyWith(
         await accounts.setMember(store, command, { workspaceId: params.id, userId: body.userId, role: body.role }),
@@ -47,6 +50,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Issue an access token',
     body: c.object({ userId: c.id, workspaceId: c.id }, { ttlSeconds: c.integer(60, 31_536_000) }),
+    uses: ['store'],
     handler: async ({ body, command }, { store }) =>
       replyWith(
         await accounts.issueAccessToken(store, command, { ...body, ttlSeconds: body.ttlSeconds ?? 30 * 24 * 3600 }),
@@ -61,6 +65,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Revoke an access token',
     params: idParam,
+    uses: ['store'],
     handler: async ({ params, command }, { store }) =>
       replyWith(await accounts.revokeAccessToken(store, command, params.id)),
   }),
@@ -71,6 +76,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Issue an API key for a workspace',
     body: c.object({ workspaceId: c.id, name: c.string(1, 100) }, {}),
+    uses: ['store'],
     handler: async ({ body, command }, { store }) => replyWith(await accounts.issueApiKey(store, command, body), 201),
   }),
   route({
@@ -80,6 +86,7 @@ export const adminRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Revoke an API key',
     params: idParam,
+    uses: ['store'],
     handler: async ({ params, command }, { store }) =>
       replyWith(await accounts.revokeApiKey(store, command, params.id)),
   }),

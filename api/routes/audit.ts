@@ -24,6 +24,7 @@ export const auditRoutes: AnyRoute[] = [
     auth: 'bearer',
     summary: "The workspace's events (owners and admins)",
     query: Query,
+    uses: ['db'],
     handler: async ({ identity: who, query }, { db }) => {
       const identity = memberOf(who)
       if (!managesWorkspace(identity.role))

@@ -38,6 +38,7 @@ export const authRoutes: AnyRoute[] = [
     auth: 'bearer',
     summary: 'Switch the active workspace; answers a new token',
     body: c.object({ workspace_id: c.id }, {}),
+    uses: ['db', 'store'],
     handler: async ({ identity: who, body, command }, { store, db }) => {
       const identity = memberOf(who)
       // Unknown workspaces and foreign ones answer alike: no existence leak.

@@ -7,21 +7,21 @@ import { WritePolicy } from '../../domain/collection'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import type { Deps } from '../deps'
-import { type AnyRoute, readAfterWrite, route } from '../route'
+import type { Database } from '../../adapters/db'
+import { type AnyRoute, readBack, route } from '../route'
 import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../../queries/pages'
 import { personOf } from './pages'
 
 const IdParam = t.type({ id: c.id })
 const Fields = { description: c.string(0, 500), writePolicy: WritePolicy }
 
-const collectionReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
-  readAfterWrite(deps, position, async () => (await getCollection(deps.db.pool, workspaceId, id)) ?? { id }, status)
+const collectionReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
+  readBack(position, async () => (await getCollection(db.pool, workspaceId, id)) ?? { id }, status)
 
-const proposalReply = (deps: Deps, workspaceId: string, id: string, position: number) =>
-  readAfterWrite(deps, position, async () => {
-    const r = await readProposal(deps.db.pool, workspaceId, id)
-    return r ? proposalView(deps.db.pool, r) : { id }
+const proposalReply = (db: Database, workspaceId: string, id: string, position: number) =>
+  readBack(position, async () => {
+    const r = await readProposal(db.pool, workspaceId, id)
+    return r ? proposalView(db.pool, r) : { id }
   })
 
 /** Collections (with their write policy), the proposals held for review, and public packs. */
@@ -34,11 +34,12 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Create a collection',
     body: c.object({ name: c.line(1, 100) }, Fields),
+    uses: ['db', 'store'],
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const created = await collections.createCollection(deps.store, command, workspaceId, body)
       if (E.isLeft(created)) return created
-      return collectionReply(deps, workspaceId, created.right.id, created.right.position, 201)
+      return collectionReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
     },
   }),
   route({
@@ -48,6 +49,7 @@ export const collectionRoutes: AnyRoute[] = [
     auth: 'bearer',
     permission: 'read:knowledge',
     summary: "The workspace's collections, oldest first",
+    uses: ['db'],
     handler: async ({ identity }, { db }) =>
       E.right({ data: { collections: await listCollections(db.pool, memberOf(identity).workspaceId) } }),
   }),
@@ -59,6 +61,7 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'Get a collection',
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const found = await getCollection(db.pool, memberOf(identity).workspaceId, params.id)
       return found ? E.right({ data: found }) : collections.collectionNotFound('id')
@@ -73,11 +76,12 @@ export const collectionRoutes: AnyRoute[] = [
     summary: 'Rename a collection or change its write policy',
     params: IdParam,
     body: c.exact({ name: c.line(1, 100), ...Fields }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const updated = await collections.updateCollection(deps.store, command, workspaceId, params.id, body)
       if (E.isLeft(updated)) return updated
-      return collectionReply(deps, workspaceId, params.id, updated.right.position)
+      return collectionReply(deps.db, workspaceId, params.id, updated.right.position)
     },
   }),
   route({
@@ -88,6 +92,7 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Delete a collection; its pages stay, outside any collection, and its pack goes offline',
     params: IdParam,
+    uses: ['db', 'store'],
     handler: async ({ params, identity, command }, deps) => {
       const deleted = await collections.deleteCollection(
         deps.store,
@@ -111,6 +116,7 @@ export const collectionRoutes: AnyRoute[] = [
       page: c.intFromString(1, 1_000_000),
       limit: c.intFromString(1, 100),
     }),
+    uses: ['db'],
     handler: async ({ query, identity }, { db }) => {
       const listed = await listProposals(
         db.pool,
@@ -136,6 +142,7 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'One proposal',
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const r = await readProposal(db.pool, memberOf(identity).workspaceId, params.id)
       return r ? E.right({ data: await proposalView(db.pool, r) }) : fail('NOT_FOUND', 'proposal not found')
@@ -150,6 +157,7 @@ export const collectionRoutes: AnyRoute[] = [
     summary: 'Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true }',
     params: IdParam,
     body: c.exact({ confirm: t.boolean }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const approved = await approveProposal(
@@ -161,7 +169,7 @@ export const collectionRoutes: AnyRoute[] = [
         body.confirm === true,
       )
       if (E.isLeft(approved)) return approved
-      return proposalReply(deps, workspaceId, params.id, approved.right.position)
+      return proposalReply(deps.db, workspaceId, params.id, approved.right.position)
     },
   }),
   route({
@@ -173,6 +181,7 @@ export const collectionRoutes: AnyRoute[] = [
     summary: 'Archive a proposal; the page is untouched',
     params: IdParam,
     body: c.exact({ reason: c.string(1, 1000) }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const rejected = await rejectProposal(
@@ -184,7 +193,7 @@ export const collectionRoutes: AnyRoute[] = [
         body.reason,
       )
       if (E.isLeft(rejected)) return rejected
-      return proposalReply(deps, workspaceId, params.id, rejected.right.position)
+      return proposalReply(deps.db, workspaceId, params.id, rejected.right.position)
     },
   }),
   route({
@@ -195,6 +204,7 @@ export const collectionRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: "Publish a collection's verified pages as a public pack (verification must be on)",
     body: c.object({ collectionId: c.id, slug: c.slug }, {}),
+    uses: ['config', 'store'],
     handler: async ({ body, identity, command, origin }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const base = deps.config.publicUrl ?? origin

@@ -1,18 +1,17 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
+import type { Database } from '../../adapters/db'
 import * as knowledge from '../../commands/knowledge'
-import type { CrawlOptions, StorageInfo } from '../../domain/entry'
-import { type DomainError, fail } from '../../domain/shared'
+import type { KnowledgeDeps } from '../../commands/knowledge'
+import { type NewEntryDeps, createEntry } from '../../commands/newEntry'
+import { fail } from '../../domain/shared'
 import { type Identity, workspaceIdOf } from '../auth'
 import * as c from '../codecs'
-import type { Deps } from '../deps'
 import { pagination } from '../../queries/pagination'
-import { type AnyRoute, readAfterWrite, replyWith, route } from '../route'
-import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
+import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
+import { readMultipart, takeUploadSlot } from '../upload'
 import { getFolder } from '../../queries/folders'
 import { getEntry, listEntries } from '../../queries/knowledge'
-import { createSourcedEntry } from '../../commands/ingestion'
-import { FetchError, checkUrl } from '../../adapters/fetcher'
 import { FilterSource } from './search'
 
 const CreateSource = t.keyof({
@@ -91,27 +90,22 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
   return problems.length ? E.left(problems) : E.right(refs)
 }
 
-export const knowledgeDeps = (deps: Deps) => ({
+/** What the knowledge commands are given, from the services a handler uses. */
+export const knowledgeDeps = (deps: Uses<'store' | 'db' | 'embedder' | 'parsers'>): KnowledgeDeps => ({
   store: deps.store,
   db: deps.db.pool,
   embedder: deps.embedder,
   parsers: deps.parsers,
 })
 
-/** The entry as the read model holds it once it reached the write. */
-export const entryReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
-  readAfterWrite(deps, position, async () => (await getEntry(deps.db.pool, workspaceId, id)) ?? { id }, status)
+/** What creating an entry is given, from the services a handler uses. */
+export const newEntryDeps = (
+  deps: Uses<'store' | 'db' | 'embedder' | 'parsers' | 'blobs' | 'config'>,
+): NewEntryDeps => ({ ...knowledgeDeps(deps), blobs: deps.blobs, allowPrivateUrls: deps.config.allowPrivateUrls })
 
-/** A URL a task may fetch, or the reason it may not (checked again at every hop when fetched). */
-export const validUrl = (deps: Deps, url: string, field = 'url'): E.Either<DomainError, string> => {
-  try {
-    return E.right(checkUrl(url, deps.config.allowPrivateUrls).href)
-  } catch (error) {
-    if (error instanceof FetchError)
-      return fail('VALIDATION_ERROR', 'the request is not valid', [`${field}: ${error.message}`])
-    throw error
-  }
-}
+/** The entry as the read model holds it once it reached the write. */
+export const entryReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
+  readBack(position, async () => (await getEntry(db.pool, workspaceId, id)) ?? { id }, status)
 
 export const MULTIPART_JSON_FIELDS = [
   'metadata',
@@ -138,63 +132,24 @@ export const entryRoutes: AnyRoute[] = [
       await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
-    handler: async ({ body, identity, command, upload, ctx }, deps) => {
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
+    handler: async ({ body, identity, command, upload, countUpload }, deps) => {
       const workspaceId = workspaceIdOf(identity)
-      const title =
-        body.title?.trim() || (body.source === 'file' && upload ? titleOf(upload.fileName, upload.bytes) : undefined)
-      if (!title)
-        return fail('VALIDATION_ERROR', 'the request is not valid', [
-          `title: is required when source is ${body.source}`,
-        ])
-      const common = {
+      if (body.source === 'url') await countUpload()
+      const { crawlOptions: crawl, ...fields } = body
+      const created = await createEntry(newEntryDeps(deps), command, {
+        ...fields,
         workspaceId,
-        title,
-        source: body.source,
+        crawl,
+        file: upload,
         metadata: body.metadata ?? {},
         externalReferenceIds: body.externalReferenceIds ?? {},
         folderId: body.folderId ?? null,
         isEnabled: body.isEnabled ?? true,
         chunkingOptions: body.chunkingOptions ?? {},
-      }
-      const multipart = Boolean(ctx.is('multipart/form-data'))
-      if (body.source === 'url' || body.source === 'file') {
-        let source: { url: string; crawl: CrawlOptions } | { storage: StorageInfo }
-        if (body.source === 'url') {
-          if (body.url === undefined)
-            return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when source is url'])
-          const url = validUrl(deps, body.url)
-          if (E.isLeft(url)) return url
-          if (!multipart) await takeUploadSlot(deps, ctx, workspaceId)
-          const crawl = {
-            depth: body.crawlOptions?.depth ?? 0,
-            maxPages: body.crawlOptions?.maxPages ?? 10,
-            sameDomainOnly: body.crawlOptions?.sameDomainOnly ?? true,
-          }
-          source = { url: url.right, crawl }
-        } else {
-          if (!multipart || !upload)
-            return fail('VALIDATION_ERROR', 'the request is not valid', [
-              'file: is required when source is file (a multipart/form-data part named file)',
-            ])
-          const stored = await storeUpload(deps, workspaceId, upload)
-          if (E.isLeft(stored)) return stored
-          source = { storage: stored.right }
-        }
-        const created = await createSourcedEntry(knowledgeDeps(deps), command, { ...common, ...source })
-        if (E.isLeft(created)) return created
-        return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
-      }
-      if (body.content === undefined || body.content.trim() === '') {
-        return fail('VALIDATION_ERROR', 'the request is not valid', [
-          `content: is required when source is ${body.source}`,
-        ])
-      }
-      const created = await knowledge.createTextEntry(knowledgeDeps(deps), command, {
-        ...common,
-        content: body.content,
       })
       if (E.isLeft(created)) return created
-      return entryReply(deps, workspaceId, created.right.id, created.right.position, 201)
+      return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
     },
   }),
   route({
@@ -206,6 +161,7 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
     extraQuery: (name) => name.startsWith('externalRef.'),
+    uses: ['db'],
     handler: async ({ query, identity, extraQuery }, { db }) => {
       const refs = externalRefsOf(extraQuery)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
@@ -232,6 +188,7 @@ export const entryRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'Get an entry',
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const found = await getEntry(db.pool, workspaceIdOf(identity), params.id)
       return found ? E.right({ data: found }) : fail('NOT_FOUND', 'knowledge entry not found')
@@ -246,12 +203,13 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'Update an entry (content re-chunks and re-embeds)',
     params: IdParam,
     body: c.exact({ title: c.string(1, 500), content: c.string(1, 100_000), metadata: Metadata, isEnabled: t.boolean }),
+    uses: ['db', 'store', 'embedder', 'parsers'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = workspaceIdOf(identity)
       const changes = { ...body, ...(body.title ? { title: body.title.trim() } : {}) }
       const updated = await knowledge.updateEntry(knowledgeDeps(deps), command, workspaceId, params.id, changes)
       if (E.isLeft(updated)) return updated
-      return entryReply(deps, workspaceId, params.id, updated.right.position)
+      return entryReply(deps.db, workspaceId, params.id, updated.right.position)
     },
   }),
   route({
@@ -262,6 +220,7 @@ export const entryRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Delete an entry, its chunks and embeddings; its content is cut from the event store',
     params: IdParam,
+    uses: ['db', 'store', 'blobs'],
     handler: async ({ params, identity, command }, { store, blobs, db }) =>
       replyWith(
         await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), {
@@ -279,6 +238,7 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'Move an entry to a folder (null: root)',
     params: IdParam,
     body: c.object({ folderId: t.union([c.id, t.null]) }, {}),
+    uses: ['store'],
     handler: async ({ params, body, identity, command }, { store }) =>
       replyWith(await knowledge.moveEntry(store, command, workspaceIdOf(identity), params.id, body.folderId)),
   }),
@@ -290,11 +250,12 @@ export const entryRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Mark an entry verified now (drives freshness)',
     params: IdParam,
-    handler: async ({ params, identity, command }, deps) => {
+    uses: ['db', 'store'],
+    handler: async ({ params, identity, command }, { store, db }) => {
       const workspaceId = workspaceIdOf(identity)
-      const verified = await knowledge.verifyEntry(deps.store, command, workspaceId, params.id, actorId(identity))
+      const verified = await knowledge.verifyEntry(store, command, workspaceId, params.id, actorId(identity))
       if (E.isLeft(verified)) return verified
-      return entryReply(deps, workspaceId, params.id, verified.right.position)
+      return entryReply(db, workspaceId, params.id, verified.right.position)
     },
   }),
 ]

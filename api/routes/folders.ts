@@ -4,15 +4,15 @@ import * as folders from '../../commands/folders'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import type { Deps } from '../deps'
-import { type AnyRoute, readAfterWrite, route } from '../route'
+import type { Database } from '../../adapters/db'
+import { type AnyRoute, readBack, route } from '../route'
 import { getFolder, listFolders } from '../../queries/folders'
 
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })
 
-const folderReply = (deps: Deps, workspaceId: string, id: string, position: number, status = 200) =>
-  readAfterWrite(deps, position, async () => (await getFolder(deps.db.pool, workspaceId, id)) ?? { id }, status)
+const folderReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
+  readBack(position, async () => (await getFolder(db.pool, workspaceId, id)) ?? { id }, status)
 
 /** Folders: names unique per workspace (case-insensitive), at most 100 characters. */
 export const folderRoutes: AnyRoute[] = [
@@ -25,6 +25,7 @@ export const folderRoutes: AnyRoute[] = [
     summary: 'Create a folder',
     // parentId is read only to refuse it: a folder asked for inside another must not silently land at the top.
     body: c.object({ name: c.line(1, 100) }, { ...Fields, parentId: t.unknown }),
+    uses: ['db', 'store'],
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const { name, parentId, ...fields } = body
@@ -35,7 +36,7 @@ export const folderRoutes: AnyRoute[] = [
       }
       const created = await folders.createFolder(deps.store, command, workspaceId, name, fields)
       if (E.isLeft(created)) return created
-      return folderReply(deps, workspaceId, created.right.id, created.right.position, 201)
+      return folderReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
     },
   }),
   route({
@@ -45,6 +46,7 @@ export const folderRoutes: AnyRoute[] = [
     auth: 'bearer',
     permission: 'read:knowledge',
     summary: "The workspace's folders, oldest first",
+    uses: ['db'],
     handler: async ({ identity }, { db }) =>
       E.right({ data: { folders: await listFolders(db.pool, memberOf(identity).workspaceId) } }),
   }),
@@ -56,6 +58,7 @@ export const folderRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'Get a folder',
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const found = await getFolder(db.pool, memberOf(identity).workspaceId, params.folderId)
       return found ? E.right({ data: found }) : fail('NOT_FOUND', 'folder not found')
@@ -70,11 +73,12 @@ export const folderRoutes: AnyRoute[] = [
     summary: 'Update a folder',
     params: IdParam,
     body: c.exact({ name: c.line(1, 100), ...Fields }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const updated = await folders.updateFolder(deps.store, command, workspaceId, params.folderId, body)
       if (E.isLeft(updated)) return updated
-      return folderReply(deps, workspaceId, params.folderId, updated.right.position)
+      return folderReply(deps.db, workspaceId, params.folderId, updated.right.position)
     },
   }),
   route({
@@ -85,6 +89,7 @@ export const folderRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Delete a folder; its entries move to root first',
     params: IdParam,
+    uses: ['config', 'db', 'store', 'runner'],
     handler: async ({ params, identity, command }, deps) => {
       const deleted = await folders.deleteFolder(
         deps.store,

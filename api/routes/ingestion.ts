@@ -1,16 +1,17 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { configureSync, createSourcedEntry, requestSync } from '../../commands/ingestion'
+import { createEntry, storeFile, titleOf } from '../../commands/newEntry'
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { ApiError } from '../errors'
-import { type AnyRoute, readAfterWrite, route } from '../route'
-import { readMultipart, storeUpload, takeUploadSlot, titleOf } from '../upload'
+import { type AnyRoute, readBack, route } from '../route'
+import { readMultipart, takeUploadSlot } from '../upload'
 import { entryRow, syncConfigView } from '../../queries/knowledge'
 import { getTask, listTasks } from '../../queries/tasks'
 import { describeErrors } from '../validation'
-import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, validUrl } from './entries'
+import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, newEntryDeps } from './entries'
 
 const TaskStatus = t.keyof({ pending: null, processing: null, completed: null, failed: null })
 
@@ -50,6 +51,7 @@ export const ingestionRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'List processing tasks, newest first',
     query: t.partial({ status: TaskStatus, limit: c.intFromString(1, 100), page: c.intFromString(1, 1_000_000) }),
+    uses: ['db'],
     handler: async ({ query, identity }, { db }) =>
       E.right({ data: await listTasks(db.pool, workspaceIdOf(identity), query.status, query.limit ?? 20, query.page) }),
   }),
@@ -61,6 +63,7 @@ export const ingestionRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: "A task's fields, directly in data",
     params: t.type({ taskId: c.id }),
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const found = await getTask(db.pool, workspaceIdOf(identity), params.taskId)
       return found ? E.right({ data: found }) : fail('NOT_FOUND', 'task not found')
@@ -79,29 +82,23 @@ export const ingestionRoutes: AnyRoute[] = [
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command, upload }, deps) => {
-      if (!upload)
-        return fail('VALIDATION_ERROR', 'the request is not valid', [
-          'file: is required (a multipart/form-data part named file)',
-        ])
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
-      const workspaceId = workspaceIdOf(identity)
-      const stored = await storeUpload(deps, workspaceId, upload)
-      if (E.isLeft(stored)) return stored
-      const created = await createSourcedEntry(knowledgeDeps(deps), command, {
-        workspaceId,
-        title: body.title?.trim() || titleOf(stored.right.fileName, upload.bytes),
+      const created = await createEntry(newEntryDeps(deps), command, {
+        workspaceId: workspaceIdOf(identity),
+        title: body.title,
         source: 'file',
+        file: upload,
         metadata: custom.right,
         externalReferenceIds: {},
         folderId: body.folderId ?? null,
         isEnabled: true,
         chunkingOptions: { chunkSizeTokens: 512, overlapTokens: 50 },
-        storage: stored.right,
       })
       if (E.isLeft(created)) return created
-      return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
+      return E.right(pendingReply(created.right.taskId ?? '', created.right.id, created.right.position))
     },
   }),
   route({
@@ -127,46 +124,42 @@ export const ingestionRoutes: AnyRoute[] = [
         }),
       },
     ),
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command }, deps) => {
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
       const workspaceId = workspaceIdOf(identity)
-      const chunkingOptions = {
-        chunkSizeTokens: body.chunkingOptions?.chunkSize ?? 512,
-        overlapTokens: body.chunkingOptions?.chunkOverlap ?? 50,
-      }
       const common = {
         workspaceId,
         metadata: custom.right,
         externalReferenceIds: {},
         folderId: body.folderId ?? null,
         isEnabled: true,
-        chunkingOptions,
+        chunkingOptions: {
+          chunkSizeTokens: body.chunkingOptions?.chunkSize ?? 512,
+          overlapTokens: body.chunkingOptions?.chunkOverlap ?? 50,
+        },
       }
       if (body.sourceType === 'url') {
-        if (!body.url)
-          return fail('VALIDATION_ERROR', 'the request is not valid', ['url: is required when sourceType is url'])
-        const url = validUrl(deps, body.url)
-        if (E.isLeft(url)) return url
-        const created = await createSourcedEntry(knowledgeDeps(deps), command, {
+        const created = await createEntry(newEntryDeps(deps), command, {
           ...common,
-          title: body.title?.trim() || url.right.slice(0, 500),
+          title: body.title?.trim() || body.url?.slice(0, 500),
           source: 'url',
-          url: url.right,
+          url: body.url,
           crawl: { depth: 0, maxPages: 1, sameDomainOnly: true },
         })
         if (E.isLeft(created)) return created
-        return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))
+        return E.right(pendingReply(created.right.taskId ?? '', created.right.id, created.right.position))
       }
       if (!body.content?.trim())
         return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
       // Text goes through the same task as a file, so the answer has its task.
-      const upload = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
-      const stored = await storeUpload(deps, workspaceId, upload)
+      const file = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
+      const stored = await storeFile(deps, workspaceId, file)
       if (E.isLeft(stored)) return stored
       const created = await createSourcedEntry(knowledgeDeps(deps), command, {
         ...common,
-        title: body.title?.trim() || titleOf('', upload.bytes),
+        title: body.title?.trim() || titleOf('', file.bytes),
         source: 'text',
         storage: stored.right,
       })
@@ -182,6 +175,7 @@ export const ingestionRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: "A URL entry's sync configuration and state",
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, { db }) => {
       const row = await entryRow(db.pool, workspaceIdOf(identity), params.id)
       if (!row) return fail('NOT_FOUND', 'knowledge entry not found')
@@ -199,13 +193,14 @@ export const ingestionRoutes: AnyRoute[] = [
     summary: 'Switch scheduled syncing of a URL entry on or off, and its interval',
     params: IdParam,
     body: c.object({ enabled: t.boolean }, { intervalHours: c.number(1, 720) }),
+    uses: ['db', 'store', 'embedder', 'parsers'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = workspaceIdOf(identity)
       const row = await entryRow(deps.db.pool, workspaceId, params.id)
       const settings = { enabled: body.enabled, intervalHours: body.intervalHours ?? row?.sync_interval_hours ?? 24 }
       const done = await configureSync(knowledgeDeps(deps), command, workspaceId, params.id, settings)
       if (E.isLeft(done)) return done
-      return readAfterWrite(deps, done.right.position, async () => {
+      return readBack(done.right.position, async () => {
         const after = await entryRow(deps.db.pool, workspaceId, params.id)
         // Deleted between the change and this read: as gone as it now is.
         if (!after) throw new ApiError('NOT_FOUND', 'knowledge entry not found')
@@ -221,6 +216,7 @@ export const ingestionRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Re-fetch and reprocess a URL entry now ("unchanged" while a sync is already pending or running)',
     params: IdParam,
+    uses: ['db', 'store', 'embedder', 'parsers'],
     handler: async ({ params, identity, command }, deps) => {
       const done = await requestSync(knowledgeDeps(deps), command, workspaceIdOf(identity), params.id, true)
       if (E.isLeft(done)) return done

@@ -5,7 +5,7 @@ import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
 import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { type AnyRoute, readAfterWrite, route } from '../route'
+import { type AnyRoute, readBack, route } from '../route'
 import { configView, stats } from '../../queries/knowledge'
 
 const FileType = t.keyof(
@@ -38,6 +38,7 @@ export const kbConfigRoutes: AnyRoute[] = [
     auth: 'bearer',
     permission: 'read:knowledge',
     summary: "The workspace's knowledge-base configuration",
+    uses: ['db'],
     handler: async ({ identity }, { db }) =>
       E.right({ data: await configView(db.pool, memberOf(identity).workspaceId) }),
   }),
@@ -49,15 +50,14 @@ export const kbConfigRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Change any subset of the configuration; answers the full configuration',
     body: ConfigPatch,
+    uses: ['db', 'store'],
     handler: async ({ body, identity, command }, deps) => {
       const user = memberOf(identity)
       if (!managesWorkspace(user.role))
         return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
       const changed = await changeKbConfig(deps.store, command, user.workspaceId, body)
       if (E.isLeft(changed)) return changed
-      return readAfterWrite(deps, changed.right.position, () =>
-        configView(deps.db.pool, user.workspaceId, changed.right.config),
-      )
+      return readBack(changed.right.position, () => configView(deps.db.pool, user.workspaceId, changed.right.config))
     },
   }),
   route({
@@ -67,6 +67,7 @@ export const kbConfigRoutes: AnyRoute[] = [
     auth: 'bearer',
     permission: 'read:knowledge',
     summary: "The workspace's knowledge-base statistics",
+    uses: ['db'],
     handler: async ({ identity }, { db }) => E.right({ data: await stats(db.pool, memberOf(identity).workspaceId) }),
   }),
 ]

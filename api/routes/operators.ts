@@ -15,6 +15,7 @@ export const operatorRoutes: AnyRoute[] = [
     tag: 'operators',
     auth: 'admin',
     summary: "Each projector's position (as reached in memory) and lag",
+    uses: ['db', 'store', 'runner'],
     handler: async (_input, { db, store, runner }) => {
       const live = new Map(
         runner
@@ -31,6 +32,7 @@ export const operatorRoutes: AnyRoute[] = [
     auth: 'admin',
     summary: 'Rebuild a projection (or all) from position 0 into fresh tables, then swap them in',
     params: t.type({ name: c.string(1, 100) }),
+    uses: ['db', 'store', 'runner', 'log'],
     handler: async ({ params }, { db, store, runner, log }) => {
       const selected = selectProjectors(runner.projectors, params.name)
       if (!selected)
@@ -48,6 +50,7 @@ export const operatorRoutes: AnyRoute[] = [
     summary:
       'Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in',
     body: c.exact({ workspaceId: c.id }),
+    uses: ['db', 'store', 'embedder'],
     handler: async ({ body }, { store, db, embedder }) => {
       const done = await reembedAll(store, db.pool, embedder, body.workspaceId)
       if (E.isLeft(done)) return done
@@ -66,6 +69,7 @@ export const operatorRoutes: AnyRoute[] = [
     summary: "A stream's events (audit)",
     params: t.type({ streamId: c.string(1, 300) }),
     query: t.partial({ fromRevision: c.intFromString(0, Number.MAX_SAFE_INTEGER), limit: c.intFromString(1, 10000) }),
+    uses: ['store'],
     handler: async ({ params, query }, { store }) => {
       // A bare entry, page or task id reads as that thing's stream.
       for (const streamId of streamCandidates(params.streamId)) {

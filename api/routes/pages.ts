@@ -9,8 +9,7 @@ import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
-import type { Deps } from '../deps'
-import { type AnyRoute, readAfterWrite, route } from '../route'
+import { type AnyRoute, type Uses, readBack, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
 import { listPages, listVersions, pageView, readPage, readVersion, versionView } from '../../queries/pages'
 
@@ -25,7 +24,7 @@ export const personOf = (identity: Identity) => {
 }
 const humanAuthor = (identity: Identity): Author => ({ kind: 'human', ...personOf(identity) })
 
-const verificationOn = async (deps: Deps, workspaceId: string) =>
+const verificationOn = async (deps: Uses<'store'>, workspaceId: string) =>
   (await loadKbConfig(deps.store, workspaceId)).verification.enabled
 const verificationOff = fail(
   'VALIDATION_ERROR',
@@ -34,9 +33,8 @@ const verificationOff = fail(
 )
 
 /** After a write: waits for the read models, then answers the page as it now is. */
-const pageReply = (deps: Deps, workspaceId: string, pageId: string, position: number, status = 200) =>
-  readAfterWrite(
-    deps,
+const pageReply = (deps: Uses<'db' | 'store'>, workspaceId: string, pageId: string, position: number, status = 200) =>
+  readBack(
     position,
     async () => {
       const row = await readPage(deps.db.pool, workspaceId, pageId)
@@ -45,7 +43,7 @@ const pageReply = (deps: Deps, workspaceId: string, pageId: string, position: nu
     status,
   )
 
-const livePage = async (deps: Deps, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
+const livePage = async (deps: Uses<'db'>, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
 const notFound = fail('NOT_FOUND', 'page not found')
 
 /** People's side of the brain: pages, their versions, diffs, reverts and verification. */
@@ -58,6 +56,7 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Create a page (a person is its author; never held for review)',
     body: c.object({ title: c.line(1, PAGE_TITLE_MAX), content: c.string(1, PAGE_WRITE_MAX) }, { collectionId: c.id }),
+    uses: ['db', 'store'],
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const written = await writeBrainPage(deps.store, command, {
@@ -84,6 +83,7 @@ export const pageRoutes: AnyRoute[] = [
       state: State,
       search: c.string(1, PAGE_TITLE_MAX),
     }),
+    uses: ['db', 'store'],
     handler: async ({ query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const verification = await verificationOn(deps, workspaceId)
@@ -107,6 +107,7 @@ export const pageRoutes: AnyRoute[] = [
     summary: 'A page at its latest version, or at ?version=N',
     params: IdParam,
     query: c.exact({ version: VersionFromString }),
+    uses: ['db', 'store'],
     handler: async ({ params, query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const row = await livePage(deps, workspaceId, params.id)
@@ -135,6 +136,7 @@ export const pageRoutes: AnyRoute[] = [
       expectedVersion: VersionNumber,
       collectionId: t.union([c.id, t.null]),
     }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       if (body.content === undefined && body.collectionId === undefined)
@@ -171,6 +173,7 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Delete a page and free its title',
     params: IdParam,
+    uses: ['store'],
     handler: async ({ params, identity, command }, deps) => {
       const deleted = await deletePage(deps.store, command, memberOf(identity).workspaceId, params.id)
       return E.map(({ position }: { position: number }) => ({ data: { deleted: true, id: params.id }, position }))(
@@ -186,6 +189,7 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: "A page's versions, newest first",
     params: IdParam,
+    uses: ['db'],
     handler: async ({ params, identity }, deps) => {
       const row = await livePage(deps, memberOf(identity).workspaceId, params.id)
       if (!row) return notFound
@@ -207,6 +211,7 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'read:knowledge',
     summary: 'One version with its content',
     params: t.type({ id: c.id, version: VersionFromString }),
+    uses: ['db'],
     handler: async ({ params, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const row = await livePage(deps, workspaceId, params.id)
@@ -230,6 +235,7 @@ export const pageRoutes: AnyRoute[] = [
       'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest',
     params: IdParam,
     query: c.exact({ from: VersionFromString, to: VersionFromString }),
+    uses: ['db', 'store'],
     handler: async ({ params, query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const row = await livePage(deps, workspaceId, params.id)
@@ -267,6 +273,7 @@ export const pageRoutes: AnyRoute[] = [
     summary: 'A new version restoring the content of { version }; the history is untouched',
     params: IdParam,
     body: c.object({ version: VersionNumber }, { expectedVersion: VersionNumber }),
+    uses: ['db', 'store'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const reverted = await revertPage(
@@ -290,6 +297,7 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Verify the page: pin its latest version (verification must be on)',
     params: IdParam,
+    uses: ['db', 'store'],
     handler: async ({ params, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       if (!(await verificationOn(deps, workspaceId))) return verificationOff

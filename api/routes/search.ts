@@ -110,6 +110,7 @@ export const searchRoutes: AnyRoute[] = [
       'Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers',
     body: SearchBody,
     response: SearchAnswer,
+    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations'],
     handler: async ({ body, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))

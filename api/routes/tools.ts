@@ -4,7 +4,7 @@ import { fail } from '../../domain/shared'
 import { authorize } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { runTool, tools } from '../tools'
+import { TOOL_SERVICES, runTool, tools } from '../tools'
 import { describeErrors } from '../validation'
 
 /** Tool execution: x-api-key, body { arguments }. */
@@ -17,6 +17,7 @@ export const toolRoutes: AnyRoute[] = [
     summary: 'Execute a tool with an API key',
     params: t.type({ tool: c.string(1, 100) }),
     body: c.object({ arguments: t.UnknownRecord }, {}),
+    uses: TOOL_SERVICES,
     handler: async ({ params, body, identity, command }, deps) => {
       if (identity.kind !== 'apiKey') throw new Error('tools need an API key')
       const tool = tools.find((x) => x.name === params.tool)

@@ -1,15 +1,15 @@
-import type { Deps } from '../deps'
 import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageTools } from './pages'
-import type { Tool, ToolContext } from './tool'
+import type { Tool, ToolContext, ToolDeps } from './tool'
 
-export type { Tool, ToolContext, ToolOutput } from './tool'
+export { TOOL_SERVICES } from './tool'
+export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export const tools: Tool[] = [...pageTools, ...entryTools]
 
 /** Runs a tool; a tool that reads first counts the searches still waiting (their citations show). */
-export const runTool = async <A>(deps: Deps, tool: Tool<A>, ctx: ToolContext, args: A) => {
+export const runTool = async <A>(deps: ToolDeps, tool: Tool<A>, ctx: ToolContext, args: A) => {
   if (!tool.searches) await settleCitations(deps)
   return tool.run(deps, ctx, args)
 }
