@@ -4,7 +4,7 @@ import { koaBody } from 'koa-body'
 import { takeHit } from '../adapters/rateLimit'
 import { parseContentType } from '../adapters/contentType'
 import type { UploadedFile } from '../commands/newEntry'
-import { readKbConfig } from '../projections/knowledge'
+import { readKbConfig } from '../queries/kbConfig'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 

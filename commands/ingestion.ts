@@ -7,13 +7,13 @@ import { type CommandContext, handle, load } from './handle'
 import {
   type CreateEntryInput,
   type KnowledgeDeps,
-  type Prepared,
   actorIdOf,
   admitEntry,
-  loadKbConfig,
   stayInFolder,
   storedSource,
 } from './knowledge'
+import { loadKbConfig } from './kbConfig'
+import type { Prepared } from './prepareContent'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>

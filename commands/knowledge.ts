@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import type { BlobStore } from '../adapters/blobs'
 import type { Queryable } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
-import { type ChunkSpans, type Chunking, type EntryMetadata, type StorageInfo, entry } from '../domain/entry'
+import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../domain/entry'
 import { folder } from '../domain/folder'
-import { type KbConfig, type KbConfigChanges, kbConfig } from '../domain/kbConfig'
+import type { KbConfig } from '../domain/kbConfig'
 import { type DomainError, fail } from '../domain/shared'
-import { task } from '../domain/task'
-import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
-import type { ChunkedContent, Section } from '../ingestion/chunker'
-import { entryPassages } from '../ingestion/passages'
-import { ParseError } from '../ingestion/parsers'
 import type { ParserPool } from '../ingestion/parserPool'
 import { type CommandContext, handle, load } from './handle'
+import { loadKbConfig } from './kbConfig'
+import { prepareContent } from './prepareContent'
 import { streams } from './streams'
-import { entryCount, heldByAnEntry } from '../queries/knowledge'
+import { entryCount } from '../queries/knowledge'
 
 export interface KnowledgeDeps {
   store: EventStore
@@ -32,26 +28,6 @@ type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 /** `text` is stored as `manual`; legacy values are stored as given. */
 export const storedSource = (source: string) =>
   source === 'text' ? 'manual' : source === 'url' ? 'webpage' : source === 'file' ? 'document' : source
-
-export const loadKbConfig = async (store: EventStore, workspaceId: string): Promise<KbConfig> =>
-  (await load(store, streams.kbConfig(workspaceId), kbConfig)).state
-
-export const changeKbConfig = async (
-  store: EventStore,
-  ctx: CommandContext,
-  workspaceId: string,
-  changes: KbConfigChanges,
-): Result<{ config: KbConfig }> => {
-  const done = await handle(
-    store,
-    streams.kbConfig(workspaceId),
-    kbConfig,
-    { type: 'ChangeKbConfig', data: { workspaceId, changes } },
-    ctx,
-  )
-  if (E.isLeft(done)) return done
-  return E.right({ config: await loadKbConfig(store, workspaceId), position: done.right.position })
-}
 
 /** A folder of this workspace that is not deleted; anything else is NOT_FOUND. */
 export const folderExists = async (store: EventStore, workspaceId: string, folderId: string) => {
@@ -169,57 +145,6 @@ export const createTextEntry = async (
   return E.right({ id, position })
 }
 
-export interface Prepared {
-  content: string
-  tokenCount: number
-  chunks: ChunkSpans
-}
-
-/**
- * Chunks the content once, for the event to carry, and embeds its passages into the cache before
- * the write so the projection finds them; a failing embedder is a 503 and nothing is written.
- * Sections are joined by a blank line and chunked one by one.
- */
-export const prepareContent = async (
-  deps: Pick<KnowledgeDeps, 'db' | 'embedder' | 'parsers'>,
-  title: string,
-  sections: Section[],
-  chunking: Chunking,
-  embed: boolean,
-  /**
-   * For a task: its chunking is background work (it shares the parsers' workers instead of the
-   * one kept for requests), and it is told when embedding starts (its progress).
-   */
-  task?: { onEmbedding: () => Promise<unknown> },
-): Promise<E.Either<DomainError, Prepared>> => {
-  let chunked: ChunkedContent
-  try {
-    chunked = await deps.parsers.chunk(sections, chunking, { background: task !== undefined })
-  } catch (error) {
-    // Over the chunking worker's time or memory limit: the content is refused, the service goes on.
-    if (error instanceof ParseError)
-      return fail('VALIDATION_ERROR', `the content could not be chunked: ${error.message}`, [
-        `content: ${error.message}`,
-      ])
-    throw error
-  }
-  const { content, tokenCount, chunks } = chunked
-  await task?.onEmbedding()
-  if (embed) {
-    try {
-      const passages = entryPassages(content, chunks, deps.embedder.passageWords)
-      await ensureEmbedded(
-        deps.db,
-        deps.embedder,
-        passages.map((p) => embeddingInput(title, p.text)),
-      )
-    } catch (error) {
-      return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)
-    }
-  }
-  return E.right({ content, tokenCount, chunks: chunks.map(({ text: _, ...span }) => span) })
-}
-
 export const updateEntry = async (
   deps: KnowledgeDeps,
   ctx: CommandContext,
@@ -299,53 +224,4 @@ export const verifyEntry = async (
     ctx,
   )
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
-}
-
-export interface StoredFiles {
-  blobs: BlobStore
-  db: Queryable
-}
-
-/** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
-export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
-  if (storage && !(await heldByAnEntry(files.db, storage.blob, entryId))) await files.blobs.remove(storage.blob)
-}
-
-/**
- * Deletes the entry, its stored file, and cuts its stream to the tombstone, so no rebuild can
- * bring the content back. A crash after the tombstone is finished by workers/retention.ts.
- */
-export const deleteEntry = async (
-  store: EventStore,
-  ctx: CommandContext,
-  workspaceId: string,
-  entryId: string,
-  deletedBy: string,
-  files?: StoredFiles,
-): Result<{ deleted: true; id: string }> => {
-  const before = await load(store, streams.entry(entryId), entry)
-  const done = await handle(
-    store,
-    streams.entry(entryId),
-    entry,
-    { type: 'DeleteEntry', data: { entryId, workspaceId, deletedBy, at: ctx.at } },
-    ctx,
-  )
-  if (E.isLeft(done)) return done
-  if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
-  if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
-  // The task filling the entry has nothing left to fill: it fails now, not when a worker finds out.
-  let position = done.right.position
-  const pending = before.state.status === 'active' ? before.state.pendingTaskId : null
-  if (pending) {
-    const failed = await handle(
-      store,
-      streams.task(pending),
-      task,
-      { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } },
-      ctx,
-    )
-    if (E.isRight(failed)) position = Math.max(position, failed.right.position)
-  }
-  return E.right({ deleted: true as const, id: entryId, position })
 }

@@ -6,7 +6,8 @@ import { type DomainError, fail } from '../domain/shared'
 import { otherThanUtf8, sniffType, textEncoding } from '../ingestion/sniff'
 import type { CommandContext } from './handle'
 import { createSourcedEntry } from './ingestion'
-import { type CreateEntryInput, type KnowledgeDeps, createTextEntry, loadKbConfig } from './knowledge'
+import { loadKbConfig } from './kbConfig'
+import { type CreateEntryInput, type KnowledgeDeps, createTextEntry } from './knowledge'
 
 /** A file as a client sent it: its bytes, its name and the charset its part declared. */
 export interface UploadedFile {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../adapters/db'
 import type { StorageInfo } from '../domain/entry'
 import type { KbConfig } from '../domain/kbConfig'
-import { readKbConfig } from '../projections/knowledge'
+import { readKbConfig } from './kbConfig'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 

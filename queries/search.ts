@@ -5,7 +5,7 @@ import { type SearchFilters, chunkScope } from '../adapters/textIndex/port'
 import { tfOfSql } from '../adapters/textIndex/terms'
 import { type DomainError, fail } from '../domain/shared'
 import { CHUNK_STATS } from '../projections/chunks'
-import { readKbConfig, readSearchSettings } from '../projections/knowledge'
+import { readKbConfig, readSearchSettings } from './kbConfig'
 import { type Highlight, highlight } from './highlight'
 import {
   type Evidence,

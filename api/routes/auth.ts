@@ -1,5 +1,4 @@
 import * as E from 'fp-ts/Either'
-import * as t from 'io-ts'
 import { issueAccessToken, roleOf } from '../../commands/accounts'
 import { fail, permissionsOf } from '../../domain/shared'
 import { workspaceById } from '../../queries/accounts'

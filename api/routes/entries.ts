@@ -3,6 +3,7 @@ import * as t from 'io-ts'
 import type { Database } from '../../adapters/db'
 import * as knowledge from '../../commands/knowledge'
 import type { KnowledgeDeps } from '../../commands/knowledge'
+import { deleteEntry } from '../../commands/deleteEntry'
 import { type NewEntryDeps, createEntry } from '../../commands/newEntry'
 import { fail } from '../../domain/shared'
 import { type Identity, workspaceIdOf } from '../auth'
@@ -223,7 +224,7 @@ export const entryRoutes: AnyRoute[] = [
     uses: ['db', 'store', 'blobs'],
     handler: async ({ params, identity, command }, { store, blobs, db }) =>
       replyWith(
-        await knowledge.deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), {
+        await deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), {
           blobs,
           db: db.pool,
         }),

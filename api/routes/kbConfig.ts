@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { changeKbConfig } from '../../commands/knowledge'
+import { changeKbConfig } from '../../commands/kbConfig'
 import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
 import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'

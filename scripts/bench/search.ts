@@ -15,7 +15,7 @@ import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
 import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/ranking'
 import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search'
-import { readKbConfig } from '../../projections/knowledge'
+import { readKbConfig } from '../../queries/kbConfig'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
 const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)

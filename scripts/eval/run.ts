@@ -128,7 +128,6 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
       }),
     )
     const ingestSeconds = (Date.now() - started) / 1000
-    const byId = new Map(docs.map((d) => [d.id, d]))
     const search = async (body: object) => {
       const t = performance.now()
       const r = await call('POST', '/api/v1/knowledge/search', token, body)
