@@ -28,24 +28,56 @@ export interface PageWriteInput {
 }
 
 export type PageWriteOutcome =
-  | { held: false; pageId: string; title: string; version: number; receipt: string }
+  | { held: false; pageId: string; title: string; version: number; receipt: string; undo?: Undo }
   | { held: true; proposalId: string; status: 'pending'; pageId: string; title: string; receipt: string }
 
 const lines = (added: number, removed: number) => `+${added} -${removed} lines`
 
-const receiptOf = (w: {
+interface Saved {
   pageId: string
   title: string
   version: number
   added: number
   removed: number
   unchanged?: true
-}) =>
+}
+
+/** A tool call that takes a write back, which the agent that made it may run with its own key. */
+export interface Undo {
+  tool: 'page_delete' | 'page_revert'
+  arguments: Record<string, string | number>
+}
+
+const undoOf = (w: Saved): Undo | undefined =>
   w.unchanged
+    ? undefined
+    : w.version === 1
+      ? { tool: 'page_delete', arguments: { pageId: w.pageId } }
+      : { tool: 'page_revert', arguments: { pageId: w.pageId, version: w.version - 1, expectedVersion: w.version } }
+
+const receiptOf = (w: Saved) => {
+  const undo = undoOf(w)
+  const call = undo ? ` To undo: ${undo.tool} ${JSON.stringify(undo.arguments)}` : ''
+  return w.unchanged
     ? `Page "${w.title}" (id ${w.pageId}) already has this content at version ${w.version}; nothing was written.`
     : w.version === 1
-      ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}). Pages are deleted by people, not by agents: to take it back, ask a member of the workspace to delete it.`
-      : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}). To undo, write version ${w.version - 1} back: page_read {"pageId": "${w.pageId}", "version": ${w.version - 1}}, then page_write {"pageId": "${w.pageId}", "mode": "replace", "content": <its content>, "expectedVersion": ${w.version}}; the history keeps every version.`
+      ? `Created page "${w.title}" (id ${w.pageId}) at version 1 (${lines(w.added, w.removed)}).${call}`
+      : `Saved page "${w.title}" (id ${w.pageId}) as version ${w.version} (${lines(w.added, w.removed)}).${call}`
+}
+
+/** What a write that was not held answers: the version, the receipt, and its undo. */
+const savedOutcome = (w: Saved, position: number) => {
+  const undo = undoOf(w)
+  return {
+    held: false as const,
+    pageId: w.pageId,
+    title: w.title,
+    version: w.version,
+    receipt: receiptOf(w),
+    ...(undo ? { undo } : {}),
+    position,
+  }
+}
 
 /** The page a write names, by id or by title; undefined when no such page lives in the workspace. */
 const resolve = async (store: EventStore, input: PageWriteInput): Promise<{ id: string; state: Live } | undefined> => {
@@ -118,24 +150,7 @@ export const writeBrainPage = async (
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
     return writeBrainPage(store, ctx, input, attempt + 1, since)
   }
-  return E.map(
-    (w: {
-      pageId: string
-      title: string
-      version: number
-      added: number
-      removed: number
-      unchanged?: true
-      position: number
-    }) => ({
-      held: false as const,
-      pageId: w.pageId,
-      title: w.title,
-      version: w.version,
-      receipt: receiptOf(w),
-      position: w.position,
-    }),
-  )(written)
+  return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(written)
 }
 
 const propose = async (
@@ -157,14 +172,7 @@ const propose = async (
       removed: 0,
       unchanged: true as const,
     }
-    return E.right({
-      held: false as const,
-      pageId: w.pageId,
-      title: w.title,
-      version: w.version,
-      receipt: receiptOf(w),
-      position: 0,
-    })
+    return E.right(savedOutcome(w, 0))
   }
   if (after.length > PAGE_MAX_CHARS)
     return fail('VALIDATION_ERROR', `the page would be ${after.length} characters long, over ${PAGE_MAX_CHARS}`, [

@@ -175,6 +175,8 @@ export const revertPage = async (
   version: number,
   author: Author,
   expectedVersion?: number,
+  /** An agent undoing its own writes: refused if a later version is someone else's. */
+  ownWritesOf?: string,
 ): Result<Written> => {
   // Versions never change: the content read before the command is still that version's.
   const restored =
@@ -192,6 +194,7 @@ export const revertPage = async (
         ...changeSize(before, restored),
         ...(expectedVersion !== undefined ? { expectedVersion } : {}),
       },
+      ...(ownWritesOf !== undefined ? { ownWritesOf } : {}),
     })
   })
 }
@@ -213,10 +216,24 @@ export const setPageCollection = (
   collectionId: string | null,
 ) => send(store, ctx, { type: 'ChangeCollection', workspaceId, data: { pageId, collectionId } })
 
-/** Deletes the page (its versions leave the read models) and frees its title. */
-export const deletePage = async (store: EventStore, ctx: CommandContext, workspaceId: string, pageId: string) => {
+/**
+ * Deletes the page (its versions leave the read models) and frees its title. `ownWritesOf`: an agent taking back
+ * a page it made, refused if any version is someone else's.
+ */
+export const deletePage = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  pageId: string,
+  ownWritesOf?: string,
+) => {
   const state = await activePage(store, workspaceId, pageId)
-  const done = await send(store, ctx, { type: 'DeletePage', workspaceId, data: { pageId } })
+  const done = await send(store, ctx, {
+    type: 'DeletePage',
+    workspaceId,
+    data: { pageId },
+    ...(ownWritesOf !== undefined ? { ownWritesOf } : {}),
+  })
   if (E.isRight(done) && state) await release(store, ctx, scope(workspaceId), nameKey(state.title), pageId)
   return done
 }

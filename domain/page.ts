@@ -71,10 +71,18 @@ export type PageCommand =
       type: 'RevertPage'
       workspaceId: string
       data: Write & { pageId: string; toVersion: number; expectedVersion?: number }
+      /** An agent undoing its own writes: every version after toVersion must be this client's. */
+      ownWritesOf?: string
     }
   | { type: 'ChangeCollection'; workspaceId: string; data: PageCollectionChanged['data'] }
   | { type: 'VerifyPage'; workspaceId: string; data: { pageId: string; by: Person } }
-  | { type: 'DeletePage'; workspaceId: string; data: { pageId: string } }
+  | {
+      type: 'DeletePage'
+      workspaceId: string
+      data: { pageId: string }
+      /** An agent taking back a page it made: every version must be this client's. */
+      ownWritesOf?: string
+    }
 
 export type PageState =
   | { status: 'none' }
@@ -89,6 +97,8 @@ export type PageState =
       /** Events folded so far, and the stream revision of each version's event (a revert reads its content there). */
       events: number
       versionAt: number[]
+      /** The agent client that wrote each version (null: a person, a process, or an approved proposal). */
+      agentOf: (string | null)[]
       verifiedVersion: number | null
       /** Proposals already published, with the version each became (an approval retried is satisfied). */
       published: Record<string, number>
@@ -109,6 +119,22 @@ const versionOf = (
   extra: object = {},
 ): PageEvent[] => [{ type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } }]
 
+/** The agent client a version counts as written by: not one a person approved. */
+const writingAgent = (d: PageVersionWritten['data']) =>
+  d.author.kind === 'agent' && !d.approvedBy ? d.author.client : null
+
+/** Refuses an agent's undo that would take back a version someone else wrote (versions after `after`). */
+const onlyOwnWrites = (state: Extract<PageState, { version: number }>, after: number, client: string | undefined) => {
+  if (client === undefined) return undefined
+  const other = state.agentOf.findIndex((agent, i) => i >= after && agent !== client)
+  if (other === -1) return undefined
+  return fail(
+    'FORBIDDEN',
+    `version ${other + 1} of this page was not written by ${client}: an agent undoes only its own writes; ask a member of the workspace`,
+    [`version: ${other + 1} was written by a person, another agent, or approved in review`],
+  )
+}
+
 export const page: Decider<PageCommand, PageEvent, PageState> = {
   events: PageEvent,
   initialState: () => ({ status: 'none' }),
@@ -124,6 +150,7 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           content: '',
           events: 1,
           versionAt: [],
+          agentOf: [],
           verifiedVersion: null,
           published: {},
         }
@@ -135,6 +162,7 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           content: event.data.content,
           events: state.events + 1,
           versionAt: [...state.versionAt, state.events],
+          agentOf: [...state.agentOf, writingAgent(event.data)],
           published: event.data.proposalId
             ? { ...state.published, [event.data.proposalId]: event.data.version }
             : state.published,
@@ -193,6 +221,8 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           return fail('VALIDATION_ERROR', `the page has versions 1 to ${state.version}`, [
             `version: must be between 1 and ${state.version}`,
           ])
+        const notOwn = onlyOwnWrites(state, toVersion, command.ownWritesOf)
+        if (notOwn) return notOwn
         if (w.content === state.content) return E.right([])
         return E.right(versionOf(state, pageId, 'revert', w, { revertedFrom: toVersion }))
       }
@@ -205,7 +235,7 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           { type: 'PageVerified', data: { pageId: command.data.pageId, version: state.version, by: command.data.by } },
         ])
       case 'DeletePage':
-        return E.right([{ type: 'PageDeleted', data: command.data }])
+        return onlyOwnWrites(state, 0, command.ownWritesOf) ?? E.right([{ type: 'PageDeleted', data: command.data }])
       default:
         return assertNever(command)
     }

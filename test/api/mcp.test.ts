@@ -36,8 +36,10 @@ test('tools and the five skills as prompts are listed', async (ctx) => {
     'kb_get_entry',
     'kb_proposal_status',
     'kb_search',
+    'page_delete',
     'page_history',
     'page_read',
+    'page_revert',
     'page_search',
     'page_write',
   ])

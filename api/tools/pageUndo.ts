@@ -1,0 +1,74 @@
+import * as E from 'fp-ts/Either'
+import { deletePage, revertPage } from '../../commands/pages'
+import type { Author } from '../../domain/page'
+import { fail } from '../../domain/shared'
+import * as c from '../codecs'
+import { inputSchemaOf } from '../openapi'
+import { VersionNumber } from './pages'
+import type { Tool, ToolContext } from './tool'
+
+/** The agent of a tool call, as the author of what it writes. */
+const agentOf = ({ client }: ToolContext): Extract<Author, { kind: 'agent' }> => ({ kind: 'agent', client })
+
+const PageRevertArguments = c.object({ pageId: c.id, version: VersionNumber }, { expectedVersion: VersionNumber })
+
+/** An agent's undo of its own writes: the page's content of an earlier version, written as a new version. */
+const pageRevert: Tool = {
+  name: 'native:page_revert',
+  description:
+    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. Refused if a later version was written by anyone else (ask a person then). A write receipt names this call, ready to run.',
+  permission: 'write:tools',
+  arguments: PageRevertArguments,
+  inputSchema: inputSchemaOf(PageRevertArguments, {
+    pageId: { description: 'The page id' },
+    version: { description: 'The version whose content to restore' },
+    expectedVersion: { description: 'The version you last saw; a newer one fails with VERSION_CONFLICT' },
+  }),
+  run: async (deps, ctx, args) => {
+    const author = agentOf(ctx)
+    const reverted = await revertPage(
+      deps.store,
+      { ...ctx.command, actor: author },
+      ctx.workspaceId,
+      args.pageId,
+      args.version,
+      author,
+      args.expectedVersion,
+      ctx.client,
+    )
+    if (E.isLeft(reverted)) return reverted
+    const { position, pageId, title, version, unchanged } = reverted.right
+    const receipt = unchanged
+      ? `Page "${title}" (id ${pageId}) already has the content of version ${args.version}; nothing was written.`
+      : `Page "${title}" (id ${pageId}) now holds the content of version ${args.version}, as version ${version}.`
+    return E.right({ data: { pageId, title, version, receipt }, position })
+  },
+}
+
+const PageDeleteArguments = c.object({ pageId: c.id }, {})
+
+/** An agent taking back a page it made, while every version of it is its own. */
+const pageDelete: Tool = {
+  name: 'native:page_delete',
+  description:
+    'Take back a brain page you created: deletes it while every version is your own. Refused once anyone else has written to it (ask a person then). The receipt of a create names this call.',
+  permission: 'write:tools',
+  arguments: PageDeleteArguments,
+  inputSchema: inputSchemaOf(PageDeleteArguments, { pageId: { description: 'The page id' } }),
+  run: async (deps, ctx, args) => {
+    const deleted = await deletePage(
+      deps.store,
+      { ...ctx.command, actor: agentOf(ctx) },
+      ctx.workspaceId,
+      args.pageId,
+      ctx.client,
+    )
+    if (E.isLeft(deleted)) return deleted.left.code === 'NOT_FOUND' ? fail('NOT_FOUND', 'page not found') : deleted
+    return E.right({
+      data: { pageId: args.pageId, deleted: true, receipt: `Deleted page ${args.pageId}.` },
+      position: deleted.right.position,
+    })
+  },
+}
+
+export const pageUndoTools: Tool[] = [pageRevert, pageDelete]
