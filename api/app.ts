@@ -16,6 +16,7 @@ import { toolRoutes } from './routes/tools'
 import { authRoutes } from './routes/auth'
 import { collectionRoutes } from './routes/collections'
 import { pageRoutes } from './routes/pages'
+import { pageVersionRoutes } from './routes/pageVersions'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 import { mountMcp } from './mcp'
@@ -35,6 +36,7 @@ export const routes: AnyRoute[] = [
   ...entryRoutes,
   ...toolRoutes,
   ...pageRoutes,
+  ...pageVersionRoutes,
   ...collectionRoutes,
 ]
 

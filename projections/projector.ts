@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import type * as t from 'io-ts'
-import type { Client } from '../adapters/db'
+import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 
 /**
@@ -49,3 +49,69 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 `
+
+/** Events a projector reads from the log at a time. */
+export const BATCH = 1000
+
+/** Whether the projector reads events of this type. */
+export const handles = (projector: Projector, event: RecordedEvent) =>
+  projector.handles === 'all' || projector.handles.includes(event.type)
+
+/** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
+export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
+  if (projector.applyEvents) {
+    const handled = events.filter((e) => e.position > after && handles(projector, e))
+    try {
+      if (handled.length > 0) await projector.applyEvents(tx, handled)
+    } catch (error) {
+      throw new ProjectionError(projector.name, handled[0], error)
+    }
+    return Math.max(after, events[events.length - 1]?.position ?? after)
+  }
+  let position = after
+  for (const event of events) {
+    if (event.position <= after) continue
+    if (handles(projector, event)) {
+      try {
+        await projector.apply(tx, event)
+      } catch (error) {
+        throw new ProjectionError(projector.name, event, error)
+      }
+    }
+    position = event.position
+  }
+  return position
+}
+
+export class ProjectionError extends Error {
+  constructor(
+    readonly projector: string,
+    readonly event: RecordedEvent,
+    readonly reason: unknown,
+  ) {
+    super(
+      `projector ${projector} failed at position ${event.position} (${event.type}): ${(reason as Error)?.message ?? reason}`,
+    )
+  }
+}
+
+/** Creates a projector's tables in the current search_path schema and its checkpoint row. */
+export const installProjector = async (db: Database, projector: Projector) => {
+  await inTransaction(db.pool, async (tx) => {
+    await tx.query(checkpointSchema)
+    const { rows } = await tx.query<{ version: number }>(
+      'SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
+      [projector.name],
+    )
+    if (rows[0]?.version === projector.version) return
+    // New projector, or its meaning changed: start its tables again from position 0.
+    for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${table} CASCADE`)
+    await tx.query('SET LOCAL search_path TO public')
+    await tx.query(projector.schema)
+    await tx.query(
+      `INSERT INTO projection_checkpoints (name, position, version) VALUES ($1, 0, $2)
+       ON CONFLICT (name) DO UPDATE SET position = 0, version = EXCLUDED.version, updated_at = now()`,
+      [projector.name, projector.version],
+    )
+  })
+}

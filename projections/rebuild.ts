@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { type Database, inTransaction } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { Projector } from './projector'
-import { BATCH, applyBatch, installProjector } from './runner'
+import { BATCH, applyBatch, installProjector } from './projector'
 
 export interface RebuildReport {
   name: string

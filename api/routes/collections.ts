@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { approveProposal, rejectProposal } from '../../commands/brain'
+import { approveProposal, rejectProposal } from '../../commands/proposals'
 import * as collections from '../../commands/collections'
 import { loadKbConfig } from '../../commands/kbConfig'
 import { WritePolicy } from '../../domain/collection'

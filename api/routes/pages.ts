@@ -1,20 +1,19 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { changeSize, unifiedDiff } from '../../adapters/diff'
 import { writeBrainPage } from '../../commands/brain'
 import { activeCollection, collectionNotFound } from '../../commands/collections'
 import { loadKbConfig } from '../../commands/kbConfig'
-import { deletePage, revertPage, setPageCollection, verifyPage, writePage } from '../../commands/pages'
+import { deletePage, setPageCollection, verifyPage, writePage } from '../../commands/pages'
 import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, type Uses, readBack, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
-import { listPages, listVersions, pageView, readPage, readVersion, versionView } from '../../queries/pages'
+import { listPages, pageView, readPage, readVersion, versionView } from '../../queries/pages'
 
-const IdParam = t.type({ id: c.id })
-const VersionFromString = c.intFromString(1, 2 ** 31 - 1)
+export const IdParam = t.type({ id: c.id })
+export const VersionFromString = c.intFromString(1, 2 ** 31 - 1)
 const State = t.keyof({ unverified: null, verified: null, changed_since_verified: null })
 
 /** A person as a page's author and as a verifier or approver. */
@@ -22,9 +21,9 @@ export const personOf = (identity: Identity) => {
   const m = memberOf(identity)
   return { userId: m.userId, name: m.name }
 }
-const humanAuthor = (identity: Identity): Author => ({ kind: 'human', ...personOf(identity) })
+export const humanAuthor = (identity: Identity): Author => ({ kind: 'human', ...personOf(identity) })
 
-const verificationOn = async (deps: Uses<'store'>, workspaceId: string) =>
+export const verificationOn = async (deps: Uses<'store'>, workspaceId: string) =>
   (await loadKbConfig(deps.store, workspaceId)).verification.enabled
 const verificationOff = fail(
   'VALIDATION_ERROR',
@@ -33,7 +32,13 @@ const verificationOff = fail(
 )
 
 /** After a write: waits for the read models, then answers the page as it now is. */
-const pageReply = (deps: Uses<'db' | 'store'>, workspaceId: string, pageId: string, position: number, status = 200) =>
+export const pageReply = (
+  deps: Uses<'db' | 'store'>,
+  workspaceId: string,
+  pageId: string,
+  position: number,
+  status = 200,
+) =>
   readBack(
     position,
     async () => {
@@ -43,8 +48,9 @@ const pageReply = (deps: Uses<'db' | 'store'>, workspaceId: string, pageId: stri
     status,
   )
 
-const livePage = async (deps: Uses<'db'>, workspaceId: string, id: string) => readPage(deps.db.pool, workspaceId, id)
-const notFound = fail('NOT_FOUND', 'page not found')
+export const livePage = async (deps: Uses<'db'>, workspaceId: string, id: string) =>
+  readPage(deps.db.pool, workspaceId, id)
+export const notFound = fail('NOT_FOUND', 'page not found')
 
 /** People's side of the brain: pages, their versions, diffs, reverts and verification. */
 export const pageRoutes: AnyRoute[] = [
@@ -179,114 +185,6 @@ export const pageRoutes: AnyRoute[] = [
       return E.map(({ position }: { position: number }) => ({ data: { deleted: true, id: params.id }, position }))(
         deleted,
       )
-    },
-  }),
-  route({
-    method: 'get',
-    path: '/api/v1/pages/:id/versions',
-    tag: 'pages',
-    auth: 'bearer',
-    permission: 'read:knowledge',
-    summary: "A page's versions, newest first",
-    params: IdParam,
-    uses: ['db'],
-    handler: async ({ params, identity }, deps) => {
-      const row = await livePage(deps, memberOf(identity).workspaceId, params.id)
-      if (!row) return notFound
-      return E.right({
-        data: {
-          pageId: row.id,
-          title: row.title,
-          version: row.version,
-          versions: await listVersions(deps.db.pool, row.id),
-        },
-      })
-    },
-  }),
-  route({
-    method: 'get',
-    path: '/api/v1/pages/:id/versions/:version',
-    tag: 'pages',
-    auth: 'bearer',
-    permission: 'read:knowledge',
-    summary: 'One version with its content',
-    params: t.type({ id: c.id, version: VersionFromString }),
-    uses: ['db'],
-    handler: async ({ params, identity }, deps) => {
-      const workspaceId = memberOf(identity).workspaceId
-      const row = await livePage(deps, workspaceId, params.id)
-      const v = row && (await readVersion(deps.db.pool, workspaceId, params.id, params.version))
-      if (!v)
-        return row
-          ? fail('NOT_FOUND', `the page has no version ${params.version}`, [
-              `version: the page has versions 1 to ${row.version}`,
-            ])
-          : notFound
-      return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
-    },
-  }),
-  route({
-    method: 'get',
-    path: '/api/v1/pages/:id/diff',
-    tag: 'pages',
-    auth: 'bearer',
-    permission: 'read:knowledge',
-    summary:
-      'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest',
-    params: IdParam,
-    query: c.exact({ from: VersionFromString, to: VersionFromString }),
-    uses: ['db', 'store'],
-    handler: async ({ params, query, identity }, deps) => {
-      const workspaceId = memberOf(identity).workspaceId
-      const row = await livePage(deps, workspaceId, params.id)
-      if (!row) return notFound
-      const to = query.to ?? row.version
-      const from =
-        query.from ??
-        ((await verificationOn(deps, workspaceId)) && row.verified_version ? row.verified_version : Math.max(1, to - 1))
-      const [a, b] = await Promise.all([
-        readVersion(deps.db.pool, workspaceId, row.id, from),
-        readVersion(deps.db.pool, workspaceId, row.id, to),
-      ])
-      const missing = [
-        ...(a ? [] : [`from: the page has versions 1 to ${row.version}`]),
-        ...(b ? [] : [`to: the page has versions 1 to ${row.version}`]),
-      ]
-      if (!a || !b) return fail('VALIDATION_ERROR', 'no such version', missing)
-      return E.right({
-        data: {
-          pageId: row.id,
-          from,
-          to,
-          change: changeSize(a.content, b.content),
-          diff: unifiedDiff(a.content, b.content, `${row.title} v${from}`, `${row.title} v${to}`),
-        },
-      })
-    },
-  }),
-  route({
-    method: 'post',
-    path: '/api/v1/pages/:id/revert',
-    tag: 'pages',
-    auth: 'bearer',
-    permission: 'write:knowledge',
-    summary: 'A new version restoring the content of { version }; the history is untouched',
-    params: IdParam,
-    body: c.object({ version: VersionNumber }, { expectedVersion: VersionNumber }),
-    uses: ['db', 'store'],
-    handler: async ({ params, body, identity, command }, deps) => {
-      const workspaceId = memberOf(identity).workspaceId
-      const reverted = await revertPage(
-        deps.store,
-        command,
-        workspaceId,
-        params.id,
-        body.version,
-        humanAuthor(identity),
-        body.expectedVersion,
-      )
-      if (E.isLeft(reverted)) return reverted
-      return pageReply(deps, workspaceId, params.id, reverted.right.position)
     },
   }),
   route({
