@@ -57,7 +57,10 @@ export class BlobStore {
     return { hashes, temporaries }
   }
 
-  /** Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile); says whether it did. */
+  /**
+   * Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile); says whether it
+   * did.
+   */
   async removeIfWrittenBefore(hash: string, before: Date): Promise<boolean> {
     const stat = await fs.stat(this.pathOf(hash)).catch(() => undefined)
     if (!stat || stat.mtime >= before) return false

@@ -46,7 +46,8 @@ const holdDataDir = (dataDir: string): (() => void) => {
       const pid = Number(fs.readFileSync(file, 'utf8'))
       if (pid && pid !== process.pid && alive(pid)) {
         throw new Error(
-          `${dataDir} is in use by process ${pid}: PGlite allows one process (reach it through its API, or stop it; if no such process uses it, remove ${file})`,
+          `${dataDir} is in use by process ${pid}: PGlite allows one process (reach it through its API, or stop it; ` +
+            `if no such process uses it, remove ${file})`,
         )
       }
       fs.rmSync(file, { force: true })

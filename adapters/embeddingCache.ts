@@ -73,9 +73,13 @@ export const float4Array = (vectors: number[][]): Buffer => {
   return buf
 }
 
-/** SQL for the cached vector of a model (a SQL expression) and a text hash (another), as a pgvector `vector` or a `real[]`. */
+/**
+ * SQL for the cached vector of a model (a SQL expression) and a text hash (another), as a pgvector `vector` or a
+ * `real[]`.
+ */
 export const cachedVector = (model: string, hash: string, pgvector: boolean) =>
-  `(SELECT ec.vector FROM embedding_cache ec WHERE ec.model = ${model} AND ec.text_hash = ${hash})::${pgvector ? 'vector' : 'real[]'}`
+  `(SELECT ec.vector FROM embedding_cache ec WHERE ec.model = ${model} AND ec.text_hash = ` +
+  `${hash})::${pgvector ? 'vector' : 'real[]'}`
 
 /** Whether pgvector can be used here (PGlite ships it; a server may not have it installed). */
 export const enableVectors = async (q: Queryable): Promise<boolean> => {

@@ -40,7 +40,8 @@ export const takeHit = (db: Database, scope: string, limit: number, windowSecond
     const at = hit.rows[0].at
     const release = async () => {
       await db.pool.query(
-        'DELETE FROM rate_limit_hits WHERE ctid IN (SELECT ctid FROM rate_limit_hits WHERE scope = $1 AND at = $2 LIMIT 1)',
+        'DELETE FROM rate_limit_hits WHERE ctid IN (SELECT ctid FROM rate_limit_hits WHERE scope = $1 AND at = $2 ' +
+          'LIMIT 1)',
         [scope, at],
       )
     }

@@ -61,7 +61,8 @@ export const vectorSearch = async (
   )
   // Back to the planner's own choices for whatever else the transaction reads.
   await tx.query(
-    'SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; SET LOCAL enable_sort TO DEFAULT',
+    'SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO ' +
+      'DEFAULT; SET LOCAL enable_sort TO DEFAULT',
   )
   return rows
     .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))

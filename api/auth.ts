@@ -50,7 +50,8 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       if (token.startsWith('kbk_'))
         throw new ApiError(
           'INVALID_TOKEN',
-          "this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user's access token",
+          "this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user's " +
+            'access token',
         )
       const hash = hashSecret(token)
       const row = await deps.credentials.get(`token:${hash}`, () => tokenByHash(deps.db.pool, hash))

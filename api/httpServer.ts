@@ -58,7 +58,8 @@ const onClientError = (log: Pick<Logger, 'warn'>) => (error: Error & { code?: st
     envelopeOf('VALIDATION_ERROR', 'the request is not valid HTTP/1.1', [`(request): ${error.code ?? 'parse error'}`]),
   )
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+      `${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   )
 }
 

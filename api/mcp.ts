@@ -41,6 +41,10 @@ const text = (value: unknown) => [
  * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
  * expected failure is a tool result with isError and the envelope's code, message and details.
  */
+/** A schema failure of a request's params, named by its path under params. */
+const describeIssue = (i: { path: PropertyKey[]; message: string }) =>
+  `params.${i.path.slice(1).map(String).join('.')}: ${i.message}`
+
 export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPrompts: boolean) => {
   const server = new Server(
     { name, version: '0.1.0' },
@@ -76,7 +80,7 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
       if (!parsed.success)
         throw new McpError(
           ErrorCode.InvalidParams,
-          `invalid prompts/get: ${parsed.error.issues.map((i) => `params.${i.path.slice(1).join('.')}: ${i.message}`).join('; ')}`,
+          `invalid prompts/get: ${parsed.error.issues.map(describeIssue).join('; ')}`,
         )
       const request = parsed.data
       const skill = skills.find((s) => s.name === request.params.name)

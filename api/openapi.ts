@@ -150,7 +150,8 @@ const responses = (r: AnyRoute) => ({
     : {}),
   ...(r.params ? { 404: envelope('NOT_FOUND: unknown id, or one of another workspace') } : {}),
   default: envelope(
-    'Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)',
+    'Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED ' +
+      '429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500)',
   ),
 })
 
@@ -175,7 +176,8 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
       title: 'Knowledge-base service',
       version: '1.0.0',
       description:
-        'A multi-workspace knowledge base: entries, search, tasks, the brain (pages, review, packs) and agent tools. Every JSON answer uses the envelope { success, data } or { success, error: { code, message, details } }.',
+        'A multi-workspace knowledge base: entries, search, tasks, the brain (pages, review, packs) and agent tools. ' +
+        'Every JSON answer uses the envelope { success, data } or { success, error: { code, message, details } }.',
     },
     components: {
       securitySchemes: {

@@ -29,7 +29,8 @@ const escape = markdown.utils.escapeHtml
 
 /** No script ever runs on a pack page, whatever its content says. */
 const CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'none'"
 
 interface Pack {
   slug: string
@@ -50,14 +51,16 @@ const html = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-nav a{display:block}article{border-top:1px solid #ddd;margin-top:2rem}.meta{color:#666;font-size:.9rem}pre{overflow:auto;background:#f6f6f6;padding:.5rem}</style>
+nav a{display:block}article{border-top:1px solid #ddd;margin-top:2rem}.meta{color:#666;font-size:.9rem}
+pre{overflow:auto;background:#f6f6f6;padding:.5rem}</style>
 </head><body>${body}</body></html>`
 
 const renderPack = (pack: Pack, pages: PinnedPage[]) =>
   html(
     pack.name,
     `<header><h1>${escape(pack.name)}</h1>${pack.description ? `<p>${escape(pack.description)}</p>` : ''}
-<p class="meta">${pages.length} verified page${pages.length === 1 ? '' : 's'}. Read-only MCP endpoint: <code>/packs/${escape(pack.slug)}/mcp</code></p></header>
+<p class="meta">${pages.length} verified page${pages.length === 1 ? '' : 's'}.
+Read-only MCP endpoint: <code>/packs/${escape(pack.slug)}/mcp</code></p></header>
 <nav>${pages.map((p) => `<a href="#page-${escape(p.id)}">${escape(p.title)}</a>`).join('')}</nav>
 ${pages
   .map(
@@ -85,7 +88,9 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
   return [
     {
       name: 'page_search',
-      description: `Search the verified pages of the pack "${pack.name}". Cite each result by its citation ("<title> · v<version>").`,
+      description:
+        `Search the verified pages of the pack "${pack.name}". Cite each result by its citation ("<title> ` +
+        `· v<version>").`,
       inputSchema: pageSearchSchema,
       readOnly: true,
       call: (args) =>

@@ -166,12 +166,10 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
   const knownQuery = new Map(routes.map((spec) => [spec, new Set(propsOf(spec.query))]))
   const unknownQuery = (ctx: Context, spec: AnyRoute) => {
     const known = knownQuery.get(spec) ?? new Set<string>()
+    const takes = known.size ? ` (it takes ${[...known].join(', ')})` : ''
     return Object.keys(ctx.query ?? {})
       .filter((name) => !known.has(name) && !spec.extraQuery?.(name))
-      .map(
-        (name) =>
-          `${name}: is not a query parameter of ${spec.method.toUpperCase()} ${spec.path}${known.size ? ` (it takes ${[...known].join(', ')})` : ''}`,
-      )
+      .map((name) => `${name}: is not a query parameter of ${spec.method.toUpperCase()} ${spec.path}${takes}`)
   }
 
   const answer = async (ctx: Context, spec: AnyRoute, identity: Identity) => {

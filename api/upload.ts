@@ -72,7 +72,8 @@ export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: strin
     // Formidable reads a part without a Content-Type header as a text field, whatever its filename.
     if (key === 'file') {
       problems.push(
-        'file: the part named file has no Content-Type header, so it reads as a text field; send it as a file part (any Content-Type: the content decides the type)',
+        'file: the part named file has no Content-Type header, so it reads as a text field; send it as a file part ' +
+          '(any Content-Type: the content decides the type)',
       )
       continue
     }

@@ -113,7 +113,10 @@ export interface Config {
   fetchTimeoutMs: number
   parser: { timeoutMs: number; memoryMb: number; workers: number }
   syncScheduleMs: number
-  /** Where clients reach the service (`https://kb.example.com`): links it hands out are absolute from it. Unset, from the request's own host. */
+  /**
+   * Where clients reach the service (`https://kb.example.com`): links it hands out are absolute from it. Unset, from
+   * the request's own host.
+   */
   publicUrl?: string
   /**
    * Public packs (no login): requests per minute per client address, and how long their citations are tallied before

@@ -204,7 +204,9 @@ const propose = async (
     },
     ctx,
   )
-  const receipt = `Your change to "${title}" (${lines(size.added, size.removed)}) is held for review as proposal ${proposalId}; the page is unchanged until a person approves it. Check it with kb_proposal_status.`
+  const receipt =
+    `Your change to "${title}" (${lines(size.added, size.removed)}) is held for review as proposal ${proposalId}; ` +
+    'the page is unchanged until a person approves it. Check it with kb_proposal_status.'
   return E.map((h: { position: number }) => ({
     held: true as const,
     proposalId,

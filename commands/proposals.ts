@@ -63,7 +63,8 @@ export const approveProposal = async (
     if (live.version !== p.baseVersion && !confirm) {
       return fail(
         'VERSION_CONFLICT',
-        `the page is at version ${live.version}, but the proposal was made against version ${p.baseVersion}: review the newer versions, then approve with "confirm": true to publish it anyway (they stay in the history)`,
+        `the page is at version ${live.version}, but the proposal was made against version ${p.baseVersion}: review ` +
+          `the newer versions, then approve with "confirm": true to publish it anyway (they stay in the history)`,
         [`currentVersion: ${live.version}`, `baseVersion: ${p.baseVersion}`],
       )
     }

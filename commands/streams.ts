@@ -17,8 +17,24 @@ export const streams = {
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
 }
 
-const CATEGORIES =
-  /^(user|workspace|member|token|apikey|entry|folder|kbconfig|search|task|reembed|page|collection|proposal|reservation)-/
+const CATEGORY_NAMES = [
+  'user',
+  'workspace',
+  'member',
+  'token',
+  'apikey',
+  'entry',
+  'folder',
+  'kbconfig',
+  'search',
+  'task',
+  'reembed',
+  'page',
+  'collection',
+  'proposal',
+  'reservation',
+]
+const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
 
 /**
  * The streams an operator may mean by an id: the id itself when it names its category

@@ -242,7 +242,8 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         if (c.content !== undefined && c.content !== state.content && state.pendingTaskId) {
           return fail(
             'CONFLICT',
-            `the entry's content is being processed by task ${state.pendingTaskId}; change it once that task has finished`,
+            `the entry's content is being processed by task ${state.pendingTaskId}; change it once that task has ` +
+              `finished`,
           )
         }
         const metadata = { ...state.metadata, ...c.metadata }

@@ -130,7 +130,8 @@ const onlyOwnWrites = (state: Extract<PageState, { version: number }>, after: nu
   if (other === -1) return undefined
   return fail(
     'FORBIDDEN',
-    `version ${other + 1} of this page was not written by ${client}: an agent undoes only its own writes; ask a member of the workspace`,
+    `version ${other + 1} of this page was not written by ${client}: an agent undoes only its own writes; ask a ` +
+      `member of the workspace`,
     [`version: ${other + 1} was written by a person, another agent, or approved in review`],
   )
 }

@@ -57,7 +57,10 @@ export type Author = t.TypeOf<typeof Author>
 export const Person = t.type({ userId: t.string, name: t.string })
 export type Person = t.TypeOf<typeof Person>
 
-/** The fields of a PATCH's `changes` that differ from `current`: only those are a change, and a PATCH that changes nothing records nothing. */
+/**
+ * The fields of a PATCH's `changes` that differ from `current`: only those are a change, and a PATCH that changes
+ * nothing records nothing.
+ */
 export const differing = <T extends object>(changes: T, current: object): Partial<T> =>
   Object.fromEntries(
     Object.entries(changes).filter(([k, v]) => v !== undefined && v !== (current as Record<string, unknown>)[k]),

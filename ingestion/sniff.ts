@@ -102,7 +102,8 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
     return {
       ok: false,
       reason:
-        'the file holds NUL bytes, so it is not text (text is read as UTF-8, as UTF-16 with a byte-order mark, or in its declared charset)',
+        'the file holds NUL bytes, so it is not text (text is read as UTF-8, as UTF-16 with a byte-order mark, or in ' +
+        'its declared charset)',
     }
   }
   // A single-byte charset decodes any bytes: only what they decode to tells text from a binary.
@@ -111,7 +112,9 @@ export const sniffText = (bytes: Uint8Array, fileName = '', charset?: string): S
       ok: false,
       reason: declared
         ? `the content is not valid ${declared} text, nor a PDF or a DOCX document`
-        : 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document; text in another encoding is read when its charset is declared (Content-Type: text/plain; charset=windows-1252)',
+        : 'the content is not valid UTF-8 (or UTF-16 with a byte-order mark) text, nor a PDF or a DOCX document; ' +
+          'text in another encoding is read when its charset is declared (Content-Type: text/plain; ' +
+          'charset=windows-1252)',
     }
   }
   if (text.trim() === '') return { ok: false, reason: 'the file holds only white space' }

@@ -75,7 +75,8 @@ export const accountsProjector: Projector = {
         return
       case 'ApiKeyIssued':
         await tx.query(
-          'INSERT INTO api_keys (id, workspace_id, name, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING',
+          'INSERT INTO api_keys (id, workspace_id, name, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) ON ' +
+            'CONFLICT (id) DO NOTHING',
           [e.data.keyId, e.data.workspaceId, e.data.name, e.data.keyHash, recorded.metadata.at],
         )
         return

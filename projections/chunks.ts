@@ -126,7 +126,8 @@ const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCrea
     `added AS (
       INSERT INTO kb_chunk_entries (entry_id, workspace_id, title, embed, is_enabled, source, metadata, category, tags,
         title_text, title_tf, title_len, body_text, body_tf, body_len)
-      SELECT $1, $2, $3, $4, $5, $6, m, m->>'category', coalesce(ARRAY(SELECT jsonb_array_elements_text(m->'tags')), '{}'),
+      SELECT $1, $2, $3, $4, $5, $6, m, m->>'category',
+         coalesce(ARRAY(SELECT jsonb_array_elements_text(m->'tags')), '{}'),
         $7, t.tf, ${lenSql('t.tf')}, $8, b.tf, ${lenSql('b.tf')}
       FROM (SELECT $9::jsonb AS m) x, (SELECT ${tfSql('$7::text')} AS tf) t, (SELECT ${tfSql('$8::text')} AS tf) b
       ON CONFLICT (entry_id) DO NOTHING RETURNING *)`,
@@ -201,10 +202,12 @@ const writeChunks = async (
     tx,
     CHUNK_STATS,
     `added AS (
-      INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset, end_offset, token_count,
-        is_enabled, source, category, tags, page_url, tf, len)
-      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p, t.tf, ${lenSql('t.tf')}
-      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[]) AS u(i, c, s, so, eo, tc, p)
+      INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset,
+        end_offset, token_count, is_enabled, source, category, tags, page_url, tf, len)
+      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p,
+        t.tf, ${lenSql('t.tf')}
+      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
+         AS u(i, c, s, so, eo, tc, p)
       CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
       JOIN kb_chunk_entries x ON x.entry_id = $1
       RETURNING workspace_id, tf, len)`,

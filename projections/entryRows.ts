@@ -4,7 +4,8 @@ import type { EntryEvent } from '../domain/entry'
 
 /** When a URL entry is next due for a sync, from the time of its last one. */
 const NEXT_SYNC =
-  'CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(secs => sync_interval_hours * 3600) END'
+  'CASE WHEN sync_enabled THEN coalesce(last_sync_at, $2::timestamptz) + make_interval(secs => sync_interval_hours * ' +
+  '3600) END'
 
 /** An entry's row, from the entry's own events. */
 export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {

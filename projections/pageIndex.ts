@@ -43,7 +43,8 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
     switch (e.type) {
       case 'PageCreated':
         await tx.query(
-          'INSERT INTO kb_page_index_pages (page_id, workspace_id, title, collection_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          'INSERT INTO kb_page_index_pages (page_id, workspace_id, title, collection_id) VALUES ($1, $2, $3, $4) ON ' +
+            'CONFLICT DO NOTHING',
           [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null],
         )
         return
@@ -60,9 +61,11 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           tx,
           PAGE_STATS,
           `added AS (
-            INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content, searchable_text, latest, pinned, tf, len, model, embedding)
+            INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content,
+              searchable_text, latest, pinned, tf, len, model, embedding)
             SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
-              NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, t.tf, ${lenSql('t.tf')}, $5, ${cachedVector('$5', '$6', vectors)}
+              NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, t.tf,
+              ${lenSql('t.tf')}, $5, ${cachedVector('$5', '$6', vectors)}
             FROM kb_page_index_pages, (SELECT ${tfSql('$4::text')} AS tf) t WHERE page_id = $1 ON CONFLICT DO NOTHING
             RETURNING workspace_id, tf, len)`,
           pageFields('added', 1),
@@ -112,7 +115,8 @@ const dropUnserved = (tx: Client, pageId: string) =>
   countTerms(
     tx,
     PAGE_STATS,
-    'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned RETURNING workspace_id, tf, len)',
+    'gone AS (DELETE FROM kb_page_index WHERE page_id = $1 AND NOT latest AND NOT pinned RETURNING workspace_id, tf, ' +
+      'len)',
     pageFields('gone', -1),
     [pageId],
   )

@@ -90,7 +90,8 @@ export class ProjectionError extends Error {
     readonly reason: unknown,
   ) {
     super(
-      `projector ${projector} failed at position ${event.position} (${event.type}): ${(reason as Error)?.message ?? reason}`,
+      `projector ${projector} failed at position ${event.position} (${event.type}): ` +
+        `${(reason as Error)?.message ?? reason}`,
     )
   }
 }

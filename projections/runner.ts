@@ -191,7 +191,8 @@ export class ProjectionRunner {
   /** Records a position reached through events the projector does not handle. */
   private async saveCheckpoint(name: string, position: number) {
     const { rows } = await this.db.pool.query<{ position: number }>(
-      'UPDATE projection_checkpoints SET position = GREATEST(position, $2), updated_at = now() WHERE name = $1 RETURNING position',
+      'UPDATE projection_checkpoints SET position = GREATEST(position, $2), updated_at = now() WHERE name = $1 ' +
+        'RETURNING position',
       [name, position],
     )
     return rows[0]?.position ?? position

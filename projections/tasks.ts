@@ -38,7 +38,8 @@ export const tasksProjector: Projector = {
           [id, e.data.workspaceId, e.data.entryId, e.data.kind, at],
         )
         await tx.query(
-          'INSERT INTO kb_outbox (task_id, workspace_id, entry_id, position, queued_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING',
+          'INSERT INTO kb_outbox (task_id, workspace_id, entry_id, position, queued_at) VALUES ($1, $2, $3, $4, $5) ' +
+            'ON CONFLICT (task_id) DO NOTHING',
           [id, e.data.workspaceId, e.data.entryId, recorded.position, at],
         )
         return

@@ -23,7 +23,8 @@ const SENTENCE = /(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+["')\]]*|\n+|$)/g
 // Words that match everywhere and say nothing about what was asked.
 const STOP = new Set(
   (
-    'a an and are as at be by can do does for from has have how i if in into is it its my no not of on or so that the their then there ' +
+    'a an and are as at be by can do does for from has have how i if in into is it its my no not of on or so ' +
+    'that the their then there ' +
     'these this to was what when where which who why will with you your'
   ).split(' '),
 )

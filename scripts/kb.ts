@@ -18,7 +18,8 @@ import { reembedAll } from '../commands/reembed'
 import { streamCandidates } from '../commands/streams'
 
 const usage =
-  'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace <id>] | kb --help'
+  'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace ' +
+  '<id>] | kb --help'
 
 const help = `kb: the operator's command line of the knowledge-base service
 
@@ -107,7 +108,8 @@ const viaService = async (base: string, req: Request) => {
     error?: { code: string; message: string; details?: string[] }
   }
   if (!body.success) {
-    const message = `${body.error?.code}: ${body.error?.message}${body.error?.details ? ` (${body.error.details.join('; ')})` : ''}`
+    const details = body.error?.details ? ` (${body.error.details.join('; ')})` : ''
+    const message = `${body.error?.code}: ${body.error?.message}${details}`
     // An unknown name or a bad argument is the operator's mistake; a refused token or a failing service is a failure.
     return res.status === 400 || res.status === 404 ? die(message) : failure(message)
   }
@@ -151,7 +153,8 @@ const direct = async (args: string[]) => {
       const models = selected.some((p) => p.name === 'chunks' || p.name === 'page-index') ? await vectorModels(db) : []
       if (models.length > 0 && !models.includes(embedder.model)) {
         refuse(
-          `the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with the service's EMBEDDER (to change the model, use kb reembed)`,
+          `the read models hold vectors of ${models.join(', ')}, and EMBEDDER makes ${embedder.model}: rebuild with ` +
+            `the service's EMBEDDER (to change the model, use kb reembed)`,
         )
       }
       return { rebuilt: await rebuild(db, store, selected, log) }
@@ -198,7 +201,8 @@ const print = (args: string[], data: any) => {
     process.stdout.write(`head position ${data.head}\n`)
     for (const p of data.projections)
       process.stdout.write(
-        `${p.name.padEnd(16)} position ${String(p.position).padStart(10)}  lag ${String(p.lag).padStart(8)}${p.state ? `  ${p.state}` : ''}\n`,
+        `${p.name.padEnd(16)} position ${String(p.position).padStart(10)}  lag ${String(p.lag).padStart(8)}` +
+          `${p.state ? `  ${p.state}` : ''}\n`,
       )
     return
   }
@@ -206,7 +210,9 @@ const print = (args: string[], data: any) => {
     process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
 }
 
-/** Events a `kb stream` request to the service asks for (KB_STREAM_PAGE, default 1000); it pages on to the stream's end. */
+/**
+ * Events a `kb stream` request to the service asks for (KB_STREAM_PAGE, default 1000); it pages on to the stream's end.
+ */
 const STREAM_PAGE = Number(process.env.KB_STREAM_PAGE ?? 1000)
 
 const streamViaService = async (base: string, req: Request) => {

@@ -64,7 +64,7 @@ const check = async (baseDir: string, folders: string[]) => {
   )
 }
 
-const test = suite('the layering: no import runs upward, no circle')
+const test = suite('the house: no import runs upward, no circle, no line past 120 characters')
 
 test('the repository keeps its layers', async () => {
   const folders = [...LAYERS, 'testkit'].filter((f) => fs.existsSync(f))
@@ -91,6 +91,41 @@ test('the check finds an upward import and a circle', async () => {
       found.some((v) => v.startsWith('no-circular: commands/')),
       found.join('\n'),
     )
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+/** Source files (TypeScript) under the given folders, recursively. */
+const sources = (folders: string[]): string[] =>
+  folders.flatMap((folder) =>
+    fs
+      .readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join(folder, f)),
+  )
+
+/** Lines longer than the formatter's width, which it cannot fold (long strings, templates, comments). */
+const longLines = (files: string[], width = 120) =>
+  files.flatMap((file) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (line.length > width ? [`${file}:${i + 1} (${line.length})`] : [])),
+  )
+
+test('every source line is at most 120 characters', () => {
+  const folders = [...LAYERS, 'testkit', 'test'].filter((f) => fs.existsSync(f))
+  const files = sources(folders)
+  assert.ok(files.length > 100, `found ${files.length} source files`)
+  assert.equal(longLines(files), [])
+})
+
+test('the line check finds a long line', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-lines-'))
+  try {
+    fs.writeFileSync(path.join(dir, 'a.ts'), `const ok = 1\nconst long = '${'x'.repeat(120)}'\n`)
+    assert.equal(longLines([path.join(dir, 'a.ts')]), [`${path.join(dir, 'a.ts')}:2 (135)`])
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

@@ -63,7 +63,8 @@ BEGIN
       WITH ins AS (
         INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
         SELECT p_streams[i], first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
-        FROM unnest(p_ids[lo:hi], p_types[lo:hi], p_data[lo:hi], p_metadata[lo:hi]) WITH ORDINALITY AS e(id, type, data, metadata, n)
+        FROM unnest(p_ids[lo:hi], p_types[lo:hi], p_data[lo:hi], p_metadata[lo:hi])
+           WITH ORDINALITY AS e(id, type, data, metadata, n)
         ORDER BY e.n
         RETURNING es_events.position
       ) SELECT max(ins.position) INTO last_pos FROM ins;
@@ -185,7 +186,8 @@ export class PostgresEventStore implements EventStore {
       last_position: number | null
       actual_revision: string | null
     }>(
-      'SELECT idx, next_revision, last_position, actual_revision FROM es_append_batch($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8)',
+      'SELECT idx, next_revision, last_position, actual_revision FROM es_append_batch($1, $2, $3::int[], $4::uuid[], ' +
+        '$5::text[], $6::jsonb[], $7::jsonb[], $8)',
       [
         batch.map((b) => b.streamId),
         batch.map((b) => String(b.expected)),

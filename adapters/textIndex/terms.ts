@@ -15,7 +15,8 @@ import type { Queryable } from '../db'
 
 /** SQL computing a row's `tf` from a text expression. */
 export const tfSql = (text: string) =>
-  `(SELECT coalesce(jsonb_object_agg(lexeme, cardinality(positions)), '{}'::jsonb) FROM unnest(to_tsvector('english', ${text})))`
+  `(SELECT coalesce(jsonb_object_agg(lexeme, cardinality(positions)), '{}'::jsonb) FROM ` +
+  `unnest(to_tsvector('english', ${text})))`
 
 /** SQL computing a row's `len` from its `tf` expression. */
 export const lenSql = (tf: string) => `(SELECT coalesce(sum(value::int), 0)::int FROM jsonb_each_text(${tf}))`
@@ -127,4 +128,5 @@ export const queryTerms = async (
 
 /** SQL giving the frequencies of the query's lexemes ($n, a text[]) in a row's `tf` column, as an int[]. */
 export const tfOfSql = (tf: string, lexemesParam: string) =>
-  `ARRAY(SELECT coalesce((${tf} ->> x)::int, 0) FROM unnest(${lexemesParam}::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i)`
+  `ARRAY(SELECT coalesce((${tf} ->> x)::int, 0) FROM unnest(${lexemesParam}::text[]) WITH ORDINALITY AS u(x, i) ` +
+  `ORDER BY i)`

@@ -48,7 +48,8 @@ export const operatorRoutes: AnyRoute[] = [
     tag: 'operators',
     auth: 'admin',
     summary:
-      'Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in',
+      'Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then ' +
+      'swapped in',
     body: c.exact({ workspaceId: c.id }),
     uses: ['db', 'store', 'embedder'],
     handler: async ({ body }, { store, db, embedder }) => {

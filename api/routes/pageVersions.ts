@@ -63,7 +63,8 @@ export const pageVersionRoutes: AnyRoute[] = [
     auth: 'bearer',
     permission: 'read:knowledge',
     summary:
-      'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest',
+      'Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the ' +
+      'latest',
     params: IdParam,
     query: c.exact({ from: VersionFromString, to: VersionFromString }),
     uses: ['db', 'store'],

@@ -27,7 +27,8 @@ export const verificationOn = async (deps: Uses<'store'>, workspaceId: string) =
   (await loadKbConfig(deps.store, workspaceId)).verification.enabled
 const verificationOff = fail(
   'VALIDATION_ERROR',
-  'verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: true } }',
+  'verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: ' +
+    'true } }',
   ['verification.enabled: is false'],
 )
 

@@ -56,12 +56,14 @@ export const SearchAnswer = {
           source: { type: 'string' },
           metadata: { type: 'object' },
           score: score(
-            'The calibrated chance that the result is relevant: the same score means about the same chance in every mode and query; minScore compares it',
+            'The calibrated chance that the result is relevant: the same score means about the same chance in every ' +
+              'mode and query; minScore compares it',
           ),
           scores: {
             type: 'object',
             description:
-              "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served",
+              "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score " +
+              'served',
             properties: {
               text: score('Keyword (BM25) evidence alone'),
               vector: score('Vector similarity alone'),
@@ -78,7 +80,8 @@ export const SearchAnswer = {
           highlight: {
             type: 'object',
             description:
-              'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` (JavaScript string indices)',
+              'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into ' +
+              '`content` (JavaScript string indices)',
             properties: {
               text: { type: 'string' },
               ...offsets,

@@ -23,7 +23,8 @@ const kbSearch: Tool = {
   name: 'native:kb_search',
   searches: true,
   description:
-    "Search the workspace's knowledge entries (uploaded reference: text, web pages, files); mode, limit and minScore default to the workspace's search settings",
+    "Search the workspace's knowledge entries (uploaded reference: text, web pages, files); mode, limit and minScore " +
+    "default to the workspace's search settings",
   permission: 'read:tools',
   arguments: KbSearchArguments,
   inputSchema: inputSchemaOf(KbSearchArguments),

@@ -16,7 +16,9 @@ const PageRevertArguments = c.object({ pageId: c.id, version: VersionNumber }, {
 const pageRevert: Tool = {
   name: 'native:page_revert',
   description:
-    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. Refused if a later version was written by anyone else (ask a person then). A write receipt names this call, ready to run.',
+    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. Refused ' +
+    'if a later version was written by anyone else (ask a person then). A write receipt names this call, ready ' +
+    'to run.',
   permission: 'write:tools',
   arguments: PageRevertArguments,
   inputSchema: inputSchemaOf(PageRevertArguments, {
@@ -51,7 +53,8 @@ const PageDeleteArguments = c.object({ pageId: c.id }, {})
 const pageDelete: Tool = {
   name: 'native:page_delete',
   description:
-    'Take back a brain page you created: deletes it while every version is your own. Refused once anyone else has written to it (ask a person then). The receipt of a create names this call.',
+    'Take back a brain page you created: deletes it while every version is your own. Refused once anyone else has ' +
+    'written to it (ask a person then). The receipt of a create names this call.',
   permission: 'write:tools',
   arguments: PageDeleteArguments,
   inputSchema: inputSchemaOf(PageDeleteArguments, { pageId: { description: 'The page id' } }),

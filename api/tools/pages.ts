@@ -55,7 +55,9 @@ const PageWriteArguments = c.object(
 const pageWrite: Tool = {
   name: 'native:page_write',
   description:
-    'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
+    'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates ' +
+    'the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a ' +
+    'version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
   permission: 'write:tools',
   arguments: PageWriteArguments,
   inputSchema: inputSchemaOf(PageWriteArguments, {
@@ -143,7 +145,8 @@ const pageSearch: Tool = {
   name: 'native:page_search',
   searches: true,
   description:
-    'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result carries its citation "<title> · v<version>": cite it.',
+    'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result ' +
+    'carries its citation "<title> · v<version>": cite it.',
   permission: 'read:tools',
   arguments: pageSearchArguments,
   inputSchema: pageSearchSchema,

@@ -29,16 +29,18 @@ const PER_WORKSPACE = 20
 const POLL_MS = 250
 /** BENCH_ROUNDS: pairs of measurements per row, alternating (default 2: floor, service, service, floor). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
-/** BENCH_ROWS: only the rows whose `embedder/database/queue` starts with one of these (comma-separated), e.g. `hashing/PGlite`. */
+/**
+ * BENCH_ROWS: only the rows whose `embedder/database/queue` starts with one of these (comma-separated), e.g.
+ * `hashing/PGlite`.
+ */
 const ROWS = process.env.BENCH_ROWS?.split(',') ?? ['']
 /** Whether a row, or a prefix of rows such as `hashing/`, is among those asked for. */
 const wanted = (key: string) => ROWS.some((r) => key.startsWith(r) || r.startsWith(key))
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 const WORDS =
-  'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel current discharge gauge catchment aquifer spring'.split(
-    ' ',
-  )
+  'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel ' +
+  'current discharge gauge catchment aquifer spring'.split(' ')
 let seed = 7
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 const pageText = (i: number, p: number) => {
@@ -73,7 +75,8 @@ const corpus = async (n: number): Promise<File[]> => {
         files.push({
           name: `f${i}.html`,
           bytes: Buffer.from(
-            `<!doctype html><html><head><title>File ${i}</title></head><body><article>${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`,
+            `<!doctype html><html><head><title>File ${i}</title></head><body><article>` +
+              `${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`,
           ),
         })
         break
@@ -211,17 +214,23 @@ for (const [embedderName, n] of [
       const f = (x: number, d = 1) => x.toFixed(d)
       const processed = n * ROUNDS
       rows.push(
-        `| ${embedderName} | ${database} | ${queue} | ${n} | ${f((processed / base.seconds) * 60)} / ${f((processed / r.seconds) * 60)} | ${f(base.seconds / r.seconds, 2)} | ` +
-          `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
+        `| ${embedderName} | ${database} | ${queue} | ${n} | ` +
+          `${f((processed / base.seconds) * 60)} / ${f((processed / r.seconds) * 60)} | ` +
+          `${f(base.seconds / r.seconds, 2)} | ` +
+          `${f(base.chunks / base.seconds)} / ${f(r.chunks / r.seconds)} | ` +
+          `${f(r.chunks / r.seconds / (base.chunks / base.seconds), 2)} | ${f(base.p95 / 1000, 2)} / ` +
+          `${f(r.p95 / 1000, 2)} | ${f(base.p95 / r.p95, 2)} |`,
       )
       process.stderr.write(
-        `${rows[rows.length - 1]}  (rounds: floor ${floors.map((x) => f(x.seconds, 2)).join(', ')} s; service ${services.map((x) => f(x.seconds, 2)).join(', ')} s)\n`,
+        `${rows[rows.length - 1]}  (rounds: floor ${floors.map((x) => f(x.seconds, 2)).join(', ')} s; service ` +
+          `${services.map((x) => f(x.seconds, 2)).join(', ')} s)\n`,
       )
     }
   }
 }
 process.stdout.write(
-  '\n| embedder | database | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 upload→searchable s floor / API | ratio |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n',
+  '\n| embedder | database | queue | files | files/min floor / API | ratio | chunks/s floor / API | ratio | p95 ' +
+    'upload→searchable s floor / API | ratio |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n',
 )
 process.stdout.write(`${rows.join('\n')}\n`)
 process.exit(0)

@@ -17,9 +17,9 @@ const ADMIN = 'bench-admin-token-0123456789'
 
 // A deterministic corpus: sentences drawn from a fixed vocabulary by a small LCG.
 const WORDS =
-  'postgres vacuum index heap tuple page buffer query planner join hash merge sort cost estimate statistics analyze table column row lock transaction commit rollback snapshot isolation replica stream archive checkpoint wal segment'.split(
-    ' ',
-  )
+  'postgres vacuum index heap tuple page buffer query planner join hash merge sort cost estimate statistics ' +
+  'analyze table column row lock transaction commit rollback snapshot isolation replica stream archive ' +
+  'checkpoint wal segment'.split(' ')
 const corpus = (n: number) => {
   let seed = 42
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
@@ -114,11 +114,14 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
 const rows = [await run('hashing', ENTRIES), await run('local', LOCAL_ENTRIES)]
 const f = (x: number, d = 1) => x.toFixed(d)
 process.stdout.write(
-  '\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ms | p50 ratio | in-process chunks/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
+  '\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ' +
+    'ms | p50 ratio | in-process chunks/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
 )
 for (const r of rows) {
   process.stdout.write(
-    `| ${r.embedder} | ${r.entries} | ${f(r.floorPerSecond)} | ${f(r.apiPerSecond)} | ${f(r.apiPerSecond / r.floorPerSecond, 2)} | ${f(r.floorP50)} / ${f(r.floorP95)} | ${f(r.apiP50)} / ${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`,
+    `| ${r.embedder} | ${r.entries} | ${f(r.floorPerSecond)} | ${f(r.apiPerSecond)} | ` +
+      `${f(r.apiPerSecond / r.floorPerSecond, 2)} | ${f(r.floorP50)} / ${f(r.floorP95)} | ${f(r.apiP50)} / ` +
+      `${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`,
   )
 }
 process.exit(0)

@@ -24,7 +24,10 @@ export interface Running {
 
 /** Clients kept on one thread with their connections open, for loads run in rounds. */
 export interface Clients {
-  /** Sends `count` requests (bodies from number `from` on; Infinity until `stop`); answers their latencies. One round at a time. */
+  /**
+   * Sends `count` requests (bodies from number `from` on; Infinity until `stop`); answers their latencies. One round at
+   * a time.
+   */
   run(count: number, from?: number): Promise<number[]>
   /** Ends the running round early. */
   stop(): void

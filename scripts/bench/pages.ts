@@ -65,7 +65,9 @@ try {
   const ws = await post('/api/v1/admin/workspaces', admin, { name: 'Bench' })
   await post(`/api/v1/admin/workspaces/${ws.id}/members`, admin, { userId: user.id, role: 'owner' })
   const bearer = {
-    authorization: `Bearer ${(await post('/api/v1/admin/tokens', admin, { userId: user.id, workspaceId: ws.id })).access_token}`,
+    authorization:
+      `Bearer ` +
+      `${(await post('/api/v1/admin/tokens', admin, { userId: user.id, workspaceId: ws.id })).access_token}`,
   }
   const agent = {
     'x-api-key': (await post('/api/v1/admin/api-keys', admin, { workspaceId: ws.id, name: 'bench-agent' })).api_key,
@@ -128,13 +130,34 @@ try {
   )
 
   const f = (n: number) => n.toFixed(1)
-  process.stdout.write(`
-| measure (${AGENTS} concurrent agents, ${WRITES} writes) | API | baseline | ratio |
-|---|---:|---:|---:|
-| page_write, one page (versions/s) | ${f(onePage.perSecond)} | raw append, one stream ${f(rawOne.perSecond)} | ${(onePage.perSecond / rawOne.perSecond).toFixed(3)} |
-| page_write, 100 pages (versions/s) | ${f(manyPages.perSecond)} | raw append, 100 streams ${f(rawMany.perSecond)} | ${(manyPages.perSecond / rawMany.perSecond).toFixed(3)} |
-| page_search hybrid p50 / p95 (ms) | ${f(pct(pageSearch.latencies, 50))} / ${f(pct(pageSearch.latencies, 95))} | entry search ${f(pct(entrySearch.latencies, 50))} / ${f(pct(entrySearch.latencies, 95))} | ${(pct(pageSearch.latencies, 50) / pct(entrySearch.latencies, 50)).toFixed(2)} |
-`)
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`
+  const p50s = [pct(pageSearch.latencies, 50), pct(entrySearch.latencies, 50)]
+  process.stdout.write(
+    [
+      '',
+      row([`measure (${AGENTS} concurrent agents, ${WRITES} writes)`, 'API', 'baseline', 'ratio']),
+      '|---|---:|---:|---:|',
+      row([
+        'page_write, one page (versions/s)',
+        f(onePage.perSecond),
+        `raw append, one stream ${f(rawOne.perSecond)}`,
+        (onePage.perSecond / rawOne.perSecond).toFixed(3),
+      ]),
+      row([
+        'page_write, 100 pages (versions/s)',
+        f(manyPages.perSecond),
+        `raw append, 100 streams ${f(rawMany.perSecond)}`,
+        (manyPages.perSecond / rawMany.perSecond).toFixed(3),
+      ]),
+      row([
+        'page_search hybrid p50 / p95 (ms)',
+        `${f(p50s[0])} / ${f(pct(pageSearch.latencies, 95))}`,
+        `entry search ${f(p50s[1])} / ${f(pct(entrySearch.latencies, 95))}`,
+        (p50s[0] / p50s[1]).toFixed(2),
+      ]),
+      '',
+    ].join('\n'),
+  )
 } finally {
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })

@@ -29,7 +29,9 @@ const queries = benchQueries()
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
-/** Runs `op` `count` times (from query number `from` on) from `clients` concurrent loops; answers the latencies in ms. */
+/**
+ * Runs `op` `count` times (from query number `from` on) from `clients` concurrent loops; answers the latencies in ms.
+ */
 const latencies = async (clients: number, count: number, from: number, op: (i: number) => Promise<unknown>) => {
   const out: number[] = []
   let next = 0
@@ -176,7 +178,9 @@ try {
         resets += load.resets()
         await load.close()
         rows.push(
-          `| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`,
+          `| ${size.toLocaleString('en-US')} | ${mode} | ${clients} | ${pct(sql, 50).toFixed(1)} / ` +
+            `${pct(sql, 95).toFixed(1)} | ${pct(api, 50).toFixed(1)} / ${pct(api, 95).toFixed(1)} | ` +
+            `${(pct(api, 50) / pct(sql, 50)).toFixed(2)} |`,
         )
         process.stderr.write(`${rows[rows.length - 1]}\n`)
       }
@@ -205,10 +209,14 @@ try {
   const written = (await writer.done).length
   resets += writer.resets()
   process.stdout.write(
-    '\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 |\n|---:|---|---:|---:|---:|---:|\n',
+    '\n| chunks | mode | clients | direct p50 / p95 ms | API p50 / p95 ms | API p50 / direct p50 ' +
+      '|\n|---:|---|---:|---:|---:|---:|\n',
   )
   process.stdout.write(
-    `${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, while ingesting ${pct(busy, 95).toFixed(1)} ms (${written} entries written meanwhile): ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`,
+    `${rows.join('\n')}\n\nhybrid p95 idle ${pct(idle, 95).toFixed(1)} ms, ` +
+      `while ingesting ${pct(busy, 95).toFixed(1)} ms (${written} entries written meanwhile): ` +
+      `ratio ${(pct(busy, 95) / pct(idle, 95)).toFixed(2)}\n` +
+      `${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`,
   )
 } finally {
   await service.stop()

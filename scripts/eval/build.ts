@@ -27,7 +27,8 @@ for (const set of SETS.filter((s) => !process.argv[2] || s.name === process.argv
   const kinds = questions.reduce<Record<string, number>>((n, q) => ((n[q.kind] = (n[q.kind] ?? 0) + 1), n), {})
   const chars = docs.reduce((n, d) => n + d.text.length, 0)
   process.stdout.write(
-    `${set.name}: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), ${questions.length} questions ${JSON.stringify(kinds)}\n`,
+    `${set.name}: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), ${questions.length} questions ` +
+      `${JSON.stringify(kinds)}\n`,
   )
   if (problems.length) {
     process.stderr.write(problems.join('\n') + '\n')

@@ -7,17 +7,38 @@ import { type Doc, capped } from './sets'
 const SOURCE = '/usr/share/doc/python3.11/html/_sources/library'
 
 /** reStructuredText to plain text: roles and markup unwrapped, directives kept as their signatures. */
+/** Directives whose block is markup, not text. */
+const SKIPPED =
+  /^\.\. (index|sectionauthor|moduleauthor|module|currentmodule|highlight|testsetup|testcleanup|toctree|_[^:]+):/
+const DESCRIBED = [
+  'function',
+  'class',
+  'method',
+  'attribute',
+  'data',
+  'exception',
+  'decorator',
+  'classmethod',
+  'staticmethod',
+  'opcode',
+  'cmdoption',
+  'option',
+  'envvar',
+  'describe',
+  'coroutinefunction',
+  'coroutinemethod',
+  'abstractmethod',
+  'pdbcommand',
+]
+/** A directive that describes an object: its signature is kept as text. */
+const DESCRIPTION = new RegExp(`^(\\s*)\\.\\. (${DESCRIBED.join('|')})::\\s*`)
+
 export const rstToText = (rst: string) => {
   const out: string[] = []
   let skipping = false
   for (const raw of rst.split('\n')) {
     const line = raw.replace(/\s+$/, '')
-    if (
-      /^\.\. (index|sectionauthor|moduleauthor|module|currentmodule|highlight|testsetup|testcleanup|toctree|_[^:]+):/.test(
-        line,
-      ) ||
-      /^\.\. _[^:]+:$/.test(line)
-    ) {
+    if (SKIPPED.test(line) || /^\.\. _[^:]+:$/.test(line)) {
       skipping = true
       continue
     }
@@ -29,10 +50,7 @@ export const rstToText = (rst: string) => {
     if (/^([=\-~^"*+#])\1{3,}$/.test(line.trim())) continue
     if (/^\*\*Source code:\*\*/.test(line)) continue
     const l = line
-      .replace(
-        /^(\s*)\.\. (function|class|method|attribute|data|exception|decorator|classmethod|staticmethod|opcode|cmdoption|option|envvar|describe|coroutinefunction|coroutinemethod|abstractmethod|pdbcommand)::\s*/,
-        '$1',
-      )
+      .replace(DESCRIPTION, '$1')
       .replace(/^(\s*)\.\. versionadded:: (\S+)/, '$1New in version $2.')
       .replace(/^(\s*)\.\. versionchanged:: (\S+)/, '$1Changed in version $2:')
       .replace(/^(\s*)\.\. deprecated:: (\S+)/, '$1Deprecated since version $2:')

@@ -192,7 +192,9 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     const answerable = questions.filter((q) => q.kind !== 'none').length
     const chars = docs.reduce((n, d) => n + d.text.length, 0)
     say(
-      `${docs.length} documents (${f(chars / 1e6, 2)} M characters), ${questions.length} questions (${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ${CHUNK ?? 'the default'} tokens`,
+      `${docs.length} documents (${f(chars / 1e6, 2)} M characters), ${questions.length} questions ` +
+        `(${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ` +
+        `${CHUNK ?? 'the default'} tokens`,
     )
     say(`ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`)
     say()
@@ -202,18 +204,22 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
         say(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |`)
     say()
     say(
-      '| mode | p50 ms | p95 ms | served chunk holds the evidence | P@5 at defaults | R@5 at defaults | emptied with a relevant first result | unanswerable answered |\n|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| mode | p50 ms | p95 ms | served chunk holds the evidence | P@5 at defaults | R@5 at defaults | emptied with ' +
+        'a relevant first result | unanswerable answered |\n|---|---:|---:|---:|---:|---:|---:|---:|',
     )
     for (const mode of MODES) {
       const a = atDefaults[mode]
       const none = questions.length - answerable
       say(
-        `| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`,
+        `| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ` +
+          `${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ` +
+          `${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`,
       )
     }
     say()
     say(
-      'Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or 2)\n',
+      'Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or ' +
+        '2)\n',
     )
     say(`| score | ${MODES.join(' | ')} |\n|---|${MODES.map(() => '---:').join('|')}|`)
     for (let b = 9; b >= 0; b--) {

@@ -128,30 +128,33 @@ test('OpenAI: vectors of the wrong length or with a non-number are refused', asy
   }
 })
 
-test('local model: 512 dimensions zero-padded to 1536, paraphrases closer than unrelated text, event loop free', async () => {
-  const e = localEmbedder()
-  try {
-    let ticks = 0
-    const timer = setInterval(() => ticks++, 5)
-    const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
-    const [a, b, c, d] = await e.embed([
-      'the cat sat on the mat',
-      'a kitten was sitting on the rug',
-      'quarterly revenue grew by ten percent',
-      long,
-    ])
-    clearInterval(timer)
-    assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
-    for (const v of [a, b, c, d]) {
-      assert.is(v.length, DIMENSIONS)
-      assert.ok(v.slice(512).every((x) => x === 0))
-      assert.ok(Math.abs(cosine(v, v) - 1) < 1e-6)
+test(
+  'local model: 512 dimensions zero-padded to 1536, paraphrases closer than unrelated text, event loop ' + 'free',
+  async () => {
+    const e = localEmbedder()
+    try {
+      let ticks = 0
+      const timer = setInterval(() => ticks++, 5)
+      const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
+      const [a, b, c, d] = await e.embed([
+        'the cat sat on the mat',
+        'a kitten was sitting on the rug',
+        'quarterly revenue grew by ten percent',
+        long,
+      ])
+      clearInterval(timer)
+      assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
+      for (const v of [a, b, c, d]) {
+        assert.is(v.length, DIMENSIONS)
+        assert.ok(v.slice(512).every((x) => x === 0))
+        assert.ok(Math.abs(cosine(v, v) - 1) < 1e-6)
+      }
+      assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
+    } finally {
+      await e.close?.()
     }
-    assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
-  } finally {
-    await e.close?.()
-  }
-})
+  },
+)
 
 test('a failing embedder: the create answers 503 SERVICE_UNAVAILABLE and writes nothing', async () => {
   const server = await fakeOpenAi(() => ({ status: 400, body: { error: { message: 'model not found' } } }))

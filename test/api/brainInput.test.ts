@@ -23,34 +23,34 @@ const detailStarts = (e: { details?: string[] }, prefix: string) =>
     `a detail starting ${prefix}: ${JSON.stringify(e.details)}`,
   )
 
-test('expectedVersion 0, -1 and 1.5 are VALIDATION_ERROR and change nothing; one far ahead is VERSION_CONFLICT', async ({
-  svc,
-  key,
-}) => {
-  const p = ok(await tool(svc.call, key, 'page_write', { title: 'Guarded', mode: 'create', content: 'v1' }))
-  await unchanged(svc, async () => {
-    for (const expectedVersion of [0, -1, 1.5]) {
-      const e = expectError(
-        await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion }),
-        400,
-        'VALIDATION_ERROR',
+test(
+  'expectedVersion 0, -1 and 1.5 are VALIDATION_ERROR and change nothing; one far ahead is ' + 'VERSION_CONFLICT',
+  async ({ svc, key }) => {
+    const p = ok(await tool(svc.call, key, 'page_write', { title: 'Guarded', mode: 'create', content: 'v1' }))
+    await unchanged(svc, async () => {
+      for (const expectedVersion of [0, -1, 1.5]) {
+        const e = expectError(
+          await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion }),
+          400,
+          'VALIDATION_ERROR',
+        )
+        detailStarts(e, 'arguments.expectedVersion')
+      }
+      const ahead = expectError(
+        await tool(svc.call, key, 'page_write', {
+          pageId: p.pageId,
+          mode: 'replace',
+          content: 'x',
+          expectedVersion: 999,
+        }),
+        409,
+        'VERSION_CONFLICT',
       )
-      detailStarts(e, 'arguments.expectedVersion')
-    }
-    const ahead = expectError(
-      await tool(svc.call, key, 'page_write', {
-        pageId: p.pageId,
-        mode: 'replace',
-        content: 'x',
-        expectedVersion: 999,
-      }),
-      409,
-      'VERSION_CONFLICT',
-    )
-    assert.match(ahead.message, /version 1/)
-    assert.equal(ahead.details, ['currentVersion: 1'])
-  })
-})
+      assert.match(ahead.message, /version 1/)
+      assert.equal(ahead.details, ['currentVersion: 1'])
+    })
+  },
+)
 
 test('a title of 501 characters is refused and changes nothing; 500 characters is fine', async ({ svc, key }) => {
   await unchanged(svc, async () => {
@@ -95,35 +95,35 @@ test('an unknown pageId is NOT_FOUND', async ({ svc, key }) => {
   })
 })
 
-test('a pageId and a title of two different pages, or expectedVersion on a create, are refused and change nothing', async ({
-  svc,
-  key,
-}) => {
-  const a = ok(await tool(svc.call, key, 'page_write', { title: 'Page A', content: 'a' }))
-  ok(await tool(svc.call, key, 'page_write', { title: 'Page B', content: 'b' }))
-  await unchanged(svc, async () => {
-    for (const name of ['page_write', 'page_read', 'page_history']) {
-      const e = expectError(
-        await tool(svc.call, key, name, { pageId: a.pageId, title: 'Page B', content: 'x' }),
+test(
+  'a pageId and a title of two different pages, or expectedVersion on a create, are refused and change ' + 'nothing',
+  async ({ svc, key }) => {
+    const a = ok(await tool(svc.call, key, 'page_write', { title: 'Page A', content: 'a' }))
+    ok(await tool(svc.call, key, 'page_write', { title: 'Page B', content: 'b' }))
+    await unchanged(svc, async () => {
+      for (const name of ['page_write', 'page_read', 'page_history']) {
+        const e = expectError(
+          await tool(svc.call, key, name, { pageId: a.pageId, title: 'Page B', content: 'x' }),
+          400,
+          'VALIDATION_ERROR',
+        )
+        assert.equal(
+          e.details,
+          ['title: the page of this pageId is titled "Page A"; give pageId or title, or both of the same page'],
+          name,
+        )
+      }
+      const c = expectError(
+        await tool(svc.call, key, 'page_write', { title: 'Page C', mode: 'create', expectedVersion: 1, content: 'c' }),
         400,
         'VALIDATION_ERROR',
       )
-      assert.equal(
-        e.details,
-        ['title: the page of this pageId is titled "Page A"; give pageId or title, or both of the same page'],
-        name,
-      )
-    }
-    const c = expectError(
-      await tool(svc.call, key, 'page_write', { title: 'Page C', mode: 'create', expectedVersion: 1, content: 'c' }),
-      400,
-      'VALIDATION_ERROR',
-    )
-    assert.match(c.details![0], /^expectedVersion:/)
-  })
-  // Both naming the same page (any case) is fine.
-  assert.is(ok(await tool(svc.call, key, 'page_read', { pageId: a.pageId, title: 'page a' })).id, a.pageId)
-})
+      assert.match(c.details![0], /^expectedVersion:/)
+    })
+    // Both naming the same page (any case) is fine.
+    assert.is(ok(await tool(svc.call, key, 'page_read', { pageId: a.pageId, title: 'page a' })).id, a.pageId)
+  },
+)
 
 test('another workspace cannot see or write a page, by id or by title; its own title makes its own page', async ({
   svc,
@@ -195,18 +195,21 @@ test('an unknown skill is VALIDATION_ERROR; a served skill is kept in the author
   assert.equal(versions[0].author, { kind: 'agent', client: 'claude-code', skill: 'brain-first' })
 })
 
-test('verify while verification is off is VALIDATION_ERROR and changes nothing; the page has no verification state', async ({
-  svc,
-  m,
-  key,
-}) => {
-  const p = ok(await tool(svc.call, key, 'page_write', { title: 'Unverifiable', content: 'x' }))
-  await unchanged(svc, async () => {
-    expectError(await svc.call('POST', `/api/v1/pages/${p.pageId}/verify`, { token: m.token }), 400, 'VALIDATION_ERROR')
-  })
-  const page = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}`, { token: m.token }))
-  assert.not.ok('verification' in page)
-})
+test(
+  'verify while verification is off is VALIDATION_ERROR and changes nothing; the page has no verification ' + 'state',
+  async ({ svc, m, key }) => {
+    const p = ok(await tool(svc.call, key, 'page_write', { title: 'Unverifiable', content: 'x' }))
+    await unchanged(svc, async () => {
+      expectError(
+        await svc.call('POST', `/api/v1/pages/${p.pageId}/verify`, { token: m.token }),
+        400,
+        'VALIDATION_ERROR',
+      )
+    })
+    const page = ok(await svc.call('GET', `/api/v1/pages/${p.pageId}`, { token: m.token }))
+    assert.not.ok('verification' in page)
+  },
+)
 
 test('two replaces with the same expectedVersion at once: one wins, the page has 2 versions', async ({
   svc,

@@ -61,48 +61,49 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
   )
 })
 
-test('text without sentence ends (a log, a table) fills chunks to their budget and counts its tokens as cl100k does', async ({
-  svc,
-}) => {
-  const m = await seedMember(svc.call)
-  // Some words cost more tokens at the start of a chunk than after a space ("retrieval": 3, " retrieval": 1).
-  const words = [
-    'alpha',
-    'retrieval',
-    'stone',
-    'quickly',
-    'ingestion',
-    'seven',
-    'garden',
-    'planet',
-    'yellow',
-    'history',
-  ]
-  const content = Array.from({ length: 4000 }, (_, i) => words[(i * 7 + (i >> 3)) % words.length]).join(' ')
-  const exact = countTokens(content)
-  const e = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: {
-        title: 'Unpunctuated',
-        source: 'text',
-        content,
-        chunkingOptions: { chunkSizeTokens: 1000, overlapTokens: 0 },
-      },
-    }),
-    201,
-  )
-  assert.ok(Math.abs(e.tokenCount - exact) / exact < 0.02, `estimated ${e.tokenCount}, exact ${exact}`)
-  const { rows } = await svc.deps.db.pool.query(
-    'SELECT token_count FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index',
-    [e.id],
-  )
-  assert.is(rows.length, Math.ceil(exact / 1000), JSON.stringify(rows))
-  assert.ok(
-    rows.slice(0, -1).every((c: any) => c.token_count > 950 && c.token_count <= 1000),
-    JSON.stringify(rows),
-  )
-})
+test(
+  'text without sentence ends (a log, a table) fills chunks to their budget and counts its tokens as ' + 'cl100k does',
+  async ({ svc }) => {
+    const m = await seedMember(svc.call)
+    // Some words cost more tokens at the start of a chunk than after a space ("retrieval": 3, " retrieval": 1).
+    const words = [
+      'alpha',
+      'retrieval',
+      'stone',
+      'quickly',
+      'ingestion',
+      'seven',
+      'garden',
+      'planet',
+      'yellow',
+      'history',
+    ]
+    const content = Array.from({ length: 4000 }, (_, i) => words[(i * 7 + (i >> 3)) % words.length]).join(' ')
+    const exact = countTokens(content)
+    const e = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: {
+          title: 'Unpunctuated',
+          source: 'text',
+          content,
+          chunkingOptions: { chunkSizeTokens: 1000, overlapTokens: 0 },
+        },
+      }),
+      201,
+    )
+    assert.ok(Math.abs(e.tokenCount - exact) / exact < 0.02, `estimated ${e.tokenCount}, exact ${exact}`)
+    const { rows } = await svc.deps.db.pool.query(
+      'SELECT token_count FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index',
+      [e.id],
+    )
+    assert.is(rows.length, Math.ceil(exact / 1000), JSON.stringify(rows))
+    assert.ok(
+      rows.slice(0, -1).every((c: any) => c.token_count > 950 && c.token_count <= 1000),
+      JSON.stringify(rows),
+    )
+  },
+)
 
 test('content that spells a tokenizer special token is stored and counted as text', async ({ svc, m }) => {
   const content = 'A model stops at <|endoftext|> and <|fim_prefix|> marks a prefix.'
@@ -448,144 +449,147 @@ test('bad input: each gives 400 VALIDATION_ERROR naming the field, and writes no
   assert.ok(afterCreate > head)
 })
 
-test('input no command can store is refused with 400, never a 500: lone surrogates, deep nesting, a body that is not JSON', async ({
-  svc,
-  m,
-}) => {
-  const e = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: { title: 'kept', source: 'text', content: 'kept.' },
-    }),
-    201,
-  )
-  const head = await svc.deps.store.headPosition()
-  const bad = async (
-    method: string,
-    path: string,
-    options: { body?: unknown; raw?: string; headers?: Record<string, string> },
-    detail: RegExp,
-  ) => {
-    const err = expectError(await svc.call(method, path, { token: m.token, ...options }), 400, 'VALIDATION_ERROR')
-    assert.ok(
-      err.details!.some((d) => detail.test(d)),
-      `${detail} in ${JSON.stringify(err.details)}`,
+test(
+  'input no command can store is refused with 400, never a 500: lone surrogates, deep nesting, a body that ' +
+    'is not JSON',
+  async ({ svc, m }) => {
+    const e = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'kept', source: 'text', content: 'kept.' },
+      }),
+      201,
     )
-  }
-  // Half of an emoji: JSON allows it, Postgres's JSON does not.
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { body: { title: 'lone', source: 'text', content: 'a\ud800b' } },
-    /^content: .*surrogate/,
-  )
-  await bad('PATCH', `/api/v1/knowledge/${e.id}`, { body: { title: 'x\udc00' } }, /^title: .*surrogate/)
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { body: { title: 't', source: 'text', content: 'c', metadata: { ['k\ud800']: 'v' } } },
-    /^metadata\.k.*surrogate/,
-  )
-  const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { raw: `{"title":"t","source":"text","content":"c","metadata":{"deep":${deep}}}` },
-    /nested deeper than 32 levels/,
-  )
-  // A PATCH whose body the JSON parser did not read must not pass for an empty one.
-  await bad(
-    'PATCH',
-    `/api/v1/knowledge/${e.id}`,
-    { raw: JSON.stringify({ title: 'via text/plain' }), headers: { 'content-type': 'text/plain' } },
-    /^body: .*application\/json/,
-  )
-  await bad(
-    'PATCH',
-    '/api/v1/knowledge/config',
-    { raw: JSON.stringify({ maxDocuments: 5 }), headers: { 'content-type': 'text/plain' } },
-    /^body:/,
-  )
-  // Nor a create's, on the routes that take a multipart form too.
-  const created = JSON.stringify({ title: 'via text/plain', source: 'text', content: 'c' })
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { raw: created, headers: { 'content-type': 'text/plain' } },
-    /^body: .*application\/json or multipart\/form-data/,
-  )
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { raw: 'title=t&source=text&content=c', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
-    /^body:/,
-  )
-  await bad(
-    'POST',
-    '/api/v1/knowledge/upload',
-    { raw: JSON.stringify({ sourceType: 'text', content: 'c' }), headers: { 'content-type': 'text/plain' } },
-    /^body: .*application\/json$/,
-  )
-  await bad(
-    'POST',
-    '/api/v1/knowledge/upload/file',
-    { raw: 'x', headers: { 'content-type': 'text/plain' } },
-    /^body: .*multipart/,
-  )
-  assert.is(await svc.deps.store.headPosition(), head)
-  assert.is(ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token })).title, 'kept')
-  // A well-formed emoji is fine, and counts as one character.
-  const emoji = '\u{1F600}'
-  const smiles = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: { title: emoji.repeat(500), source: 'text', content: `${emoji} fine` },
-    }),
-    201,
-  )
-  assert.is([...smiles.title].length, 500)
-  await bad(
-    'POST',
-    '/api/v1/knowledge',
-    { body: { title: emoji.repeat(501), source: 'text', content: 'c' } },
-    /^title:/,
-  )
-})
+    const head = await svc.deps.store.headPosition()
+    const bad = async (
+      method: string,
+      path: string,
+      options: { body?: unknown; raw?: string; headers?: Record<string, string> },
+      detail: RegExp,
+    ) => {
+      const err = expectError(await svc.call(method, path, { token: m.token, ...options }), 400, 'VALIDATION_ERROR')
+      assert.ok(
+        err.details!.some((d) => detail.test(d)),
+        `${detail} in ${JSON.stringify(err.details)}`,
+      )
+    }
+    // Half of an emoji: JSON allows it, Postgres's JSON does not.
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { body: { title: 'lone', source: 'text', content: 'a\ud800b' } },
+      /^content: .*surrogate/,
+    )
+    await bad('PATCH', `/api/v1/knowledge/${e.id}`, { body: { title: 'x\udc00' } }, /^title: .*surrogate/)
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { body: { title: 't', source: 'text', content: 'c', metadata: { ['k\ud800']: 'v' } } },
+      /^metadata\.k.*surrogate/,
+    )
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { raw: `{"title":"t","source":"text","content":"c","metadata":{"deep":${deep}}}` },
+      /nested deeper than 32 levels/,
+    )
+    // A PATCH whose body the JSON parser did not read must not pass for an empty one.
+    await bad(
+      'PATCH',
+      `/api/v1/knowledge/${e.id}`,
+      { raw: JSON.stringify({ title: 'via text/plain' }), headers: { 'content-type': 'text/plain' } },
+      /^body: .*application\/json/,
+    )
+    await bad(
+      'PATCH',
+      '/api/v1/knowledge/config',
+      { raw: JSON.stringify({ maxDocuments: 5 }), headers: { 'content-type': 'text/plain' } },
+      /^body:/,
+    )
+    // Nor a create's, on the routes that take a multipart form too.
+    const created = JSON.stringify({ title: 'via text/plain', source: 'text', content: 'c' })
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { raw: created, headers: { 'content-type': 'text/plain' } },
+      /^body: .*application\/json or multipart\/form-data/,
+    )
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { raw: 'title=t&source=text&content=c', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      /^body:/,
+    )
+    await bad(
+      'POST',
+      '/api/v1/knowledge/upload',
+      { raw: JSON.stringify({ sourceType: 'text', content: 'c' }), headers: { 'content-type': 'text/plain' } },
+      /^body: .*application\/json$/,
+    )
+    await bad(
+      'POST',
+      '/api/v1/knowledge/upload/file',
+      { raw: 'x', headers: { 'content-type': 'text/plain' } },
+      /^body: .*multipart/,
+    )
+    assert.is(await svc.deps.store.headPosition(), head)
+    assert.is(ok(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token })).title, 'kept')
+    // A well-formed emoji is fine, and counts as one character.
+    const emoji = '\u{1F600}'
+    const smiles = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: emoji.repeat(500), source: 'text', content: `${emoji} fine` },
+      }),
+      201,
+    )
+    assert.is([...smiles.title].length, 500)
+    await bad(
+      'POST',
+      '/api/v1/knowledge',
+      { body: { title: emoji.repeat(501), source: 'text', content: 'c' } },
+      /^title:/,
+    )
+  },
+)
 
-test('the largest content allowed (500,000 characters) is accepted even written as JSON escapes; chunkSizeTokens alone picks an overlap below it', async ({
-  svc,
-  m,
-}) => {
-  // 500,000 characters as \u00e9 escapes: a 3 MB body.
-  const raw = `{"title":"escaped","source":"text","content":"${'\\u00e9'.repeat(499_990)} end"}`
-  assert.ok(raw.length > 2_900_000)
-  const big = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, raw }), 201)
-  assert.is(big.content.length, 499_994)
-  // The default overlap (200) is not below 100 tokens: the same share of the chunk is used.
-  const small = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: {
-        title: 'small chunks',
-        source: 'text',
-        content: 'Word '.repeat(400),
-        chunkingOptions: { chunkSizeTokens: 100 },
-      },
-    }),
-    201,
-  )
-  assert.is(small.processingStatus, 'completed')
-  const { rows } = await svc.deps.db.pool.query<{ s: number; e: number; n: number }>(
-    'SELECT start_offset AS s, end_offset AS e, token_count AS n FROM kb_chunks WHERE entry_id = $1 ORDER BY chunk_index',
-    [small.id],
-  )
-  assert.ok(rows.length > 1 && rows.every((r) => r.n <= 100), JSON.stringify(rows))
-  // Consecutive chunks overlap, by at most 20 tokens (a fifth of the chunk, as 200 is of 1000).
-  for (let i = 1; i < rows.length; i++) {
-    assert.ok(rows[i].s < rows[i - 1].e, JSON.stringify(rows))
-    assert.ok(countTokens(small.content.slice(rows[i].s, rows[i - 1].e)) <= 20)
-  }
-})
+test(
+  'the largest content allowed (500,000 characters) is accepted even written as JSON escapes; ' +
+    'chunkSizeTokens alone picks an overlap below it',
+  async ({ svc, m }) => {
+    // 500,000 characters as \u00e9 escapes: a 3 MB body.
+    const raw = `{"title":"escaped","source":"text","content":"${'\\u00e9'.repeat(499_990)} end"}`
+    assert.ok(raw.length > 2_900_000)
+    const big = ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, raw }), 201)
+    assert.is(big.content.length, 499_994)
+    // The default overlap (200) is not below 100 tokens: the same share of the chunk is used.
+    const small = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: {
+          title: 'small chunks',
+          source: 'text',
+          content: 'Word '.repeat(400),
+          chunkingOptions: { chunkSizeTokens: 100 },
+        },
+      }),
+      201,
+    )
+    assert.is(small.processingStatus, 'completed')
+    const { rows } = await svc.deps.db.pool.query<{ s: number; e: number; n: number }>(
+      'SELECT start_offset AS s, end_offset AS e, token_count AS n FROM kb_chunks WHERE entry_id = $1 ORDER BY ' +
+        'chunk_index',
+      [small.id],
+    )
+    assert.ok(rows.length > 1 && rows.every((r) => r.n <= 100), JSON.stringify(rows))
+    // Consecutive chunks overlap, by at most 20 tokens (a fifth of the chunk, as 200 is of 1000).
+    for (let i = 1; i < rows.length; i++) {
+      assert.ok(rows[i].s < rows[i - 1].e, JSON.stringify(rows))
+      assert.ok(countTokens(small.content.slice(rows[i].s, rows[i - 1].e)) <= 20)
+    }
+  },
+)
 
 test('content the chunking worker cannot finish within its limits is refused with 400, not a 500', async () => {
   const svc = await startTestService({ PARSE_TIMEOUT_MS: '100' })

@@ -241,70 +241,79 @@ test('entries written into a folder while it is deleted end at root, never in th
   }
 })
 
-test('lists and search by folder: unknown folders answer 404; lists filter by processingStatus and can leave content out; unknown parameters are named', async ({
-  svc,
-}) => {
-  const m = await seedMember(svc.call, 'owner')
-  const other = await seedMember(svc.call, 'owner')
-  const f = ok(
-    await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Marsupials' } }),
-    201,
-  )
-  const theirs = ok(
-    await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Theirs' } }),
-    201,
-  )
-  const inFolder = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: { title: 'Quokkas', source: 'text', content: 'Quokkas live on Rottnest Island.', folderId: f.id },
-    }),
-    201,
-  )
-  const atRoot = ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: m.token,
-      body: { title: 'Rottnest ferries', source: 'text', content: 'Ferries to Rottnest Island leave from Fremantle.' },
-    }),
-    201,
-  )
-  const list = (q: string) => svc.call('GET', `/api/v1/knowledge?${q}`, { token: m.token })
-  assert.equal(
-    ok(await list(`folderId=${f.id}`)).items.map((e: any) => e.id),
-    [inFolder.id],
-  )
-  expectError(await list(`folderId=${theirs.id}`), 404, 'NOT_FOUND')
-  expectError(await list('folderId=no-such-folder'), 404, 'NOT_FOUND')
-  assert.is(ok(await list('processingStatus=completed')).total, 2)
-  assert.is(ok(await list('processingStatus=failed')).total, 0)
-  const bare = ok(await list('includeContent=false')).items
-  assert.equal(
-    bare.map((e: any) => [e.title, 'content' in e, 'searchableText' in e]),
-    [
-      ['Rottnest ferries', false, false],
-      ['Quokkas', false, false],
-    ],
-  )
-  assert.ok('content' in ok(await list('includeContent=true')).items[0])
-  const unknown = expectError(await list('q=socat'), 400, 'VALIDATION_ERROR')
-  assert.match(unknown.details![0], /^q: is not a query parameter of GET \/api\/v1\/knowledge \(it takes page, limit, /)
-  assert.is(ok(await list('externalRef.jira=ABC-1')).total, 0, 'externalRef.<key> stays allowed')
-  const search = (body: object) =>
-    svc.call('POST', '/api/v1/knowledge/search', {
-      token: m.token,
-      body: { query: 'Rottnest Island', mode: 'text', minScore: 0, ...body },
-    })
-  assert.equal(
-    ok(await search({}))
-      .results.map((r: any) => r.id)
-      .sort(),
-    [inFolder.id, atRoot.id].sort(),
-  )
-  assert.equal(
-    ok(await search({ folderId: f.id })).results.map((r: any) => r.id),
-    [inFolder.id],
-  )
-  expectError(await search({ folderId: theirs.id }), 404, 'NOT_FOUND')
-})
+test(
+  'lists and search by folder: unknown folders answer 404; lists filter by processingStatus and can leave ' +
+    'content out; unknown parameters are named',
+  async ({ svc }) => {
+    const m = await seedMember(svc.call, 'owner')
+    const other = await seedMember(svc.call, 'owner')
+    const f = ok(
+      await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Marsupials' } }),
+      201,
+    )
+    const theirs = ok(
+      await svc.call('POST', '/api/v1/knowledge/folders', { token: other.token, body: { name: 'Theirs' } }),
+      201,
+    )
+    const inFolder = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: { title: 'Quokkas', source: 'text', content: 'Quokkas live on Rottnest Island.', folderId: f.id },
+      }),
+      201,
+    )
+    const atRoot = ok(
+      await svc.call('POST', '/api/v1/knowledge', {
+        token: m.token,
+        body: {
+          title: 'Rottnest ferries',
+          source: 'text',
+          content: 'Ferries to Rottnest Island leave from Fremantle.',
+        },
+      }),
+      201,
+    )
+    const list = (q: string) => svc.call('GET', `/api/v1/knowledge?${q}`, { token: m.token })
+    assert.equal(
+      ok(await list(`folderId=${f.id}`)).items.map((e: any) => e.id),
+      [inFolder.id],
+    )
+    expectError(await list(`folderId=${theirs.id}`), 404, 'NOT_FOUND')
+    expectError(await list('folderId=no-such-folder'), 404, 'NOT_FOUND')
+    assert.is(ok(await list('processingStatus=completed')).total, 2)
+    assert.is(ok(await list('processingStatus=failed')).total, 0)
+    const bare = ok(await list('includeContent=false')).items
+    assert.equal(
+      bare.map((e: any) => [e.title, 'content' in e, 'searchableText' in e]),
+      [
+        ['Rottnest ferries', false, false],
+        ['Quokkas', false, false],
+      ],
+    )
+    assert.ok('content' in ok(await list('includeContent=true')).items[0])
+    const unknown = expectError(await list('q=socat'), 400, 'VALIDATION_ERROR')
+    assert.match(
+      unknown.details![0],
+      /^q: is not a query parameter of GET \/api\/v1\/knowledge \(it takes page, limit, /,
+    )
+    assert.is(ok(await list('externalRef.jira=ABC-1')).total, 0, 'externalRef.<key> stays allowed')
+    const search = (body: object) =>
+      svc.call('POST', '/api/v1/knowledge/search', {
+        token: m.token,
+        body: { query: 'Rottnest Island', mode: 'text', minScore: 0, ...body },
+      })
+    assert.equal(
+      ok(await search({}))
+        .results.map((r: any) => r.id)
+        .sort(),
+      [inFolder.id, atRoot.id].sort(),
+    )
+    assert.equal(
+      ok(await search({ folderId: f.id })).results.map((r: any) => r.id),
+      [inFolder.id],
+    )
+    expectError(await search({ folderId: theirs.id }), 404, 'NOT_FOUND')
+  },
+)
 
 test.run()

@@ -27,7 +27,8 @@ test('a URL entry answers pending with a task, which runs the steps and fills th
   site.pages.set('/llamas', {
     body: html(
       'Llamas',
-      '<p>The llama is a domesticated South American camelid.</p><p>Llamas are social animals and live with others as a herd.</p>',
+      '<p>The llama is a domesticated South American camelid.</p><p>Llamas are social animals and live with others ' +
+        'as a herd.</p>',
     ),
   })
   const created = ok(await createUrl(service, owner.token, `${site.url}/llamas`), 201)
@@ -289,7 +290,9 @@ test('a crawl makes one entry: same-domain pages once each, robots.txt honoured,
   site.pages.set('/docs', {
     body: html(
       'Docs home',
-      `<p>Welcome to the alpaca documentation hub.</p><a href="/docs/a">A</a> <a href="/docs/a#part">A again</a> <a href="/docs/b">B</a> <a href="/private/secret">secret</a> <a href="http://localhost:1/elsewhere">elsewhere</a>`,
+      `<p>Welcome to the alpaca documentation hub.</p><a href="/docs/a">A</a> <a href="/docs/a#part">A again</a> <a ` +
+        `href="/docs/b">B</a> <a href="/private/secret">secret</a> <a ` +
+        `href="http://localhost:1/elsewhere">elsewhere</a>`,
     ),
   })
   site.pages.set('/docs/a', {
@@ -332,64 +335,65 @@ test('a crawl makes one entry: same-domain pages once each, robots.txt honoured,
   assert.is(pages.rows.length, 2, 'maxPages')
 })
 
-test('a crawl: pages once each also through redirects and a trailing "?", the first page’s redirected host kept, dead links and the content limit bound it', async ({
-  service,
-  site,
-  owner,
-}) => {
-  const port = new URL(site.url).port
-  // localhost redirects to 127.0.0.1, whose pages link to the same page three ways.
-  site.pages.set('/hop', { status: 302, headers: { location: `${site.url}/r/home` } })
-  site.pages.set('/r/home', {
-    body: html(
-      'Home',
-      '<p>Redirected home.</p><a href="/r/a">A</a> <a href="/r/a?">A?</a> <a href="/r/go-a">to A</a> <a href="/r/q??">Q</a>',
-    ),
-  })
-  site.pages.set('/r/q??', { body: html('Q', '<p>A query of one question mark is a query.</p>') })
-  site.pages.set('/r/go-a', { status: 302, headers: { location: '/r/a' } })
-  site.pages.set('/r/a', { body: html('A', '<p>Okapis are the only living relatives of the giraffe.</p>') })
-  const hopped = ok(
-    await createUrl(service, owner.token, `http://localhost:${port}/hop`, { crawlOptions: { depth: 1 } }),
-    201,
-  )
-  assert.is((await waitForTask(service.call, owner.token, hopped.taskId)).status, 'completed')
-  const content: string = ok(
-    await service.call('GET', `/api/v1/knowledge/${hopped.id}`, { token: owner.token }),
-  ).content
-  assert.is(content.split('only living relatives').length - 1, 1, content)
-  assert.not.ok(site.hits.includes('/r/a?'))
-  assert.match(content, 'A query of one question mark is a query.')
-  // Thirty dead links: the crawl of two pages gives up on them after a few fetches.
-  site.pages.set('/dead', {
-    body: html(
-      'Dead',
-      `<p>Links to nowhere.</p>${Array.from({ length: 30 }, (_, i) => `<a href="/dead/${i}">${i}</a>`).join(' ')}`,
-    ),
-  })
-  const dead = ok(
-    await createUrl(service, owner.token, `${site.url}/dead`, { crawlOptions: { depth: 1, maxPages: 2 } }),
-    201,
-  )
-  assert.is((await waitForTask(service.call, owner.token, dead.taskId)).status, 'completed')
-  assert.ok(site.hits.filter((h) => h.startsWith('/dead/')).length <= 5, 'at most three fetches a page')
-  // Three linked pages of 240,000 characters: the third would take the entry over 500,000.
-  for (const n of [1, 2, 3])
-    site.pages.set(`/big/${n}`, { type: 'text/plain', body: `Marker${n}. ${'lorem ipsum '.repeat(20_000)}` })
-  site.pages.set('/big', {
-    body: html('Big', '<p>Three big pages.</p><a href="/big/1">1</a> <a href="/big/2">2</a> <a href="/big/3">3</a>'),
-  })
-  const big = ok(await createUrl(service, owner.token, `${site.url}/big`, { crawlOptions: { depth: 1 } }), 201)
-  assert.is((await waitForTask(service.call, owner.token, big.taskId)).status, 'completed')
-  const bigContent: string = ok(
-    await service.call('GET', `/api/v1/knowledge/${big.id}`, { token: owner.token }),
-  ).content
-  assert.ok(bigContent.length <= 500_000, String(bigContent.length))
-  assert.equal(
-    ['Marker1', 'Marker2', 'Marker3'].map((m) => bigContent.includes(m)),
-    [true, true, false],
-  )
-})
+test(
+  'a crawl: pages once each also through redirects and a trailing "?", the first page’s redirected host ' +
+    'kept, dead links and the content limit bound it',
+  async ({ service, site, owner }) => {
+    const port = new URL(site.url).port
+    // localhost redirects to 127.0.0.1, whose pages link to the same page three ways.
+    site.pages.set('/hop', { status: 302, headers: { location: `${site.url}/r/home` } })
+    site.pages.set('/r/home', {
+      body: html(
+        'Home',
+        '<p>Redirected home.</p><a href="/r/a">A</a> <a href="/r/a?">A?</a> <a href="/r/go-a">to A</a> <a ' +
+          'href="/r/q??">Q</a>',
+      ),
+    })
+    site.pages.set('/r/q??', { body: html('Q', '<p>A query of one question mark is a query.</p>') })
+    site.pages.set('/r/go-a', { status: 302, headers: { location: '/r/a' } })
+    site.pages.set('/r/a', { body: html('A', '<p>Okapis are the only living relatives of the giraffe.</p>') })
+    const hopped = ok(
+      await createUrl(service, owner.token, `http://localhost:${port}/hop`, { crawlOptions: { depth: 1 } }),
+      201,
+    )
+    assert.is((await waitForTask(service.call, owner.token, hopped.taskId)).status, 'completed')
+    const content: string = ok(
+      await service.call('GET', `/api/v1/knowledge/${hopped.id}`, { token: owner.token }),
+    ).content
+    assert.is(content.split('only living relatives').length - 1, 1, content)
+    assert.not.ok(site.hits.includes('/r/a?'))
+    assert.match(content, 'A query of one question mark is a query.')
+    // Thirty dead links: the crawl of two pages gives up on them after a few fetches.
+    site.pages.set('/dead', {
+      body: html(
+        'Dead',
+        `<p>Links to nowhere.</p>${Array.from({ length: 30 }, (_, i) => `<a href="/dead/${i}">${i}</a>`).join(' ')}`,
+      ),
+    })
+    const dead = ok(
+      await createUrl(service, owner.token, `${site.url}/dead`, { crawlOptions: { depth: 1, maxPages: 2 } }),
+      201,
+    )
+    assert.is((await waitForTask(service.call, owner.token, dead.taskId)).status, 'completed')
+    assert.ok(site.hits.filter((h) => h.startsWith('/dead/')).length <= 5, 'at most three fetches a page')
+    // Three linked pages of 240,000 characters: the third would take the entry over 500,000.
+    for (const n of [1, 2, 3])
+      site.pages.set(`/big/${n}`, { type: 'text/plain', body: `Marker${n}. ${'lorem ipsum '.repeat(20_000)}` })
+    site.pages.set('/big', {
+      body: html('Big', '<p>Three big pages.</p><a href="/big/1">1</a> <a href="/big/2">2</a> <a href="/big/3">3</a>'),
+    })
+    const big = ok(await createUrl(service, owner.token, `${site.url}/big`, { crawlOptions: { depth: 1 } }), 201)
+    assert.is((await waitForTask(service.call, owner.token, big.taskId)).status, 'completed')
+    const bigContent: string = ok(
+      await service.call('GET', `/api/v1/knowledge/${big.id}`, { token: owner.token }),
+    ).content
+    assert.ok(bigContent.length <= 500_000, String(bigContent.length))
+    assert.equal(
+      ['Marker1', 'Marker2', 'Marker3'].map((m) => bigContent.includes(m)),
+      [true, true, false],
+    )
+  },
+)
 
 test('a URL answering a PDF or Markdown is read by that parser', async ({ service, site, owner }) => {
   site.pages.set('/paper.pdf', {

@@ -74,49 +74,53 @@ test('tools and the five skills as prompts are listed', async (ctx) => {
   }
 })
 
-test('a write is authored by the initialize client name (never the arguments, never the key name); read back as that client', async (ctx) => {
-  const { client } = await connect(ctx, ctx.key, 'claude-desktop')
-  const w = await client.callTool({
-    name: 'page_write',
-    arguments: {
-      title: 'MCP notes',
-      content: 'Written over MCP.',
+test(
+  'a write is authored by the initialize client name (never the arguments, never the key name); read back ' +
+    'as that client',
+  async (ctx) => {
+    const { client } = await connect(ctx, ctx.key, 'claude-desktop')
+    const w = await client.callTool({
+      name: 'page_write',
+      arguments: {
+        title: 'MCP notes',
+        content: 'Written over MCP.',
+        skill: 'docs-as-you-go',
+        author: { kind: 'human', userId: 'u', name: 'Boss' },
+        client: 'spoofed',
+      },
+    })
+    assert.not.ok(w.isError, JSON.stringify(w.content))
+    const written = w.structuredContent as { pageId: string; version: number; receipt: string }
+    assert.is(written.version, 1)
+    assert.match(written.receipt, /MCP notes/)
+    const versions = ok(
+      await ctx.svc.call('GET', `/api/v1/pages/${written.pageId}/versions`, { token: ctx.m.token }),
+    ).versions
+    assert.equal(versions[0].author, { kind: 'agent', client: 'claude-desktop', skill: 'docs-as-you-go' })
+    const read = await client.callTool({ name: 'page_read', arguments: { title: 'mcp NOTES' } })
+    assert.equal((read.structuredContent as any).author, {
+      kind: 'agent',
+      client: 'claude-desktop',
       skill: 'docs-as-you-go',
-      author: { kind: 'human', userId: 'u', name: 'Boss' },
-      client: 'spoofed',
-    },
-  })
-  assert.not.ok(w.isError, JSON.stringify(w.content))
-  const written = w.structuredContent as { pageId: string; version: number; receipt: string }
-  assert.is(written.version, 1)
-  assert.match(written.receipt, /MCP notes/)
-  const versions = ok(
-    await ctx.svc.call('GET', `/api/v1/pages/${written.pageId}/versions`, { token: ctx.m.token }),
-  ).versions
-  assert.equal(versions[0].author, { kind: 'agent', client: 'claude-desktop', skill: 'docs-as-you-go' })
-  const read = await client.callTool({ name: 'page_read', arguments: { title: 'mcp NOTES' } })
-  assert.equal((read.structuredContent as any).author, {
-    kind: 'agent',
-    client: 'claude-desktop',
-    skill: 'docs-as-you-go',
-  })
-  const history = await client.callTool({ name: 'page_history', arguments: { pageId: written.pageId } })
-  assert.is((history.structuredContent as any).versions.length, 1)
-  // A second session of another client appends under its own name.
-  const other = await connect(ctx, ctx.key, 'windsurf')
-  const w2 = await other.client.callTool({
-    name: 'page_write',
-    arguments: { pageId: written.pageId, mode: 'append', content: 'More.' },
-  })
-  assert.is((w2.structuredContent as any).version, 2)
-  const after = ok(
-    await ctx.svc.call('GET', `/api/v1/pages/${written.pageId}/versions`, { token: ctx.m.token }),
-  ).versions
-  assert.equal(
-    after.map((v: any) => v.author.client),
-    ['windsurf', 'claude-desktop'],
-  )
-})
+    })
+    const history = await client.callTool({ name: 'page_history', arguments: { pageId: written.pageId } })
+    assert.is((history.structuredContent as any).versions.length, 1)
+    // A second session of another client appends under its own name.
+    const other = await connect(ctx, ctx.key, 'windsurf')
+    const w2 = await other.client.callTool({
+      name: 'page_write',
+      arguments: { pageId: written.pageId, mode: 'append', content: 'More.' },
+    })
+    assert.is((w2.structuredContent as any).version, 2)
+    const after = ok(
+      await ctx.svc.call('GET', `/api/v1/pages/${written.pageId}/versions`, { token: ctx.m.token }),
+    ).versions
+    assert.equal(
+      after.map((v: any) => v.author.client),
+      ['windsurf', 'claude-desktop'],
+    )
+  },
+)
 
 test('a tool’s expected failure is an error result with the code; bad arguments name the field', async (ctx) => {
   const { client } = await connect(ctx, ctx.key, 'cursor')
@@ -167,50 +171,53 @@ test('no key, an unknown key, a revoked key: refused; a session is bound to its 
   assert.is(revoked.status, 401)
 })
 
-test('a client name that cannot author a write, and text no command can store, are refused with 400 at once', async (ctx) => {
-  // Earlier tests' searches are recorded in batches: append those first.
-  await ctx.svc.deps.citations.settle()
-  const head = await ctx.svc.deps.store.headPosition()
-  const post = (body: unknown) =>
-    fetch(`${ctx.svc.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': ctx.key,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify(body),
+test(
+  'a client name that cannot author a write, and text no command can store, are refused with 400 at ' + 'once',
+  async (ctx) => {
+    // Earlier tests' searches are recorded in batches: append those first.
+    await ctx.svc.deps.citations.settle()
+    const head = await ctx.svc.deps.store.headPosition()
+    const post = (body: unknown) =>
+      fetch(`${ctx.svc.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': ctx.key,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      })
+    const initialize = (name: unknown) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name, version: '1' } },
     })
-  const initialize = (name: unknown) => ({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name, version: '1' } },
-  })
-  for (const [name, detail] of [
-    ['', /^params\.clientInfo\.name:/],
-    ['   ', /^params\.clientInfo\.name:/],
-    ['x'.repeat(201), /^params\.clientInfo\.name:/],
-    ['nul\u0000x', /NUL/],
-    ['half \ud800', /surrogate/],
-  ] as const) {
-    const r = await post(initialize(name))
-    assert.is(r.status, 400, JSON.stringify(name))
-    const body = (await r.json()) as { error: { code: string; details: string[] } }
-    assert.is(body.error.code, 'VALIDATION_ERROR')
-    assert.ok(
-      body.error.details.some((d) => detail.test(d)),
-      JSON.stringify(body.error.details),
-    )
-  }
-  // Within a session: a tool call whose arguments hold half of an emoji.
-  const { client } = await connect(ctx, ctx.key, 'careful-agent')
-  let refused = ''
-  await client
-    .callTool({ name: 'page_write', arguments: { title: 'Half', mode: 'append', content: 'x \ud800' } })
-    .catch((e: Error) => (refused = e.message))
-  assert.match(refused, /400|surrogate|VALIDATION_ERROR/)
-  assert.is(await ctx.svc.deps.store.headPosition(), head)
-})
+    for (const [name, detail] of [
+      ['', /^params\.clientInfo\.name:/],
+      ['   ', /^params\.clientInfo\.name:/],
+      ['x'.repeat(201), /^params\.clientInfo\.name:/],
+      ['nul\u0000x', /NUL/],
+      ['half \ud800', /surrogate/],
+    ] as const) {
+      const r = await post(initialize(name))
+      assert.is(r.status, 400, JSON.stringify(name))
+      const body = (await r.json()) as { error: { code: string; details: string[] } }
+      assert.is(body.error.code, 'VALIDATION_ERROR')
+      assert.ok(
+        body.error.details.some((d) => detail.test(d)),
+        JSON.stringify(body.error.details),
+      )
+    }
+    // Within a session: a tool call whose arguments hold half of an emoji.
+    const { client } = await connect(ctx, ctx.key, 'careful-agent')
+    let refused = ''
+    await client
+      .callTool({ name: 'page_write', arguments: { title: 'Half', mode: 'append', content: 'x \ud800' } })
+      .catch((e: Error) => (refused = e.message))
+    assert.match(refused, /400|surrogate|VALIDATION_ERROR/)
+    assert.is(await ctx.svc.deps.store.headPosition(), head)
+  },
+)
 
 test.run()

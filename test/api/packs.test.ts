@@ -35,7 +35,8 @@ test.before(async (ctx) => {
     drifted: await write('Pricing', 'The plan costs ten euros.'),
     hostile: await write(
       'Hostile page',
-      'Hi <script>alert("pwned")</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) [ok](https://example.com)',
+      'Hi <script>alert("pwned")</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) ' +
+        '[ok](https://example.com)',
     ),
   }
 })
@@ -116,38 +117,44 @@ test('the public page lists verified pages at their pins, never a draft, and ren
   assert.is((await publicGet(ctx, '/packs/no-such-pack')).status, 404)
 })
 
-test('the pack MCP endpoint: read-only search and read over the pins, with citations of the pinned versions', async (ctx) => {
-  const client = new Client({ name: 'outside-agent', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
-  try {
-    assert.equal((await client.listTools()).tools.map((t) => t.name).sort(), ['page_read', 'page_search'])
-    const found = (
-      await client.callTool({
-        name: 'page_search',
-        arguments: { query: 'plan costs euros', mode: 'text', minScore: 0 },
-      })
-    ).structuredContent as any
-    assert.equal(
-      found.results.map((r: any) => r.citation),
-      ['Pricing · v1'],
-    )
-    assert.is(found.results[0].content, 'The plan costs ten euros.')
-    const none = (
-      await client.callTool({ name: 'page_search', arguments: { query: 'zeppelin fleet', mode: 'text', minScore: 0 } })
-    ).structuredContent as any
-    assert.equal(none.results, [])
-    const read = (await client.callTool({ name: 'page_read', arguments: { title: 'pricing' } }))
-      .structuredContent as any
-    assert.equal([read.version, read.content], [1, 'The plan costs ten euros.'])
-    assert.ok((await client.callTool({ name: 'page_read', arguments: { pageId: ctx.pages.draft } })).isError)
-    assert.ok((await client.callTool({ name: 'page_write', arguments: { title: 'x', content: 'y' } })).isError)
-  } finally {
-    await client.close()
-  }
-  const page = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.drifted}`, { token: ctx.m.token }))
-  assert.is(page.citedCount, 1, 'a serve through the pack is a citation')
-  assert.equal([page.version, page.verification.state], [2, 'changed_since_verified'])
-})
+test(
+  'the pack MCP endpoint: read-only search and read over the pins, with citations of the pinned ' + 'versions',
+  async (ctx) => {
+    const client = new Client({ name: 'outside-agent', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
+    try {
+      assert.equal((await client.listTools()).tools.map((t) => t.name).sort(), ['page_read', 'page_search'])
+      const found = (
+        await client.callTool({
+          name: 'page_search',
+          arguments: { query: 'plan costs euros', mode: 'text', minScore: 0 },
+        })
+      ).structuredContent as any
+      assert.equal(
+        found.results.map((r: any) => r.citation),
+        ['Pricing · v1'],
+      )
+      assert.is(found.results[0].content, 'The plan costs ten euros.')
+      const none = (
+        await client.callTool({
+          name: 'page_search',
+          arguments: { query: 'zeppelin fleet', mode: 'text', minScore: 0 },
+        })
+      ).structuredContent as any
+      assert.equal(none.results, [])
+      const read = (await client.callTool({ name: 'page_read', arguments: { title: 'pricing' } }))
+        .structuredContent as any
+      assert.equal([read.version, read.content], [1, 'The plan costs ten euros.'])
+      assert.ok((await client.callTool({ name: 'page_read', arguments: { pageId: ctx.pages.draft } })).isError)
+      assert.ok((await client.callTool({ name: 'page_write', arguments: { title: 'x', content: 'y' } })).isError)
+    } finally {
+      await client.close()
+    }
+    const page = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.drifted}`, { token: ctx.m.token }))
+    assert.is(page.citedCount, 1, 'a serve through the pack is a citation')
+    assert.equal([page.version, page.verification.state], [2, 'changed_since_verified'])
+  },
+)
 
 test('re-verifying moves what the pack serves to the new latest', async (ctx) => {
   ok(await ctx.svc.call('POST', `/api/v1/pages/${ctx.pages.drifted}/verify`, { token: ctx.m.token }))
@@ -160,42 +167,46 @@ const pageSearchEvents = async (ctx: Ctx) =>
   (await ctx.svc.deps.db.pool.query(`SELECT count(*)::int AS n FROM es_events WHERE type = 'PageSearchServed'`)).rows[0]
     .n as number
 
-test('a flood of anonymous pack calls: 429 with Retry-After past the limit per address; its citations become one event', async (ctx) => {
-  const events = await pageSearchEvents(ctx)
-  const cited = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
-    .citedCount as number
-  const client = new Client({ name: 'flood', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
-  let searches = 0
-  let refused: unknown
-  try {
-    for (let i = 0; i < 60 && !refused; i++) {
-      try {
-        await client.callTool({
-          name: 'page_search',
-          arguments: { query: 'installer licence', mode: 'text', minScore: 0 },
-        })
-        searches++
-      } catch (error) {
-        refused = error
+test(
+  'a flood of anonymous pack calls: 429 with Retry-After past the limit per address; its citations become ' +
+    'one event',
+  async (ctx) => {
+    const events = await pageSearchEvents(ctx)
+    const cited = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
+      .citedCount as number
+    const client = new Client({ name: 'flood', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
+    let searches = 0
+    let refused: unknown
+    try {
+      for (let i = 0; i < 60 && !refused; i++) {
+        try {
+          await client.callTool({
+            name: 'page_search',
+            arguments: { query: 'installer licence', mode: 'text', minScore: 0 },
+          })
+          searches++
+        } catch (error) {
+          refused = error
+        }
       }
+    } finally {
+      await client.close().catch(() => {})
     }
-  } finally {
-    await client.close().catch(() => {})
-  }
-  assert.ok(refused, 'the flood was stopped')
-  assert.match(String(refused), /RATE_LIMITED/, String(refused))
-  assert.ok(searches > 10 && searches < 40, `${searches} searches answered before the limit of 40 requests`)
-  // The page and any request of this address now wait; Retry-After says how long.
-  const page = await publicGet(ctx, '/packs/acme-docs')
-  assert.is(page.status, 429)
-  assert.ok(Number(page.headers.get('retry-after')) >= 1)
-  assert.is((await page.json()).error.code, 'RATE_LIMITED')
-  // Nothing appended per call: the tally waits for its period (or, here, for a read that shows counts).
-  assert.is(await pageSearchEvents(ctx), events)
-  const after = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
-  assert.is(after.citedCount, cited + searches, 'every serve is counted')
-  assert.is(await pageSearchEvents(ctx), events + 1, 'in one event')
-})
+    assert.ok(refused, 'the flood was stopped')
+    assert.match(String(refused), /RATE_LIMITED/, String(refused))
+    assert.ok(searches > 10 && searches < 40, `${searches} searches answered before the limit of 40 requests`)
+    // The page and any request of this address now wait; Retry-After says how long.
+    const page = await publicGet(ctx, '/packs/acme-docs')
+    assert.is(page.status, 429)
+    assert.ok(Number(page.headers.get('retry-after')) >= 1)
+    assert.is((await page.json()).error.code, 'RATE_LIMITED')
+    // Nothing appended per call: the tally waits for its period (or, here, for a read that shows counts).
+    assert.is(await pageSearchEvents(ctx), events)
+    const after = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
+    assert.is(after.citedCount, cited + searches, 'every serve is counted')
+    assert.is(await pageSearchEvents(ctx), events + 1, 'in one event')
+  },
+)
 
 test.run()

@@ -14,131 +14,135 @@ test.before(async (ctx) => {
 })
 test.after(async ({ svc }) => svc.stop())
 
-test('page_write create, append, replace: every write a version by the key’s agent; the receipt names an undo the agent can make', async ({
-  svc,
-  m,
-  key,
-}) => {
-  const created = ok(
-    await tool(svc.call, key, 'page_write', {
-      title: 'Runbook: deploys',
-      mode: 'create',
-      content: 'Step one.',
-      skill: 'docs-as-you-go',
-    }),
-  )
-  assert.equal([created.title, created.version, created.held], ['Runbook: deploys', 1, false])
-  assert.match(created.receipt, /version 1/)
-  const appended = ok(
-    await tool(svc.call, key, 'page_write', { title: 'runbook: DEPLOYS', mode: 'append', content: 'Step two.' }),
-  )
-  assert.equal([appended.pageId, appended.version], [created.pageId, 2])
-  assert.not.match(created.receipt, /\/api\/v1/, 'no route the key cannot call')
-  assert.not.match(appended.receipt, /\/api\/v1/, 'no route the key cannot call')
-  // The undo each receipt names is one tool call the agent's own key may make, also given as data.
-  assert.equal(created.undo, { tool: 'page_delete', arguments: { pageId: created.pageId } })
-  assert.match(created.receipt, `To undo: page_delete {"pageId":"${created.pageId}"}`)
-  assert.equal(appended.undo, {
-    tool: 'page_revert',
-    arguments: { pageId: created.pageId, version: 1, expectedVersion: 2 },
-  })
-  assert.match(appended.receipt, `To undo: page_revert {"pageId":"${created.pageId}","version":1,"expectedVersion":2}`)
-  const undone = ok(await tool(svc.call, key, appended.undo.tool, appended.undo.arguments))
-  assert.match(undone.receipt, /now holds the content of version 1, as version 3/)
-  assert.equal(
-    [undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content],
-    [3, 'Step one.'],
-  )
-  const replaced = ok(
-    await tool(svc.call, key, 'page_write', {
-      pageId: created.pageId,
-      mode: 'replace',
-      content: 'All new.',
-      expectedVersion: 3,
-    }),
-  )
-  assert.is(replaced.version, 4)
-  const page = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}`, { token: m.token }))
-  assert.equal([page.title, page.content, page.version, page.citedCount], ['Runbook: deploys', 'All new.', 4, 0])
-  assert.not.ok('verification' in page, 'verification is off: no state at all')
-  const history = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}/versions`, { token: m.token })).versions
-  assert.equal(
-    history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]),
-    [
-      [4, 'replace', 1, 1],
-      [3, 'revert', 0, 2],
-      [2, 'append', 2, 0],
-      [1, 'create', 1, 0],
-    ],
-  )
-  assert.equal(history[3].author, { kind: 'agent', client: 'claude-code', skill: 'docs-as-you-go' })
-  assert.equal(history[0].author, { kind: 'agent', client: 'claude-code' })
-  const v2 = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}?version=2`, { token: m.token }))
-  assert.equal([v2.version, v2.latestVersion, v2.content], [2, 4, 'Step one.\n\nStep two.'])
-})
+test(
+  'page_write create, append, replace: every write a version by the key’s agent; the receipt names an undo ' +
+    'the agent can make',
+  async ({ svc, m, key }) => {
+    const created = ok(
+      await tool(svc.call, key, 'page_write', {
+        title: 'Runbook: deploys',
+        mode: 'create',
+        content: 'Step one.',
+        skill: 'docs-as-you-go',
+      }),
+    )
+    assert.equal([created.title, created.version, created.held], ['Runbook: deploys', 1, false])
+    assert.match(created.receipt, /version 1/)
+    const appended = ok(
+      await tool(svc.call, key, 'page_write', { title: 'runbook: DEPLOYS', mode: 'append', content: 'Step two.' }),
+    )
+    assert.equal([appended.pageId, appended.version], [created.pageId, 2])
+    assert.not.match(created.receipt, /\/api\/v1/, 'no route the key cannot call')
+    assert.not.match(appended.receipt, /\/api\/v1/, 'no route the key cannot call')
+    // The undo each receipt names is one tool call the agent's own key may make, also given as data.
+    assert.equal(created.undo, { tool: 'page_delete', arguments: { pageId: created.pageId } })
+    assert.match(created.receipt, `To undo: page_delete {"pageId":"${created.pageId}"}`)
+    assert.equal(appended.undo, {
+      tool: 'page_revert',
+      arguments: { pageId: created.pageId, version: 1, expectedVersion: 2 },
+    })
+    assert.match(
+      appended.receipt,
+      `To undo: page_revert {"pageId":"${created.pageId}","version":1,"expectedVersion":2}`,
+    )
+    const undone = ok(await tool(svc.call, key, appended.undo.tool, appended.undo.arguments))
+    assert.match(undone.receipt, /now holds the content of version 1, as version 3/)
+    assert.equal(
+      [undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content],
+      [3, 'Step one.'],
+    )
+    const replaced = ok(
+      await tool(svc.call, key, 'page_write', {
+        pageId: created.pageId,
+        mode: 'replace',
+        content: 'All new.',
+        expectedVersion: 3,
+      }),
+    )
+    assert.is(replaced.version, 4)
+    const page = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}`, { token: m.token }))
+    assert.equal([page.title, page.content, page.version, page.citedCount], ['Runbook: deploys', 'All new.', 4, 0])
+    assert.not.ok('verification' in page, 'verification is off: no state at all')
+    const history = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}/versions`, { token: m.token })).versions
+    assert.equal(
+      history.map((v: any) => [v.version, v.mode, v.change.added, v.change.removed]),
+      [
+        [4, 'replace', 1, 1],
+        [3, 'revert', 0, 2],
+        [2, 'append', 2, 0],
+        [1, 'create', 1, 0],
+      ],
+    )
+    assert.equal(history[3].author, { kind: 'agent', client: 'claude-code', skill: 'docs-as-you-go' })
+    assert.equal(history[0].author, { kind: 'agent', client: 'claude-code' })
+    const v2 = ok(await svc.call('GET', `/api/v1/pages/${created.pageId}?version=2`, { token: m.token }))
+    assert.equal([v2.version, v2.latestVersion, v2.content], [2, 4, 'Step one.\n\nStep two.'])
+  },
+)
 
-test('an agent undoes only its own writes: page_revert and page_delete refuse what a person or another agent wrote', async ({
-  svc,
-  m,
-  key,
-}) => {
-  const other = (await newKey(svc.call, m.workspaceId, 'other-agent')).api_key
-  // A page the agent made, then taken back with the undo its receipt named.
-  const mine = ok(await tool(svc.call, key, 'page_write', { title: 'Scratch: mine', mode: 'create', content: 'draft' }))
-  expectError(await tool(svc.call, other, mine.undo.tool, mine.undo.arguments), 403, 'FORBIDDEN')
-  const taken = ok(await tool(svc.call, key, mine.undo.tool, mine.undo.arguments))
-  assert.equal([taken.pageId, taken.deleted], [mine.pageId, true])
-  expectError(await svc.call('GET', `/api/v1/pages/${mine.pageId}`, { token: m.token }), 404, 'NOT_FOUND')
-  expectError(await tool(svc.call, key, 'page_delete', { pageId: mine.pageId }), 404, 'NOT_FOUND')
-  // The title is free again: the same agent may make the page anew.
-  ok(await tool(svc.call, key, 'page_write', { title: 'Scratch: mine', mode: 'create', content: 'again' }))
+test(
+  'an agent undoes only its own writes: page_revert and page_delete refuse what a person or another agent ' + 'wrote',
+  async ({ svc, m, key }) => {
+    const other = (await newKey(svc.call, m.workspaceId, 'other-agent')).api_key
+    // A page the agent made, then taken back with the undo its receipt named.
+    const mine = ok(
+      await tool(svc.call, key, 'page_write', { title: 'Scratch: mine', mode: 'create', content: 'draft' }),
+    )
+    expectError(await tool(svc.call, other, mine.undo.tool, mine.undo.arguments), 403, 'FORBIDDEN')
+    const taken = ok(await tool(svc.call, key, mine.undo.tool, mine.undo.arguments))
+    assert.equal([taken.pageId, taken.deleted], [mine.pageId, true])
+    expectError(await svc.call('GET', `/api/v1/pages/${mine.pageId}`, { token: m.token }), 404, 'NOT_FOUND')
+    expectError(await tool(svc.call, key, 'page_delete', { pageId: mine.pageId }), 404, 'NOT_FOUND')
+    // The title is free again: the same agent may make the page anew.
+    ok(await tool(svc.call, key, 'page_write', { title: 'Scratch: mine', mode: 'create', content: 'again' }))
 
-  // A person's version stands between the agent's write and the version it would restore.
-  const shared = ok(await tool(svc.call, key, 'page_write', { title: 'Shared notes', mode: 'create', content: 'a' }))
-  const agentEdit = ok(await tool(svc.call, key, 'page_write', { pageId: shared.pageId, content: 'b' }))
-  ok(
-    await svc.call('PATCH', `/api/v1/pages/${shared.pageId}`, {
-      token: m.token,
-      body: { content: 'a\n\nb\n\nc', expectedVersion: 2 },
-    }),
-  )
-  const refused = expectError(
-    await tool(svc.call, key, 'page_revert', agentEdit.undo.arguments),
-    409,
-    'VERSION_CONFLICT',
-  )
-  assert.match(refused.message, /version 3/)
-  const notOwn = expectError(
-    await tool(svc.call, key, 'page_revert', { pageId: shared.pageId, version: 1 }),
-    403,
-    'FORBIDDEN',
-  )
-  assert.match(notOwn.message, /version 3 of this page was not written by claude-code/)
-  expectError(await tool(svc.call, key, 'page_delete', { pageId: shared.pageId }), 403, 'FORBIDDEN')
-  const page = ok(await svc.call('GET', `/api/v1/pages/${shared.pageId}`, { token: m.token }))
-  assert.equal([page.version, page.content], [3, 'a\n\nb\n\nc'], 'a refused undo changes nothing')
-  // An undo without the version to restore is refused like any tool's bad arguments.
-  expectError(await tool(svc.call, key, 'page_revert', { pageId: shared.pageId }), 400, 'VALIDATION_ERROR')
-})
+    // A person's version stands between the agent's write and the version it would restore.
+    const shared = ok(await tool(svc.call, key, 'page_write', { title: 'Shared notes', mode: 'create', content: 'a' }))
+    const agentEdit = ok(await tool(svc.call, key, 'page_write', { pageId: shared.pageId, content: 'b' }))
+    ok(
+      await svc.call('PATCH', `/api/v1/pages/${shared.pageId}`, {
+        token: m.token,
+        body: { content: 'a\n\nb\n\nc', expectedVersion: 2 },
+      }),
+    )
+    const refused = expectError(
+      await tool(svc.call, key, 'page_revert', agentEdit.undo.arguments),
+      409,
+      'VERSION_CONFLICT',
+    )
+    assert.match(refused.message, /version 3/)
+    const notOwn = expectError(
+      await tool(svc.call, key, 'page_revert', { pageId: shared.pageId, version: 1 }),
+      403,
+      'FORBIDDEN',
+    )
+    assert.match(notOwn.message, /version 3 of this page was not written by claude-code/)
+    expectError(await tool(svc.call, key, 'page_delete', { pageId: shared.pageId }), 403, 'FORBIDDEN')
+    const page = ok(await svc.call('GET', `/api/v1/pages/${shared.pageId}`, { token: m.token }))
+    assert.equal([page.version, page.content], [3, 'a\n\nb\n\nc'], 'a refused undo changes nothing')
+    // An undo without the version to restore is refused like any tool's bad arguments.
+    expectError(await tool(svc.call, key, 'page_revert', { pageId: shared.pageId }), 400, 'VALIDATION_ERROR')
+  },
+)
 
-test('append creates a missing page; create on a taken title is CONFLICT; replace of a missing page is NOT_FOUND', async ({
-  svc,
-  key,
-}) => {
-  const made = ok(await tool(svc.call, key, 'page_write', { title: 'Fresh notes', content: 'first' }))
-  assert.is(made.version, 1)
-  expectError(
-    await tool(svc.call, key, 'page_write', { title: 'FRESH NOTES', mode: 'create', content: 'again' }),
-    409,
-    'CONFLICT',
-  )
-  expectError(
-    await tool(svc.call, key, 'page_write', { title: 'Nowhere', mode: 'replace', content: 'x' }),
-    404,
-    'NOT_FOUND',
-  )
-  expectError(await tool(svc.call, key, 'page_write', { pageId: 'no-such-page', content: 'x' }), 404, 'NOT_FOUND')
-})
+test(
+  'append creates a missing page; create on a taken title is CONFLICT; replace of a missing page is ' + 'NOT_FOUND',
+  async ({ svc, key }) => {
+    const made = ok(await tool(svc.call, key, 'page_write', { title: 'Fresh notes', content: 'first' }))
+    assert.is(made.version, 1)
+    expectError(
+      await tool(svc.call, key, 'page_write', { title: 'FRESH NOTES', mode: 'create', content: 'again' }),
+      409,
+      'CONFLICT',
+    )
+    expectError(
+      await tool(svc.call, key, 'page_write', { title: 'Nowhere', mode: 'replace', content: 'x' }),
+      404,
+      'NOT_FOUND',
+    )
+    expectError(await tool(svc.call, key, 'page_write', { pageId: 'no-such-page', content: 'x' }), 404, 'NOT_FOUND')
+  },
+)
 
 test('appends that create the same new page at once all land on it, one version each', async () => {
   // On disk, where the moment between a page's title reservation and its first version is longest.
@@ -179,32 +183,32 @@ test('appends that create the same new page at once all land on it, one version 
   }
 })
 
-test('a stale expectedVersion is 409 VERSION_CONFLICT naming the current version; two replaces at once: one wins', async ({
-  svc,
-  key,
-}) => {
-  const p = ok(await tool(svc.call, key, 'page_write', { title: 'Contended', mode: 'create', content: 'v1' }))
-  const stale = expectError(
-    await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion: 7 }),
-    409,
-    'VERSION_CONFLICT',
-  )
-  assert.match(stale.message, /version 1/)
-  assert.equal(stale.details, ['currentVersion: 1'])
-  const both = await Promise.all(
-    ['a', 'b'].map((c) =>
-      tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: c, expectedVersion: 1 }),
-    ),
-  )
-  assert.equal(both.map((r) => r.status).sort(), [200, 409])
-  const loser = both.find((r) => r.status === 409)!
-  assert.equal(loser.body.error.details, ['currentVersion: 2'])
-  expectError(
-    await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'append', content: 'x', expectedVersion: 1 }),
-    409,
-    'VERSION_CONFLICT',
-  )
-})
+test(
+  'a stale expectedVersion is 409 VERSION_CONFLICT naming the current version; two replaces at once: one ' + 'wins',
+  async ({ svc, key }) => {
+    const p = ok(await tool(svc.call, key, 'page_write', { title: 'Contended', mode: 'create', content: 'v1' }))
+    const stale = expectError(
+      await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: 'x', expectedVersion: 7 }),
+      409,
+      'VERSION_CONFLICT',
+    )
+    assert.match(stale.message, /version 1/)
+    assert.equal(stale.details, ['currentVersion: 1'])
+    const both = await Promise.all(
+      ['a', 'b'].map((c) =>
+        tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'replace', content: c, expectedVersion: 1 }),
+      ),
+    )
+    assert.equal(both.map((r) => r.status).sort(), [200, 409])
+    const loser = both.find((r) => r.status === 409)!
+    assert.equal(loser.body.error.details, ['currentVersion: 2'])
+    expectError(
+      await tool(svc.call, key, 'page_write', { pageId: p.pageId, mode: 'append', content: 'x', expectedVersion: 1 }),
+      409,
+      'VERSION_CONFLICT',
+    )
+  },
+)
 
 test('people create, edit with expectedVersion, diff and revert; history is never rewritten', async ({ svc, m }) => {
   const p = ok(

@@ -20,7 +20,8 @@ const corpus: Record<string, { content: string; source?: string; metadata?: obje
   },
   wal: {
     content:
-      'The write-ahead log records every change before it reaches the data files, so a crash can be replayed. Checkpoints flush the log.',
+      'The write-ahead log records every change before it reaches the data files, so a crash can be replayed. ' +
+      'Checkpoints flush the log.',
     metadata: { category: 'maintenance', tags: ['ops'] },
   },
   weather: {
@@ -32,7 +33,9 @@ const corpus: Record<string, { content: string; source?: string; metadata?: obje
     metadata: { category: 'misc' },
   },
   long: {
-    content: `${'Filler sentence about nothing in particular. '.repeat(60)}Vacuum freezing prevents transaction id wraparound in the tuples. ${'More filler text to pad the entry. '.repeat(60)}`,
+    content:
+      `${'Filler sentence about nothing in particular. '.repeat(60)}Vacuum freezing prevents transaction id ` +
+      `wraparound in the tuples. ${'More filler text to pad the entry. '.repeat(60)}`,
     metadata: { category: 'maintenance' },
   },
 }
@@ -99,92 +102,93 @@ test('one result per entry, its best chunk as content (a long entry with many ch
   }
 })
 
-test("hybrid: results explain themselves: each leg's score and rank, the fused score, and a highlight of the matching words", async ({
-  svc,
-  m,
-  ids,
-}) => {
-  const r = await search(svc, m.token, { query: 'quokkasaurus tuples', mode: 'hybrid', minScore: 0 })
-  assert.is(r.mode, 'hybrid')
-  const top = r.results[0]
-  assert.is(top.id, ids.zebra)
-  assert.equal(Object.keys(top.scores).sort(), ['fused', 'text', 'vector'])
-  assert.is(top.score, top.scores.fused)
-  for (const x of Object.values(top.scores) as number[]) assert.ok(x >= 0 && x <= 1)
-  assert.is(top.ranks.text, 1)
-  assert.ok(top.ranks.vector >= 1)
-  const h = top.highlight
-  assert.is(top.content.slice(h.start, h.end), h.text)
-  assert.equal(h.terms.map((t: any) => top.content.slice(t.start, t.end)).sort(), ['quokkasaurus', 'tuples'])
-  // A result the text leg did not find has no text rank, and is not shown a text score above the ones it found.
-  const weak = r.results.find((x: any) => x.ranks.text === undefined)
-  if (weak) assert.ok(weak.scores.text < top.scores.text)
-})
+test(
+  "hybrid: results explain themselves: each leg's score and rank, the fused score, and a highlight of the " +
+    'matching words',
+  async ({ svc, m, ids }) => {
+    const r = await search(svc, m.token, { query: 'quokkasaurus tuples', mode: 'hybrid', minScore: 0 })
+    assert.is(r.mode, 'hybrid')
+    const top = r.results[0]
+    assert.is(top.id, ids.zebra)
+    assert.equal(Object.keys(top.scores).sort(), ['fused', 'text', 'vector'])
+    assert.is(top.score, top.scores.fused)
+    for (const x of Object.values(top.scores) as number[]) assert.ok(x >= 0 && x <= 1)
+    assert.is(top.ranks.text, 1)
+    assert.ok(top.ranks.vector >= 1)
+    const h = top.highlight
+    assert.is(top.content.slice(h.start, h.end), h.text)
+    assert.equal(h.terms.map((t: any) => top.content.slice(t.start, t.end)).sort(), ['quokkasaurus', 'tuples'])
+    // A result the text leg did not find has no text rank, and is not shown a text score above the ones it found.
+    const weak = r.results.find((x: any) => x.ranks.text === undefined)
+    if (weak) assert.ok(weak.scores.text < top.scores.text)
+  },
+)
 
-test('scores mean relevance: a clear match scores high, the unrelated results of the same search low, and minScore drops those', async ({
-  svc,
-  m,
-  ids,
-}) => {
-  for (const mode of ['text', 'hybrid']) {
-    const all = await search(svc, m.token, { query: 'quokkasaurus', mode, minScore: 0, limit: 50 })
-    assert.is(all.results[0].id, ids.zebra)
-    assert.ok(all.results[0].score >= 0.5, `${mode}: ${all.results[0].score}`)
-    for (const x of all.results.slice(1)) assert.ok(x.score < 0.5, `${mode}: ${x.title} ${x.score}`)
-    const kept = await search(svc, m.token, { query: 'quokkasaurus', mode })
-    assert.equal(
-      kept.results.map((x: any) => x.id),
-      [ids.zebra],
-      mode,
+test(
+  'scores mean relevance: a clear match scores high, the unrelated results of the same search low, and ' +
+    'minScore drops those',
+  async ({ svc, m, ids }) => {
+    for (const mode of ['text', 'hybrid']) {
+      const all = await search(svc, m.token, { query: 'quokkasaurus', mode, minScore: 0, limit: 50 })
+      assert.is(all.results[0].id, ids.zebra)
+      assert.ok(all.results[0].score >= 0.5, `${mode}: ${all.results[0].score}`)
+      for (const x of all.results.slice(1)) assert.ok(x.score < 0.5, `${mode}: ${x.title} ${x.score}`)
+      const kept = await search(svc, m.token, { query: 'quokkasaurus', mode })
+      assert.equal(
+        kept.results.map((x: any) => x.id),
+        [ids.zebra],
+        mode,
+      )
+    }
+  },
+)
+
+test(
+  'the endpoint takes mode, limit and minScore from the workspace where it set them, its own defaults ' + 'elsewhere',
+  async ({ svc }) => {
+    const w = await seedMember(svc.call, 'owner')
+    for (let i = 0; i < 4; i++) {
+      ok(
+        await svc.call('POST', '/api/v1/knowledge', {
+          token: w.token,
+          body: { title: `t${i}`, source: 'text', content: `Grommet number ${i} fits the flange.` },
+        }),
+        201,
+      )
+    }
+    // Nothing set: hybrid, 5, 0.5.
+    const d = await search(svc, w.token, { query: 'grommet flange' })
+    assert.is(d.mode, 'hybrid')
+    assert.ok(d.results.every((x: any) => x.score >= 0.5))
+    ok(
+      await svc.call('PATCH', '/api/v1/knowledge/config', {
+        token: w.token,
+        body: { search: { defaultMode: 'text', defaultLimit: 2, minScore: 0 } },
+      }),
     )
-  }
-})
-
-test('the endpoint takes mode, limit and minScore from the workspace where it set them, its own defaults elsewhere', async ({
-  svc,
-}) => {
-  const w = await seedMember(svc.call, 'owner')
-  for (let i = 0; i < 4; i++) {
+    const set = await search(svc, w.token, { query: 'grommet flange' })
+    assert.is(set.mode, 'text')
+    assert.is(set.results.length, 2)
+    // What the request says wins.
+    const asked = await search(svc, w.token, { query: 'grommet flange', mode: 'hybrid', limit: 3 })
+    assert.is(asked.mode, 'hybrid')
+    assert.is(asked.results.length, 3)
+    // A setting set to the value it had is set all the same: the configuration's 0.7, not the endpoint's 0.5.
+    const v = await seedMember(svc.call, 'owner')
     ok(
       await svc.call('POST', '/api/v1/knowledge', {
-        token: w.token,
-        body: { title: `t${i}`, source: 'text', content: `Grommet number ${i} fits the flange.` },
+        token: v.token,
+        body: { title: 'g', source: 'text', content: 'Grommet fits the flange.' },
       }),
       201,
     )
-  }
-  // Nothing set: hybrid, 5, 0.5.
-  const d = await search(svc, w.token, { query: 'grommet flange' })
-  assert.is(d.mode, 'hybrid')
-  assert.ok(d.results.every((x: any) => x.score >= 0.5))
-  ok(
-    await svc.call('PATCH', '/api/v1/knowledge/config', {
-      token: w.token,
-      body: { search: { defaultMode: 'text', defaultLimit: 2, minScore: 0 } },
-    }),
-  )
-  const set = await search(svc, w.token, { query: 'grommet flange' })
-  assert.is(set.mode, 'text')
-  assert.is(set.results.length, 2)
-  // What the request says wins.
-  const asked = await search(svc, w.token, { query: 'grommet flange', mode: 'hybrid', limit: 3 })
-  assert.is(asked.mode, 'hybrid')
-  assert.is(asked.results.length, 3)
-  // A setting set to the value it had is set all the same: the configuration's 0.7, not the endpoint's 0.5.
-  const v = await seedMember(svc.call, 'owner')
-  ok(
-    await svc.call('POST', '/api/v1/knowledge', {
-      token: v.token,
-      body: { title: 'g', source: 'text', content: 'Grommet fits the flange.' },
-    }),
-    201,
-  )
-  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: v.token, body: { search: { minScore: 0.7 } } }))
-  const strict = await search(svc, v.token, { query: 'grommet flange washer bolt nut' })
-  assert.ok(strict.results.every((x: any) => x.score >= 0.7))
-  const loose = await search(svc, v.token, { query: 'grommet flange washer bolt nut', minScore: 0 })
-  assert.ok(loose.results.length >= strict.results.length)
-})
+    ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: v.token, body: { search: { minScore: 0.7 } } }))
+    const strict = await search(svc, v.token, { query: 'grommet flange washer bolt nut' })
+    assert.ok(strict.results.every((x: any) => x.score >= 0.7))
+    const loose = await search(svc, v.token, { query: 'grommet flange washer bolt nut', minScore: 0 })
+    assert.ok(loose.results.length >= strict.results.length)
+  },
+)
 
 test("search.fusion rrf orders hybrid by the legs' ranks and still serves calibrated scores", async ({ svc }) => {
   const w = await seedMember(svc.call, 'owner')

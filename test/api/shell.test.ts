@@ -124,41 +124,43 @@ const rawExchange = (url: string, bytes: Buffer) =>
     socket.end(bytes)
   })
 
-test('rough input at the edge is refused with 400 in the envelope: NUL or bad escapes in a path, bytes that are not UTF-8, a malformed request', async ({
-  svc,
-}) => {
-  const m = await seedMember(svc.call)
-  for (const [method, path] of [
-    ['GET', '/packs/x%00y'],
-    ['POST', '/packs/x%00y/mcp'],
-    ['GET', '/api/v1/knowledge/%00'],
-    ['GET', '/api/v1/knowledge/%E0%A4%A'],
-  ] as const) {
-    const e = expectError(
-      await svc.call(method, path, { token: m.token, ...(method === 'POST' ? { body: {} } : {}) }),
-      400,
-      'VALIDATION_ERROR',
-    )
-    assert.match(e.details![0], /^\(path\): /, `${method} ${path}`)
-  }
-  const before = ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total
-  const latin1 = Buffer.concat([
-    Buffer.from('{"title":"Caf'),
-    Buffer.from([0xe9]),
-    Buffer.from('","content":"x","source":"text"}'),
-  ])
-  const res = await fetch(`${svc.url}/api/v1/knowledge`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' },
-    body: latin1,
-  })
-  assert.is(res.status, 400)
-  assert.equal((await res.json()).error.details, ['(body): holds bytes that are not UTF-8'])
-  assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, before, 'nothing stored')
-  const malformed = await rawExchange(svc.url, Buffer.from('GET /health HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'))
-  assert.match(malformed.head, /^HTTP\/1.1 400 /)
-  assert.is(JSON.parse(malformed.body).error.code, 'VALIDATION_ERROR')
-})
+test(
+  'rough input at the edge is refused with 400 in the envelope: NUL or bad escapes in a path, bytes that ' +
+    'are not UTF-8, a malformed request',
+  async ({ svc }) => {
+    const m = await seedMember(svc.call)
+    for (const [method, path] of [
+      ['GET', '/packs/x%00y'],
+      ['POST', '/packs/x%00y/mcp'],
+      ['GET', '/api/v1/knowledge/%00'],
+      ['GET', '/api/v1/knowledge/%E0%A4%A'],
+    ] as const) {
+      const e = expectError(
+        await svc.call(method, path, { token: m.token, ...(method === 'POST' ? { body: {} } : {}) }),
+        400,
+        'VALIDATION_ERROR',
+      )
+      assert.match(e.details![0], /^\(path\): /, `${method} ${path}`)
+    }
+    const before = ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total
+    const latin1 = Buffer.concat([
+      Buffer.from('{"title":"Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('","content":"x","source":"text"}'),
+    ])
+    const res = await fetch(`${svc.url}/api/v1/knowledge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' },
+      body: latin1,
+    })
+    assert.is(res.status, 400)
+    assert.equal((await res.json()).error.details, ['(body): holds bytes that are not UTF-8'])
+    assert.is(ok(await svc.call('GET', '/api/v1/knowledge', { token: m.token })).total, before, 'nothing stored')
+    const malformed = await rawExchange(svc.url, Buffer.from('GET /health HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'))
+    assert.match(malformed.head, /^HTTP\/1.1 400 /)
+    assert.is(JSON.parse(malformed.body).error.code, 'VALIDATION_ERROR')
+  },
+)
 
 test('errors that say what to do: allowed values listed, an API key sent as a Bearer token, a nested folder', async ({
   svc,
@@ -272,63 +274,66 @@ test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) =>
   }
 })
 
-test('the OpenAPI document describes what the service does: body schemas with bounds, query parameters, media types, path parameters', async ({
-  svc,
-}) => {
-  const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
-  const ids = new Set<string>()
-  for (const [path, ops] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(ops)) {
-      assert.type(op.operationId, 'string', `${method} ${path}`)
-      assert.not.ok(ids.has(op.operationId), `operationId ${op.operationId} twice`)
-      ids.add(op.operationId)
-      for (const name of (path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
-        assert.ok(
-          op.parameters?.some((p: any) => p.in === 'path' && p.name === name && p.required),
-          `${method} ${path}: path parameter ${name}`,
-        )
+test(
+  'the OpenAPI document describes what the service does: body schemas with bounds, query parameters, media ' +
+    'types, path parameters',
+  async ({ svc }) => {
+    const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
+    const ids = new Set<string>()
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        assert.type(op.operationId, 'string', `${method} ${path}`)
+        assert.not.ok(ids.has(op.operationId), `operationId ${op.operationId} twice`)
+        ids.add(op.operationId)
+        for (const name of (path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1))) {
+          assert.ok(
+            op.parameters?.some((p: any) => p.in === 'path' && p.name === name && p.required),
+            `${method} ${path}: path parameter ${name}`,
+          )
+        }
+        assert.ok(op.responses?.default, `${method} ${path}: responses`)
       }
-      assert.ok(op.responses?.default, `${method} ${path}: responses`)
     }
-  }
-  const create = doc.paths['/api/v1/knowledge'].post
-  const json = create.requestBody.content['application/json'].schema
-  assert.is(json.type, 'object')
-  // A title is required unless a file gives one by its name: the handler checks it, with the source at hand.
-  assert.equal(json.required, ['source'])
-  assert.is(json.properties.title.maxLength, 500)
-  assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, {
-    type: 'integer',
-    minimum: 100,
-    maximum: 2000,
-    description: 'an integer between 100 and 2000',
-  })
-  assert.ok(create.requestBody.content['multipart/form-data'].schema.required.includes('file'))
-  assert.equal(create.responses['401'].content['application/json'].schema, { $ref: '#/components/schemas/Failure' })
-  assert.equal(Object.keys(doc.paths['/api/v1/knowledge/upload/file'].post.requestBody.content), [
-    'multipart/form-data',
-  ])
-  const listPages = doc.paths['/api/v1/pages'].get.parameters.map((p: any) => p.name).sort()
-  assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'state'])
-  assert.equal(doc.paths['/mcp'].post.security, [{ apiKey: [] }])
-  // The bounds it documents are the ones the service holds: the folder name's maxLength.
-  const max =
-    doc.paths['/api/v1/knowledge/folders'].post.requestBody.content['application/json'].schema.properties.name.maxLength
-  const m = await seedMember(svc.call)
-  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'n'.repeat(max) } }), 201)
-  expectError(
-    await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'm'.repeat(max + 1) } }),
-    400,
-    'VALIDATION_ERROR',
-  )
-  // A JSON body where only a multipart form can carry the file: told so.
-  const e = expectError(
-    await svc.call('POST', '/api/v1/knowledge/upload/file', { token: m.token, body: { title: 'x' } }),
-    400,
-    'VALIDATION_ERROR',
-  )
-  assert.equal(e.details, ['body: send it with Content-Type: multipart/form-data'])
-})
+    const create = doc.paths['/api/v1/knowledge'].post
+    const json = create.requestBody.content['application/json'].schema
+    assert.is(json.type, 'object')
+    // A title is required unless a file gives one by its name: the handler checks it, with the source at hand.
+    assert.equal(json.required, ['source'])
+    assert.is(json.properties.title.maxLength, 500)
+    assert.equal(json.properties.chunkingOptions.properties.chunkSizeTokens, {
+      type: 'integer',
+      minimum: 100,
+      maximum: 2000,
+      description: 'an integer between 100 and 2000',
+    })
+    assert.ok(create.requestBody.content['multipart/form-data'].schema.required.includes('file'))
+    assert.equal(create.responses['401'].content['application/json'].schema, { $ref: '#/components/schemas/Failure' })
+    assert.equal(Object.keys(doc.paths['/api/v1/knowledge/upload/file'].post.requestBody.content), [
+      'multipart/form-data',
+    ])
+    const listPages = doc.paths['/api/v1/pages'].get.parameters.map((p: any) => p.name).sort()
+    assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'state'])
+    assert.equal(doc.paths['/mcp'].post.security, [{ apiKey: [] }])
+    // The bounds it documents are the ones the service holds: the folder name's maxLength.
+    const max =
+      doc.paths['/api/v1/knowledge/folders'].post.requestBody.content['application/json'].schema.properties.name
+        .maxLength
+    const m = await seedMember(svc.call)
+    ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'n'.repeat(max) } }), 201)
+    expectError(
+      await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'm'.repeat(max + 1) } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    // A JSON body where only a multipart form can carry the file: told so.
+    const e = expectError(
+      await svc.call('POST', '/api/v1/knowledge/upload/file', { token: m.token, body: { title: 'x' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.equal(e.details, ['body: send it with Content-Type: multipart/form-data'])
+  },
+)
 
 test('configuration: a bad value names the variable in one line; defaults apply', () => {
   const bad = loadConfig({ PORT: 'eighty' })

@@ -60,122 +60,137 @@ const keepAliveRequest = (agent: http.Agent, base: string, p: string, token: str
     req.end(JSON.stringify(body))
   })
 
-test('SIGTERM with a keep-alive client idle: exit 0 in time, and the search citations pending are counted after restart', async () => {
-  await withService(async (s) => {
-    const call = client(s.proc.base)
-    const m = await seedMember(call)
-    const entry = ok(await create(call, m.token, 'Quokka facts'), 201)
-    const agent = new http.Agent({ keepAlive: true })
-    const found = await keepAliveRequest(agent, s.proc.base, '/api/v1/knowledge/search', m.token, {
-      query: 'quokkas Rottnest',
-      mode: 'text',
-      minScore: 0,
-    })
-    assert.is(found.status, 200)
-    assert.equal(
-      found.body.data.results.map((r: any) => r.id),
-      [entry.id],
-    )
-    assert.is(found.connection, 'keep-alive', 'the socket stays open')
-    // The search's citation waits up to 100 ms to be appended with others: the signal comes first.
-    const { code, ms } = await terminate(s.proc)
-    assert.is(code, 0, s.proc.output())
-    assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
-    assert.not.match(s.proc.output(), /timed out/)
-    agent.destroy()
-    await s.restart()
-    const after = ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${entry.id}`, { token: m.token }))
-    assert.is(after.citedCount, 1, 'the citation pending at the signal was appended')
-    assert.is((await terminate(s.proc)).code, 0)
-  })
-})
-
-test('SIGTERM mid-request: the request whose head arrived is answered with Connection: close, then the service exits 0', async () => {
-  await withService(async (s) => {
-    const call = client(s.proc.base)
-    const m = await seedMember(call)
-    const body = Buffer.from(
-      JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }),
-    )
-    const socket = net.connect(s.port, '127.0.0.1')
-    let received = ''
-    socket.on('data', (d) => (received += d.toString()))
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-    socket.write(
-      [
-        `POST /api/v1/knowledge HTTP/1.1`,
-        `Host: 127.0.0.1:${s.port}`,
-        `Authorization: Bearer ${m.token}`,
-        'Content-Type: application/json',
-        `Content-Length: ${body.length}`,
-        'Connection: keep-alive',
-        '',
-        '',
-      ].join('\r\n'),
-    )
-    socket.write(body.subarray(0, 1000))
-    await new Promise((r) => setTimeout(r, 300))
-    const stopped = terminate(s.proc)
-    await new Promise((r) => setTimeout(r, 300))
-    socket.write(body.subarray(1000))
-    await closed
-    const [head, json] = received.split('\r\n\r\n')
-    assert.match(head, /^HTTP\/1.1 201 /, `received: ${received}; ${s.proc.output()}`)
-    assert.match(head, /\r\nconnection: close/i)
-    const id = JSON.parse(json).data.id
-    const { code, ms } = await stopped
-    assert.is(code, 0, s.proc.output())
-    assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
-    await s.restart()
-    ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${id}`, { token: m.token }))
-    assert.is((await terminate(s.proc)).code, 0)
-  })
-})
-
-test('50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each acknowledged (and kept) or refused 503, none reset', async () => {
-  await withService(async (s) => {
-    const m = await seedMember(client(s.proc.base))
-    const acknowledged: string[] = []
-    let refused = 0
-    for (let run = 0; run < 10; run++) {
-      if (run > 0) await s.restart()
+test(
+  'SIGTERM with a keep-alive client idle: exit 0 in time, and the search citations pending are counted ' +
+    'after restart',
+  async () => {
+    await withService(async (s) => {
       const call = client(s.proc.base)
-      let acks = 0
-      let stopped: ReturnType<typeof terminate> | undefined
-      const outcomes = await Promise.all(
-        Array.from({ length: 50 }, async (_, i) => {
-          try {
-            const r = await create(call, m.token, `Run ${run} create ${i}`)
-            if (r.status === 201 && ++acks === 5) stopped = terminate(s.proc)
-            return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
-          } catch (error) {
-            return { status: 0, error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})` }
-          }
-        }),
+      const m = await seedMember(call)
+      const entry = ok(await create(call, m.token, 'Quokka facts'), 201)
+      const agent = new http.Agent({ keepAlive: true })
+      const found = await keepAliveRequest(agent, s.proc.base, '/api/v1/knowledge/search', m.token, {
+        query: 'quokkas Rottnest',
+        mode: 'text',
+        minScore: 0,
+      })
+      assert.is(found.status, 200)
+      assert.equal(
+        found.body.data.results.map((r: any) => r.id),
+        [entry.id],
       )
-      const { code } = await (stopped ?? terminate(s.proc))
+      assert.is(found.connection, 'keep-alive', 'the socket stays open')
+      // The search's citation waits up to 100 ms to be appended with others: the signal comes first.
+      const { code, ms } = await terminate(s.proc)
       assert.is(code, 0, s.proc.output())
-      for (const o of outcomes) {
-        assert.ok(
-          o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'),
-          `run ${run}: ${JSON.stringify(o)}`,
+      assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
+      assert.not.match(s.proc.output(), /timed out/)
+      agent.destroy()
+      await s.restart()
+      const after = ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${entry.id}`, { token: m.token }))
+      assert.is(after.citedCount, 1, 'the citation pending at the signal was appended')
+      assert.is((await terminate(s.proc)).code, 0)
+    })
+  },
+)
+
+test(
+  'SIGTERM mid-request: the request whose head arrived is answered with Connection: close, then the ' +
+    'service exits 0',
+  async () => {
+    await withService(async (s) => {
+      const call = client(s.proc.base)
+      const m = await seedMember(call)
+      const body = Buffer.from(
+        JSON.stringify({ title: 'Sent in two halves', content: 'Numbats eat termites. '.repeat(200), source: 'text' }),
+      )
+      const socket = net.connect(s.port, '127.0.0.1')
+      let received = ''
+      socket.on('data', (d) => (received += d.toString()))
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+      socket.write(
+        [
+          `POST /api/v1/knowledge HTTP/1.1`,
+          `Host: 127.0.0.1:${s.port}`,
+          `Authorization: Bearer ${m.token}`,
+          'Content-Type: application/json',
+          `Content-Length: ${body.length}`,
+          'Connection: keep-alive',
+          '',
+          '',
+        ].join('\r\n'),
+      )
+      socket.write(body.subarray(0, 1000))
+      await new Promise((r) => setTimeout(r, 300))
+      const stopped = terminate(s.proc)
+      await new Promise((r) => setTimeout(r, 300))
+      socket.write(body.subarray(1000))
+      await closed
+      const [head, json] = received.split('\r\n\r\n')
+      assert.match(head, /^HTTP\/1.1 201 /, `received: ${received}; ${s.proc.output()}`)
+      assert.match(head, /\r\nconnection: close/i)
+      const id = JSON.parse(json).data.id
+      const { code, ms } = await stopped
+      assert.is(code, 0, s.proc.output())
+      assert.ok(ms < TIMEOUT_MS, `stopped in ${ms} ms`)
+      await s.restart()
+      ok(await client(s.proc.base)('GET', `/api/v1/knowledge/${id}`, { token: m.token }))
+      assert.is((await terminate(s.proc)).code, 0)
+    })
+  },
+)
+
+test(
+  '50 concurrent creates, SIGTERM after 5 are acknowledged, 10 times: each acknowledged (and kept) or ' +
+    'refused 503, none reset',
+  async () => {
+    await withService(async (s) => {
+      const m = await seedMember(client(s.proc.base))
+      const acknowledged: string[] = []
+      let refused = 0
+      for (let run = 0; run < 10; run++) {
+        if (run > 0) await s.restart()
+        const call = client(s.proc.base)
+        let acks = 0
+        let stopped: ReturnType<typeof terminate> | undefined
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, async (_, i) => {
+            try {
+              const r = await create(call, m.token, `Run ${run} create ${i}`)
+              if (r.status === 201 && ++acks === 5) stopped = terminate(s.proc)
+              return { status: r.status, id: r.body?.data?.id as string | undefined, code: r.body?.error?.code }
+            } catch (error) {
+              return {
+                status: 0,
+                error: `${(error as Error).message} (${String((error as { cause?: unknown }).cause)})`,
+              }
+            }
+          }),
         )
-        if (o.status === 201) acknowledged.push(o.id!)
-        else refused++
+        const { code } = await (stopped ?? terminate(s.proc))
+        assert.is(code, 0, s.proc.output())
+        for (const o of outcomes) {
+          assert.ok(
+            o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE'),
+            `run ${run}: ${JSON.stringify(o)}`,
+          )
+          if (o.status === 201) acknowledged.push(o.id!)
+          else refused++
+        }
       }
-    }
-    await s.restart()
-    const call = client(s.proc.base)
-    const list = ok(await call('GET', '/api/v1/knowledge?limit=100&page=1', { token: m.token }))
-    assert.is(
-      list.total,
-      acknowledged.length,
-      `${acknowledged.length} acknowledged and ${refused} refused: only the acknowledged exist`,
-    )
-    for (const id of acknowledged)
-      assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
-    assert.ok(acknowledged.length >= 50, 'at least the five of each run')
-  })
-})
+      await s.restart()
+      const call = client(s.proc.base)
+      const list = ok(await call('GET', '/api/v1/knowledge?limit=100&page=1', { token: m.token }))
+      assert.is(
+        list.total,
+        acknowledged.length,
+        `${acknowledged.length} acknowledged and ${refused} refused: only the acknowledged exist`,
+      )
+      for (const id of acknowledged)
+        assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: m.token })).status, 200)
+      assert.ok(acknowledged.length >= 50, 'at least the five of each run')
+    })
+  },
+)
 
 test.run()

@@ -128,23 +128,22 @@ test('sync-config: GET shows sourceUrl, PATCH validates and answers without it; 
   expectError(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: stranger.token }), 404, 'NOT_FOUND')
 })
 
-test('a manual sync always reprocesses; a second one while the first is pending answers unchanged and queues nothing', async ({
-  service,
-  site,
-  owner,
-}) => {
-  site.pages.set('/manual', { body: html('Manual', '<p>Version one of the manual page.</p>'), delayMs: 300 })
-  const id = await urlEntry(service, owner, `${site.url}/manual`)
-  const first = ok(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: owner.token }), 202)
-  assert.is(first.status, 'pending')
-  const second = ok(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: owner.token }))
-  assert.is(second.status, 'unchanged')
-  assert.type(second.message, 'string')
-  const done = await waitForTask(service.call, owner.token, first.taskId)
-  assert.is(done.status, 'completed')
-  assert.ok(done.result.chunkCount >= 1, 'reprocessed although the page did not change')
-  assert.is((await tasksOf(service, id)).length, 2)
-})
+test(
+  'a manual sync always reprocesses; a second one while the first is pending answers unchanged and queues ' + 'nothing',
+  async ({ service, site, owner }) => {
+    site.pages.set('/manual', { body: html('Manual', '<p>Version one of the manual page.</p>'), delayMs: 300 })
+    const id = await urlEntry(service, owner, `${site.url}/manual`)
+    const first = ok(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: owner.token }), 202)
+    assert.is(first.status, 'pending')
+    const second = ok(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: owner.token }))
+    assert.is(second.status, 'unchanged')
+    assert.type(second.message, 'string')
+    const done = await waitForTask(service.call, owner.token, first.taskId)
+    assert.is(done.status, 'completed')
+    assert.ok(done.result.chunkCount >= 1, 'reprocessed although the page did not change')
+    assert.is((await tasksOf(service, id)).length, 2)
+  },
+)
 
 test('an entry whose first fetch failed is completed by a sync that succeeds', async ({ service, site, owner }) => {
   const created = ok(
@@ -167,63 +166,63 @@ test('an entry whose first fetch failed is completed by a sync that succeeds', a
   assert.match(entry.content, 'odd-toed ungulates')
 })
 
-test('scheduled sync: unchanged content only moves the dates; changed content replaces the chunks; a failing URL sets failed and retries later', async ({
-  service,
-  site,
-  owner,
-}) => {
-  let version = 'The first edition mentions capybaras.'
-  site.pages.set('/news', () => ({ body: html('News', `<p>${version}</p>`) }))
-  const id = await urlEntry(service, owner, `${site.url}/news`)
-  ok(
-    await service.call('PATCH', `/api/v1/knowledge/${id}/sync-config`, {
-      token: owner.token,
-      body: { enabled: true, intervalHours: 1 },
-    }),
-  )
-  const before = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
+test(
+  'scheduled sync: unchanged content only moves the dates; changed content replaces the chunks; a failing ' +
+    'URL sets failed and retries later',
+  async ({ service, site, owner }) => {
+    let version = 'The first edition mentions capybaras.'
+    site.pages.set('/news', () => ({ body: html('News', `<p>${version}</p>`) }))
+    const id = await urlEntry(service, owner, `${site.url}/news`)
+    ok(
+      await service.call('PATCH', `/api/v1/knowledge/${id}/sync-config`, {
+        token: owner.token,
+        body: { enabled: true, intervalHours: 1 },
+      }),
+    )
+    const before = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
 
-  await makeDue(service, id)
-  assert.is(await schedule(service), 1)
-  assert.is(await schedule(service), 0, 'one sync at a time')
-  await settle(service, owner, id)
-  const unchanged = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
-  assert.is(unchanged.content, before.content)
-  assert.is(unchanged.updatedAt, before.updatedAt)
-  assert.ok(unchanged.syncConfig.lastSyncAt > before.syncConfig.lastSyncAt)
-  assert.is(unchanged.syncConfig.status, 'idle')
-  assert.is(
-    new Date(unchanged.syncConfig.nextSyncAt).getTime() - new Date(unchanged.syncConfig.lastSyncAt).getTime(),
-    3600_000,
-  )
+    await makeDue(service, id)
+    assert.is(await schedule(service), 1)
+    assert.is(await schedule(service), 0, 'one sync at a time')
+    await settle(service, owner, id)
+    const unchanged = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
+    assert.is(unchanged.content, before.content)
+    assert.is(unchanged.updatedAt, before.updatedAt)
+    assert.ok(unchanged.syncConfig.lastSyncAt > before.syncConfig.lastSyncAt)
+    assert.is(unchanged.syncConfig.status, 'idle')
+    assert.is(
+      new Date(unchanged.syncConfig.nextSyncAt).getTime() - new Date(unchanged.syncConfig.lastSyncAt).getTime(),
+      3600_000,
+    )
 
-  version = 'The second edition is about tapirs instead.'
-  await makeDue(service, id)
-  assert.is(await schedule(service), 1)
-  await settle(service, owner, id)
-  const changed = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
-  assert.match(changed.content, 'tapirs')
-  const chunks = await service.deps.db.pool.query<{ content: string }>(
-    'SELECT content FROM kb_chunks WHERE entry_id = $1',
-    [id],
-  )
-  assert.ok(chunks.rows.length >= 1)
-  assert.ok(
-    chunks.rows.every((c) => !c.content.includes('capybaras')),
-    'old chunks replaced',
-  )
+    version = 'The second edition is about tapirs instead.'
+    await makeDue(service, id)
+    assert.is(await schedule(service), 1)
+    await settle(service, owner, id)
+    const changed = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
+    assert.match(changed.content, 'tapirs')
+    const chunks = await service.deps.db.pool.query<{ content: string }>(
+      'SELECT content FROM kb_chunks WHERE entry_id = $1',
+      [id],
+    )
+    assert.ok(chunks.rows.length >= 1)
+    assert.ok(
+      chunks.rows.every((c) => !c.content.includes('capybaras')),
+      'old chunks replaced',
+    )
 
-  site.pages.set('/news', { status: 503, body: 'down' })
-  await makeDue(service, id)
-  assert.is(await schedule(service), 1)
-  await settle(service, owner, id)
-  const failed = ok(await service.call('GET', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token }))
-  assert.is(failed.status, 'failed')
-  assert.match(failed.error, 'HTTP 503')
-  assert.ok(new Date(failed.nextSyncAt).getTime() > Date.now() + 3500_000, 'retried at the next interval')
-  const entry = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
-  assert.match(entry.content, 'tapirs', 'a failed sync keeps the content')
-  assert.is(entry.processingStatus, 'completed')
-})
+    site.pages.set('/news', { status: 503, body: 'down' })
+    await makeDue(service, id)
+    assert.is(await schedule(service), 1)
+    await settle(service, owner, id)
+    const failed = ok(await service.call('GET', `/api/v1/knowledge/${id}/sync-config`, { token: owner.token }))
+    assert.is(failed.status, 'failed')
+    assert.match(failed.error, 'HTTP 503')
+    assert.ok(new Date(failed.nextSyncAt).getTime() > Date.now() + 3500_000, 'retried at the next interval')
+    const entry = ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
+    assert.match(entry.content, 'tapirs', 'a failed sync keeps the content')
+    assert.is(entry.processingStatus, 'completed')
+  },
+)
 
 test.run()

@@ -78,7 +78,8 @@ test('DOCX, HTML, Markdown and plain text uploads are read by their parsers', as
     [await docx(['Narwhals have a long spiral tusk.', 'It is a tooth.']), 'narwhal.docx', 'long spiral tusk'],
     [
       Buffer.from(
-        '<!doctype html><html><head><title>Okapi</title><script>document.write("evil")</script></head><body><p>The okapi is related to the giraffe.</p></body></html>',
+        '<!doctype html><html><head><title>Okapi</title><script>document.write("evil")</script></head><body><p>The ' +
+          'okapi is related to the giraffe.</p></body></html>',
       ),
       'okapi.html',
       'related to the giraffe',
@@ -139,106 +140,115 @@ test('text saved with a byte-order mark (UTF-16 LE or BE, UTF-8) is read as text
   assert.match(details, 'UTF-16 with a byte-order mark')
 })
 
-test('text in another encoding is read in the charset its part declares; undeclared, the refusal says how to declare it', async ({
-  service,
-}) => {
-  const m = await seedMember(service.call)
-  const latin1 = Buffer.from('Crème brûlée: a custard under a layer of caramel, « très » French.\n', 'latin1')
-  const declared = ok(await send(service, m, latin1, 'dessert.txt', {}, 'text/plain; charset=windows-1252'), 201)
-  assert.is(declared.storageInfo.mimeType, 'text/plain')
-  const task = await waitForTask(service.call, m.token, declared.taskId)
-  assert.is(task.status, 'completed', JSON.stringify(task))
-  const entry = ok(await service.call('GET', `/api/v1/knowledge/${declared.id}`, { token: m.token }))
-  assert.match(entry.content, 'Crème brûlée: a custard under a layer of caramel, « très » French.')
-  const found = ok(
-    await service.call('POST', '/api/v1/knowledge/search', {
-      token: m.token,
-      body: { query: 'brûlée', mode: 'text', minScore: 0 },
-    }),
-  )
-  assert.ok(
-    found.results.some((x: any) => x.id === declared.id),
-    JSON.stringify(found),
-  )
-  // HTML too: the declared charset is the transport's, as a web server's would be.
-  const page = ok(
-    await send(
-      service,
-      m,
-      Buffer.from('<!doctype html><p>Smørrebrød is an open sandwich.</p>', 'latin1'),
-      'smorrebrod.html',
-      {},
-      'text/html; charset=iso-8859-1',
-    ),
-    201,
-  )
-  assert.is((await waitForTask(service.call, m.token, page.taskId)).status, 'completed')
-  assert.match(
-    ok(await service.call('GET', `/api/v1/knowledge/${page.id}`, { token: m.token })).content,
-    'Smørrebrød is an open sandwich.',
-  )
-  // UTF-8 declared as Latin-1 (some clients' default for any text part) is read as the UTF-8 it is.
-  const misdeclared = ok(
-    await send(service, m, Buffer.from('Smörgåsbord, naïve café.'), 'buffet.txt', {}, 'text/plain; charset=ISO-8859-1'),
-    201,
-  )
-  assert.is(misdeclared.storageInfo.charset, undefined)
-  assert.is((await waitForTask(service.call, m.token, misdeclared.taskId)).status, 'completed')
-  assert.match(
-    ok(await service.call('GET', `/api/v1/knowledge/${misdeclared.id}`, { token: m.token })).content,
-    'Smörgåsbord, naïve café.',
-  )
-  assert.is(declared.storageInfo.charset, 'windows-1252')
-  const before = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total
-  // Undeclared, the same bytes are not UTF-8: refused, with what to do about it.
-  const undeclared = expectError(await send(service, m, latin1, 'dessert.txt'), 400, 'VALIDATION_ERROR')
-  assert.match(undeclared.message, 'not valid UTF-8')
-  assert.ok(
-    undeclared.details?.some((d) => d.includes('charset is declared')),
-    JSON.stringify(undeclared),
-  )
-  // A charset no decoder knows, and binary bytes declared as a single-byte text, are refused too.
-  const unknown = expectError(
-    await send(service, m, latin1, 'dessert.txt', {}, 'text/plain; charset=klingon-8'),
-    400,
-    'VALIDATION_ERROR',
-  )
-  assert.ok(
-    unknown.details?.some((d) => d.includes('the declared charset klingon-8 is not one this service reads')),
-    JSON.stringify(unknown),
-  )
-  const binary = expectError(
-    await send(
-      service,
-      m,
-      Buffer.from([0x41, 0x42, 0x01, 0x02, 0x1b, 0xe9, 0x43]),
-      'data.txt',
-      {},
-      'text/plain; charset=windows-1252',
-    ),
-    400,
-    'VALIDATION_ERROR',
-  )
-  assert.ok(
-    binary.details?.some((d) => d.includes('not valid windows-1252 text')),
-    JSON.stringify(binary),
-  )
-  // The type is still the content's: a PDF declared as Latin-1 text stays a PDF.
-  const pdfDeclared = ok(
-    await send(
-      service,
-      m,
-      await pdf(['Gravlax is cured salmon.']),
-      'gravlax.txt',
-      {},
-      'text/plain; charset=windows-1252',
-    ),
-    201,
-  )
-  assert.is(pdfDeclared.storageInfo.mimeType, 'application/pdf')
-  assert.is(pdfDeclared.storageInfo.charset, undefined)
-  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, before + 1)
-})
+test(
+  'text in another encoding is read in the charset its part declares; undeclared, the refusal says how to ' +
+    'declare it',
+  async ({ service }) => {
+    const m = await seedMember(service.call)
+    const latin1 = Buffer.from('Crème brûlée: a custard under a layer of caramel, « très » French.\n', 'latin1')
+    const declared = ok(await send(service, m, latin1, 'dessert.txt', {}, 'text/plain; charset=windows-1252'), 201)
+    assert.is(declared.storageInfo.mimeType, 'text/plain')
+    const task = await waitForTask(service.call, m.token, declared.taskId)
+    assert.is(task.status, 'completed', JSON.stringify(task))
+    const entry = ok(await service.call('GET', `/api/v1/knowledge/${declared.id}`, { token: m.token }))
+    assert.match(entry.content, 'Crème brûlée: a custard under a layer of caramel, « très » French.')
+    const found = ok(
+      await service.call('POST', '/api/v1/knowledge/search', {
+        token: m.token,
+        body: { query: 'brûlée', mode: 'text', minScore: 0 },
+      }),
+    )
+    assert.ok(
+      found.results.some((x: any) => x.id === declared.id),
+      JSON.stringify(found),
+    )
+    // HTML too: the declared charset is the transport's, as a web server's would be.
+    const page = ok(
+      await send(
+        service,
+        m,
+        Buffer.from('<!doctype html><p>Smørrebrød is an open sandwich.</p>', 'latin1'),
+        'smorrebrod.html',
+        {},
+        'text/html; charset=iso-8859-1',
+      ),
+      201,
+    )
+    assert.is((await waitForTask(service.call, m.token, page.taskId)).status, 'completed')
+    assert.match(
+      ok(await service.call('GET', `/api/v1/knowledge/${page.id}`, { token: m.token })).content,
+      'Smørrebrød is an open sandwich.',
+    )
+    // UTF-8 declared as Latin-1 (some clients' default for any text part) is read as the UTF-8 it is.
+    const misdeclared = ok(
+      await send(
+        service,
+        m,
+        Buffer.from('Smörgåsbord, naïve café.'),
+        'buffet.txt',
+        {},
+        'text/plain; charset=ISO-8859-1',
+      ),
+      201,
+    )
+    assert.is(misdeclared.storageInfo.charset, undefined)
+    assert.is((await waitForTask(service.call, m.token, misdeclared.taskId)).status, 'completed')
+    assert.match(
+      ok(await service.call('GET', `/api/v1/knowledge/${misdeclared.id}`, { token: m.token })).content,
+      'Smörgåsbord, naïve café.',
+    )
+    assert.is(declared.storageInfo.charset, 'windows-1252')
+    const before = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total
+    // Undeclared, the same bytes are not UTF-8: refused, with what to do about it.
+    const undeclared = expectError(await send(service, m, latin1, 'dessert.txt'), 400, 'VALIDATION_ERROR')
+    assert.match(undeclared.message, 'not valid UTF-8')
+    assert.ok(
+      undeclared.details?.some((d) => d.includes('charset is declared')),
+      JSON.stringify(undeclared),
+    )
+    // A charset no decoder knows, and binary bytes declared as a single-byte text, are refused too.
+    const unknown = expectError(
+      await send(service, m, latin1, 'dessert.txt', {}, 'text/plain; charset=klingon-8'),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.ok(
+      unknown.details?.some((d) => d.includes('the declared charset klingon-8 is not one this service reads')),
+      JSON.stringify(unknown),
+    )
+    const binary = expectError(
+      await send(
+        service,
+        m,
+        Buffer.from([0x41, 0x42, 0x01, 0x02, 0x1b, 0xe9, 0x43]),
+        'data.txt',
+        {},
+        'text/plain; charset=windows-1252',
+      ),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.ok(
+      binary.details?.some((d) => d.includes('not valid windows-1252 text')),
+      JSON.stringify(binary),
+    )
+    // The type is still the content's: a PDF declared as Latin-1 text stays a PDF.
+    const pdfDeclared = ok(
+      await send(
+        service,
+        m,
+        await pdf(['Gravlax is cured salmon.']),
+        'gravlax.txt',
+        {},
+        'text/plain; charset=windows-1252',
+      ),
+      201,
+    )
+    assert.is(pdfDeclared.storageInfo.mimeType, 'application/pdf')
+    assert.is(pdfDeclared.storageInfo.charset, undefined)
+    assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, before + 1)
+  },
+)
 
 test('types are decided by content: refused types answer 400 listing the allowed ones, and nothing is created', async ({
   service,
@@ -303,41 +313,43 @@ test('types are decided by content: refused types answer 400 listing the allowed
   assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: plain.token })).total, before)
 })
 
-test('which text a file is: its name first (.txt, .md, an HTML fragment in .html), then its syntax; Markdown is taken as plain text where only that is allowed', async ({
-  service,
-}) => {
-  const m = await seedMember(service.call)
-  const cases: [string, string, string][] = [
-    ['Todo:\n- buy milk\n- call Bob\n', 'todo.txt', 'text/plain'],
-    ['# Dholes\n\nDholes hunt in packs.', 'dhole.md', 'text/markdown'],
-    ['<p>Fragment about the dhole.</p><ul><li>item</li></ul>', 'frag.html', 'text/html'],
-    ['- a list\n- with no name', 'notes', 'text/markdown'],
-  ]
-  for (const [content, name, mimeType] of cases) {
-    const created = ok(await send(service, m, Buffer.from(content), name), 201)
-    assert.is(created.storageInfo.mimeType, mimeType, name)
-  }
-  const html = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).items.find(
-    (e: any) => e.storageInfo.fileName === 'frag.html',
-  )
-  assert.is((await waitForTask(service.call, m.token, html.taskId)).status, 'completed')
-  assert.is(
-    ok(await service.call('GET', `/api/v1/knowledge/${html.id}`, { token: m.token })).content.includes('<p>'),
-    false,
-  )
-  ok(
-    await service.call('PATCH', '/api/v1/knowledge/config', {
-      token: m.token,
-      body: { allowedFileTypes: ['text/plain'] },
-    }),
-  )
-  assert.is(
-    ok(await send(service, m, Buffer.from('# Settings\n\n- one\n'), 'settings'), 201).storageInfo.mimeType,
-    'text/plain',
-  )
-  const blank = expectError(await send(service, m, Buffer.from(' \n\t\n '), 'blank.txt'), 400, 'VALIDATION_ERROR')
-  assert.ok(blank.details?.includes('file: the file holds only white space'), JSON.stringify(blank))
-})
+test(
+  'which text a file is: its name first (.txt, .md, an HTML fragment in .html), then its syntax; Markdown ' +
+    'is taken as plain text where only that is allowed',
+  async ({ service }) => {
+    const m = await seedMember(service.call)
+    const cases: [string, string, string][] = [
+      ['Todo:\n- buy milk\n- call Bob\n', 'todo.txt', 'text/plain'],
+      ['# Dholes\n\nDholes hunt in packs.', 'dhole.md', 'text/markdown'],
+      ['<p>Fragment about the dhole.</p><ul><li>item</li></ul>', 'frag.html', 'text/html'],
+      ['- a list\n- with no name', 'notes', 'text/markdown'],
+    ]
+    for (const [content, name, mimeType] of cases) {
+      const created = ok(await send(service, m, Buffer.from(content), name), 201)
+      assert.is(created.storageInfo.mimeType, mimeType, name)
+    }
+    const html = ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).items.find(
+      (e: any) => e.storageInfo.fileName === 'frag.html',
+    )
+    assert.is((await waitForTask(service.call, m.token, html.taskId)).status, 'completed')
+    assert.is(
+      ok(await service.call('GET', `/api/v1/knowledge/${html.id}`, { token: m.token })).content.includes('<p>'),
+      false,
+    )
+    ok(
+      await service.call('PATCH', '/api/v1/knowledge/config', {
+        token: m.token,
+        body: { allowedFileTypes: ['text/plain'] },
+      }),
+    )
+    assert.is(
+      ok(await send(service, m, Buffer.from('# Settings\n\n- one\n'), 'settings'), 201).storageInfo.mimeType,
+      'text/plain',
+    )
+    const blank = expectError(await send(service, m, Buffer.from(' \n\t\n '), 'blank.txt'), 400, 'VALIDATION_ERROR')
+    assert.ok(blank.details?.includes('file: the file holds only white space'), JSON.stringify(blank))
+  },
+)
 
 test("a text whose first word is some format's magic bytes is text; a truncated binary file is refused", async ({
   service,
@@ -410,27 +422,29 @@ test('a long file name of emoji is cut between characters, never inside one', as
   assert.is((await waitForTask(service.call, m.token, created.taskId)).status, 'completed')
 })
 
-test('a stored file no entry holds (the create refused after it was stored) is removed by the sweep once it is an hour old', async ({
-  service,
-}) => {
-  const m = await seedMember(service.call)
-  const files = { blobs: service.deps.blobs, db: service.deps.db.pool }
-  const blobOf = (bytes: Buffer) =>
-    path.join(service.dataDir, 'blobs', BlobStore.hashOf(bytes).slice(0, 2), BlobStore.hashOf(bytes))
-  const kept = Buffer.from('Echidnas lay eggs.')
-  const refused = Buffer.from('Platypuses lay eggs too.')
-  ok(await send(service, m, kept, 'kept.txt'), 201)
-  expectError(
-    await send(service, m, refused, 'refused.txt', { folderId: '00000000-0000-4000-8000-000000000000' }),
-    404,
-    'NOT_FOUND',
-  )
-  assert.ok(fs.existsSync(blobOf(refused)), 'the file was stored before the folder was checked')
-  assert.is(await removeOrphanFiles(files), 0, 'a fresh file may be an upload on its way')
-  assert.is(await removeOrphanFiles(files, new Date(Date.now() + ORPHAN_AGE_MS + 60_000)), 1)
-  assert.not.ok(fs.existsSync(blobOf(refused)))
-  assert.ok(fs.existsSync(blobOf(kept)))
-})
+test(
+  'a stored file no entry holds (the create refused after it was stored) is removed by the sweep once it ' +
+    'is an hour old',
+  async ({ service }) => {
+    const m = await seedMember(service.call)
+    const files = { blobs: service.deps.blobs, db: service.deps.db.pool }
+    const blobOf = (bytes: Buffer) =>
+      path.join(service.dataDir, 'blobs', BlobStore.hashOf(bytes).slice(0, 2), BlobStore.hashOf(bytes))
+    const kept = Buffer.from('Echidnas lay eggs.')
+    const refused = Buffer.from('Platypuses lay eggs too.')
+    ok(await send(service, m, kept, 'kept.txt'), 201)
+    expectError(
+      await send(service, m, refused, 'refused.txt', { folderId: '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'NOT_FOUND',
+    )
+    assert.ok(fs.existsSync(blobOf(refused)), 'the file was stored before the folder was checked')
+    assert.is(await removeOrphanFiles(files), 0, 'a fresh file may be an upload on its way')
+    assert.is(await removeOrphanFiles(files, new Date(Date.now() + ORPHAN_AGE_MS + 60_000)), 1)
+    assert.not.ok(fs.existsSync(blobOf(refused)))
+    assert.ok(fs.existsSync(blobOf(kept)))
+  },
+)
 
 test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bombs, a PDF that is not one', async ({
   service,
@@ -444,7 +458,10 @@ test('broken inputs fail their task with the reason: encrypted PDF, DOCX zip bom
   const withLink = await docx(
     ['Links are never followed.'],
     () => {},
-    `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="http://169.254.169.254/x.png" TargetMode="External"/></Relationships>`,
+    `<?xml version="1.0"?><Relationships ` +
+      `xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" ` +
+      `Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" ` +
+      `Target="http://169.254.169.254/x.png" TargetMode="External"/></Relationships>`,
   )
   const cases: [Buffer, string, string | undefined][] = [
     [encryptedPdf(), 'secret.pdf', 'encrypted'],
@@ -514,38 +531,40 @@ const sizeLie = (zip: Buffer, name: string, by: number) => {
   return b
 }
 
-test("a damaged input fails in words about the input, never a library's message: bad XML, a zip size lie, NUL bytes", async ({
-  service,
-  owner,
-}) => {
-  const badXml = await docx([], (zip) =>
-    zip.file(
+test(
+  "a damaged input fails in words about the input, never a library's message: bad XML, a zip size lie, NUL " + 'bytes',
+  async ({ service, owner }) => {
+    const badXml = await docx([], (zip) =>
+      zip.file(
+        'word/document.xml',
+        '<?xml version="1.0"?><w:document ' +
+          'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">' +
+          '<w:body><w:p><w:r><w:t>text</w:r></w:body>',
+      ),
+    )
+    const lie = sizeLie(
+      await docx(['A paragraph long enough to be compressed, repeated. '.repeat(20)]),
       'word/document.xml',
-      '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>text</w:r></w:body>',
-    ),
-  )
-  const lie = sizeLie(
-    await docx(['A paragraph long enough to be compressed, repeated. '.repeat(20)]),
-    'word/document.xml',
-    10,
-  )
-  for (const [bytes, name, reason] of [
-    [badXml, 'bad-xml.docx', 'the DOCX is damaged: its document text is not well-formed XML'],
-    [lie, 'lie.docx', 'the DOCX is damaged: its compressed data does not match its declared size'],
-  ] as const) {
-    const created = ok(await send(service, owner, bytes, name), 201)
-    const task = await waitForTask(service.call, owner.token, created.taskId)
-    assert.is(task.status, 'failed', JSON.stringify(task))
-    assert.is(task.error, reason)
-  }
-  // NUL bytes are refused when the file arrives, for what they are.
-  const nul = Buffer.from('a text file\u0000 with NUL bytes\u0000 in it\n', 'utf8')
-  const error = expectError(await send(service, owner, nul, 'nul.txt'), 400, 'VALIDATION_ERROR')
-  assert.ok(
-    error.details?.some((d) => d.includes('the file holds NUL bytes, so it is not text')),
-    JSON.stringify(error),
-  )
-})
+      10,
+    )
+    for (const [bytes, name, reason] of [
+      [badXml, 'bad-xml.docx', 'the DOCX is damaged: its document text is not well-formed XML'],
+      [lie, 'lie.docx', 'the DOCX is damaged: its compressed data does not match its declared size'],
+    ] as const) {
+      const created = ok(await send(service, owner, bytes, name), 201)
+      const task = await waitForTask(service.call, owner.token, created.taskId)
+      assert.is(task.status, 'failed', JSON.stringify(task))
+      assert.is(task.error, reason)
+    }
+    // NUL bytes are refused when the file arrives, for what they are.
+    const nul = Buffer.from('a text file\u0000 with NUL bytes\u0000 in it\n', 'utf8')
+    const error = expectError(await send(service, owner, nul, 'nul.txt'), 400, 'VALIDATION_ERROR')
+    assert.ok(
+      error.details?.some((d) => d.includes('the file holds NUL bytes, so it is not text')),
+      JSON.stringify(error),
+    )
+  },
+)
 
 test('a file over the workspace maxFileSize is refused with 413 while it streams', async ({ service }) => {
   const member = await seedMember(service.call)
@@ -553,7 +572,10 @@ test('a file over the workspace maxFileSize is refused with 413 while it streams
   // A raw request: the answer arrives before the 8 MB body is sent, and the connection closes.
   const boundary = 'kbboundary'
   const head = Buffer.from(
-    `--${boundary}\r\ncontent-disposition: form-data; name="title"\r\n\r\nbig\r\n--${boundary}\r\ncontent-disposition: form-data; name="source"\r\n\r\nfile\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.txt"\r\ncontent-type: text/plain\r\n\r\n`,
+    `--${boundary}\r\ncontent-disposition: form-data; ` +
+      `name="title"\r\n\r\nbig\r\n--${boundary}\r\ncontent-disposition: form-data; ` +
+      `name="source"\r\n\r\nfile\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; ` +
+      `filename="big.txt"\r\ncontent-type: text/plain\r\n\r\n`,
   )
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     let sent = 0
@@ -589,88 +611,89 @@ test('a file over the workspace maxFileSize is refused with 413 while it streams
   assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: member.token })).total, 0)
 })
 
-test('deprecated upload endpoints: title from the file name, customMetadata as a JSON string, Deprecation and Link headers', async ({
-  service,
-  owner,
-}) => {
-  const r = await upload(
-    service.url,
-    owner.token,
-    { customMetadata: JSON.stringify({ category: 'legacy', tags: ['old'] }) },
-    { bytes: Buffer.from('Kakapo are flightless parrots.'), name: 'kakapo_facts.txt' },
-    '/api/v1/knowledge/upload/file',
-  )
-  const data = ok(r, 202)
-  assert.is(data.status, 'pending')
-  assert.type(data.message, 'string')
-  assert.is(r.headers.get('deprecation'), 'true')
-  assert.match(r.headers.get('link') ?? '', '</api/v1/knowledge>')
-  assert.is((await waitForTask(service.call, owner.token, data.taskId)).status, 'completed')
-  const entry = ok(await service.call('GET', `/api/v1/knowledge/${data.documentId}`, { token: owner.token }))
-  assert.is(entry.title, 'kakapo facts')
-  assert.equal(entry.metadata, { category: 'legacy', tags: ['old'] })
-  expectError(
-    await upload(
+test(
+  'deprecated upload endpoints: title from the file name, customMetadata as a JSON string, Deprecation and ' +
+    'Link headers',
+  async ({ service, owner }) => {
+    const r = await upload(
       service.url,
       owner.token,
-      { customMetadata: '{not json' },
-      { bytes: Buffer.from('x'), name: 'x.txt' },
+      { customMetadata: JSON.stringify({ category: 'legacy', tags: ['old'] }) },
+      { bytes: Buffer.from('Kakapo are flightless parrots.'), name: 'kakapo_facts.txt' },
       '/api/v1/knowledge/upload/file',
-    ),
-    400,
-    'VALIDATION_ERROR',
-  )
-  // Its category, tags and author are checked as the unified endpoint checks them, never dropped in silence.
-  const m = await seedMember(service.call)
-  const badFile = expectError(
-    await upload(
-      service.url,
-      m.token,
-      { customMetadata: JSON.stringify({ category: 7, tags: 'urgent', author: 'Ann' }) },
-      { bytes: Buffer.from('x'), name: 'x.txt' },
-      '/api/v1/knowledge/upload/file',
-    ),
-    400,
-    'VALIDATION_ERROR',
-  )
-  assert.equal(
-    badFile.details?.map((d) => d.split(':')[0]),
-    ['customMetadata.category', 'customMetadata.tags'],
-  )
-  const badText = expectError(
-    await service.call('POST', '/api/v1/knowledge/upload', {
-      token: m.token,
-      body: { sourceType: 'text', content: 'x', customMetadata: { tags: 'x' } },
-    }),
-    400,
-    'VALIDATION_ERROR',
-  )
-  assert.equal(
-    badText.details?.map((d) => d.split(':')[0]),
-    ['customMetadata.tags'],
-  )
-  assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, 0)
+    )
+    const data = ok(r, 202)
+    assert.is(data.status, 'pending')
+    assert.type(data.message, 'string')
+    assert.is(r.headers.get('deprecation'), 'true')
+    assert.match(r.headers.get('link') ?? '', '</api/v1/knowledge>')
+    assert.is((await waitForTask(service.call, owner.token, data.taskId)).status, 'completed')
+    const entry = ok(await service.call('GET', `/api/v1/knowledge/${data.documentId}`, { token: owner.token }))
+    assert.is(entry.title, 'kakapo facts')
+    assert.equal(entry.metadata, { category: 'legacy', tags: ['old'] })
+    expectError(
+      await upload(
+        service.url,
+        owner.token,
+        { customMetadata: '{not json' },
+        { bytes: Buffer.from('x'), name: 'x.txt' },
+        '/api/v1/knowledge/upload/file',
+      ),
+      400,
+      'VALIDATION_ERROR',
+    )
+    // Its category, tags and author are checked as the unified endpoint checks them, never dropped in silence.
+    const m = await seedMember(service.call)
+    const badFile = expectError(
+      await upload(
+        service.url,
+        m.token,
+        { customMetadata: JSON.stringify({ category: 7, tags: 'urgent', author: 'Ann' }) },
+        { bytes: Buffer.from('x'), name: 'x.txt' },
+        '/api/v1/knowledge/upload/file',
+      ),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.equal(
+      badFile.details?.map((d) => d.split(':')[0]),
+      ['customMetadata.category', 'customMetadata.tags'],
+    )
+    const badText = expectError(
+      await service.call('POST', '/api/v1/knowledge/upload', {
+        token: m.token,
+        body: { sourceType: 'text', content: 'x', customMetadata: { tags: 'x' } },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.equal(
+      badText.details?.map((d) => d.split(':')[0]),
+      ['customMetadata.tags'],
+    )
+    assert.is(ok(await service.call('GET', '/api/v1/knowledge', { token: m.token })).total, 0)
 
-  const text = await service.call('POST', '/api/v1/knowledge/upload', {
-    token: owner.token,
-    body: { sourceType: 'text', content: 'Takahe were thought extinct until 1948.', title: 'Takahe' },
-  })
-  const queued = ok(text, 202)
-  assert.is(text.headers.get('deprecation'), 'true')
-  assert.is((await waitForTask(service.call, owner.token, queued.taskId)).status, 'completed')
-  const takahe = ok(await service.call('GET', `/api/v1/knowledge/${queued.documentId}`, { token: owner.token }))
-  assert.match(takahe.content, 'thought extinct')
-  expectError(
-    await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'url' } }),
-    400,
-    'VALIDATION_ERROR',
-  )
-  expectError(
-    await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'pdf' } }),
-    400,
-    'VALIDATION_ERROR',
-  )
-})
+    const text = await service.call('POST', '/api/v1/knowledge/upload', {
+      token: owner.token,
+      body: { sourceType: 'text', content: 'Takahe were thought extinct until 1948.', title: 'Takahe' },
+    })
+    const queued = ok(text, 202)
+    assert.is(text.headers.get('deprecation'), 'true')
+    assert.is((await waitForTask(service.call, owner.token, queued.taskId)).status, 'completed')
+    const takahe = ok(await service.call('GET', `/api/v1/knowledge/${queued.documentId}`, { token: owner.token }))
+    assert.match(takahe.content, 'thought extinct')
+    expectError(
+      await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'url' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await service.call('POST', '/api/v1/knowledge/upload', { token: owner.token, body: { sourceType: 'pdf' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+  },
+)
 
 test('the 21st upload in a minute answers 429 with Retry-After; other workspaces are not affected', async ({
   service,

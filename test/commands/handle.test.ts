@@ -29,21 +29,22 @@ const record = {
   data: { searchId: 's-1', workspaceId: 'w-1', mode: 'text', resultCount: 0, entryIds: [] },
 }
 
-test('a fresh stream is written without a read; a stream that was not fresh after all is re-read and decided again', async ({
-  store,
-}) => {
-  const first = await handle(store, 'search-s-1', search, record, ctx, { fresh: true })
-  assert.ok(E.isRight(first))
-  assert.is(first.right.events.length, 1)
-  assert.is(first.right.revision, 0)
-  // The same id again, claimed fresh: the append's revision check fails, the handler reads the
-  // stream (already recorded) and the decider appends nothing.
-  const again = await handle(store, 'search-s-1', search, record, ctx, { fresh: true })
-  assert.ok(E.isRight(again))
-  assert.is(again.right.events.length, 0)
-  assert.is(again.right.position, 0)
-  assert.is((await store.readStream('search-s-1')).length, 1)
-})
+test(
+  'a fresh stream is written without a read; a stream that was not fresh after all is re-read and decided ' + 'again',
+  async ({ store }) => {
+    const first = await handle(store, 'search-s-1', search, record, ctx, { fresh: true })
+    assert.ok(E.isRight(first))
+    assert.is(first.right.events.length, 1)
+    assert.is(first.right.revision, 0)
+    // The same id again, claimed fresh: the append's revision check fails, the handler reads the
+    // stream (already recorded) and the decider appends nothing.
+    const again = await handle(store, 'search-s-1', search, record, ctx, { fresh: true })
+    assert.ok(E.isRight(again))
+    assert.is(again.right.events.length, 0)
+    assert.is(again.right.position, 0)
+    assert.is((await store.readStream('search-s-1')).length, 1)
+  },
+)
 
 // A counter that may be published once it has reached 2: a command a stale (lower) count refuses.
 type CounterEvent = { type: 'Counted'; data: { by: number } } | { type: 'Published'; data: { at: number } }
@@ -76,39 +77,41 @@ const counting = (store: PostgresEventStore) => {
   return { store: wrapped, reads }
 }
 
-test('a stream this process wrote is decided on its fold without a read; a stale fold is caught by the revision check', async ({
-  store,
-}) => {
-  const { store: s, reads } = counting(store)
-  const count = { type: 'Count' as const }
-  assert.ok(E.isRight(await handle(s, 'counter-1', counter, count, ctx, { fresh: true })))
-  const second = await handle(s, 'counter-1', counter, count, ctx)
-  assert.ok(E.isRight(second))
-  assert.is(second.right.revision, 1)
-  assert.is(reads.n, 0)
-  // Another writer counts meanwhile: the fold (revision 1) is stale, the append fails its check,
-  // the handler re-reads (count 3) and appends after the other writer's event.
-  await store.append(
-    'counter-1',
-    [
-      {
-        id: crypto.randomUUID(),
-        type: 'Counted',
-        data: { by: 1 },
-        metadata: { actor: ctx.actor, correlationId: 'c', causationId: null, at: ctx.at },
-      },
-    ],
-    1,
-  )
-  const third = await handle(s, 'counter-1', counter, count, ctx)
-  assert.ok(E.isRight(third))
-  assert.is(third.right.revision, 3)
-  assert.is(reads.n, 1)
-  assert.equal(
-    (await store.readStream('counter-1')).map((r) => r.revision),
-    [0, 1, 2, 3],
-  )
-})
+test(
+  'a stream this process wrote is decided on its fold without a read; a stale fold is caught by the ' +
+    'revision check',
+  async ({ store }) => {
+    const { store: s, reads } = counting(store)
+    const count = { type: 'Count' as const }
+    assert.ok(E.isRight(await handle(s, 'counter-1', counter, count, ctx, { fresh: true })))
+    const second = await handle(s, 'counter-1', counter, count, ctx)
+    assert.ok(E.isRight(second))
+    assert.is(second.right.revision, 1)
+    assert.is(reads.n, 0)
+    // Another writer counts meanwhile: the fold (revision 1) is stale, the append fails its check,
+    // the handler re-reads (count 3) and appends after the other writer's event.
+    await store.append(
+      'counter-1',
+      [
+        {
+          id: crypto.randomUUID(),
+          type: 'Counted',
+          data: { by: 1 },
+          metadata: { actor: ctx.actor, correlationId: 'c', causationId: null, at: ctx.at },
+        },
+      ],
+      1,
+    )
+    const third = await handle(s, 'counter-1', counter, count, ctx)
+    assert.ok(E.isRight(third))
+    assert.is(third.right.revision, 3)
+    assert.is(reads.n, 1)
+    assert.equal(
+      (await store.readStream('counter-1')).map((r) => r.revision),
+      [0, 1, 2, 3],
+    )
+  },
+)
 
 test('a refusal or a no-op decided on a stale fold is decided again on a fresh read', async ({ store }) => {
   const { store: s, reads } = counting(store)

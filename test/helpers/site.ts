@@ -57,4 +57,5 @@ export const startSite = async (): Promise<Site> => {
 }
 
 export const html = (title: string, body: string) =>
-  `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`
+  `<!doctype ` +
+  `html><html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`

@@ -71,26 +71,30 @@ test('empty and whitespace-only content give no chunks; short content gives one'
   )
 })
 
-test("an entry's token count is estimated from the units the chunking counted: close to an exact count, never zero for text", () => {
-  const prose = [sentences, 'A second section.\nWith a line of its own, and a list:\n- one\n- two\n']
-  const chunked = chunkSections(
-    prose.map((text) => ({ text })),
-    { chunkSizeTokens: 100, overlapTokens: 20, preserveSentences: true },
-  )
-  const exact = countTokens(chunked.content)
-  assert.ok(Math.abs(chunked.tokenCount - exact) / exact < 0.05, `estimated ${chunked.tokenCount}, exact ${exact}`)
-  // Chunks' own counts stay exact.
-  for (const c of chunked.chunks) assert.is(c.tokenCount, countTokens(c.text))
-  assert.is(
-    chunkSections([{ text: 'Hello world.' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true })
-      .tokenCount,
-    3,
-  )
-  assert.is(
-    chunkSections([{ text: '  ' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }).tokenCount,
-    0,
-  )
-})
+test(
+  "an entry's token count is estimated from the units the chunking counted: close to an exact count, never " +
+    'zero for text',
+  () => {
+    const prose = [sentences, 'A second section.\nWith a line of its own, and a list:\n- one\n- two\n']
+    const chunked = chunkSections(
+      prose.map((text) => ({ text })),
+      { chunkSizeTokens: 100, overlapTokens: 20, preserveSentences: true },
+    )
+    const exact = countTokens(chunked.content)
+    assert.ok(Math.abs(chunked.tokenCount - exact) / exact < 0.05, `estimated ${chunked.tokenCount}, exact ${exact}`)
+    // Chunks' own counts stay exact.
+    for (const c of chunked.chunks) assert.is(c.tokenCount, countTokens(c.text))
+    assert.is(
+      chunkSections([{ text: 'Hello world.' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true })
+        .tokenCount,
+      3,
+    )
+    assert.is(
+      chunkSections([{ text: '  ' }], { chunkSizeTokens: 100, overlapTokens: 0, preserveSentences: true }).tokenCount,
+      0,
+    )
+  },
+)
 
 test('a word of 500,000 letters is chunked in pieces that fit the budget, surrogate pairs kept whole', () => {
   for (const word of ['x'.repeat(500_000), '\u{1F600}'.repeat(200_000)]) {

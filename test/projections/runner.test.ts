@@ -159,57 +159,61 @@ test('the admin endpoint rebuilds all and reports status with lag 0; unknown nam
   )
 })
 
-test('a projector that throws stops at that event, logs its position, and never skips it; the others sharing its batches go on', async () => {
-  const db = await testPglite()
-  const store = await PostgresEventStore.open(db)
-  const lines: any[] = []
-  const log = pino({ level: 'error' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
-  const seen: number[] = []
-  const fragile: Projector = {
-    name: 'fragile',
-    version: 1,
-    tables: ['fragile_rows'],
-    schema: 'CREATE TABLE fragile_rows (position bigint PRIMARY KEY)',
-    handles: ['Good', 'Bad'],
-    async apply(tx, e) {
-      if (e.type === 'Bad') throw new Error('cannot apply Bad')
-      seen.push(e.position)
-      await tx.query('INSERT INTO fragile_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
-    },
-  }
-  const healthy: Projector = {
-    name: 'healthy',
-    version: 1,
-    tables: ['healthy_rows'],
-    schema: 'CREATE TABLE healthy_rows (position bigint PRIMARY KEY)',
-    handles: ['Good', 'Bad'],
-    async apply(tx, e) {
-      await tx.query('INSERT INTO healthy_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
-    },
-  }
-  await store.append('s-1', [event('Good')], 'no_stream')
-  const bad = await store.append('s-1', [event('Bad')], 0)
-  await store.append('s-1', [event('Good')], 1)
-  const runner = new ProjectionRunner(db, store, [fragile, healthy], log)
-  await runner.start()
-  const reached = await runner.waitFor(bad.position + 1, 1500)
-  assert.is(reached, false)
-  const [status, other] = runner.statuses()
-  assert.equal([other.state, other.position], ['running', bad.position + 1])
-  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM healthy_rows')).rows[0].n, 3)
-  assert.is(status.state, 'failed')
-  assert.is(status.error?.position, bad.position)
-  assert.is(lines[0]?.position, bad.position)
-  assert.is(lines[0]?.projector, 'fragile')
-  const rows = await db.pool.query('SELECT position FROM fragile_rows')
-  const cp = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'fragile'")
-  // The batch with the bad event rolled back whole: nothing after the last good checkpoint.
-  assert.ok(cp.rows[0].position < bad.position)
-  assert.ok(rows.rows.every((r: any) => r.position <= cp.rows[0].position))
-  await runner.stop()
-  await store.close()
-  await db.close()
-})
+test(
+  'a projector that throws stops at that event, logs its position, and never skips it; the others sharing ' +
+    'its batches go on',
+  async () => {
+    const db = await testPglite()
+    const store = await PostgresEventStore.open(db)
+    const lines: any[] = []
+    const log = pino({ level: 'error' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
+    const seen: number[] = []
+    const fragile: Projector = {
+      name: 'fragile',
+      version: 1,
+      tables: ['fragile_rows'],
+      schema: 'CREATE TABLE fragile_rows (position bigint PRIMARY KEY)',
+      handles: ['Good', 'Bad'],
+      async apply(tx, e) {
+        if (e.type === 'Bad') throw new Error('cannot apply Bad')
+        seen.push(e.position)
+        await tx.query('INSERT INTO fragile_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
+      },
+    }
+    const healthy: Projector = {
+      name: 'healthy',
+      version: 1,
+      tables: ['healthy_rows'],
+      schema: 'CREATE TABLE healthy_rows (position bigint PRIMARY KEY)',
+      handles: ['Good', 'Bad'],
+      async apply(tx, e) {
+        await tx.query('INSERT INTO healthy_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
+      },
+    }
+    await store.append('s-1', [event('Good')], 'no_stream')
+    const bad = await store.append('s-1', [event('Bad')], 0)
+    await store.append('s-1', [event('Good')], 1)
+    const runner = new ProjectionRunner(db, store, [fragile, healthy], log)
+    await runner.start()
+    const reached = await runner.waitFor(bad.position + 1, 1500)
+    assert.is(reached, false)
+    const [status, other] = runner.statuses()
+    assert.equal([other.state, other.position], ['running', bad.position + 1])
+    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM healthy_rows')).rows[0].n, 3)
+    assert.is(status.state, 'failed')
+    assert.is(status.error?.position, bad.position)
+    assert.is(lines[0]?.position, bad.position)
+    assert.is(lines[0]?.projector, 'fragile')
+    const rows = await db.pool.query('SELECT position FROM fragile_rows')
+    const cp = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'fragile'")
+    // The batch with the bad event rolled back whole: nothing after the last good checkpoint.
+    assert.ok(cp.rows[0].position < bad.position)
+    assert.ok(rows.rows.every((r: any) => r.position <= cp.rows[0].position))
+    await runner.stop()
+    await store.close()
+    await db.close()
+  },
+)
 
 test('a projector whose version changed is rebuilt from position 0 at start', async () => {
   const db = await testPglite()
@@ -256,35 +260,39 @@ test('read-your-writes: a lagging read model sets x-read-models-lag on the write
   }
 })
 
-test('read-your-writes: a write answer read back after the wait gave up says so, though the read models caught up since', async () => {
-  const svc = await startTestService()
-  try {
-    const m = await seedMember(svc.call, 'owner')
-    // The read models reach the write only after the wait gave up (a rebuild holding them, say).
-    const runner = svc.deps.runner
-    const wait = runner.waitFor.bind(runner)
-    let givingUp = false
-    runner.waitFor = async (position, ms) => {
-      if (!givingUp) return wait(position, ms)
-      givingUp = false
-      return false
+test(
+  'read-your-writes: a write answer read back after the wait gave up says so, though the read models ' +
+    'caught up since',
+  async () => {
+    const svc = await startTestService()
+    try {
+      const m = await seedMember(svc.call, 'owner')
+      // The read models reach the write only after the wait gave up (a rebuild holding them, say).
+      const runner = svc.deps.runner
+      const wait = runner.waitFor.bind(runner)
+      let givingUp = false
+      runner.waitFor = async (position, ms) => {
+        if (!givingUp) return wait(position, ms)
+        givingUp = false
+        return false
+      }
+      const writes: [string, object][] = [
+        ['/api/v1/knowledge', { title: 'Lagging', source: 'text', content: 'Written while the read models lag.' }],
+        ['/api/v1/knowledge/folders', { name: 'Lagging' }],
+        ['/api/v1/pages', { title: 'Lagging', content: 'x' }],
+        ['/api/v1/collections', { name: 'Lagging' }],
+      ]
+      for (const [path, body] of writes) {
+        givingUp = true
+        const w = await svc.call('POST', path, { token: m.token, body })
+        assert.is(w.status, 201, path)
+        assert.is(w.headers.get('x-read-models-lag'), 'true', path)
+      }
+    } finally {
+      await svc.stop()
     }
-    const writes: [string, object][] = [
-      ['/api/v1/knowledge', { title: 'Lagging', source: 'text', content: 'Written while the read models lag.' }],
-      ['/api/v1/knowledge/folders', { name: 'Lagging' }],
-      ['/api/v1/pages', { title: 'Lagging', content: 'x' }],
-      ['/api/v1/collections', { name: 'Lagging' }],
-    ]
-    for (const [path, body] of writes) {
-      givingUp = true
-      const w = await svc.call('POST', path, { token: m.token, body })
-      assert.is(w.status, 201, path)
-      assert.is(w.headers.get('x-read-models-lag'), 'true', path)
-    }
-  } finally {
-    await svc.stop()
-  }
-})
+  },
+)
 
 test('graceful stop: an in-flight request finishes, new connections are refused', async () => {
   const svc = await startTestService()

@@ -53,38 +53,42 @@ test('no query word in the chunk: the passage found by meaning stands in, or not
   assert.equal(h.terms, [])
 })
 
-test('passages: whole sentences up to the word budget, in order, without overlap; each stands for the chunk it starts in', () => {
-  const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i} has exactly seven words here.`).join(' ')
-  const ps = passagesOf(text, 20)
-  for (const p of ps) {
-    const words = text.slice(p.start, p.end).trim().split(/\s+/).length
-    assert.ok(words <= 20, `${words} words`)
-    assert.match(text.slice(p.start, p.end), /^Sentence \d+/)
-  }
-  for (let i = 1; i < ps.length; i++) assert.ok(ps[i].start >= ps[i - 1].end)
-  assert.is(ps[0].start, 0)
-  // A sentence longer than the budget is cut between words.
-  const sentence = `${'word '.repeat(95)}end.`
-  const long = passagesOf(sentence, 40)
-  assert.equal(
-    long.map((p) => sentence.slice(p.start, p.end).trim().split(/\s+/).length),
-    [40, 40, 16],
-  )
-  const chunks = [
-    { start: 0, end: 150 },
-    { start: 120, end: 300 },
-  ]
-  const indexed = entryPassages(text, chunks, 20)
-  assert.ok(indexed.every((p) => p.start >= chunks[p.chunkIndex].start))
-  assert.ok(indexed.some((p) => p.chunkIndex === 1))
-  // A model that reads a whole chunk: one passage per chunk.
-  assert.equal(
-    entryPassages(text, chunks, undefined).map((p) => [p.start, p.end, p.chunkIndex]),
-    [
-      [0, 150, 0],
-      [120, 300, 1],
-    ],
-  )
-})
+test(
+  'passages: whole sentences up to the word budget, in order, without overlap; each stands for the chunk ' +
+    'it starts in',
+  () => {
+    const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i} has exactly seven words here.`).join(' ')
+    const ps = passagesOf(text, 20)
+    for (const p of ps) {
+      const words = text.slice(p.start, p.end).trim().split(/\s+/).length
+      assert.ok(words <= 20, `${words} words`)
+      assert.match(text.slice(p.start, p.end), /^Sentence \d+/)
+    }
+    for (let i = 1; i < ps.length; i++) assert.ok(ps[i].start >= ps[i - 1].end)
+    assert.is(ps[0].start, 0)
+    // A sentence longer than the budget is cut between words.
+    const sentence = `${'word '.repeat(95)}end.`
+    const long = passagesOf(sentence, 40)
+    assert.equal(
+      long.map((p) => sentence.slice(p.start, p.end).trim().split(/\s+/).length),
+      [40, 40, 16],
+    )
+    const chunks = [
+      { start: 0, end: 150 },
+      { start: 120, end: 300 },
+    ]
+    const indexed = entryPassages(text, chunks, 20)
+    assert.ok(indexed.every((p) => p.start >= chunks[p.chunkIndex].start))
+    assert.ok(indexed.some((p) => p.chunkIndex === 1))
+    // A model that reads a whole chunk: one passage per chunk.
+    assert.equal(
+      entryPassages(text, chunks, undefined).map((p) => [p.start, p.end, p.chunkIndex]),
+      [
+        [0, 150, 0],
+        [120, 300, 1],
+      ],
+    )
+  },
+)
 
 test.run()
