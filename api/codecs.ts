@@ -194,3 +194,25 @@ export const arrayOf = <C extends t.Mixed>(item: C, max: number) =>
 
 /** A JSON object whose unknown keys are dropped, never applied. */
 export const exact = <P extends t.Props>(props: P, name = 'a JSON object') => t.exact(t.partial(props), name)
+
+/**
+ * The same codec with a description for its JSON Schema (an answer's field, explained to the agent that reads it).
+ * A refinement that refuses nothing, so a shared codec (t.string) is described where it is used, not everywhere.
+ */
+export const described = <C extends t.Mixed>(codec: C, description: string): C => {
+  const wrapped = t.refinement(codec, () => true, codec.name) as unknown as C
+  jsonSchemas.set(wrapped, { description })
+  return wrapped
+}
+
+/** A search mode. */
+export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
+/** An entry's kind as it is stored (a filter on lists and searches). */
+export const FilterSource = t.keyof({
+  manual: null,
+  document: null,
+  webpage: null,
+  faq: null,
+  api_docs: null,
+  transcript: null,
+})

@@ -22,6 +22,7 @@ import { characters } from './codecs'
 import { inputProblems } from './route'
 import { skills } from './skills'
 import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
+import { nextStepOf } from './tools/nextStep'
 import { describeErrors } from './validation'
 
 /** A tool as an MCP server serves it: its arguments checked, then run for the session's client. */
@@ -29,13 +30,20 @@ export interface McpTool {
   name: string
   description: string
   inputSchema: Tool['inputSchema']
-  readOnly: boolean
+  outputSchema: Tool['outputSchema']
+  annotations: Tool['annotations']
+  /** Answers the data its output codec encoded, so it matches outputSchema. */
   call(args: unknown, client: string): Promise<E.Either<DomainError, ToolOutput>>
 }
 
-const text = (value: unknown) => [
-  { type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) },
-]
+/** A tool's answer as text too, for clients that read no structuredContent (compact: it costs the agent tokens). */
+const text = (value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value) }]
+
+/** A failure an agent can act on: the envelope's code, message and details, and the next step. */
+export const toolError = (tool: string, error: DomainError) => ({
+  isError: true,
+  content: text({ ...error, nextStep: nextStepOf(tool, error) }),
+})
 
 /**
  * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
@@ -55,16 +63,24 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
-      annotations: { readOnlyHint: t.readOnly },
+      outputSchema: t.outputSchema,
+      annotations: t.annotations,
     })),
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = served.find((t) => t.name === request.params.name)
     if (!tool)
-      return { isError: true, content: text({ code: 'NOT_FOUND', message: `no tool named ${request.params.name}` }) }
+      return {
+        isError: true,
+        content: text({
+          code: 'NOT_FOUND',
+          message: `no tool named ${request.params.name}`,
+          nextStep: `call one of: ${served.map((t) => t.name).join(', ')}`,
+        }),
+      }
     // The author of a write is the client that opened the session, never anything in the arguments.
     const result = await tool.call(request.params.arguments ?? {}, server.getClientVersion()?.name ?? 'unknown-client')
-    if (E.isLeft(result)) return { isError: true, content: text(result.left) }
+    if (E.isLeft(result)) return toolError(tool.name, result.left)
     if (result.right.position) await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs)
     const data = result.right.data as Record<string, unknown>
     return { content: text(data), structuredContent: data }
@@ -164,7 +180,8 @@ export const mountMcp = (router: Router, deps: Deps) => {
         name: mcpName(tool),
         description: tool.description,
         inputSchema: tool.inputSchema,
-        readOnly: tool.permission.startsWith('read:'),
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
         call: (args, client) =>
           checked(tool, args, async (a) => {
             authorize(identity, tool.permission)

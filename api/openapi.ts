@@ -49,6 +49,16 @@ export const inputSchemaOf = (codec: t.Mixed, notes: Record<string, object> = {}
   return { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) }
 }
 
+/** A tool's answer as JSON Schema, from the codec that encodes it (an object, as MCP asks of an outputSchema). */
+export const outputSchemaOf = (codec: t.Mixed): ObjectSchema => {
+  const schema = schemaOf(codec) as { properties?: Record<string, object>; required?: string[] }
+  return {
+    type: 'object',
+    properties: schema.properties ?? {},
+    ...(schema.required ? { required: schema.required } : {}),
+  }
+}
+
 const objectSchema = (props: t.Props, required: string[]): Schema => ({
   type: 'object',
   properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, schemaOf(v as t.Mixed)])),

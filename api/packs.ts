@@ -2,21 +2,34 @@ import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
 import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import { loadKbConfig } from '../commands/kbConfig'
 import { searchPages } from '../commands/pageSearch'
 import { type PinnedPage, collectionBySlug, pinnedPages } from '../queries/packs'
-import { fail } from '../domain/shared'
+import { type DomainError, fail } from '../domain/shared'
 import { readJson } from './body'
 import * as c from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
-import { inputSchemaOf } from './openapi'
+import { inputSchemaOf, outputSchemaOf } from './openapi'
 import { inputProblems } from './route'
-import { PAGE_TITLE_MAX, pageSearchArguments, pageSearchSchema } from './tools/pages'
+import { PAGE_TITLE_MAX, pageSearchArguments } from './tools/pages'
+import {
+  PageSearchAnswer,
+  pageHits,
+  rangeArguments,
+  rangeFields,
+  rangeNotes,
+  rangeOptional,
+  readRange,
+  searchNotes,
+  shape,
+} from './tools/shapes'
+import { READS } from './tools/tool'
 
 // Public packs: a collection's verified pages, each at its pinned version, served without login as
 // a web page and as a read-only MCP endpoint. A page past its pin is served at the pin; a page never
@@ -71,7 +84,43 @@ ${markdown.render(p.content)}</article>`,
   .join('\n')}`,
   )
 
-const PackPageRef = c.exact({ pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) })
+const d = c.described
+
+const PackPageArguments = c.exact({ pageId: c.id, title: c.line(1, PAGE_TITLE_MAX), ...rangeArguments })
+
+const PackPageRead = shape(
+  {
+    pageId: d(t.string, 'The page id'),
+    title: d(t.string, 'The page title'),
+    version: d(t.number, 'The verified version served'),
+    citation: d(t.string, 'How to cite it to the user: "<title> · v<version>"'),
+    ...rangeFields,
+  },
+  rangeOptional,
+)
+
+/** A tool of a pack: checked by its codec, its answer encoded by its output codec (so it matches its outputSchema). */
+const packTool = <A, O>(spec: {
+  name: string
+  description: string
+  arguments: t.Type<A, unknown, unknown>
+  argumentNotes: Record<string, string>
+  output: t.Type<O, unknown, unknown>
+  run: (args: A) => Promise<E.Either<DomainError, O>>
+}): McpTool => ({
+  name: spec.name,
+  description: spec.description,
+  inputSchema: inputSchemaOf(
+    spec.arguments,
+    Object.fromEntries(Object.entries(spec.argumentNotes).map(([k, v]) => [k, { description: v }])),
+  ),
+  outputSchema: outputSchemaOf(spec.output),
+  annotations: READS,
+  call: (args) =>
+    checked({ arguments: spec.arguments }, args, async (a) =>
+      E.map((data: O) => ({ data: spec.output.encode(data) }))(await spec.run(a)),
+    ),
+})
 
 const packTools = (deps: Deps, pack: Pack): McpTool[] => {
   const command = () => ({
@@ -86,48 +135,53 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
     slug: pack.slug,
   }
   return [
-    {
+    packTool({
       name: 'page_search',
       description:
-        `Search the verified pages of the pack "${pack.name}". Cite each result by its citation ("<title> ` +
-        `· v<version>").`,
-      inputSchema: pageSearchSchema,
-      readOnly: true,
-      call: (args) =>
-        checked({ arguments: pageSearchArguments }, args, async (a) => {
-          const { search } = await loadKbConfig(deps.store, pack.workspaceId)
-          const found = await searchPages(deps, command(), scope, {
-            query: a.query,
-            mode: a.mode ?? search.defaultMode,
-            limit: a.limit ?? search.defaultLimit,
-            minScore: a.minScore ?? search.minScore,
-          })
-          return E.right({ data: found })
-        }),
-    },
-    {
+        `Search the verified pages of the pack "${pack.name}". Returns the best matches with their matching ` +
+        'sentences and the citation "<title> · v<version>" to quote.',
+      arguments: pageSearchArguments,
+      argumentNotes: searchNotes,
+      output: PageSearchAnswer,
+      run: async (a) => {
+        const { search } = await loadKbConfig(deps.store, pack.workspaceId)
+        const found = await searchPages(deps, command(), scope, {
+          query: a.query,
+          mode: a.mode ?? search.defaultMode,
+          limit: a.limit ?? search.defaultLimit,
+          minScore: a.minScore ?? search.minScore,
+        })
+        return E.right({ ...found, results: pageHits(found.results, a.query, a.include) })
+      },
+    }),
+    packTool({
       name: 'page_read',
-      description: `Read a verified page of the pack "${pack.name}" by title or pageId, at its verified version`,
-      inputSchema: inputSchemaOf(PackPageRef),
-      readOnly: true,
-      call: (args) =>
-        checked({ arguments: PackPageRef }, args, async (a) => {
-          if (!a.pageId && !a.title)
-            return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
-          const [p] = await pinnedPages(deps.db.pool, pack.collectionId, a)
-          return p
-            ? E.right({
-                data: {
-                  pageId: p.id,
-                  title: p.title,
-                  version: p.version,
-                  content: p.content,
-                  citation: `${p.title} · v${p.version}`,
-                },
-              })
-            : fail('NOT_FOUND', 'no such verified page in this pack')
-        }),
-    },
+      description:
+        `Read a verified page of the pack "${pack.name}" by title or pageId, at its verified version (a section ` +
+        'or a range of a long one), with the citation to quote.',
+      arguments: PackPageArguments,
+      argumentNotes: {
+        pageId: 'The page id, as page_search gave it',
+        title: 'The page title, in any case',
+        ...rangeNotes,
+      },
+      output: PackPageRead,
+      run: async (a) => {
+        if (!a.pageId && !a.title)
+          return fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
+        const [p] = await pinnedPages(deps.db.pool, pack.collectionId, a)
+        if (!p) return fail('NOT_FOUND', 'no such verified page in this pack')
+        const part = readRange(p.content, a)
+        if (E.isLeft(part)) return fail('VALIDATION_ERROR', 'the section is not in this page', [part.left])
+        return E.right({
+          pageId: p.id,
+          title: p.title,
+          version: p.version,
+          citation: `${p.title} · v${p.version}`,
+          ...part.right,
+        })
+      },
+    }),
   ]
 }
 

@@ -10,34 +10,42 @@ export interface Skill {
   text(args: Record<string, string | undefined>): string
 }
 
+/** What every writing skill tells the agent about citing and about writes held for review. */
+const CITE = 'Cite pages exactly as their citation reads ("<title> · v<version>"), entries by their citation.'
+const HELD =
+  'If page_write answers held: true, the collection holds agent writes for review: your change is a proposal, ' +
+  'the page is unchanged; do not write it again, tell the user, and follow it with kb_proposal_status.'
+const UNDO = 'Each receipt names its undo (page_revert or page_delete): run it if the user asks to take a write back.'
+
 export const skills: Skill[] = [
   {
     name: 'docs-as-you-go',
     description: 'Write up each unit of work in the brain as soon as it is finished',
     arguments: [{ name: 'topic', description: 'The work just finished (a feature, a fix, an investigation)' }],
     text: (a) => `You have just finished a unit of work: ${a.topic?.trim() || 'the task at hand'}.
-Before moving on, record it in the brain with the page_write tool (skill "docs-as-you-go"):
-1. Search first (page_search) for a page that already covers this area; prefer appending to it
-   (mode "append") over creating a near-duplicate.
-2. Write what changed, why, how it was verified, and anything a teammate must know next time
-   (commands, gotchas, links). Use Markdown headings and short lists.
-3. If you replace a page's content (mode "replace"), pass the expectedVersion you read; on
-   VERSION_CONFLICT read the page again and re-apply your change.
-4. Quote the receipt you get back (page and version) in your reply; its undo call (page_revert or
-   page_delete) takes the write back if the user asks.`,
+Record it in the brain now (skill "docs-as-you-go"):
+1. page_search for a page that already covers this area (its key terms).
+2. If one does, page_read it, then page_write mode "append" with its pageId; replace only with the
+   expectedVersion you read (on VERSION_CONFLICT read it again and re-apply your change).
+   If none does, page_write mode "create" with a clear title.
+3. Write what changed, why, how it was verified, and what a teammate must know next time (commands,
+   gotchas, links), as Markdown headings and short lists.
+4. Quote the receipt (page and version) in your reply.
+${HELD}
+${UNDO}`,
   },
   {
     name: 'brain-first',
     description: 'Search the brain before answering, and cite the pages used',
     arguments: [{ name: 'question', description: 'The question to answer', required: true }],
     text: (a) => `Question: ${a.question ?? ''}
-Before answering from memory, search the brain: call page_search with the key terms of the question
-(and kb_search for uploaded reference documents).
-Read the most relevant pages (page_read) when a snippet is not enough.
-Answer from what you found, and cite each page you relied on exactly as its result's citation reads
-("<title> · v<version>").
-If the brain has nothing relevant, say so plainly before answering from general knowledge, and offer
-to record the answer with page_write.`,
+Before answering from memory:
+1. page_search with the key terms of the question; kb_search too for uploaded reference documents.
+2. page_read (or kb_get_entry) the best results when their highlights are not enough; read a section
+   or a range of a long one.
+3. Answer from what you found. ${CITE}
+4. If nothing relevant was found, say so plainly before answering from general knowledge, and offer
+   to record the answer with page_write.`,
   },
   {
     name: 'session-recall',
@@ -46,9 +54,8 @@ to record the answer with page_write.`,
     text: (a) => `A new session is starting on ${a.project?.trim() || 'this project'}.
 Before doing anything else, recall what earlier sessions left behind:
 1. page_search for the project name, "session notes", "decision log" and "open questions".
-2. page_read the most recent of those pages; note open tasks, decisions already made and known pitfalls.
-3. Summarise in three to six bullets what you now know and what you will do first, citing the pages
-   ("<title> · v<version>").
+2. page_read the most recent of those pages; page_history shows what changed since you last read.
+3. Summarise in three to six bullets what you now know and what you will do first. ${CITE}
 Do not redo work a page records as done without checking why.`,
   },
   {
@@ -60,13 +67,14 @@ Do not redo work a page records as done without checking why.`,
     ],
     text: (a) => `A decision was just made: ${a.decision ?? ''}
 Record it now with page_write, mode "append", title "${a.log?.trim() || 'Decision log'}",
-skill "decision-log". Write one entry:
+skill "decision-log" (append creates the page if it is missing). Write one entry:
 ### <date> <one-line decision>
 - Context: what forced the choice.
 - Options considered: each with its main trade-off.
 - Decision and reason.
 - Consequences and what would make us revisit it.
-Keep earlier entries untouched; append only.`,
+Keep earlier entries untouched; append only. Quote the receipt in your reply.
+${HELD}`,
   },
   {
     name: 'meeting-notes',
@@ -77,11 +85,12 @@ Keep earlier entries untouched; append only.`,
     ],
     text: (a) => `Meeting: ${a.meeting ?? ''}
 ${a.notes ? `Notes:\n${a.notes}\n` : ''}File its outcomes in the brain (skill "meeting-notes"):
-1. For each project discussed, append the outcomes, owners and dates to that project's page
-   (page_search to find it; page_write mode "append").
-2. Append each decision, with its reason, to the "Decision log" page.
+1. For each project discussed, page_search for its page, then page_write mode "append" with the
+   outcomes, owners and dates (create the page if there is none).
+2. page_write mode "append" each decision, with its reason, to the "Decision log" page.
 3. Do not paste the raw transcript; write what a teammate who missed the meeting needs.
-Report the receipts (page and version) of every write.`,
+Report the receipts (page and version) of every write.
+${HELD}`,
   },
 ]
 

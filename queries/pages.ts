@@ -82,7 +82,7 @@ export interface ProposalRow {
 
 export type VerificationState = 'unverified' | 'verified' | 'changed_since_verified'
 
-const stateOf = (r: { verified_version: number | null; version: number }): VerificationState =>
+export const stateOf = (r: { verified_version: number | null; version: number }): VerificationState =>
   r.verified_version === null ? 'unverified' : r.verified_version === r.version ? 'verified' : 'changed_since_verified'
 
 /** SQL for each state, over kb_pages p. */

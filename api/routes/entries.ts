@@ -13,7 +13,6 @@ import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
 import { getFolder } from '../../queries/folders'
 import { getEntry, listEntries } from '../../queries/knowledge'
-import { FilterSource } from './search'
 
 const CreateSource = t.keyof({
   text: null,
@@ -61,7 +60,7 @@ const CreateBody = c.object(
 const ListQuery = t.partial({
   page: c.intFromString(1, 1_000_000),
   limit: c.intFromString(1, 100),
-  source: FilterSource,
+  source: c.FilterSource,
   category: c.string(1, 200),
   tag: c.string(1, 100),
   folderId: c.id,

@@ -4,18 +4,11 @@ import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
+import { FilterSource, Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
 import { getFolder } from '../../queries/folders'
-
-export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
-export const FilterSource = t.keyof({
-  manual: null,
-  document: null,
-  webpage: null,
-  faq: null,
-  api_docs: null,
-  transcript: null,
-})
+import type { SearchResult } from '../../queries/search'
+import { entryHits } from '../tools/shapes'
 
 const SearchBody = c.object(
   { query: c.string(1, 1000) },
@@ -112,9 +105,11 @@ export const searchRoutes: AnyRoute[] = [
     summary:
       'Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers',
     body: SearchBody,
+    // compact: each result's title, citation, score and matching sentences, as the agent tools answer.
+    query: t.partial({ view: t.keyof({ full: null, compact: null }) }),
     response: SearchAnswer,
     uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations'],
-    handler: async ({ body, identity, command }, deps) => {
+    handler: async ({ body, query, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))
         return fail('NOT_FOUND', 'folder not found')
@@ -126,7 +121,9 @@ export const searchRoutes: AnyRoute[] = [
         filters: { source: body.source, category: body.category, tag: body.tag, folderId: body.folderId },
         defaults: 'endpoint',
       })
-      return E.map((data: unknown) => ({ data }))(found)
+      return E.map((data: { results: SearchResult[] }) => ({
+        data: query.view === 'compact' ? { ...data, results: entryHits(data.results, 'highlight') } : data,
+      }))(found)
     },
   }),
 ]

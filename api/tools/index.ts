@@ -1,8 +1,9 @@
+import * as E from 'fp-ts/Either'
 import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageUndoTools } from './pageUndo'
 import { pageTools } from './pages'
-import type { Tool, ToolContext, ToolDeps } from './tool'
+import type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export { TOOL_SERVICES } from './tool'
 export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
@@ -10,9 +11,12 @@ export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 export const tools: Tool[] = [...pageTools, ...pageUndoTools, ...entryTools]
 
 /** Runs a tool; a tool that reads first counts the searches still waiting (their citations show). */
-export const runTool = async <A>(deps: ToolDeps, tool: Tool<A>, ctx: ToolContext, args: A) => {
+export const runTool = async <A, O>(deps: ToolDeps, tool: Tool<A, O>, ctx: ToolContext, args: A) => {
   if (!tool.searches) await settleCitations(deps)
-  return tool.run(deps, ctx, args)
+  // Encoded by the output codec: the answer has exactly the fields its outputSchema declares.
+  return E.map((out: ToolOutput<O>) => ({ ...out, data: tool.output.encode(out.data) }))(
+    await tool.run(deps, ctx, args),
+  )
 }
 
 /** The MCP name of a tool: `native:page_write` is `page_write`. */

@@ -1,31 +1,42 @@
 import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
 import { deletePage, revertPage } from '../../commands/pages'
 import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
-import { inputSchemaOf } from '../openapi'
 import { VersionNumber } from './pages'
-import type { Tool, ToolContext } from './tool'
+import { shape } from './shapes'
+import { type ToolContext, defineTool } from './tool'
+
+const d = c.described
 
 /** The agent of a tool call, as the author of what it writes. */
 const agentOf = ({ client }: ToolContext): Extract<Author, { kind: 'agent' }> => ({ kind: 'agent', client })
 
 const PageRevertArguments = c.object({ pageId: c.id, version: VersionNumber }, { expectedVersion: VersionNumber })
 
+const Reverted = shape({
+  pageId: d(t.string, 'The page id'),
+  title: d(t.string, 'The page title'),
+  version: d(t.number, 'The version now latest (a new one, unless the page already read so)'),
+  receipt: d(t.string, 'What happened, in a sentence to quote to the user'),
+})
+
 /** An agent's undo of its own writes: the page's content of an earlier version, written as a new version. */
-const pageRevert: Tool = {
+const pageRevert = defineTool({
   name: 'native:page_revert',
   description:
-    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. Refused ' +
-    'if a later version was written by anyone else (ask a person then). A write receipt names this call, ready ' +
-    'to run.',
+    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. ' +
+    'Refused if a later version is not yours (ask a person then); a write receipt names this call, ready to run.',
   permission: 'write:tools',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   arguments: PageRevertArguments,
-  inputSchema: inputSchemaOf(PageRevertArguments, {
-    pageId: { description: 'The page id' },
-    version: { description: 'The version whose content to restore' },
-    expectedVersion: { description: 'The version you last saw; a newer one fails with VERSION_CONFLICT' },
-  }),
+  argumentNotes: {
+    pageId: 'The page id',
+    version: 'The version whose content to restore',
+    expectedVersion: 'The version you last saw: a newer one fails with VERSION_CONFLICT',
+  },
+  output: Reverted,
   run: async (deps, ctx, args) => {
     const author = agentOf(ctx)
     const reverted = await revertPage(
@@ -45,19 +56,27 @@ const pageRevert: Tool = {
       : `Page "${title}" (id ${pageId}) now holds the content of version ${args.version}, as version ${version}.`
     return E.right({ data: { pageId, title, version, receipt }, position })
   },
-}
+})
 
 const PageDeleteArguments = c.object({ pageId: c.id }, {})
 
+const Deleted = shape({
+  pageId: d(t.string, 'The page id'),
+  deleted: d(t.literal(true), 'The page is gone (its title is free again)'),
+  receipt: d(t.string, 'What happened, in a sentence to quote to the user'),
+})
+
 /** An agent taking back a page it made, while every version of it is its own. */
-const pageDelete: Tool = {
+const pageDelete = defineTool({
   name: 'native:page_delete',
   description:
-    'Take back a brain page you created: deletes it while every version is your own. Refused once anyone else has ' +
-    'written to it (ask a person then). The receipt of a create names this call.',
+    'Take back a brain page you created: deletes it while every version is your own. Refused once anyone else ' +
+    'has written to it (ask a person then); the receipt of a create names this call.',
   permission: 'write:tools',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   arguments: PageDeleteArguments,
-  inputSchema: inputSchemaOf(PageDeleteArguments, { pageId: { description: 'The page id' } }),
+  argumentNotes: { pageId: 'The page id, as the receipt of its creation gave it' },
+  output: Deleted,
   run: async (deps, ctx, args) => {
     const deleted = await deletePage(
       deps.store,
@@ -68,10 +87,10 @@ const pageDelete: Tool = {
     )
     if (E.isLeft(deleted)) return deleted.left.code === 'NOT_FOUND' ? fail('NOT_FOUND', 'page not found') : deleted
     return E.right({
-      data: { pageId: args.pageId, deleted: true, receipt: `Deleted page ${args.pageId}.` },
+      data: { pageId: args.pageId, deleted: true as const, receipt: `Deleted page ${args.pageId}.` },
       position: deleted.right.position,
     })
   },
-}
+})
 
-export const pageUndoTools: Tool[] = [pageRevert, pageDelete]
+export const pageUndoTools = [pageRevert, pageDelete]

@@ -1,32 +1,37 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Queryable } from '../../adapters/db'
-import { namesTwoPages, writeBrainPage } from '../../commands/brain'
+import { type PageWriteOutcome, namesTwoPages, writeBrainPage } from '../../commands/brain'
 import { nameKey } from '../../commands/reservations'
 import { loadKbConfig } from '../../commands/kbConfig'
 import { searchPages } from '../../commands/pageSearch'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
-import { Mode } from '../routes/search'
 import { SkillName } from '../skills'
+import { listVersions, readPage, readPageByTitle, readProposal, readVersion, stateOf } from '../../queries/pages'
 import {
-  listVersions,
-  pageView,
-  readPage,
-  readPageByTitle,
-  readProposal,
-  readVersion,
-  versionView,
-} from '../../queries/pages'
-import { inputSchemaOf } from '../openapi'
-import type { Tool } from './tool'
+  PageSearchAnswer,
+  pageHits,
+  rangeArguments,
+  rangeNotes,
+  rangeFields,
+  rangeOptional,
+  readRange,
+  searchArguments,
+  searchNotes,
+  shape,
+} from './shapes'
+import { READS, defineTool } from './tool'
 
 export const PAGE_TITLE_MAX = 500
 export const PAGE_WRITE_MAX = 100_000
 /** A page version number as a client names it. */
 export const VersionNumber = c.integer(1, 2 ** 31 - 1)
 const ref = { pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) }
-const refNotes = { pageId: { description: 'The page id' }, title: { description: 'The page title (case-insensitive)' } }
+const refNotes = {
+  pageId: 'The page id (as page_search or a receipt gave it)',
+  title: 'The page title, in any case; give pageId or title',
+}
 const noRef = fail('VALIDATION_ERROR', 'name the page by pageId or title', ['arguments: give pageId or title'])
 
 /**
@@ -41,6 +46,8 @@ export const findPage = async (db: Queryable, workspaceId: string, r: { pageId?:
   return E.right(row)
 }
 
+const d = c.described
+
 const PageWriteArguments = c.object(
   { content: c.string(1, PAGE_WRITE_MAX) },
   {
@@ -52,21 +59,46 @@ const PageWriteArguments = c.object(
   },
 )
 
-const pageWrite: Tool = {
+const Undo = shape(
+  {
+    tool: d(t.keyof({ page_delete: null, page_revert: null }), 'The tool that takes this write back'),
+    arguments: d(t.record(t.string, t.union([t.string, t.number])), 'Its arguments, ready to pass'),
+  },
+  {},
+)
+
+const PageWritten = shape(
+  {
+    held: d(t.boolean, 'true: held for review as a proposal, the page unchanged; false: written'),
+    pageId: d(t.string, 'The page id'),
+    title: d(t.string, 'The page title'),
+    receipt: d(t.string, 'What happened, in a sentence to quote to the user, with the undo call'),
+  },
+  {
+    version: d(t.number, 'The version written (when not held)'),
+    undo: d(Undo, 'The tool call that takes the write back, with your own key (when not held)'),
+    proposalId: d(t.string, 'The proposal holding the change (when held): kb_proposal_status follows it'),
+    status: d(t.literal('pending'), 'The proposal status (when held)'),
+  },
+)
+
+const pageWrite = defineTool({
   name: 'native:page_write',
   description:
-    'Write a brain page by title or pageId. mode "create" (fails if the title exists), "append" (default; creates ' +
-    'the page if missing) or "replace"; expectedVersion guards replace and append. Every write appends a ' +
-    'version; the receipt names it and how to revert. Writes into a collection held for review become proposals.',
+    'Write to a brain page (the team wiki): create it, append to it, or replace its content. Every write is a ' +
+    'new version; the answer is a receipt with the undo call. In a collection held for review it becomes a proposal.',
   permission: 'write:tools',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   arguments: PageWriteArguments,
-  inputSchema: inputSchemaOf(PageWriteArguments, {
+  argumentNotes: {
     ...refNotes,
-    mode: { default: 'append' },
-    expectedVersion: { description: 'The version you read; a stale one fails with VERSION_CONFLICT' },
-    collectionId: { description: 'The collection of a page this write creates' },
-    skill: { description: 'The skill you write under' },
-  }),
+    content: 'Markdown: the whole page (create, replace) or what to add at its end (append); up to 100,000 characters',
+    mode: 'append (default: adds to the end, creating a missing page), create (fails if the title exists), or replace',
+    expectedVersion: 'The version you read: a newer one fails with VERSION_CONFLICT instead of overwriting it',
+    collectionId: 'The collection a page this write creates goes into',
+    skill: 'The skill you write under (one of the five served as prompts)',
+  },
+  output: PageWritten,
   run: async (deps, { workspaceId, client, command }, args) => {
     if (!args.pageId && !args.title) return noRef
     const author = { kind: 'agent' as const, client, ...(args.skill ? { skill: args.skill } : {}) }
@@ -84,42 +116,106 @@ const pageWrite: Tool = {
         collectionId: args.collectionId,
       },
     )
-    return E.map(({ position, ...data }: { position: number }) => ({ data, position }))(written)
+    return E.map(({ position, ...data }: PageWriteOutcome & { position: number }) => ({ data, position }))(written)
   },
-}
+})
 
-const PageReadArguments = c.exact({ ...ref, version: VersionNumber })
+const PageReadArguments = c.exact({ ...ref, version: VersionNumber, ...rangeArguments })
 
-const pageRead: Tool = {
+const PageRead = shape(
+  {
+    id: d(t.string, 'The page id'),
+    title: d(t.string, 'The page title'),
+    version: d(t.number, 'The version read'),
+    latestVersion: d(t.number, 'The latest version (pass it as expectedVersion when you write)'),
+    citation: d(t.string, 'How to cite it to the user: "<title> · v<version>"'),
+    ...rangeFields,
+  },
+  {
+    ...rangeOptional,
+    collectionId: d(t.string, 'The collection it belongs to'),
+    verification: d(
+      t.string,
+      'unverified, verified, or changed_since_verified (only where the workspace verifies pages)',
+    ),
+  },
+)
+
+const pageRead = defineTool({
   name: 'native:page_read',
-  description: 'Read a brain page by title or pageId: its latest version, or the version given',
+  description:
+    'Read a brain page by title or id: its latest version (or the version asked), a section or a range of a long ' +
+    'one. Returns the content with the version to cite and to pass when you write.',
   permission: 'read:tools',
+  annotations: READS,
   arguments: PageReadArguments,
-  inputSchema: inputSchemaOf(PageReadArguments, refNotes),
+  argumentNotes: { ...refNotes, version: 'An earlier version to read (default: the latest)', ...rangeNotes },
+  output: PageRead,
   run: async (deps, { workspaceId }, args) => {
     const found = await findPage(deps.db.pool, workspaceId, args)
     if (E.isLeft(found)) return found
     const row = found.right
+    let content = row.content
+    if (args.version && args.version !== row.version) {
+      const v = await readVersion(deps.db.pool, workspaceId, row.id, args.version)
+      if (!v)
+        return fail('NOT_FOUND', `the page has no version ${args.version}`, [
+          `version: the page has versions 1 to ${row.version}`,
+        ])
+      content = v.content
+    }
+    const part = readRange(content, args)
+    if (E.isLeft(part)) return fail('VALIDATION_ERROR', 'the section is not in this page', [part.left])
     const { verification } = await loadKbConfig(deps.store, workspaceId)
-    const view = await pageView(deps.db.pool, row, verification.enabled)
-    if (!args.version || args.version === row.version) return E.right({ data: view })
-    const v = await readVersion(deps.db.pool, workspaceId, row.id, args.version)
-    if (!v)
-      return fail('NOT_FOUND', `the page has no version ${args.version}`, [
-        `version: the page has versions 1 to ${row.version}`,
-      ])
-    return E.right({ data: { id: row.id, title: row.title, latestVersion: row.version, ...versionView(v, true) } })
+    const version = args.version ?? row.version
+    return E.right({
+      data: {
+        id: row.id,
+        title: row.title,
+        version,
+        latestVersion: row.version,
+        citation: `${row.title} · v${version}`,
+        ...part.right,
+        ...(row.collection_id ? { collectionId: row.collection_id } : {}),
+        ...(verification.enabled ? { verification: stateOf(row) } : {}),
+      },
+    })
   },
-}
+})
 
 const PageHistoryArguments = c.exact(ref)
 
-const pageHistory: Tool = {
+const Version = shape(
+  {
+    version: d(t.number, 'The version number'),
+    mode: d(t.string, 'How it was written: create, append, replace or revert'),
+    author: d(t.UnknownRecord, 'Who wrote it: a person { kind, userId, name } or an agent { kind, client, skill }'),
+    createdAt: d(t.string, 'When (ISO 8601)'),
+    change: d(shape({ added: d(t.number, 'Lines added'), removed: d(t.number, 'Lines removed') }), 'Size of change'),
+  },
+  {
+    approvedBy: d(t.UnknownRecord, 'The person who approved it in review'),
+    revertedFrom: d(t.number, 'The version a revert restored'),
+  },
+)
+
+const PageHistory = shape({
+  pageId: d(t.string, 'The page id'),
+  title: d(t.string, 'The page title'),
+  version: d(t.number, 'The latest version'),
+  versions: d(t.array(Version), 'Newest first'),
+})
+
+const pageHistory = defineTool({
   name: 'native:page_history',
-  description: 'The versions of a brain page, newest first: author, time, size of change, approver',
+  description:
+    'List the versions of a brain page, newest first: who wrote each (person or agent), when, and the size of ' +
+    'the change. Use it before page_revert, or to see what changed since you last read.',
   permission: 'read:tools',
+  annotations: READS,
   arguments: PageHistoryArguments,
-  inputSchema: inputSchemaOf(PageHistoryArguments, refNotes),
+  argumentNotes: refNotes,
+  output: PageHistory,
   run: async (deps, { workspaceId }, args) => {
     const found = await findPage(deps.db.pool, workspaceId, args)
     if (E.isLeft(found)) return found
@@ -129,27 +225,25 @@ const pageHistory: Tool = {
         pageId: row.id,
         title: row.title,
         version: row.version,
-        versions: await listVersions(deps.db.pool, row.id),
+        versions: (await listVersions(deps.db.pool, row.id)) as t.TypeOf<typeof Version>[],
       },
     })
   },
-}
+})
 
-export const pageSearchArguments = c.object(
-  { query: c.string(1, 1000) },
-  { mode: Mode, limit: c.integer(1, 50), minScore: c.number(0, 1) },
-)
-export const pageSearchSchema = inputSchemaOf(pageSearchArguments)
+export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, searchArguments)
 
-const pageSearch: Tool = {
+const pageSearch = defineTool({
   name: 'native:page_search',
   searches: true,
   description:
-    'Search the brain pages (BM25, vector or hybrid; defaults from the workspace search settings). Each result ' +
-    'carries its citation "<title> · v<version>": cite it.',
+    'Search the brain pages (the team wiki agents and people write) before answering or writing. Returns the best ' +
+    'matches with their matching sentences and the citation "<title> · v<version>" to quote.',
   permission: 'read:tools',
+  annotations: READS,
   arguments: pageSearchArguments,
-  inputSchema: pageSearchSchema,
+  argumentNotes: searchNotes,
+  output: PageSearchAnswer,
   run: async (deps, { workspaceId, command }, args) => {
     const { search } = await loadKbConfig(deps.store, workspaceId)
     const found = await searchPages(
@@ -163,25 +257,43 @@ const pageSearch: Tool = {
         minScore: args.minScore ?? search.minScore,
       },
     )
-    return E.right({ data: found })
+    return E.right({ data: { ...found, results: pageHits(found.results, args.query, args.include) } })
   },
-}
+})
 
 const ProposalStatusArguments = c.object({ proposalId: c.id }, {})
 
-const proposalStatus: Tool = {
+const ProposalStatus = shape(
+  {
+    proposalId: d(t.string, 'The proposal id'),
+    status: d(t.keyof({ pending: null, approved: null, rejected: null }), 'Where the review stands'),
+    pageId: d(t.string, 'The page it changes (or would create)'),
+    pageTitle: d(t.string, 'That page title'),
+  },
+  {
+    version: d(t.number, 'The version it became (approved)'),
+    decidedAt: d(t.string, 'When it was approved or rejected (ISO 8601)'),
+    reason: d(t.string, "The reviewer's reason (rejected)"),
+  },
+)
+
+const proposalStatus = defineTool({
   name: 'native:kb_proposal_status',
-  description: 'The status of a held write (a proposal): pending, approved (with the version it became) or rejected',
+  description:
+    'Follow a write that was held for review (page_write answered held: true): pending, approved (with the ' +
+    'version it became) or rejected (with the reason).',
   permission: 'read:tools',
+  annotations: READS,
   arguments: ProposalStatusArguments,
-  inputSchema: inputSchemaOf(ProposalStatusArguments),
+  argumentNotes: { proposalId: 'The proposalId page_write answered' },
+  output: ProposalStatus,
   run: async (deps, { workspaceId }, args) => {
     const r = await readProposal(deps.db.pool, workspaceId, args.proposalId)
     if (!r) return fail('NOT_FOUND', 'proposal not found')
     return E.right({
       data: {
         proposalId: r.id,
-        status: r.status,
+        status: r.status as 'pending' | 'approved' | 'rejected',
         pageId: r.page_id,
         pageTitle: r.title,
         ...(r.version ? { version: r.version } : {}),
@@ -190,6 +302,6 @@ const proposalStatus: Tool = {
       },
     })
   },
-}
+})
 
-export const pageTools: Tool[] = [pageWrite, pageRead, pageSearch, pageHistory, proposalStatus]
+export const pageTools = [pageWrite, pageRead, pageSearch, pageHistory, proposalStatus]

@@ -3,7 +3,7 @@ import type * as t from 'io-ts'
 import type { CommandContext } from '../../commands/handle'
 import type { DomainError, Permission } from '../../domain/shared'
 import type { Deps } from '../deps'
-import type { ObjectSchema } from '../openapi'
+import { type ObjectSchema, inputSchemaOf, outputSchemaOf } from '../openapi'
 
 /** The services tools are given: the store to write, the read models, search's parts, the citation log. */
 export type ToolDeps = Pick<
@@ -30,21 +30,59 @@ export interface ToolContext {
   command: CommandContext
 }
 
-export interface ToolOutput {
-  data: unknown
+export interface ToolOutput<O = unknown> {
+  data: O
   /** Position of the events the tool appended: the answer waits for the read models to reach it. */
   position?: number
 }
 
-/** A tool, served over `POST /api/v1/tools/{name}/execute` and over MCP (without the `native:` prefix). */
-export interface Tool<A = any> {
+/** What an MCP client may assume about a tool (the MCP specification's tool annotations). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: boolean
+}
+
+/** A read of this workspace: safe to call freely. */
+export const READS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+}
+
+/** A tool as it is declared: its codecs, a description for each argument, what it does. */
+export interface ToolSpec<A, O> {
   name: string
+  /** When to use it and what it returns, in two sentences or so. */
   description: string
   permission: Permission
+  annotations: ToolAnnotations
   arguments: t.Type<A, unknown, unknown>
-  /** The arguments as JSON Schema, for MCP clients (the codec above is what checks them). */
-  inputSchema: ObjectSchema
-  run(deps: ToolDeps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput>>
+  /** Each argument in the agent's terms: what it does, its range, its default. */
+  argumentNotes: { [K in keyof Required<A>]: string }
+  /** The answer's shape; what a tool answers is encoded by it, so the declared shape is the served one. */
+  output: t.Type<O, unknown, unknown>
+  run(deps: ToolDeps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput<O>>>
   /** A search: it records citations, so it does not wait for the pending ones to be counted. */
   searches?: true
 }
+
+/** A tool, served over `POST /api/v1/tools/{name}/execute` and over MCP (without the `native:` prefix). */
+export interface Tool<A = any, O = any> extends ToolSpec<A, O> {
+  /** The arguments as JSON Schema, for MCP clients (the codec above is what checks them). */
+  inputSchema: ObjectSchema
+  /** The answer as JSON Schema, from the output codec. */
+  outputSchema: ObjectSchema
+}
+
+/** A tool with its JSON Schemas worked out from its codecs. */
+export const defineTool = <A, O>(spec: ToolSpec<A, O>): Tool<A, O> => ({
+  ...spec,
+  inputSchema: inputSchemaOf(
+    spec.arguments,
+    Object.fromEntries(Object.entries<string>(spec.argumentNotes).map(([k, v]) => [k, { description: v }])),
+  ),
+  outputSchema: outputSchemaOf(spec.output),
+})

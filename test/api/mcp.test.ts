@@ -98,13 +98,14 @@ test(
     ).versions
     assert.equal(versions[0].author, { kind: 'agent', client: 'claude-desktop', skill: 'docs-as-you-go' })
     const read = await client.callTool({ name: 'page_read', arguments: { title: 'mcp NOTES' } })
-    assert.equal((read.structuredContent as any).author, {
+    assert.equal((read.structuredContent as any).citation, 'MCP notes · v1')
+    const history = await client.callTool({ name: 'page_history', arguments: { pageId: written.pageId } })
+    assert.is((history.structuredContent as any).versions.length, 1)
+    assert.equal((history.structuredContent as any).versions[0].author, {
       kind: 'agent',
       client: 'claude-desktop',
       skill: 'docs-as-you-go',
     })
-    const history = await client.callTool({ name: 'page_history', arguments: { pageId: written.pageId } })
-    assert.is((history.structuredContent as any).versions.length, 1)
     // A second session of another client appends under its own name.
     const other = await connect(ctx, ctx.key, 'windsurf')
     const w2 = await other.client.callTool({

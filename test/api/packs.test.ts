@@ -134,7 +134,7 @@ test(
         found.results.map((r: any) => r.citation),
         ['Pricing · v1'],
       )
-      assert.is(found.results[0].content, 'The plan costs ten euros.')
+      assert.is(found.results[0].highlight, 'The plan costs ten euros.')
       const none = (
         await client.callTool({
           name: 'page_search',

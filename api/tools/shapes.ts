@@ -1,0 +1,164 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { highlight } from '../../queries/highlight'
+import type { PageResult } from '../../queries/pageSearch'
+import type { SearchResult } from '../../queries/search'
+import * as c from '../codecs'
+
+// The shapes tools answer with, as io-ts codecs: an answer is encoded by its tool's codec (unknown
+// fields dropped), and the same codec gives the tool's outputSchema, so what is declared is what is served.
+
+const d = c.described
+
+/** An object codec whose unknown fields are dropped when it encodes an answer. */
+export const shape = <R extends t.Props, O extends t.Props>(required: R, optional: O = {} as O) =>
+  t.exact(t.intersection([t.type(required), t.partial(optional)]))
+
+/** Search arguments shared by kb_search, page_search and a pack's page_search. */
+export const searchArguments = {
+  mode: c.Mode,
+  limit: c.integer(1, 50),
+  minScore: c.number(0, 1),
+  include: t.keyof({ highlight: null, chunk: null }),
+}
+
+export const searchNotes = {
+  query: 'What to look for, in words (a question or key terms)',
+  mode:
+    'hybrid (default: words and meaning), text (exact words, fastest), or vector (meaning, for paraphrases); ' +
+    'defaults to the workspace setting',
+  limit: 'Results wanted, 1-50 (default 5); each costs about 100 tokens, or a whole chunk with include "chunk"',
+  minScore: 'Drop results below this relevance, 0-1; 0.5 keeps likely matches (default: the workspace setting)',
+  include: 'highlight (default): the matching sentences only; chunk: also the whole chunk each result matched in',
+}
+
+const searchAnswer = <H extends t.Mixed>(hit: H) =>
+  shape(
+    {
+      results: d(t.array(hit), 'Best first; empty when nothing scored at least minScore'),
+      mode: d(c.Mode, 'The mode that ran'),
+    },
+    { fallback: d(t.string, 'Why another mode ran than the one asked (no vectors, the model failed)') },
+  )
+
+const common = {
+  title: d(t.string, 'Its title'),
+  score: d(t.number, 'Relevance 0-1: about the chance that this result answers the query'),
+  highlight: d(t.string, 'The sentences that best match the query'),
+}
+
+export const EntryHit = shape(
+  {
+    id: d(t.string, 'The entry id: kb_get_entry reads the entry'),
+    ...common,
+    citation: d(t.string, 'How to cite it to the user: its title, and the web page it came from if any'),
+    chunkIndex: d(t.number, 'Which chunk of the entry matched (0 is the first)'),
+  },
+  { content: d(t.string, 'The whole chunk (with include "chunk")') },
+)
+export const EntrySearchAnswer = searchAnswer(EntryHit)
+
+export const PageHit = shape(
+  {
+    pageId: d(t.string, 'The page id: page_read reads the page'),
+    ...common,
+    version: d(t.number, 'The version that matched'),
+    citation: d(t.string, 'How to cite it to the user: "<title> · v<version>"'),
+  },
+  { content: d(t.string, 'The whole page version (with include "chunk")') },
+)
+export const PageSearchAnswer = searchAnswer(PageHit)
+
+/** When nothing of the query is in the text (found by meaning alone): its opening, cut at a word. */
+const opening = (text: string) => (text.length <= 300 ? text : `${text.slice(0, text.lastIndexOf(' ', 300))} …`)
+
+type Include = 'highlight' | 'chunk' | undefined
+
+/** Entry results as an agent reads them: the matching sentences, the chunk only when asked. */
+export const entryHits = (results: SearchResult[], include: Include): t.TypeOf<typeof EntryHit>[] =>
+  results.map((r) => ({
+    id: r.id,
+    title: r.title,
+    citation: r.pageUrl ? `${r.title} (${r.pageUrl})` : r.title,
+    score: r.score,
+    highlight: r.highlight?.text ?? opening(r.content),
+    chunkIndex: r.chunkIndex,
+    ...(include === 'chunk' ? { content: r.content } : {}),
+  }))
+
+/** Page results as an agent reads them. */
+export const pageHits = (results: PageResult[], query: string, include: Include): t.TypeOf<typeof PageHit>[] =>
+  results.map((r) => ({
+    pageId: r.pageId,
+    title: r.title,
+    version: r.version,
+    citation: r.citation,
+    score: r.score,
+    highlight: highlight(r.content, query)?.text ?? opening(r.content),
+    ...(include === 'chunk' ? { content: r.content } : {}),
+  }))
+
+/** A Markdown heading's text, from its line. */
+const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t#]*$/gm
+
+/** Reading part of a long text: a section by its heading, or a character range. */
+export const rangeArguments = {
+  section: c.line(1, 500),
+  offset: c.integer(0, 10_000_000),
+  maxChars: c.integer(100, 100_000),
+}
+
+export const rangeNotes = {
+  section: 'Read only the Markdown section under this heading (its text, any case); a cut answer lists the headings',
+  offset: 'Start reading at this character (0, the default, is the start); a cut answer names the next offset',
+  maxChars: 'Read at most this many characters, 100-100000 (default 8000, about 2,000 tokens)',
+}
+
+const DEFAULT_CHARS = 8000
+
+export const rangeFields = {
+  content: d(t.string, 'The text read: all of it, or the part asked for'),
+  range: d(
+    shape({
+      start: d(t.number, 'Where the text read starts (characters)'),
+      end: d(t.number, 'Where it ends'),
+      total: d(t.number, 'The length of the whole text'),
+    }),
+    'Which part of the whole text this is',
+  ),
+}
+
+export const rangeOptional = {
+  next: d(t.number, 'More follows: read on with offset set to this'),
+  sections: d(t.array(t.string), 'The headings of the whole text (when only part of it was read)'),
+}
+
+/**
+ * The part of `text` that a read asks for, or why there is none: an unknown heading names the ones there are.
+ */
+export const readRange = (text: string, a: { section?: string; offset?: number; maxChars?: number }) => {
+  const headings = [...text.matchAll(HEADING)].map((m) => ({ level: m[1].length, name: m[2], at: m.index ?? 0 }))
+  let from = a.offset ?? 0
+  let to = text.length
+  if (a.section !== undefined) {
+    const i = headings.findIndex((h) => h.name.toLowerCase() === a.section?.trim().toLowerCase())
+    if (i === -1)
+      return E.left(
+        `section: no heading "${a.section}"; the headings are: ${headings.map((h) => h.name).join(', ') || '-'}`,
+      )
+    const after = headings.slice(i + 1).find((h) => h.level <= headings[i].level)
+    from = headings[i].at + (a.offset ?? 0)
+    to = after?.at ?? text.length
+  }
+  let end = Math.min(to, from + (a.maxChars ?? DEFAULT_CHARS))
+  // Never half of an emoji: a cut between a surrogate pair moves back before it.
+  if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] ?? '')) end -= 1
+  const whole = from === 0 && end === text.length
+  const start = Math.min(from, text.length)
+  return E.right({
+    content: text.slice(start, Math.max(start, end)),
+    range: { start, end: Math.max(start, end), total: text.length },
+    ...(end < to ? { next: end } : {}),
+    ...(!whole && headings.length ? { sections: headings.slice(0, 100).map((h) => h.name) } : {}),
+  })
+}
