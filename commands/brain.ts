@@ -7,7 +7,7 @@ import { proposal } from '../domain/proposal'
 import { type DomainError, fail } from '../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
 import { type CommandContext, handle } from './handle'
-import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, writePage } from './pages'
+import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, revertPage, versionContent, writePage } from './pages'
 import { proposedContent } from '../queries/pages'
 import { nameKey } from './reservations'
 import { streams } from './streams'
@@ -151,6 +151,44 @@ export const writeBrainPage = async (
     return writeBrainPage(store, ctx, input, attempt + 1, since)
   }
   return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(written)
+}
+
+/**
+ * An agent's undo of a page write: where the page's collection holds agent writes for review, a
+ * proposal to restore the version (a person decides); elsewhere a revert of its own later versions,
+ * refused if one of them is someone else's.
+ */
+export const revertAsAgent = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { workspaceId: string; pageId: string; version: number; expectedVersion?: number; author: Author },
+): Result<PageWriteOutcome> => {
+  const found = await resolve(store, { ...input, mode: 'replace', content: '' })
+  if (!found) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
+  const { collectionId } = found.state
+  const target = collectionId ? await activeCollection(store, input.workspaceId, collectionId) : undefined
+  if (collectionId && target?.writePolicy === 'hold_for_review') {
+    if (input.expectedVersion !== undefined && input.expectedVersion !== found.state.version)
+      return versionConflict(found.state.version, input.expectedVersion)
+    const content = await versionContent(store, found.id, found.state, input.version)
+    if (content === undefined)
+      return fail('VALIDATION_ERROR', `the page has versions 1 to ${found.state.version}`, [
+        `version: must be between 1 and ${found.state.version}`,
+      ])
+    return propose(store, ctx, { ...input, mode: 'replace', content }, found, collectionId)
+  }
+  const client = input.author.kind === 'agent' ? input.author.client : undefined
+  const reverted = await revertPage(
+    store,
+    ctx,
+    input.workspaceId,
+    found.id,
+    input.version,
+    input.author,
+    input.expectedVersion,
+    client,
+  )
+  return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(reverted)
 }
 
 const propose = async (

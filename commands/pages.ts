@@ -157,7 +157,8 @@ export const writePage = (store: EventStore, ctx: CommandContext, input: WritePa
   })
 
 /** A version's content, read from its event (the page's state keeps only the latest). */
-const contentOf = async (store: EventStore, pageId: string, state: PageState, version: number) => {
+/** The content of a version of the page, read at the event that wrote it (undefined: no such version). */
+export const versionContent = async (store: EventStore, pageId: string, state: PageState, version: number) => {
   if (state.status === 'none' || version < 1 || version > state.version) return undefined
   const [event] = await store.readStream(streams.page(pageId), {
     fromRevision: state.versionAt[version - 1],
@@ -180,7 +181,7 @@ export const revertPage = async (
 ): Result<Written> => {
   // Versions never change: the content read before the command is still that version's.
   const restored =
-    (await contentOf(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
+    (await versionContent(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
   return writeWith(store, ctx, pageId, (state) => {
     const before = state.status === 'none' ? '' : state.content
     return E.right({

@@ -1,10 +1,11 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { deletePage, revertPage } from '../../commands/pages'
+import { type PageWriteOutcome, revertAsAgent } from '../../commands/brain'
+import { deletePage } from '../../commands/pages'
 import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
-import { VersionNumber } from './pages'
+import { PageWritten, VersionNumber } from './pages'
 import { shape } from './shapes'
 import { type ToolContext, defineTool } from './tool'
 
@@ -15,19 +16,15 @@ const agentOf = ({ client }: ToolContext): Extract<Author, { kind: 'agent' }> =>
 
 const PageRevertArguments = c.object({ pageId: c.id, version: VersionNumber }, { expectedVersion: VersionNumber })
 
-const Reverted = shape({
-  pageId: d(t.string, 'The page id'),
-  title: d(t.string, 'The page title'),
-  version: d(t.number, 'The version now latest (a new one, unless the page already read so)'),
-  receipt: d(t.string, 'What happened, in a sentence to quote to the user'),
-})
-
-/** An agent's undo of its own writes: the page's content of an earlier version, written as a new version. */
+/**
+ * An agent's undo of its own writes: the page's content of an earlier version, written as a new version (or
+ * proposed, in a collection held for review).
+ */
 const pageRevert = defineTool({
   name: 'native:page_revert',
   description:
-    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version. ' +
-    'Refused if a later version is not yours (ask a person then); a write receipt names this call, ready to run.',
+    'Undo your own writes to a brain page: writes the content of an earlier version back as a new version (in a ' +
+    'collection held for review, proposes it). Refused if a later version is not yours; receipts name this call.',
   permission: 'write:tools',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   arguments: PageRevertArguments,
@@ -36,25 +33,21 @@ const pageRevert = defineTool({
     version: 'The version whose content to restore',
     expectedVersion: 'The version you last saw: a newer one fails with VERSION_CONFLICT',
   },
-  output: Reverted,
+  output: PageWritten,
   run: async (deps, ctx, args) => {
     const author = agentOf(ctx)
-    const reverted = await revertPage(
+    const reverted = await revertAsAgent(
       deps.store,
       { ...ctx.command, actor: author },
-      ctx.workspaceId,
-      args.pageId,
-      args.version,
-      author,
-      args.expectedVersion,
-      ctx.client,
+      {
+        workspaceId: ctx.workspaceId,
+        pageId: args.pageId,
+        version: args.version,
+        expectedVersion: args.expectedVersion,
+        author,
+      },
     )
-    if (E.isLeft(reverted)) return reverted
-    const { position, pageId, title, version, unchanged } = reverted.right
-    const receipt = unchanged
-      ? `Page "${title}" (id ${pageId}) already has the content of version ${args.version}; nothing was written.`
-      : `Page "${title}" (id ${pageId}) now holds the content of version ${args.version}, as version ${version}.`
-    return E.right({ data: { pageId, title, version, receipt }, position })
+    return E.map(({ position, ...data }: PageWriteOutcome & { position: number }) => ({ data, position }))(reverted)
   },
 })
 

@@ -67,7 +67,7 @@ const Undo = shape(
   {},
 )
 
-const PageWritten = shape(
+export const PageWritten = shape(
   {
     held: d(t.boolean, 'true: held for review as a proposal, the page unchanged; false: written'),
     pageId: d(t.string, 'The page id'),
@@ -274,6 +274,7 @@ const ProposalStatus = shape(
     version: d(t.number, 'The version it became (approved)'),
     decidedAt: d(t.string, 'When it was approved or rejected (ISO 8601)'),
     reason: d(t.string, "The reviewer's reason (rejected)"),
+    undo: d(Undo, 'The call that proposes taking an approved change back (a person reviews it too)'),
   },
 )
 
@@ -299,6 +300,14 @@ const proposalStatus = defineTool({
         ...(r.version ? { version: r.version } : {}),
         ...(r.decided_at ? { decidedAt: r.decided_at.toISOString() } : {}),
         ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.status === 'approved' && r.version && r.version > 1
+          ? {
+              undo: {
+                tool: 'page_revert' as const,
+                arguments: { pageId: r.page_id, version: r.version - 1, expectedVersion: r.version },
+              },
+            }
+          : {}),
       },
     })
   },

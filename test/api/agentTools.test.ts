@@ -159,6 +159,26 @@ test('every answer matches its outputSchema; an agent undoes its own writes with
   assert.is(proposal.held, true)
   const status = await call(client, outputs, 'kb_proposal_status', { proposalId: proposal.proposalId })
   assert.is(status.status, 'pending')
+  // In a held collection, an approved change is taken back by proposing the old version: a person decides.
+  const page = ok(
+    await ctx.svc.call('POST', '/api/v1/pages', {
+      token: ctx.m.token,
+      body: { title: 'Reviewed notes', content: 'v1', collectionId: held.id },
+    }),
+    201,
+  )
+  const change = await call(client, outputs, 'page_write', { pageId: page.id, content: 'agent line' })
+  const approve = async (id: string) =>
+    ok(await ctx.svc.call('POST', `/api/v1/proposals/${id}/approve`, { token: ctx.m.token, body: {} }))
+  await approve(change.proposalId)
+  const approved = await call(client, outputs, 'kb_proposal_status', { proposalId: change.proposalId })
+  assert.equal([approved.status, approved.version], ['approved', 2])
+  const proposedUndo = await call(client, outputs, approved.undo.tool, approved.undo.arguments)
+  assert.equal([proposedUndo.held, proposedUndo.status], [true, 'pending'])
+  assert.is(ok(await ctx.svc.call('GET', `/api/v1/pages/${page.id}`, { token: ctx.m.token })).version, 2)
+  await approve(proposedUndo.proposalId)
+  const restored = ok(await ctx.svc.call('GET', `/api/v1/pages/${page.id}`, { token: ctx.m.token }))
+  assert.equal([restored.version, restored.content], [3, 'v1'])
 })
 
 test('a default search answer fits a context window; include "chunk" gives the chunks', async (ctx) => {

@@ -46,7 +46,8 @@ test(
       `To undo: page_revert {"pageId":"${created.pageId}","version":1,"expectedVersion":2}`,
     )
     const undone = ok(await tool(svc.call, key, appended.undo.tool, appended.undo.arguments))
-    assert.match(undone.receipt, /now holds the content of version 1, as version 3/)
+    assert.match(undone.receipt, /as version 3/)
+    assert.equal(undone.undo.arguments, { pageId: created.pageId, version: 2, expectedVersion: 3 })
     assert.equal(
       [undone.version, ok(await tool(svc.call, key, 'page_read', { pageId: created.pageId })).content],
       [3, 'Step one.'],
