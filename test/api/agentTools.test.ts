@@ -114,10 +114,11 @@ test('every tool: described inputs and outputs, annotations that fit it', async 
   )
 })
 
-test('every answer matches its outputSchema; an agent undoes its own writes with the call its receipt names', async (ctx) => {
+test('every answer matches its outputSchema; an agent undoes its writes with the call its receipt names', async (ctx) => {
   const client = await connect(ctx, '/mcp', ctx.key)
   const outputs = await described(client)
-  const long = `# Runbook\nIntro.\n\n## Deploy\n${'Roll the release out one zone at a time. '.repeat(400)}\n\n## Rollback\nRevert.`
+  const deploy = 'Roll the release out one zone at a time. '.repeat(400)
+  const long = `# Runbook\nIntro.\n\n## Deploy\n${deploy}\n\n## Rollback\nRevert.`
   const created = await call(client, outputs, 'page_write', { title: 'Ops runbook', mode: 'create', content: long })
   const appended = await call(client, outputs, 'page_write', { pageId: created.pageId, content: 'Call the on-call.' })
   const section = await call(client, outputs, 'page_read', { pageId: created.pageId, section: 'rollback' })
