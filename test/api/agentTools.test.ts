@@ -114,7 +114,7 @@ test('every tool: described inputs and outputs, annotations that fit it', async 
   )
 })
 
-test('every answer matches its outputSchema; an agent undoes its writes with the call its receipt names', async (ctx) => {
+test("every answer matches its outputSchema; an agent undoes its writes with its receipt's call", async (ctx) => {
   const client = await connect(ctx, '/mcp', ctx.key)
   const outputs = await described(client)
   const deploy = 'Roll the release out one zone at a time. '.repeat(400)
