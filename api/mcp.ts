@@ -191,7 +191,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
               correlationId: randomUUID(),
               workspaceId: identity.workspaceId,
             }
-            return runTool(deps, tool, { workspaceId: identity.workspaceId, client, command }, a)
+            return runTool(deps, tool, { workspaceId: identity.workspaceId, client, keyId: identity.keyId, command }, a)
           }),
       }))
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -7,7 +7,16 @@ import { proposal } from '../domain/proposal'
 import { type DomainError, fail } from '../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
 import { type CommandContext, handle } from './handle'
-import { PAGE_MAX_CHARS, activePage, createPage, pageIdByTitle, revertPage, versionContent, writePage } from './pages'
+import {
+  PAGE_MAX_CHARS,
+  activePage,
+  createPage,
+  deletePage,
+  pageIdByTitle,
+  revertPage,
+  versionContent,
+  writePage,
+} from './pages'
 import { proposedContent } from '../queries/pages'
 import { nameKey } from './reservations'
 import { streams } from './streams'
@@ -177,7 +186,8 @@ export const revertAsAgent = async (
       ])
     return propose(store, ctx, { ...input, mode: 'replace', content }, found, collectionId)
   }
-  const client = input.author.kind === 'agent' ? input.author.client : undefined
+  // An agent without a key (none today) undoes nothing of anyone's.
+  const keyId = input.author.kind === 'agent' ? (input.author.keyId ?? '') : undefined
   const reverted = await revertPage(
     store,
     ctx,
@@ -186,9 +196,30 @@ export const revertAsAgent = async (
     input.version,
     input.author,
     input.expectedVersion,
-    client,
+    keyId,
   )
   return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(reverted)
+}
+
+/**
+ * An agent taking back a page it made, while every version was written with its key. Not in a collection
+ * that holds agent writes for review: a deletion there is a person's to make.
+ */
+export const deleteAsAgent = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  pageId: string,
+  keyId: string,
+) => {
+  const state = await activePage(store, workspaceId, pageId)
+  if (!state) return fail('NOT_FOUND', 'page not found')
+  const target = state.collectionId ? await activeCollection(store, workspaceId, state.collectionId) : undefined
+  if (target?.writePolicy === 'hold_for_review')
+    return fail('FORBIDDEN', "this page's collection holds agent writes for review: deleting it is for a person", [
+      'pageId: ask a member of the workspace to delete it',
+    ])
+  return deletePage(store, ctx, workspaceId, pageId, keyId)
 }
 
 const propose = async (

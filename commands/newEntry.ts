@@ -35,20 +35,23 @@ export interface NewEntry extends Omit<CreateEntryInput, 'title' | 'content'> {
 
 const invalid = (...details: string[]) => fail('VALIDATION_ERROR', 'the request is not valid', details)
 
+/** The first `n` characters (code points: an emoji is never cut in two). */
+export const firstChars = (s: string, n: number) => (s.length <= n ? s : [...s].slice(0, n).join(''))
+
 /** A title from the file name (without extension), else from the content's first line. */
 export const titleOf = (fileName: string, bytes: Buffer) => {
   const fromName = fileName
     .replace(/\.[^.]*$/, '')
     .replace(/[_-]+/g, ' ')
     .trim()
-  if (fromName && fromName !== 'upload') return fromName.slice(0, 500)
+  if (fromName && fromName !== 'upload') return firstChars(fromName, 500)
   const firstLine = bytes
     .subarray(0, 2000)
     .toString('utf8')
     .split('\n')
     .map((l) => l.replace(/^#+\s*/, '').trim())
     .find((l) => /\w/.test(l))
-  return (firstLine ?? 'Untitled upload').slice(0, 500)
+  return firstChars(firstLine ?? 'Untitled upload', 500)
 }
 
 /** The client's file name as metadata only: no directories, no control characters, bounded. */
@@ -123,11 +126,14 @@ export const createEntry = async (
   request: NewEntry,
 ): Promise<E.Either<DomainError, { id: string; taskId?: string; position: number }>> => {
   const { title: asked, content, url, crawl, file, ...common } = request
+  // What the source needs first, then the title (a file's defaults to its name).
+  if (request.source === 'url' && url === undefined) return invalid('url: is required when source is url')
+  if (request.source === 'file' && !file)
+    return invalid('file: is required when source is file (a multipart/form-data part named file)')
   const title =
     asked?.trim() || (request.source === 'file' && file ? titleOf(cleanFileName(file.fileName), file.bytes) : undefined)
   if (!title) return invalid(`title: is required when source is ${request.source}`)
-  if (request.source === 'url') {
-    if (url === undefined) return invalid('url: is required when source is url')
+  if (request.source === 'url' && url !== undefined) {
     const accepted = acceptUrl(url, deps.allowPrivateUrls)
     if (E.isLeft(accepted)) return accepted
     const crawlOptions = {
@@ -137,8 +143,7 @@ export const createEntry = async (
     }
     return createSourcedEntry(deps, ctx, { ...common, title, url: accepted.right, crawl: crawlOptions })
   }
-  if (request.source === 'file') {
-    if (!file) return invalid('file: is required when source is file (a multipart/form-data part named file)')
+  if (request.source === 'file' && file) {
     const stored = await storeFile(deps, request.workspaceId, file)
     if (E.isLeft(stored)) return stored
     return createSourcedEntry(deps, ctx, { ...common, title, storage: stored.right })

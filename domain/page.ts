@@ -71,7 +71,7 @@ export type PageCommand =
       type: 'RevertPage'
       workspaceId: string
       data: Write & { pageId: string; toVersion: number; expectedVersion?: number }
-      /** An agent undoing its own writes: every version after toVersion must be this client's. */
+      /** An agent undoing its own writes: every version after toVersion must be written with this API key. */
       ownWritesOf?: string
     }
   | { type: 'ChangeCollection'; workspaceId: string; data: PageCollectionChanged['data'] }
@@ -80,7 +80,7 @@ export type PageCommand =
       type: 'DeletePage'
       workspaceId: string
       data: { pageId: string }
-      /** An agent taking back a page it made: every version must be this client's. */
+      /** An agent taking back a page it made: every version must be written with this API key. */
       ownWritesOf?: string
     }
 
@@ -97,7 +97,7 @@ export type PageState =
       /** Events folded so far, and the stream revision of each version's event (a revert reads its content there). */
       events: number
       versionAt: number[]
-      /** The agent client that wrote each version (null: a person, a process, or an approved proposal). */
+      /** The API key each version was written with (null: a person, a process, or an approved proposal). */
       agentOf: (string | null)[]
       verifiedVersion: number | null
       /** Proposals already published, with the version each became (an approval retried is satisfied). */
@@ -119,19 +119,19 @@ const versionOf = (
   extra: object = {},
 ): PageEvent[] => [{ type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } }]
 
-/** The agent client a version counts as written by: not one a person approved. */
+/** The API key a version counts as written with: an agent's, unless a person approved it in review. */
 const writingAgent = (d: PageVersionWritten['data']) =>
-  d.author.kind === 'agent' && !d.approvedBy ? d.author.client : null
+  d.author.kind === 'agent' && !d.approvedBy && d.author.keyId ? d.author.keyId : null
 
-/** Refuses an agent's undo that would take back a version someone else wrote (versions after `after`). */
-const onlyOwnWrites = (state: Extract<PageState, { version: number }>, after: number, client: string | undefined) => {
-  if (client === undefined) return undefined
-  const other = state.agentOf.findIndex((agent, i) => i >= after && agent !== client)
+/** Refuses an agent's undo that would take back a version written otherwise than with its key (after `after`). */
+const onlyOwnWrites = (state: Extract<PageState, { version: number }>, after: number, keyId: string | undefined) => {
+  if (keyId === undefined) return undefined
+  const other = state.agentOf.findIndex((agent, i) => i >= after && agent !== keyId)
   if (other === -1) return undefined
   return fail(
     'FORBIDDEN',
-    `version ${other + 1} of this page was not written by ${client}: an agent undoes only its own writes; ask a ` +
-      `member of the workspace`,
+    `version ${other + 1} of this page was not written with your API key: an agent undoes only its own writes; ` +
+      'ask a member of the workspace',
     [`version: ${other + 1} was written by a person, another agent, or approved in review`],
   )
 }

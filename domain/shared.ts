@@ -50,7 +50,8 @@ export const assertNever = (x: never): never => {
 /** Who wrote a page version: a person, or an agent (its client is never taken from the request content). */
 export const Author = t.union([
   t.type({ kind: t.literal('human'), userId: t.string, name: t.string }),
-  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string })]),
+  // keyId: the API key the agent called with; what "its own writes" means when it undoes one (never shown).
+  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string, keyId: t.string })]),
 ])
 export type Author = t.TypeOf<typeof Author>
 /** A person who verifies, approves or rejects. */

@@ -92,10 +92,17 @@ const STATE_SQL: Record<VerificationState, string> = {
   changed_since_verified: 'p.verified_version < p.version',
 }
 
+/** An author as readers see it: the API key an agent wrote with stays inside (it decides what the agent may undo). */
+const shownAuthor = <A extends Author | null>(author: A): A => {
+  if (!author || author.kind !== 'agent' || author.keyId === undefined) return author
+  const { keyId: _, ...shown } = author
+  return shown as A
+}
+
 export const versionView = (r: VersionRow, withContent = false) => ({
   version: r.version,
   mode: r.mode,
-  author: r.author,
+  author: shownAuthor(r.author),
   createdAt: iso(r.created_at),
   change: { added: r.added, removed: r.removed },
   ...(r.approved_by ? { approvedBy: r.approved_by } : {}),
@@ -115,7 +122,8 @@ const verificationOf = async (db: Queryable, r: PageRow) => {
   if (state === 'verified' || r.verified_version === null) return pin
   const { rows } = await db.query<{ pinned: string | null; writers: Author[] | null; citations: number }>(
     `SELECT (SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2) AS pinned,
-       (SELECT jsonb_agg(DISTINCT author) FROM kb_page_versions WHERE page_id = $1 AND version > $2) AS writers,
+       (SELECT jsonb_agg(DISTINCT author - 'keyId') FROM kb_page_versions WHERE page_id = $1 AND version > $2)
+         AS writers,
        (SELECT coalesce(sum(served), 0)::int FROM kb_page_citations WHERE page_id = $1 AND at > $3) AS citations`,
     [r.id, r.verified_version, r.verified_at],
   )
@@ -139,7 +147,7 @@ export const pageView = async (db: Queryable, r: PageRow, verification: boolean)
   content: r.content,
   version: r.version,
   ...(r.collection_id ? { collectionId: r.collection_id } : {}),
-  author: r.author,
+  author: shownAuthor(r.author),
   citedCount: r.cited_count,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
@@ -244,7 +252,7 @@ export const proposalView = async (db: Queryable, r: ProposalRow) => {
     collectionId: r.collection_id,
     mode: r.mode,
     baseVersion: r.base_version,
-    author: r.author,
+    author: shownAuthor(r.author),
     change: { added: r.added, removed: r.removed },
     diff: unifiedDiff(base, proposedContent(r, base), `${r.title} v${r.base_version}`, `${r.title} (proposed)`),
     createdAt: iso(r.created_at),

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { configureSync, createSourcedEntry, requestSync } from '../../commands/ingestion'
-import { createEntry, storeFile, titleOf } from '../../commands/newEntry'
+import { acceptUrl, createEntry, firstChars, storeFile, titleOf } from '../../commands/newEntry'
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
@@ -141,9 +141,12 @@ export const ingestionRoutes: AnyRoute[] = [
         },
       }
       if (body.sourceType === 'url') {
+        // Untitled, the entry is named by its URL as checked (percent-encoded, so cut safely).
+        const checked = body.url === undefined ? undefined : acceptUrl(body.url, deps.config.allowPrivateUrls)
+        if (checked && E.isLeft(checked)) return checked
         const created = await createEntry(newEntryDeps(deps), command, {
           ...common,
-          title: body.title?.trim() || body.url?.slice(0, 500),
+          title: body.title?.trim() || (checked ? firstChars(checked.right, 500) : undefined),
           source: 'url',
           url: body.url,
           crawl: { depth: 0, maxPages: 1, sameDomainOnly: true },

@@ -30,7 +30,12 @@ export const toolRoutes: AnyRoute[] = [
       if (E.isLeft(args))
         return fail('VALIDATION_ERROR', 'the tool arguments are not valid', describeErrors(args.left, 'arguments.'))
       // Through REST the agent is the API key's name (an MCP session names itself at initialize).
-      return runTool(deps, tool, { workspaceId: identity.workspaceId, client: identity.name, command }, args.right)
+      return runTool(
+        deps,
+        tool,
+        { workspaceId: identity.workspaceId, client: identity.name, keyId: identity.keyId, command },
+        args.right,
+      )
     },
   }),
 ]

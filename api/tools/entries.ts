@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
-import { getEntry } from '../../queries/knowledge'
+import { entryRow, getEntry } from '../../queries/knowledge'
 import * as c from '../codecs'
 import {
   EntrySearchAnswer,
@@ -93,7 +93,7 @@ const kbGetEntry = defineTool({
     if (!entry) return fail('NOT_FOUND', 'knowledge entry not found')
     const part = readRange(entry.content, args)
     if (E.isLeft(part)) return fail('VALIDATION_ERROR', 'the section is not in this entry', [part.left])
-    const sourceUrl = entry.syncConfig?.sourceUrl
+    const sourceUrl = (await entryRow(deps.db.pool, workspaceId, args.id))?.source_url ?? undefined
     const metadata = entry.metadata as { category?: string; tags?: string[] }
     return E.right({
       data: {

@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { type PageWriteOutcome, revertAsAgent } from '../../commands/brain'
-import { deletePage } from '../../commands/pages'
+import { type PageWriteOutcome, deleteAsAgent, revertAsAgent } from '../../commands/brain'
 import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
@@ -12,7 +11,11 @@ import { type ToolContext, defineTool } from './tool'
 const d = c.described
 
 /** The agent of a tool call, as the author of what it writes. */
-const agentOf = ({ client }: ToolContext): Extract<Author, { kind: 'agent' }> => ({ kind: 'agent', client })
+const agentOf = ({ client, keyId }: ToolContext): Extract<Author, { kind: 'agent' }> => ({
+  kind: 'agent',
+  client,
+  keyId,
+})
 
 const PageRevertArguments = c.object({ pageId: c.id, version: VersionNumber }, { expectedVersion: VersionNumber })
 
@@ -26,7 +29,8 @@ const pageRevert = defineTool({
     'Undo your own writes to a brain page: writes the content of an earlier version back as a new version (in a ' +
     'collection held for review, proposes it). Refused if a later version is not yours; receipts name this call.',
   permission: 'write:tools',
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Not idempotent: in a collection held for review, each call proposes anew.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   arguments: PageRevertArguments,
   argumentNotes: {
     pageId: 'The page id',
@@ -71,12 +75,12 @@ const pageDelete = defineTool({
   argumentNotes: { pageId: 'The page id, as the receipt of its creation gave it' },
   output: Deleted,
   run: async (deps, ctx, args) => {
-    const deleted = await deletePage(
+    const deleted = await deleteAsAgent(
       deps.store,
       { ...ctx.command, actor: agentOf(ctx) },
       ctx.workspaceId,
       args.pageId,
-      ctx.client,
+      ctx.keyId,
     )
     if (E.isLeft(deleted)) return deleted.left.code === 'NOT_FOUND' ? fail('NOT_FOUND', 'page not found') : deleted
     return E.right({

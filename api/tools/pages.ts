@@ -99,9 +99,9 @@ const pageWrite = defineTool({
     skill: 'The skill you write under (one of the five served as prompts)',
   },
   output: PageWritten,
-  run: async (deps, { workspaceId, client, command }, args) => {
+  run: async (deps, { workspaceId, client, keyId, command }, args) => {
     if (!args.pageId && !args.title) return noRef
-    const author = { kind: 'agent' as const, client, ...(args.skill ? { skill: args.skill } : {}) }
+    const author = { kind: 'agent' as const, client, keyId, ...(args.skill ? { skill: args.skill } : {}) }
     const written = await writeBrainPage(
       deps.store,
       { ...command, actor: author },
@@ -195,6 +195,7 @@ const Version = shape(
   },
   {
     approvedBy: d(t.UnknownRecord, 'The person who approved it in review'),
+    proposalId: d(t.string, 'The proposal it was published from (approved in review)'),
     revertedFrom: d(t.number, 'The version a revert restored'),
   },
 )

@@ -110,7 +110,9 @@ export const rangeArguments = {
 
 export const rangeNotes = {
   section: 'Read only the Markdown section under this heading (its text, any case); a cut answer lists the headings',
-  offset: 'Start reading at this character (0, the default, is the start); a cut answer names the next offset',
+  offset:
+    'Start reading at this character of the text (of the section, with section); 0 is the start; ' +
+    'a cut answer names the next offset',
   maxChars: 'Read at most this many characters, 100-100000 (default 8000, about 2,000 tokens)',
 }
 
@@ -129,7 +131,7 @@ export const rangeFields = {
 }
 
 export const rangeOptional = {
-  next: d(t.number, 'More follows: read on with offset set to this'),
+  next: d(t.number, 'More follows: read on with offset set to this (and the same section, if any)'),
   sections: d(t.array(t.string), 'The headings of the whole text (when only part of it was read)'),
 }
 
@@ -138,6 +140,8 @@ export const rangeOptional = {
  */
 export const readRange = (text: string, a: { section?: string; offset?: number; maxChars?: number }) => {
   const headings = [...text.matchAll(HEADING)].map((m) => ({ level: m[1].length, name: m[2], at: m.index ?? 0 }))
+  // Offsets count from the start of what is read: the whole text, or the section.
+  let base = 0
   let from = a.offset ?? 0
   let to = text.length
   if (a.section !== undefined) {
@@ -147,7 +151,8 @@ export const readRange = (text: string, a: { section?: string; offset?: number; 
         `section: no heading "${a.section}"; the headings are: ${headings.map((h) => h.name).join(', ') || '-'}`,
       )
     const after = headings.slice(i + 1).find((h) => h.level <= headings[i].level)
-    from = headings[i].at + (a.offset ?? 0)
+    base = headings[i].at
+    from = base + (a.offset ?? 0)
     to = after?.at ?? text.length
   }
   let end = Math.min(to, from + (a.maxChars ?? DEFAULT_CHARS))
@@ -158,7 +163,7 @@ export const readRange = (text: string, a: { section?: string; offset?: number; 
   return E.right({
     content: text.slice(start, Math.max(start, end)),
     range: { start, end: Math.max(start, end), total: text.length },
-    ...(end < to ? { next: end } : {}),
+    ...(end < to ? { next: end - base } : {}),
     ...(!whole && headings.length ? { sections: headings.slice(0, 100).map((h) => h.name) } : {}),
   })
 }

@@ -27,6 +27,8 @@ export interface ToolContext {
   workspaceId: string
   /** The agent's client name: the MCP session's `initialize` name, or the API key's name. */
   client: string
+  /** The API key the agent calls with: an agent undoes what was written with it. */
+  keyId: string
   command: CommandContext
 }
 

@@ -180,6 +180,16 @@ test("every answer matches its outputSchema; an agent undoes its writes with its
   await approve(proposedUndo.proposalId)
   const restored = ok(await ctx.svc.call('GET', `/api/v1/pages/${page.id}`, { token: ctx.m.token }))
   assert.equal([restored.version, restored.content], [3, 'v1'])
+  // An agent's own page, once a person moved it into a held collection, is a person's to delete.
+  const own = await call(client, outputs, 'page_write', { title: 'Moved later', mode: 'create', content: 'z' })
+  ok(
+    await ctx.svc.call('PATCH', `/api/v1/pages/${own.pageId}`, {
+      token: ctx.m.token,
+      body: { collectionId: held.id },
+    }),
+  )
+  const refused = (await client.callTool({ name: own.undo.tool, arguments: own.undo.arguments })) as any
+  assert.equal([refused.isError, JSON.parse(refused.content[0].text).code], [true, 'FORBIDDEN'])
 })
 
 test('a default search answer fits a context window; include "chunk" gives the chunks', async (ctx) => {

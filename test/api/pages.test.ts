@@ -85,11 +85,14 @@ test(
   'an agent undoes only its own writes: page_revert and page_delete refuse what a person or another agent ' + 'wrote',
   async ({ svc, m, key }) => {
     const other = (await newKey(svc.call, m.workspaceId, 'other-agent')).api_key
+    // Another key under the same client name is another agent: names are the agent's to choose.
+    const namesake = (await newKey(svc.call, m.workspaceId, 'claude-code')).api_key
     // A page the agent made, then taken back with the undo its receipt named.
     const mine = ok(
       await tool(svc.call, key, 'page_write', { title: 'Scratch: mine', mode: 'create', content: 'draft' }),
     )
     expectError(await tool(svc.call, other, mine.undo.tool, mine.undo.arguments), 403, 'FORBIDDEN')
+    expectError(await tool(svc.call, namesake, mine.undo.tool, mine.undo.arguments), 403, 'FORBIDDEN')
     const taken = ok(await tool(svc.call, key, mine.undo.tool, mine.undo.arguments))
     assert.equal([taken.pageId, taken.deleted], [mine.pageId, true])
     expectError(await svc.call('GET', `/api/v1/pages/${mine.pageId}`, { token: m.token }), 404, 'NOT_FOUND')
@@ -117,7 +120,7 @@ test(
       403,
       'FORBIDDEN',
     )
-    assert.match(notOwn.message, /version 3 of this page was not written by claude-code/)
+    assert.match(notOwn.message, /version 3 of this page was not written with your API key/)
     expectError(await tool(svc.call, key, 'page_delete', { pageId: shared.pageId }), 403, 'FORBIDDEN')
     const page = ok(await svc.call('GET', `/api/v1/pages/${shared.pageId}`, { token: m.token }))
     assert.equal([page.version, page.content], [3, 'a\n\nb\n\nc'], 'a refused undo changes nothing')

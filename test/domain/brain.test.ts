@@ -426,51 +426,55 @@ test("page: deleting a missing page or another workspace's page is NOT_FOUND", (
 
 // An agent's undo: only over versions it wrote itself.
 
-const byAgent = (version: number, client: string, extra: object = {}): PageEvent => ({
+// Agents by the API key they wrote with (its client name is theirs to choose, so it decides nothing).
+const byAgent = (version: number, keyId: string, extra: object = {}): PageEvent => ({
   type: 'PageVersionWritten',
   data: {
     pageId: PAGE,
     version,
     mode: version === 1 ? 'create' : 'append',
     content: `v${version}`,
-    author: { kind: 'agent', client },
+    author: { kind: 'agent', client: 'claude', keyId },
     added: 1,
     removed: 0,
     ...extra,
   },
 })
-const agentPage = [created, byAgent(1, 'client-claude'), byAgent(2, 'client-claude')]
+const agentPage = [created, byAgent(1, 'key-1'), byAgent(2, 'key-1')]
 
 test("page: an agent's delete of a page whose every version it wrote records PageDeleted", () => {
-  assert.equal(given(page, agentPage).when({ ...deleteCmd(WS), ownWritesOf: 'client-claude' }), {
+  assert.equal(given(page, agentPage).when({ ...deleteCmd(WS), ownWritesOf: 'key-1' }), {
     events: [pageDeleted],
   })
 })
 
 test("page: an agent's delete is FORBIDDEN once a person, another agent or an approval wrote a version", () => {
-  assert.equal(
-    given(page, [created, byAgent(1, 'client-claude'), v2]).when({ ...deleteCmd(WS), ownWritesOf: 'client-claude' }),
-    {
-      error: 'FORBIDDEN',
-    },
-  )
-  assert.equal(given(page, agentPage).when({ ...deleteCmd(WS), ownWritesOf: 'client-cursor' }), { error: 'FORBIDDEN' })
-  const approved = [created, byAgent(1, 'client-claude', { proposalId: 'prop-1', approvedBy: alice })]
-  assert.equal(given(page, approved).when({ ...deleteCmd(WS), ownWritesOf: 'client-claude' }), { error: 'FORBIDDEN' })
+  assert.equal(given(page, [created, byAgent(1, 'key-1'), v2]).when({ ...deleteCmd(WS), ownWritesOf: 'key-1' }), {
+    error: 'FORBIDDEN',
+  })
+  assert.equal(given(page, agentPage).when({ ...deleteCmd(WS), ownWritesOf: 'key-2' }), { error: 'FORBIDDEN' })
+  const approved = [created, byAgent(1, 'key-1', { proposalId: 'prop-1', approvedBy: alice })]
+  assert.equal(given(page, approved).when({ ...deleteCmd(WS), ownWritesOf: 'key-1' }), { error: 'FORBIDDEN' })
 })
 
 test("page: an agent's revert passes over its own later versions only, and names the first that is not", () => {
-  const mixed = [created, v1, byAgent(2, 'client-claude'), byAgent(3, 'client-cursor')]
-  const own = given(page, [created, v1, byAgent(2, 'client-claude')]).when({
+  const mixed = [created, v1, byAgent(2, 'key-1'), byAgent(3, 'key-2')]
+  const own = given(page, [created, v1, byAgent(2, 'key-1')]).when({
     ...revertCmd(WS, 1),
-    ownWritesOf: 'client-claude',
+    ownWritesOf: 'key-1',
   })
   assert.is(own.events?.[0]?.type, 'PageVersionWritten')
-  const refused = refusal(page, mixed, { ...revertCmd(WS, 1), ownWritesOf: 'client-claude' })
+  const refused = refusal(page, mixed, { ...revertCmd(WS, 1), ownWritesOf: 'key-1' })
   assert.is(refused?.code, 'FORBIDDEN')
-  assert.match(refused?.message ?? '', /version 3 of this page was not written by client-claude/)
+  assert.match(refused?.message ?? '', /version 3 of this page was not written with your API key/)
   // A revert to the version right before the other agent's is still someone else's to undo.
-  assert.equal(given(page, mixed).when({ ...revertCmd(WS, 2), ownWritesOf: 'client-claude' }), { error: 'FORBIDDEN' })
+  assert.equal(given(page, mixed).when({ ...revertCmd(WS, 2), ownWritesOf: 'key-1' }), { error: 'FORBIDDEN' })
+  // A version an agent wrote before keys were recorded is no key's to undo.
+  const unkeyed: PageEvent = {
+    type: 'PageVersionWritten',
+    data: { pageId: PAGE, version: 1, mode: 'create', content: 'x', author: agent, added: 1, removed: 0 },
+  }
+  assert.equal(given(page, [created, unkeyed]).when({ ...deleteCmd(WS), ownWritesOf: 'key-1' }), { error: 'FORBIDDEN' })
   // A person's revert is not limited to their own versions.
   assert.ok('events' in given(page, mixed).when(revertCmd(WS, 1)))
 })
