@@ -155,12 +155,16 @@ export const createApp = (deps: Deps) => {
 
   const router = new Router()
   mountHealth(router, deps)
-  router.get('/api/v1/openapi.json', (ctx) => {
-    ctx.body = openApiDocument(routes, openApiExtra)
-  })
-  mount(router, deps, routes)
-  const mcp = mountMcp(router, deps)
-  mountPacks(router, deps)
+  // A process without the api role answers its health only (for its orchestrator).
+  const serves = deps.process.roles.includes('api')
+  if (serves) {
+    router.get('/api/v1/openapi.json', (ctx) => {
+      ctx.body = openApiDocument(routes, openApiExtra)
+    })
+    mount(router, deps, routes)
+    mountPacks(router, deps)
+  }
+  const mcp = serves ? mountMcp(router, deps) : { close: async () => undefined }
   app.use(router.routes())
   app.use(router.allowedMethods())
   return { app, router, close: mcp.close }

@@ -42,4 +42,6 @@ export interface Deps {
   citations: CitationLog
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
+  /** What this process runs (KB_ROLE) and which cluster-wide work it holds the lease of now. */
+  process: { roles: string[]; leases: () => Record<string, 'held' | 'waiting'> }
 }

@@ -60,10 +60,31 @@ const secret = new t.Type<string, unknown, unknown>(
   String,
 )
 
+/** What a process runs: the HTTP API, the projectors, the task workers, the cluster-wide schedules. */
+export const ROLES = ['api', 'projector', 'worker', 'scheduler'] as const
+export type Role = (typeof ROLES)[number]
+
+const roleList = new t.Type<Role[], unknown, unknown>(
+  `a comma list of ${ROLES.join(', ')}`,
+  (u): u is Role[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c)
+    const names = u
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean)
+    return names.length > 0 && names.every((r) => (ROLES as readonly string[]).includes(r))
+      ? t.success([...new Set(names)] as Role[])
+      : t.failure(u, c)
+  },
+  (a) => a.join(','),
+)
+
 const optional = <A>(codec: t.Type<A, unknown, unknown>) => withDefault(t.union([codec, t.undefined]), undefined)
 
 export const ConfigCodec = t.type({
   PORT: withDefault(intInRange(0, 65535), 3000),
+  KB_ROLE: withDefault(roleList, [...ROLES]),
   HOST: withDefault(t.string, '0.0.0.0'),
   DATA_DIR: withDefault(t.string, './data'),
   DATABASE_URL: optional(postgresUrl),
@@ -93,6 +114,8 @@ export const ConfigCodec = t.type({
 })
 
 export interface Config {
+  /** What this process runs (KB_ROLE); all of it by default. */
+  roles: Role[]
   port: number
   host: string
   dataDir: string
@@ -137,7 +160,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
   const c = decoded.right
   if (c.EMBEDDER === 'openai' && !c.OPENAI_API_KEY)
     return E.left('Invalid configuration: OPENAI_API_KEY must be set when EMBEDDER is openai')
+  // Processes of some roles work together through one database server and one broker.
+  if (c.KB_ROLE.length < ROLES.length && (!c.DATABASE_URL || !c.AMQP_URL))
+    return E.left(
+      `Invalid configuration: KB_ROLE ${c.KB_ROLE.join(',')} runs part of the service, so the processes share one ` +
+        'database and one broker: set DATABASE_URL and AMQP_URL',
+    )
   return E.right({
+    roles: c.KB_ROLE,
     port: c.PORT,
     host: c.HOST,
     dataDir: c.DATA_DIR,

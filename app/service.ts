@@ -23,7 +23,8 @@ import { createApp } from '../api/app'
 import { CredentialCache } from '../api/credentials'
 import { type HttpServer, createHttpServer } from '../api/httpServer'
 import { settleCitations } from '../api/route'
-import type { Config } from './config'
+import type { Config, Role } from './config'
+import { holdLease } from '../adapters/lease'
 import type { Deps } from '../api/deps'
 
 /** The admin token: KB_ADMIN_TOKEN, or one generated on first start into DATA_DIR/admin-token (0600). */
@@ -55,11 +56,26 @@ const HTTP_SHARE = 0.6
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config))
   const store = await PostgresEventStore.open(db)
-  await dropShadowSchemas(db)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   await db.pool.query(rateLimitSchema)
+  const has = (role: Role) => config.roles.includes(role)
+  let closing = false
+  // The projectors run in one process of the cluster, the holder of their lease; every other process follows
+  // their positions (read-your-writes), and a process of the projector role takes over when the holder dies.
   const runner = new ProjectionRunner(db, store, projectors, log)
-  await runner.start()
+  await runner.follow()
+  const projecting = has('projector')
+    ? holdLease(db, 'projections', log, async () => {
+        // A rebuild the last holder left half done is dropped; only the holder rebuilds.
+        await dropShadowSchemas(db)
+        await runner.start()
+        return async () => {
+          await runner.stop()
+          if (!closing) await runner.follow()
+        }
+      })
+    : undefined
+  await projecting?.started
   const state = { ready: false }
   const queue: JobQueue = config.amqpUrl
     ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue)
@@ -67,9 +83,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
   const parsers = new ParserPool(config.parser)
   void parsers.warm()
-  const outbox = await startOutbox(db, queue, log)
+  let outbox: Awaited<ReturnType<typeof startOutbox>> | undefined
   // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
-  const offProgress = runner.onWritten('tasks', outbox.kick)
+  const offProgress = runner.onWritten('tasks', () => outbox?.kick())
   const ingest = {
     store,
     db: db.pool,
@@ -81,11 +97,34 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     fetchTimeoutMs: config.fetchTimeoutMs,
     limiter: new WorkspaceLimiter(10),
   }
-  await queue.consume(
-    (job) => runTask(ingest, job),
-    (job, reason) => failDeadJob(ingest, job, reason),
-    20,
-  )
+  if (has('worker'))
+    await queue.consume(
+      (job) => runTask(ingest, job),
+      (job, reason) => failDeadJob(ingest, job, reason),
+      20,
+    )
+  // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
+  const entriesComplete = async () =>
+    runner.statuses().every((s) => s.state === 'running' || s.state === 'following') &&
+    runner.waitFor(await store.headPosition(), 10_000)
+  // The schedules (the outbox publisher, retention, URL sync, maintenance) run once across the cluster.
+  const scheduling = has('scheduler')
+    ? holdLease(db, 'scheduler', log, async () => {
+        outbox = await startOutbox(db, queue, log)
+        const stops = [
+          startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool }, entriesComplete),
+          startMaintenance(db, log),
+          startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs),
+        ]
+        return async () => {
+          for (const stopOne of stops) stopOne()
+          const stopping = outbox
+          outbox = undefined
+          await stopping?.stop()
+        }
+      })
+    : undefined
+  await scheduling?.started
   const deps: Deps = {
     config,
     db,
@@ -102,27 +141,21 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     queue,
     citations: new CitationLog(log, config.packs.citationsFlushMs),
     credentials: new CredentialCache(),
+    process: {
+      roles: config.roles,
+      leases: () => ({
+        ...(projecting ? { projections: projecting.held() ? 'held' : 'waiting' } : {}),
+        ...(scheduling ? { scheduler: scheduling.held() ? 'held' : 'waiting' } : {}),
+      }),
+    },
   }
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
   const http = createHttpServer(app.callback(), log)
   const address = await http.listen(config.port, config.host)
-  // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
-  const entriesComplete = async () =>
-    runner.statuses().every((s) => s.state === 'running') && runner.waitFor(await store.headPosition(), 10_000)
-  const stopSweeper = startRetentionSweeper(
-    db.pool,
-    store,
-    log,
-    config.retentionSweepMs,
-    { blobs, db: db.pool },
-    entriesComplete,
-  )
-  const stopMaintenance = startMaintenance(db, log)
-  const stopSync = startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
-  log.info({ url, database: db.kind }, 'service ready')
+  log.info({ url, database: db.kind, roles: config.roles }, 'service ready')
 
   let stopping: Promise<void> | undefined
   let step = 'running'
@@ -134,19 +167,17 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       step = 'answering the requests received'
       const [cut] = await Promise.all([http.stop(config.shutdownTimeoutMs * HTTP_SHARE), closeSessions()])
       if (cut.length) log.warn({ requests: cut }, 'requests still unanswered when the time for them ran out were cut')
-      stopSweeper()
-      stopMaintenance()
-      stopSync()
+      closing = true
       offProgress()
       offAccounts()
       // The searches' citations still waiting are appended, and counted before the runner stops.
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
       const steps: [string, () => Promise<unknown>][] = [
         ['appending the citations pending', () => settleCitations(deps)],
-        ['closing the outbox', () => outbox.stop()],
+        ['stopping the schedules', async () => scheduling?.stop()],
         ['closing the job queue', () => queue.close()],
         ['closing the parser workers', () => parsers.close()],
-        ['stopping the projections', () => runner.stop()],
+        ['stopping the projections', async () => (await projecting?.stop(), await runner.stop())],
         ['closing the embedder', async () => embedder.close?.()],
         ['closing the event store', () => store.close()],
         ['closing the database', () => db.close()],

@@ -51,7 +51,10 @@ export const assertNever = (x: never): never => {
 export const Author = t.union([
   t.type({ kind: t.literal('human'), userId: t.string, name: t.string }),
   // keyId: the API key the agent called with; what "its own writes" means when it undoes one (never shown).
-  t.intersection([t.type({ kind: t.literal('agent'), client: t.string }), t.partial({ skill: t.string, keyId: t.string })]),
+  t.intersection([
+    t.type({ kind: t.literal('agent'), client: t.string }),
+    t.partial({ skill: t.string, keyId: t.string }),
+  ]),
 ])
 export type Author = t.TypeOf<typeof Author>
 /** A person who verifies, approves or rejects. */

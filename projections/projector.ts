@@ -99,6 +99,8 @@ export class ProjectionError extends Error {
 /** Creates a projector's tables in the current search_path schema and its checkpoint row. */
 export const installProjector = async (db: Database, projector: Projector) => {
   await inTransaction(db.pool, async (tx) => {
+    // Processes starting at once on one server install one at a time (CREATE IF NOT EXISTS races otherwise).
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('kb-install-projectors')::bigint)")
     await tx.query(checkpointSchema)
     const { rows } = await tx.query<{ version: number }>(
       'SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE',

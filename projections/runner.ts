@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import pg from 'pg'
 import type { Logger } from 'pino'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
@@ -12,9 +13,15 @@ import { BATCH, type Projector, ProjectionError, applyBatch, handles, installPro
  */
 const IDLE_CHECKPOINT_MS = 1000
 
+/** The channel on which the process running the projectors says how far they got (a server only). */
+const PROJECTED_CHANNEL = 'kb_projected'
+/** How often a follower reads the checkpoint rows, in case a notice was lost. */
+const FOLLOW_POLL_MS = 1000
+
 export interface ProjectorStatus {
   name: string
-  state: 'running' | 'rebuilding' | 'failed' | 'stopped'
+  /** following: another process runs it; this one follows its position (process roles). */
+  state: 'running' | 'rebuilding' | 'failed' | 'stopped' | 'following'
   position: number
   error?: { message: string; position: number; type: string }
 }
@@ -36,6 +43,8 @@ export class ProjectionRunner {
   /** Positions recorded in checkpoint rows, by projector. */
   private readonly saved = new Map<string, number>()
   private idleSavedAt = 0
+  /** Set while another process runs the projectors and this one follows their positions. */
+  private following?: { timer: NodeJS.Timeout; client?: pg.Client }
 
   constructor(
     private readonly db: Database,
@@ -46,7 +55,77 @@ export class ProjectionRunner {
     this.progress.setMaxListeners(0)
   }
 
+  /** Whether this process runs the projectors (rather than following another that does). */
+  leading() {
+    return this.loop !== undefined && !this.following
+  }
+
+  /**
+   * Follows projectors that another process runs: their positions come from its notice after each batch, and
+   * from the checkpoint rows every second (a notice may be lost), so `waitFor` and `onWritten` work here too.
+   * Their tables are installed first, so this process can read them before the other has started.
+   */
+  async follow() {
+    for (const p of this.projectors) await installProjector(this.db, p)
+    for (const p of this.projectors) this.status.set(p.name, { name: p.name, state: 'following', position: 0 })
+    await this.readCheckpoints()
+    const timer = setInterval(() => void this.readCheckpoints().catch(() => undefined), FOLLOW_POLL_MS)
+    this.following = { timer }
+    if (!this.db.url) return
+    const client = new pg.Client({ connectionString: this.db.url })
+    // Polling goes on without it.
+    client.on('error', () => undefined)
+    client.on('notification', (n) => this.projected(n.payload ?? ''))
+    await client.connect()
+    await client.query(`LISTEN ${PROJECTED_CHANNEL}`)
+    this.following.client = client
+  }
+
+  private async stopFollowing() {
+    if (!this.following) return
+    clearInterval(this.following.timer)
+    await this.following.client?.end().catch(() => undefined)
+    this.following = undefined
+  }
+
+  private async readCheckpoints() {
+    const { rows } = await this.db.pool.query<{ name: string; position: string }>(
+      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[])',
+      [this.projectors.map((p) => p.name)],
+    )
+    for (const r of rows) {
+      const s = this.status.get(r.name)
+      if (s?.state === 'following') s.position = Math.max(s.position, Number(r.position))
+    }
+    this.progress.emit('progress')
+  }
+
+  /** The leading process's notice: every projector reached `position`; `written` wrote a batch. */
+  private projected(payload: string) {
+    let notice: { position: number; written: string[] }
+    try {
+      notice = JSON.parse(payload)
+    } catch {
+      return
+    }
+    for (const s of this.status.values())
+      if (s.state === 'following') s.position = Math.max(s.position, Number(notice.position) || 0)
+    for (const name of notice.written ?? []) this.progress.emit('progress', name)
+    this.progress.emit('progress')
+  }
+
+  /** Tells following processes how far every projector got, and which wrote (a server only). */
+  private async announce(written: string[]) {
+    if (!this.db.url) return
+    const position = Math.min(...[...this.status.values()].map((s) => s.position))
+    await this.db.pool
+      .query('SELECT pg_notify($1, $2)', [PROJECTED_CHANNEL, JSON.stringify({ position, written })])
+      .catch((error: Error) => this.log.warn({ err: error }, 'could not announce the projections position'))
+  }
+
   async start() {
+    await this.stopFollowing()
+    this.stopping = false
     // Running from the checkpoints once start() answers, as /health reports.
     for (const p of this.projectors) {
       await installProjector(this.db, p)
@@ -124,6 +203,7 @@ export class ProjectionRunner {
       }
     }
     this.progress.emit('progress')
+    await this.announce(writers.map((p) => p.name))
   }
 
   /**
@@ -245,6 +325,7 @@ export class ProjectionRunner {
   }
 
   async stop() {
+    await this.stopFollowing()
     this.stopping = true
     this.offAppend?.()
     this.wakeAll()

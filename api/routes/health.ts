@@ -19,7 +19,15 @@ export const mountHealth = (router: Router, deps: Deps) => {
     const projections = deps.runner.statuses()
     if (projections.some((p) => p.state === 'failed')) ready = false
     dependencies.projections = projections.map((p) => ({ name: p.name, state: p.state, position: p.position }))
-    const data = { status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready', dependencies }
+    const leases = deps.process.leases()
+    const data = {
+      status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready',
+      roles: deps.process.roles,
+      leases,
+      // The projectors this process runs: all of them while it holds their lease, none while it follows.
+      projectors: deps.runner.leading() ? projections.map((p) => p.name) : [],
+      dependencies,
+    }
     ctx.status = ready ? 200 : 503
     ctx.body = ready
       ? { success: true, data }

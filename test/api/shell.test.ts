@@ -357,6 +357,21 @@ test('configuration: a bad value names the variable in one line; defaults apply'
     (loadConfig({ PUBLIC_URL: 'https://example.com/kb/' }) as E.Right<any>).right.publicUrl,
     'https://example.com/kb',
   )
+  // Roles: all by default; a part of the service needs the shared database and broker.
+  assert.equal((good as E.Right<any>).right.roles, ['api', 'projector', 'worker', 'scheduler'])
+  assert.match(
+    (loadConfig({ KB_ROLE: 'api,gateway' }) as E.Left<string>).left,
+    /^Invalid configuration: KB_ROLE must be a comma list of api, projector, worker, scheduler/,
+  )
+  assert.match(
+    (loadConfig({ KB_ROLE: 'api' }) as E.Left<string>).left,
+    /KB_ROLE api runs part of the service, so the processes share one database and one broker: set DATABASE_URL/,
+  )
+  const server = { DATABASE_URL: 'postgres://h/db', AMQP_URL: 'amqp://h' }
+  assert.equal((loadConfig({ ...server, KB_ROLE: ' worker , api,worker' }) as E.Right<any>).right.roles, [
+    'worker',
+    'api',
+  ])
 })
 
 test('admin streams: a stream by its id, or an entry, page or task by its bare id; unknown ids are 404', async ({

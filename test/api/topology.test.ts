@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createLogger } from '../../adapters/logger'
+import { RabbitQueue } from '../../adapters/queue/rabbitmq'
+import { freshPostgres, serverUrl } from '../../testkit/db'
+import { newKey, tool } from '../helpers/brain'
+import { upload, waitForTask } from '../helpers/ingestion'
+import { type Proc, start } from '../helpers/process'
+import { client, ok, seedMember } from '../helpers/service'
+
+// Process roles on one database and one broker: two API processes, two workers, two processes of the
+// projector role (one holds the projectors, the other waits to take over) and one scheduler.
+const test = suite('process roles: several processes, one database, one broker')
+const amqpUrl = process.env.TEST_AMQP_URL ?? ''
+const server = serverUrl ?? ''
+
+const health = async (p: Proc) => (await (await fetch(`${p.base}/health`)).json()).data
+
+const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return ms - (deadline - Date.now())
+}
+
+if (!server || !amqpUrl) {
+  test.skip('process roles (TEST_DATABASE_URL or TEST_AMQP_URL unset)', () => undefined)
+} else {
+  test('2 api, 2 worker, 2 projector, 1 scheduler: one flow through both APIs; a dead projector replaced', async () => {
+    const db = await freshPostgres(server)
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-topology-'))
+    const queue = `kb.topology.${randomUUID()}`
+    const port = 45000 + Math.floor(Math.random() * 1500)
+    const procs: Proc[] = []
+    const run = async (role: string, n: number) => {
+      const proc = await start(dataDir, port + n, {
+        DATABASE_URL: db.url!,
+        AMQP_URL: amqpUrl,
+        AMQP_QUEUE: queue,
+        KB_ROLE: role,
+      })
+      procs.push(proc)
+      return proc
+    }
+    try {
+      const projector = await run('projector', 0)
+      const [standby, scheduler, w1, w2, a1, a2] = await Promise.all([
+        run('projector', 1),
+        run('scheduler', 2),
+        run('worker', 3),
+        run('worker', 4),
+        run('api', 5),
+        run('api', 6),
+      ])
+      assert.equal((await health(projector)).leases, { projections: 'held' })
+      assert.ok((await health(projector)).projectors.length >= 5)
+      assert.equal((await health(standby)).leases, { projections: 'waiting' })
+      assert.equal((await health(standby)).projectors, [])
+      assert.equal((await health(scheduler)).leases, { scheduler: 'held' })
+      assert.equal([(await health(w1)).roles, (await health(a2)).roles], [['worker'], ['api']])
+      // Only the API processes serve the API.
+      assert.is((await fetch(`${w2.base}/api/v1/openapi.json`)).status, 404)
+
+      const [call1, call2] = [client(a1.base), client(a2.base)]
+      const owner = await seedMember(call1, 'owner')
+      // A write through one API process is read through the other in the next request.
+      const entry = ok(
+        await call1('POST', '/api/v1/knowledge', {
+          token: owner.token,
+          body: { source: 'text', title: 'Okapi', content: 'The okapi is a giraffid of the Congo rainforest.' },
+        }),
+        201,
+      )
+      assert.is(ok(await call2('GET', `/api/v1/knowledge/${entry.id}`, { token: owner.token })).title, 'Okapi')
+      // A file uploaded through one, processed by a worker, followed and searched through the other.
+      const file = Buffer.from('# Tapirs\n\nTapirs use their prehensile snout to grab leaves and fruit.\n')
+      const res = await upload(a2.base, owner.token, { source: 'file' }, { bytes: file, name: 'tapirs.md' })
+      assert.is(res.status, 201, JSON.stringify(res.body))
+      const task = await waitForTask(call1, owner.token, res.body.data.taskId, 60_000)
+      assert.is(task.status, 'completed', JSON.stringify(task))
+      const found = ok(
+        await call2('POST', '/api/v1/knowledge/search', {
+          token: owner.token,
+          body: { query: 'prehensile snout', mode: 'text' },
+        }),
+      )
+      assert.equal(
+        found.results.map((r: any) => r.title),
+        ['tapirs'],
+      )
+      const key = (await newKey(call1, owner.workspaceId, 'agent')).api_key
+      const page = ok(await tool(call1, key, 'page_write', { title: 'Field notes', content: 'Okapis are shy.' }))
+      assert.is(ok(await tool(call2, key, 'page_read', { pageId: page.pageId })).content, 'Okapis are shy.')
+
+      // The projector dies: the process waiting for its lease takes over, from the checkpoints.
+      projector.child.kill('SIGKILL')
+      await projector.exited
+      const took = await until(
+        'the standby holds the projections',
+        async () => {
+          const h = await health(standby)
+          return h.leases.projections === 'held' && h.projectors.length > 0
+        },
+        10_000,
+      )
+      assert.ok(took <= 10_000, `took over in ${took} ms`)
+      const after = await call2('POST', '/api/v1/knowledge', {
+        token: owner.token,
+        body: { source: 'text', title: 'Aye-aye', content: 'The aye-aye taps on wood to find grubs.' },
+      })
+      assert.is(after.status, 201)
+      assert.is(after.headers.get('x-read-models-lag'), null, 'read-your-writes holds after the takeover')
+      const list = ok(await call1('GET', '/api/v1/knowledge?includeContent=false', { token: owner.token }))
+      assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'tapirs'])
+    } finally {
+      for (const p of procs) p.child.kill('SIGKILL')
+      await Promise.all(procs.map((p) => p.exited))
+      await db.close()
+      const cleanup = await RabbitQueue.connect(amqpUrl, createLogger('silent'), queue)
+      await cleanup.deleteQueues()
+      await cleanup.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+}
+
+test.run()
