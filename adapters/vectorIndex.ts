@@ -71,6 +71,29 @@ export const vectorSearch = async (
 
 const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
 
+/**
+ * Nearest rows by cosine similarity where vectors are kept as `real[]` (a server without pgvector):
+ * every row in scope is compared, in SQL, so it is slower than the HNSW scan, and exact. The query is
+ * made unit length here, so each row's similarity is its dot product over its own length.
+ */
+export const exactVectorSearch = async (
+  tx: Queryable,
+  { table, key, chunk, vector, model, scope, limit }: VectorQuery,
+): Promise<VectorHit[]> => {
+  const length = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
+  if (length === 0) return []
+  const s = scopeSql(scope, 4)
+  const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; cosine: number | null }>(
+    `SELECT id, key, chunk, cosine FROM (
+       SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk,
+         (SELECT sum(a * b) / nullif(sqrt(sum(a * a)), 0) FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
+       FROM ${table} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
+     WHERE cosine IS NOT NULL ORDER BY cosine DESC LIMIT $2`,
+    [vector.map((x) => x / length), limit, model, ...s.args],
+  )
+  return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(1 - Number(r.cosine)) }))
+}
+
 /** Whether any row in scope has a vector of this model. */
 export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope) => {
   const s = scopeSql(scope, 2)

@@ -16,7 +16,7 @@ const Event = t.union([EntryEvent, EmbeddingsRebuilt])
 
 export interface ChunksOptions {
   embedder: Embedder
-  /** Whether the database has pgvector (else vectors are kept as real[] and not searched). */
+  /** Whether the database has pgvector (else vectors are kept as real[] and searched by an exact scan). */
   vectors: boolean
   textIndex: TextIndex
 }

@@ -37,7 +37,7 @@ export const setupProjectors = async (db: Database, config: EmbedderSettings, lo
   await db.pool.query(embeddingCacheSchema)
   const vectors = await enableVectors(db.pool)
   if (!vectors)
-    log.warn('pgvector is not installed: chunk vectors are stored as real[] and vector search is unavailable')
+    log.warn('pgvector is not installed: vectors are stored as real[] and searched by comparing each (slower, exact)')
   const embedder = createEmbedder(config)
   const textIndex = await openTextIndex(db.pool)
   return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }

@@ -4,7 +4,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import { bm25 } from '../adapters/textIndex/bm25'
 import type { Scope, TextIndex } from '../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../adapters/textIndex/terms'
-import { type VectorHit, hasVectors, vectorSearch } from '../adapters/vectorIndex'
+import { type VectorHit, exactVectorSearch, hasVectors, vectorSearch } from '../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
@@ -66,7 +66,7 @@ export type QueryVector = E.Either<string, number[]> | undefined
  * connection: a slow model never holds the database.
  */
 export const embedQuery = async (deps: RankDeps, mode: Mode, query: string): Promise<QueryVector> => {
-  if (mode === 'text' || !deps.vectors) return undefined
+  if (mode === 'text') return undefined
   try {
     return E.right((await deps.embedder.embed([query]))[0])
   } catch (error) {
@@ -198,13 +198,14 @@ const vectorLeg = async (
   q: RankQuery,
   vector: QueryVector,
 ): Promise<E.Either<string, VectorHit[]>> => {
-  if (!deps.vectors) return E.left('this database has no pgvector')
   const { table } = q.index.vectors
   if (!(await hasVectors(tx, table, deps.embedder.model, q.scope)))
     return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
-  const hits = await vectorSearch(tx, {
+  // Without pgvector the vectors are real[]: compared one by one, exactly.
+  const search = deps.vectors ? vectorSearch : exactVectorSearch
+  const hits = await search(tx, {
     table,
     key: q.index.key,
     chunk: q.index.vectors.chunk,

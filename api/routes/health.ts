@@ -12,6 +12,8 @@ export const mountHealth = (router: Router, deps: Deps) => {
       dependencies.database = { status: 'up', kind: deps.db.kind }
       dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
       dependencies.jobQueue = { kind: deps.queue.kind, unpublished: unpublishedJobs }
+      // Which engines answer searches here: the text index, and pgvector's HNSW or an exact scan of real[].
+      dependencies.search = { text: deps.textIndex.name, vectors: deps.vectors ? 'pgvector' : 'exact scan' }
     } catch (error) {
       ready = false
       dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }

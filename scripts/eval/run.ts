@@ -11,9 +11,12 @@ import MiniSearch from 'minisearch'
 import { createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
+import { freshPostgres } from '../../testkit/db'
 import { type Doc, type Question, SETS, loadDocs, loadQuestions } from './sets'
 
 const EMBEDDER = process.env.EVAL_EMBEDDER ?? 'local'
+/** A Postgres server to run on (a fresh database per set) instead of the embedded default. */
+const SERVER = process.env.EVAL_DATABASE_URL
 /** EVAL_CHUNK_TOKENS: chunk size for ingestion; unset, the service's default chunking. */
 const CHUNK = process.env.EVAL_CHUNK_TOKENS ? Number(process.env.EVAL_CHUNK_TOKENS) : undefined
 /** Documents created at once, as a client with a few workers would. */
@@ -81,7 +84,8 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
     LOG_LEVEL: 'silent',
   })
   if (E.isLeft(config)) throw new Error(config.left)
-  const service = await startService(config.right, createLogger('silent'))
+  const database = SERVER ? await freshPostgres(SERVER) : undefined
+  const service = await startService(config.right, createLogger('silent'), database)
   const call = async (method: string, p: string, token: string, body?: unknown) => {
     const res = await fetch(service.url + p, {
       method,

@@ -62,7 +62,7 @@ if (!serverUrl) {
     expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}`, { token: m.token }), 404, 'NOT_FOUND')
   })
 
-  test('search on a server without pg_textsearch or pgvector: full-text answers, vector falls back to text', async ({
+  test('search on a server without pg_textsearch or pgvector: full-text answers, vectors by an exact scan', async ({
     svc,
   }) => {
     const m = await seedMember(svc.call, 'owner')
@@ -96,11 +96,11 @@ if (!serverUrl) {
         body: { query: "crash's log (\\)", mode: 'vector', minScore: 0 },
       }),
     )
-    assert.is(vector.mode, 'text')
-    assert.equal(
-      vector.results.map((r: any) => r.id),
-      [e.id],
-    )
+    // real[] vectors, compared one by one: the answer is in vector mode, with no fallback.
+    assert.equal([vector.mode, vector.fallback], ['vector', undefined])
+    assert.is(vector.results[0].id, e.id)
+    assert.ok(vector.results[0].scores.vector > 0)
+    assert.equal(ok(await svc.call('GET', '/health')).dependencies.search, { text: 'tsvector', vectors: 'exact scan' })
     // Scores are computed by the service from stored term frequencies, as on the embedded default: a
     // clear match is found at the endpoint's defaults (minScore 0.5), and scores the same as there.
     const byDefault = ok(
