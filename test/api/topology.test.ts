@@ -9,6 +9,13 @@ import { RabbitQueue } from '../../adapters/queue/rabbitmq'
 import { freshPostgres, serverUrl } from '../../testkit/db'
 import { newKey, tool } from '../helpers/brain'
 import { upload, waitForTask } from '../helpers/ingestion'
+import { startSite } from '../helpers/site'
+import { dump } from '../helpers/dump'
+import { PostgresEventStore } from '../../adapters/eventstore/postgres'
+import { hashingEmbedder } from '../../adapters/embedders/hashing'
+import { tsvectorIndex } from '../../adapters/textIndex/tsvector'
+import { createProjectors } from '../../projections'
+import { rebuildProjector } from '../../projections/rebuild'
 import { type Proc, start } from '../helpers/process'
 import { client, ok, seedMember } from '../helpers/service'
 
@@ -32,29 +39,31 @@ const until = async (what: string, check: () => Promise<boolean>, ms: number) =>
 if (!server || !amqpUrl) {
   test.skip('process roles (TEST_DATABASE_URL or TEST_AMQP_URL unset)', () => undefined)
 } else {
-  test('2 api, 2 worker, 2 projector, 1 scheduler: one flow through both APIs; a dead projector replaced', async () => {
+  test('2 api, 2 worker, 2 projector, 1 scheduler: one flow, a dead worker and a dead projector replaced', async () => {
     const db = await freshPostgres(server)
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-topology-'))
     const queue = `kb.topology.${randomUUID()}`
     const port = 45000 + Math.floor(Math.random() * 1500)
     const procs: Proc[] = []
+    const site = await startSite()
     const run = async (role: string, n: number) => {
       const proc = await start(dataDir, port + n, {
         DATABASE_URL: db.url!,
         AMQP_URL: amqpUrl,
         AMQP_QUEUE: queue,
         KB_ROLE: role,
+        KB_ALLOW_PRIVATE_URLS: 'true',
       })
       procs.push(proc)
       return proc
     }
     try {
       const projector = await run('projector', 0)
-      const [standby, scheduler, w1, w2, a1, a2] = await Promise.all([
+      // The second worker starts later: it takes over a task from the first.
+      const [standby, scheduler, w1, a1, a2] = await Promise.all([
         run('projector', 1),
         run('scheduler', 2),
         run('worker', 3),
-        run('worker', 4),
         run('api', 5),
         run('api', 6),
       ])
@@ -65,7 +74,7 @@ if (!server || !amqpUrl) {
       assert.equal((await health(scheduler)).leases, { scheduler: 'held' })
       assert.equal([(await health(w1)).roles, (await health(a2)).roles], [['worker'], ['api']])
       // Only the API processes serve the API.
-      assert.is((await fetch(`${w2.base}/api/v1/openapi.json`)).status, 404)
+      assert.is((await fetch(`${w1.base}/api/v1/openapi.json`)).status, 404)
 
       const [call1, call2] = [client(a1.base), client(a2.base)]
       const owner = await seedMember(call1, 'owner')
@@ -94,6 +103,25 @@ if (!server || !amqpUrl) {
         found.results.map((r: any) => r.title),
         ['tapirs'],
       )
+      // The worker holding a task dies: the broker gives its job to the other worker, which finishes it.
+      site.pages.set('/slow', {
+        delayMs: 4000,
+        body: '<html><head><title>Slow</title></head><body><p>Pangolins roll into a scaly ball.</p></body></html>',
+      })
+      const slow = ok(
+        await call1('POST', '/api/v1/knowledge', {
+          token: owner.token,
+          body: { source: 'url', title: 'Pangolins', url: `${site.url}/slow` },
+        }),
+        201,
+      )
+      await until('the first worker fetches the page', async () => site.hits.includes('/slow'), 30_000)
+      const w2 = await run('worker', 4)
+      w1.child.kill('SIGKILL')
+      await w1.exited
+      const resumed = await waitForTask(call2, owner.token, slow.taskId, 90_000)
+      assert.is(resumed.status, 'completed', JSON.stringify(resumed))
+      assert.equal((await health(w2)).roles, ['worker'])
       const key = (await newKey(call1, owner.workspaceId, 'agent')).api_key
       const page = ok(await tool(call1, key, 'page_write', { title: 'Field notes', content: 'Okapis are shy.' }))
       assert.is(ok(await tool(call2, key, 'page_read', { pageId: page.pageId })).content, 'Okapis are shy.')
@@ -117,7 +145,26 @@ if (!server || !amqpUrl) {
       assert.is(after.status, 201)
       assert.is(after.headers.get('x-read-models-lag'), null, 'read-your-writes holds after the takeover')
       const list = ok(await call1('GET', '/api/v1/knowledge?includeContent=false', { token: owner.token }))
-      assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'tapirs'])
+      assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'Pangolins', 'tapirs'])
+      // What the two projector processes built, one after the other, equals a rebuild from the log.
+      await until(
+        'the read models hold the last write',
+        async () => (await health(standby)).projectors.length > 0,
+        5000,
+      )
+      for (const p of procs) if (p !== standby) p.child.kill('SIGKILL')
+      standby.child.kill('SIGTERM')
+      await Promise.all(procs.map((p) => p.exited))
+      const store = await PostgresEventStore.open(db)
+      try {
+        for (const p of createProjectors({ embedder: hashingEmbedder(), vectors: false, textIndex: tsvectorIndex() })) {
+          const live = await dump(db, p)
+          await rebuildProjector(db, store, p, createLogger('silent'))
+          assert.equal(await dump(db, p), live, p.name)
+        }
+      } finally {
+        await store.close()
+      }
     } finally {
       for (const p of procs) p.child.kill('SIGKILL')
       await Promise.all(procs.map((p) => p.exited))
@@ -126,6 +173,7 @@ if (!server || !amqpUrl) {
       await cleanup.deleteQueues()
       await cleanup.close()
       fs.rmSync(dataDir, { recursive: true, force: true })
+      await site.close()
     }
   })
 }
