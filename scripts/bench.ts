@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'ingest-files': () => import('./bench/ingestFiles'),
   search: () => import('./bench/search'),
   pages: () => import('./bench/pages'),
+  scale: () => import('./bench/scale'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)
