@@ -124,6 +124,8 @@ export const createEntry = async (
   deps: NewEntryDeps,
   ctx: CommandContext,
   request: NewEntry,
+  /** Called once a URL is accepted, before anything is written (the route counts the upload then). */
+  admitUrl: () => Promise<void> = async () => undefined,
 ): Promise<E.Either<DomainError, { id: string; taskId?: string; position: number }>> => {
   const { title: asked, content, url, crawl, file, ...common } = request
   // What the source needs first, then the title (a file's defaults to its name).
@@ -136,6 +138,7 @@ export const createEntry = async (
   if (request.source === 'url' && url !== undefined) {
     const accepted = acceptUrl(url, deps.allowPrivateUrls)
     if (E.isLeft(accepted)) return accepted
+    await admitUrl()
     const crawlOptions = {
       depth: crawl?.depth ?? 0,
       maxPages: crawl?.maxPages ?? 10,

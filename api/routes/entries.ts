@@ -135,19 +135,24 @@ export const entryRoutes: AnyRoute[] = [
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command, upload, countUpload }, deps) => {
       const workspaceId = workspaceIdOf(identity)
-      if (body.source === 'url') await countUpload()
       const { crawlOptions: crawl, ...fields } = body
-      const created = await createEntry(newEntryDeps(deps), command, {
-        ...fields,
-        workspaceId,
-        crawl,
-        file: upload,
-        metadata: body.metadata ?? {},
-        externalReferenceIds: body.externalReferenceIds ?? {},
-        folderId: body.folderId ?? null,
-        isEnabled: body.isEnabled ?? true,
-        chunkingOptions: body.chunkingOptions ?? {},
-      })
+      // A URL is an upload too: counted once it is accepted (a file was counted before its body was read).
+      const created = await createEntry(
+        newEntryDeps(deps),
+        command,
+        {
+          ...fields,
+          workspaceId,
+          crawl,
+          file: upload,
+          metadata: body.metadata ?? {},
+          externalReferenceIds: body.externalReferenceIds ?? {},
+          folderId: body.folderId ?? null,
+          isEnabled: body.isEnabled ?? true,
+          chunkingOptions: body.chunkingOptions ?? {},
+        },
+        countUpload,
+      )
       if (E.isLeft(created)) return created
       return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
     },
