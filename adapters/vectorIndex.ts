@@ -86,9 +86,10 @@ export const exactVectorSearch = async (
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; cosine: number | null }>(
     `SELECT id, key, chunk, cosine FROM (
        SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk,
-         (SELECT sum(a * b) / nullif(sqrt(sum(a * a)), 0) FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
+         (SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)), 0)
+            FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
        FROM ${table} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
-     WHERE cosine IS NOT NULL ORDER BY cosine DESC LIMIT $2`,
+     WHERE cosine IS NOT NULL AND cosine <> 'NaN' ORDER BY cosine DESC LIMIT $2`,
     [vector.map((x) => x / length), limit, model, ...s.args],
   )
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(1 - Number(r.cosine)) }))

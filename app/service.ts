@@ -71,7 +71,9 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         await runner.start()
         return async () => {
           await runner.stop()
-          if (!closing) await runner.follow()
+          // Lost the lease: follow whoever takes it (a failure here is retried by the next takeover or restart).
+          if (!closing)
+            await runner.follow().catch((error: Error) => log.error({ err: error }, 'cannot follow the projections'))
         }
       })
     : undefined

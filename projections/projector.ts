@@ -97,7 +97,11 @@ export class ProjectionError extends Error {
 }
 
 /** Creates a projector's tables in the current search_path schema and its checkpoint row. */
-export const installProjector = async (db: Database, projector: Projector) => {
+/**
+ * `onlyIfMissing`: for a process that only reads them (it follows another that runs the projector): the tables
+ * are made if there are none, never reset for a new version (only the process running the projector does that).
+ */
+export const installProjector = async (db: Database, projector: Projector, { onlyIfMissing = false } = {}) => {
   await inTransaction(db.pool, async (tx) => {
     // Processes starting at once on one server install one at a time (CREATE IF NOT EXISTS races otherwise).
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('kb-install-projectors')::bigint)")
@@ -106,7 +110,7 @@ export const installProjector = async (db: Database, projector: Projector) => {
       'SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
       [projector.name],
     )
-    if (rows[0]?.version === projector.version) return
+    if (rows[0]?.version === projector.version || (onlyIfMissing && rows[0])) return
     // New projector, or its meaning changed: start its tables again from position 0.
     for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${table} CASCADE`)
     await tx.query('SET LOCAL search_path TO public')

@@ -15,10 +15,19 @@ export interface RebuildReport {
 /** Drops what an interrupted rebuild left behind. */
 export const dropShadowSchemas = async (db: Database) => {
   const { rows } = await db.pool.query<{ nspname: string }>(
-    "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'kb_rebuild_%'",
+    "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'kb\\_rebuild\\_%'",
   )
-  for (const r of rows) await db.pool.query(`DROP SCHEMA IF EXISTS ${r.nspname} CASCADE`)
+  // On a server another process may be rebuilding now: only shadows a day old are left over.
+  const leftOver = (name: string) => {
+    const started = Number(/_t(\d+)_[0-9a-f]+$/.exec(name)?.[1] ?? 0)
+    return db.url === undefined || Date.now() / 1000 - started > SHADOW_MAX_AGE_S
+  }
+  for (const r of rows.filter((r) => leftOver(r.nspname)))
+    await db.pool.query(`DROP SCHEMA IF EXISTS ${r.nspname} CASCADE`)
 }
+
+/** A rebuild's shadow schema older than this is one a crash left behind. */
+const SHADOW_MAX_AGE_S = 24 * 3600
 
 /**
  * How long one of a rebuild's transactions should take: the number of events each applies starts
@@ -41,7 +50,9 @@ export const rebuildProjector = async (
 ): Promise<RebuildReport> => {
   const started = Date.now()
   await installProjector(db, projector)
-  const shadow = `kb_rebuild_${projector.name.replace(/[^a-z0-9_]/gi, '_')}_${randomBytes(4).toString('hex')}`
+  const shadow =
+    `kb_rebuild_${projector.name.replace(/[^a-z0-9_]/gi, '_')}_t${Math.floor(Date.now() / 1000)}_` +
+    randomBytes(4).toString('hex')
   await db.pool.query(`CREATE SCHEMA ${shadow}`)
   const inShadow = `SET LOCAL search_path TO ${shadow}, public`
   try {

@@ -66,19 +66,38 @@ export class ProjectionRunner {
    * Their tables are installed first, so this process can read them before the other has started.
    */
   async follow() {
-    for (const p of this.projectors) await installProjector(this.db, p)
+    for (const p of this.projectors) await installProjector(this.db, p, { onlyIfMissing: true })
     for (const p of this.projectors) this.status.set(p.name, { name: p.name, state: 'following', position: 0 })
     await this.readCheckpoints()
-    const timer = setInterval(() => void this.readCheckpoints().catch(() => undefined), FOLLOW_POLL_MS)
+    const timer = setInterval(() => void this.poll(), FOLLOW_POLL_MS)
     this.following = { timer }
-    if (!this.db.url) return
-    const client = new pg.Client({ connectionString: this.db.url })
-    // Polling goes on without it.
-    client.on('error', () => undefined)
-    client.on('notification', (n) => this.projected(n.payload ?? ''))
-    await client.connect()
-    await client.query(`LISTEN ${PROJECTED_CHANNEL}`)
+    await this.listen().catch((error: Error) => this.log.warn({ err: error }, 'cannot listen for projections; polling'))
+  }
+
+  /** The notices of the process running the projectors, on a connection of this process's own (a server only). */
+  private async listen() {
+    if (!this.db.url || !this.following || this.following.client) return
+    const client = new pg.Client({ connectionString: this.db.url, keepAlive: true })
     this.following.client = client
+    // The poll goes on without it, and listens again.
+    client.on('error', () => {
+      if (this.following?.client === client) this.following.client = undefined
+      void client.end().catch(() => undefined)
+    })
+    client.on('notification', (n) => this.projected(n.payload ?? ''))
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${PROJECTED_CHANNEL}`)
+    } catch (error) {
+      if (this.following?.client === client) this.following.client = undefined
+      await client.end().catch(() => undefined)
+      throw error
+    }
+  }
+
+  private async poll() {
+    await this.readCheckpoints().catch(() => undefined)
+    await this.listen().catch(() => undefined)
   }
 
   private async stopFollowing() {
@@ -95,7 +114,10 @@ export class ProjectionRunner {
     )
     for (const r of rows) {
       const s = this.status.get(r.name)
-      if (s?.state === 'following') s.position = Math.max(s.position, Number(r.position))
+      if (s?.state !== 'following' || Number(r.position) <= s.position) continue
+      s.position = Number(r.position)
+      // It may have written (a lost notice would have said): its listeners hear it.
+      this.progress.emit('progress', r.name)
     }
     this.progress.emit('progress')
   }
@@ -169,7 +191,8 @@ export class ProjectionRunner {
         this.log.error({ err: error }, 'projections could not read the log; retrying')
       }
       if (events.length > 0) await this.applyAll(running, events)
-      else if (Date.now() - this.idleSavedAt >= IDLE_CHECKPOINT_MS) await this.saveIdleCheckpoints(running)
+      // Also under constant writes: a process that follows by the rows sees idle projectors move on.
+      if (Date.now() - this.idleSavedAt >= IDLE_CHECKPOINT_MS) await this.saveIdleCheckpoints(running)
       if (events.length < BATCH) await idle
     }
     await this.saveIdleCheckpoints(this.projectors.filter((p) => this.status.get(p.name)!.state === 'running'))
@@ -330,5 +353,6 @@ export class ProjectionRunner {
     this.offAppend?.()
     this.wakeAll()
     await this.loop
+    this.loop = undefined
   }
 }
