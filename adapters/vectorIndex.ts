@@ -21,6 +21,8 @@ export interface VectorQuery {
   model: string
   scope: Scope
   limit: number
+  /** The model's own dimensions (the rest are zeros): an exact scan reads only those. */
+  dimensions?: number
 }
 
 /**
@@ -78,19 +80,20 @@ const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
  */
 export const exactVectorSearch = async (
   tx: Queryable,
-  { table, key, chunk, vector, model, scope, limit }: VectorQuery,
+  { table, key, chunk, vector, model, scope, limit, dimensions = vector.length }: VectorQuery,
 ): Promise<VectorHit[]> => {
   const length = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
+  // Vectors of a smaller model are zero-padded: their first `dimensions` decide (a third of the work for 512).
   if (length === 0) return []
   const s = scopeSql(scope, 4)
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; cosine: number | null }>(
     `SELECT id, key, chunk, cosine FROM (
        SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk,
          (SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)), 0)
-            FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
+            FROM unnest(embedding[1:${Math.floor(dimensions)}], $1::real[]) AS u(a, b)) AS cosine
        FROM ${table} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
      WHERE cosine IS NOT NULL AND cosine <> 'NaN' ORDER BY cosine DESC LIMIT $2`,
-    [vector.map((x) => x / length), limit, model, ...s.args],
+    [vector.slice(0, dimensions).map((x) => x / length), limit, model, ...s.args],
   )
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(1 - Number(r.cosine)) }))
 }

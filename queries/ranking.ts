@@ -211,6 +211,7 @@ const vectorLeg = async (
     chunk: q.index.vectors.chunk,
     vector: vector.right,
     model: deps.embedder.model,
+    dimensions: deps.embedder.dimensions,
     scope: q.scope,
     limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
   })

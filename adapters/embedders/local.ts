@@ -76,6 +76,7 @@ export const localEmbedder = (workers = defaultEmbedWorkers()): Embedder => {
     model: 'use-lite-512:t128:pad1536',
     // About 80 of the model's tokens in English prose, more in code: most passages are read whole.
     passageWords: 40,
+    dimensions: 512,
     embed: async (texts) => {
       const parts: Promise<number[][]>[] = []
       const size = Math.min(MAX_PART, Math.ceil(texts.length / pool.length))

@@ -10,6 +10,8 @@ export interface Embedder {
    * chunk: one vector per chunk.
    */
   readonly passageWords?: number
+  /** The model's own dimensions, when fewer than DIMENSIONS: the rest of every vector is zeros. */
+  readonly dimensions?: number
   embed(texts: string[]): Promise<number[][]>
   close?(): Promise<void>
 }
