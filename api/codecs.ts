@@ -127,8 +127,11 @@ export const booleanFromString = documented(
 )
 
 /** A JSON object with required and optional fields; unknown keys are dropped, never applied. */
-export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name = 'a JSON object') =>
-  t.exact(t.intersection([t.type(required), t.partial(optional)]), name)
+export const object = <R extends t.Props, O extends t.Props = {}>(
+  required: R,
+  optional: O = {} as O,
+  name = 'a JSON object',
+) => t.exact(t.intersection([t.type(required), t.partial(optional)]), name)
 
 export const hexColor = documented(
   new t.Type<string, string, unknown>(

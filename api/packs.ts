@@ -15,7 +15,7 @@ import * as c from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
-import { inputSchemaOf, outputSchemaOf } from './openapi'
+import { outputSchemaOf } from './openapi'
 import { inputProblems } from './route'
 import { PAGE_TITLE_MAX, pageSearchArguments } from './tools/pages'
 import {
@@ -27,9 +27,8 @@ import {
   rangeOptional,
   readRange,
   searchNotes,
-  shape,
 } from './tools/shapes'
-import { READS } from './tools/tool'
+import { READS, argumentsSchema } from './tools/tool'
 
 // Public packs: a collection's verified pages, each at its pinned version, served without login as
 // a web page and as a read-only MCP endpoint. A page past its pin is served at the pin; a page never
@@ -88,7 +87,7 @@ const d = c.described
 
 const PackPageArguments = c.exact({ pageId: c.id, title: c.line(1, PAGE_TITLE_MAX), ...rangeArguments })
 
-const PackPageRead = shape(
+const PackPageRead = c.object(
   {
     pageId: d(t.string, 'The page id'),
     title: d(t.string, 'The page title'),
@@ -110,10 +109,7 @@ const packTool = <A, O>(spec: {
 }): McpTool => ({
   name: spec.name,
   description: spec.description,
-  inputSchema: inputSchemaOf(
-    spec.arguments,
-    Object.fromEntries(Object.entries(spec.argumentNotes).map(([k, v]) => [k, { description: v }])),
-  ),
+  inputSchema: argumentsSchema(spec.arguments, spec.argumentNotes),
   outputSchema: outputSchemaOf(spec.output),
   annotations: READS,
   call: (args) =>

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events'
-import pg from 'pg'
 import type { Logger } from 'pino'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
+import { ProjectionFollower, type Report, announce } from './follow'
 import { BATCH, type Projector, ProjectionError, applyBatch, handles, installProjector } from './projector'
 
 /**
@@ -12,11 +12,6 @@ import { BATCH, type Projector, ProjectionError, applyBatch, handles, installPro
  * the reading of events the projector skips anyway.
  */
 const IDLE_CHECKPOINT_MS = 1000
-
-/** The channel on which the process running the projectors says how far they got (a server only). */
-const PROJECTED_CHANNEL = 'kb_projected'
-/** How often a follower reads the checkpoint rows, in case a notice was lost. */
-const FOLLOW_POLL_MS = 1000
 
 export interface ProjectorStatus {
   name: string
@@ -44,7 +39,7 @@ export class ProjectionRunner {
   private readonly saved = new Map<string, number>()
   private idleSavedAt = 0
   /** Set while another process runs the projectors and this one follows their positions. */
-  private following?: { timer: NodeJS.Timeout; client?: pg.Client }
+  private follower?: ProjectionFollower
 
   constructor(
     private readonly db: Database,
@@ -57,7 +52,7 @@ export class ProjectionRunner {
 
   /** Whether this process runs the projectors (rather than following another that does). */
   leading() {
-    return this.loop !== undefined && !this.following
+    return this.loop !== undefined && !this.follower
   }
 
   /**
@@ -68,81 +63,27 @@ export class ProjectionRunner {
   async follow() {
     for (const p of this.projectors) await installProjector(this.db, p, { onlyIfMissing: true })
     for (const p of this.projectors) this.status.set(p.name, { name: p.name, state: 'following', position: 0 })
-    await this.readCheckpoints()
-    const timer = setInterval(() => void this.poll(), FOLLOW_POLL_MS)
-    this.following = { timer }
-    await this.listen().catch((error: Error) => this.log.warn({ err: error }, 'cannot listen for projections; polling'))
-  }
-
-  /** The notices of the process running the projectors, on a connection of this process's own (a server only). */
-  private async listen() {
-    if (!this.db.url || !this.following || this.following.client) return
-    const client = new pg.Client({ connectionString: this.db.url, keepAlive: true })
-    this.following.client = client
-    // The poll goes on without it, and listens again.
-    client.on('error', () => {
-      if (this.following?.client === client) this.following.client = undefined
-      void client.end().catch(() => undefined)
-    })
-    client.on('notification', (n) => this.projected(n.payload ?? ''))
-    try {
-      await client.connect()
-      await client.query(`LISTEN ${PROJECTED_CHANNEL}`)
-    } catch (error) {
-      if (this.following?.client === client) this.following.client = undefined
-      await client.end().catch(() => undefined)
-      throw error
-    }
-  }
-
-  private async poll() {
-    await this.readCheckpoints().catch(() => undefined)
-    await this.listen().catch(() => undefined)
+    const names = this.projectors.map((p) => p.name)
+    this.follower = new ProjectionFollower(this.db, names, this.log, (report) => this.heard(report))
+    await this.follower.start()
   }
 
   private async stopFollowing() {
-    if (!this.following) return
-    clearInterval(this.following.timer)
-    await this.following.client?.end().catch(() => undefined)
-    this.following = undefined
+    await this.follower?.stop()
+    this.follower = undefined
   }
 
-  private async readCheckpoints() {
-    const { rows } = await this.db.pool.query<{ name: string; position: string }>(
-      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[])',
-      [this.projectors.map((p) => p.name)],
-    )
-    for (const r of rows) {
-      const s = this.status.get(r.name)
-      if (s?.state !== 'following' || Number(r.position) <= s.position) continue
-      s.position = Number(r.position)
-      // It may have written (a lost notice would have said): its listeners hear it.
-      this.progress.emit('progress', r.name)
+  /** How far the projectors another process runs have got; their listeners hear those that may have written. */
+  private heard({ positions, written }: Report) {
+    for (const s of this.status.values()) {
+      const at = typeof positions === 'number' ? positions : positions.get(s.name)
+      if (s.state !== 'following' || at === undefined || at <= s.position) continue
+      s.position = at
+      // Read from its checkpoint row: it may have written (a lost notice would have said).
+      if (typeof positions !== 'number') this.progress.emit('progress', s.name)
     }
+    for (const name of written) this.progress.emit('progress', name)
     this.progress.emit('progress')
-  }
-
-  /** The leading process's notice: every projector reached `position`; `written` wrote a batch. */
-  private projected(payload: string) {
-    let notice: { position: number; written: string[] }
-    try {
-      notice = JSON.parse(payload)
-    } catch {
-      return
-    }
-    for (const s of this.status.values())
-      if (s.state === 'following') s.position = Math.max(s.position, Number(notice.position) || 0)
-    for (const name of notice.written ?? []) this.progress.emit('progress', name)
-    this.progress.emit('progress')
-  }
-
-  /** Tells following processes how far every projector got, and which wrote (a server only). */
-  private async announce(written: string[]) {
-    if (!this.db.url) return
-    const position = Math.min(...[...this.status.values()].map((s) => s.position))
-    await this.db.pool
-      .query('SELECT pg_notify($1, $2)', [PROJECTED_CHANNEL, JSON.stringify({ position, written })])
-      .catch((error: Error) => this.log.warn({ err: error }, 'could not announce the projections position'))
   }
 
   async start() {
@@ -226,7 +167,13 @@ export class ProjectionRunner {
       }
     }
     this.progress.emit('progress')
-    await this.announce(writers.map((p) => p.name))
+    const reached = Math.min(...[...this.status.values()].map((s) => s.position))
+    await announce(
+      this.db,
+      reached,
+      writers.map((p) => p.name),
+      this.log,
+    )
   }
 
   /**

@@ -14,7 +14,6 @@ import {
   readRange,
   searchArguments,
   searchNotes,
-  shape,
 } from './shapes'
 import { READS, defineTool } from './tool'
 
@@ -59,7 +58,7 @@ const kbSearch = defineTool({
 
 const KbGetEntryArguments = c.object({ id: c.id }, rangeArguments)
 
-const EntryRead = shape(
+const EntryRead = c.object(
   {
     id: d(t.string, 'The entry id'),
     title: d(t.string, 'Its title'),

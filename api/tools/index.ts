@@ -3,12 +3,13 @@ import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageUndoTools } from './pageUndo'
 import { pageTools } from './pages'
+import { proposalTools } from './proposals'
 import type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export { TOOL_SERVICES } from './tool'
 export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
-export const tools: Tool[] = [...pageTools, ...pageUndoTools, ...entryTools]
+export const tools: Tool[] = [...pageTools, ...proposalTools, ...pageUndoTools, ...entryTools]
 
 /** Runs a tool; a tool that reads first counts the searches still waiting (their citations show). */
 export const runTool = async <A, O>(deps: ToolDeps, tool: Tool<A, O>, ctx: ToolContext, args: A) => {

@@ -5,7 +5,6 @@ import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { PageWritten, VersionNumber } from './pages'
-import { shape } from './shapes'
 import { type ToolContext, defineTool } from './tool'
 
 const d = c.described
@@ -57,7 +56,7 @@ const pageRevert = defineTool({
 
 const PageDeleteArguments = c.object({ pageId: c.id }, {})
 
-const Deleted = shape({
+const Deleted = c.object({
   pageId: d(t.string, 'The page id'),
   deleted: d(t.literal(true), 'The page is gone (its title is free again)'),
   receipt: d(t.string, 'What happened, in a sentence to quote to the user'),

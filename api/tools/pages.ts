@@ -8,7 +8,7 @@ import { searchPages } from '../../commands/pageSearch'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { SkillName } from '../skills'
-import { listVersions, readPage, readPageByTitle, readProposal, readVersion, stateOf } from '../../queries/pages'
+import { listVersions, readPage, readPageByTitle, readVersion, stateOf } from '../../queries/pages'
 import {
   PageSearchAnswer,
   pageHits,
@@ -19,7 +19,6 @@ import {
   readRange,
   searchArguments,
   searchNotes,
-  shape,
 } from './shapes'
 import { READS, defineTool } from './tool'
 
@@ -59,7 +58,7 @@ const PageWriteArguments = c.object(
   },
 )
 
-const Undo = shape(
+export const Undo = c.object(
   {
     tool: d(t.keyof({ page_delete: null, page_revert: null }), 'The tool that takes this write back'),
     arguments: d(t.record(t.string, t.union([t.string, t.number])), 'Its arguments, ready to pass'),
@@ -67,7 +66,7 @@ const Undo = shape(
   {},
 )
 
-export const PageWritten = shape(
+export const PageWritten = c.object(
   {
     held: d(t.boolean, 'true: held for review as a proposal, the page unchanged; false: written'),
     pageId: d(t.string, 'The page id'),
@@ -122,7 +121,7 @@ const pageWrite = defineTool({
 
 const PageReadArguments = c.exact({ ...ref, version: VersionNumber, ...rangeArguments })
 
-const PageRead = shape(
+const PageRead = c.object(
   {
     id: d(t.string, 'The page id'),
     title: d(t.string, 'The page title'),
@@ -185,13 +184,13 @@ const pageRead = defineTool({
 
 const PageHistoryArguments = c.exact(ref)
 
-const Version = shape(
+const Version = c.object(
   {
     version: d(t.number, 'The version number'),
     mode: d(t.string, 'How it was written: create, append, replace or revert'),
     author: d(t.UnknownRecord, 'Who wrote it: a person { kind, userId, name } or an agent { kind, client, skill }'),
     createdAt: d(t.string, 'When (ISO 8601)'),
-    change: d(shape({ added: d(t.number, 'Lines added'), removed: d(t.number, 'Lines removed') }), 'Size of change'),
+    change: d(c.object({ added: d(t.number, 'Lines added'), removed: d(t.number, 'Lines removed') }), 'Size of change'),
   },
   {
     approvedBy: d(t.UnknownRecord, 'The person who approved it in review'),
@@ -200,7 +199,7 @@ const Version = shape(
   },
 )
 
-const PageHistory = shape({
+const PageHistory = c.object({
   pageId: d(t.string, 'The page id'),
   title: d(t.string, 'The page title'),
   version: d(t.number, 'The latest version'),
@@ -262,56 +261,4 @@ const pageSearch = defineTool({
   },
 })
 
-const ProposalStatusArguments = c.object({ proposalId: c.id }, {})
-
-const ProposalStatus = shape(
-  {
-    proposalId: d(t.string, 'The proposal id'),
-    status: d(t.keyof({ pending: null, approved: null, rejected: null }), 'Where the review stands'),
-    pageId: d(t.string, 'The page it changes (or would create)'),
-    pageTitle: d(t.string, 'That page title'),
-  },
-  {
-    version: d(t.number, 'The version it became (approved)'),
-    decidedAt: d(t.string, 'When it was approved or rejected (ISO 8601)'),
-    reason: d(t.string, "The reviewer's reason (rejected)"),
-    undo: d(Undo, 'The call that proposes taking an approved change back (a person reviews it too)'),
-  },
-)
-
-const proposalStatus = defineTool({
-  name: 'native:kb_proposal_status',
-  description:
-    'Follow a write that was held for review (page_write answered held: true): pending, approved (with the ' +
-    'version it became) or rejected (with the reason).',
-  permission: 'read:tools',
-  annotations: READS,
-  arguments: ProposalStatusArguments,
-  argumentNotes: { proposalId: 'The proposalId page_write answered' },
-  output: ProposalStatus,
-  run: async (deps, { workspaceId }, args) => {
-    const r = await readProposal(deps.db.pool, workspaceId, args.proposalId)
-    if (!r) return fail('NOT_FOUND', 'proposal not found')
-    return E.right({
-      data: {
-        proposalId: r.id,
-        status: r.status as 'pending' | 'approved' | 'rejected',
-        pageId: r.page_id,
-        pageTitle: r.title,
-        ...(r.version ? { version: r.version } : {}),
-        ...(r.decided_at ? { decidedAt: r.decided_at.toISOString() } : {}),
-        ...(r.reason ? { reason: r.reason } : {}),
-        ...(r.status === 'approved' && r.version && r.version > 1
-          ? {
-              undo: {
-                tool: 'page_revert' as const,
-                arguments: { pageId: r.page_id, version: r.version - 1, expectedVersion: r.version },
-              },
-            }
-          : {}),
-      },
-    })
-  },
-})
-
-export const pageTools = [pageWrite, pageRead, pageSearch, pageHistory, proposalStatus]
+export const pageTools = [pageWrite, pageRead, pageSearch, pageHistory]

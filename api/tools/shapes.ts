@@ -10,10 +10,6 @@ import * as c from '../codecs'
 
 const d = c.described
 
-/** An object codec whose unknown fields are dropped when it encodes an answer. */
-export const shape = <R extends t.Props, O extends t.Props>(required: R, optional: O = {} as O) =>
-  t.exact(t.intersection([t.type(required), t.partial(optional)]))
-
 /** Search arguments shared by kb_search, page_search and a pack's page_search. */
 export const searchArguments = {
   mode: c.Mode,
@@ -33,7 +29,7 @@ export const searchNotes = {
 }
 
 const searchAnswer = <H extends t.Mixed>(hit: H) =>
-  shape(
+  c.object(
     {
       results: d(t.array(hit), 'Best first; empty when nothing scored at least minScore'),
       mode: d(c.Mode, 'The mode that ran'),
@@ -47,7 +43,7 @@ const common = {
   highlight: d(t.string, 'The sentences that best match the query'),
 }
 
-export const EntryHit = shape(
+export const EntryHit = c.object(
   {
     id: d(t.string, 'The entry id: kb_get_entry reads the entry'),
     ...common,
@@ -58,7 +54,7 @@ export const EntryHit = shape(
 )
 export const EntrySearchAnswer = searchAnswer(EntryHit)
 
-export const PageHit = shape(
+export const PageHit = c.object(
   {
     pageId: d(t.string, 'The page id: page_read reads the page'),
     ...common,
@@ -121,7 +117,7 @@ const DEFAULT_CHARS = 8000
 export const rangeFields = {
   content: d(t.string, 'The text read: all of it, or the part asked for'),
   range: d(
-    shape({
+    c.object({
       start: d(t.number, 'Where the text read starts (characters)'),
       end: d(t.number, 'Where it ends'),
       total: d(t.number, 'The length of the whole text'),

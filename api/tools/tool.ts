@@ -79,12 +79,13 @@ export interface Tool<A = any, O = any> extends ToolSpec<A, O> {
   outputSchema: ObjectSchema
 }
 
+/** Arguments as JSON Schema, each described in the agent's terms. */
+export const argumentsSchema = (codec: t.Mixed, notes: Record<string, string>) =>
+  inputSchemaOf(codec, Object.fromEntries(Object.entries(notes).map(([k, v]) => [k, { description: v }])))
+
 /** A tool with its JSON Schemas worked out from its codecs. */
 export const defineTool = <A, O>(spec: ToolSpec<A, O>): Tool<A, O> => ({
   ...spec,
-  inputSchema: inputSchemaOf(
-    spec.arguments,
-    Object.fromEntries(Object.entries<string>(spec.argumentNotes).map(([k, v]) => [k, { description: v }])),
-  ),
+  inputSchema: argumentsSchema(spec.arguments, spec.argumentNotes),
   outputSchema: outputSchemaOf(spec.output),
 })

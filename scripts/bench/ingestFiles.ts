@@ -17,6 +17,7 @@ import { docx, pdf } from '../../testkit/files'
 import { chunkText } from '../../ingestion/chunker'
 import { ParserPool } from '../../ingestion/parserPool'
 import { entryPassages } from '../../ingestion/passages'
+import { apiClient, workspaceTokens } from './client'
 import { runUploads } from './uploads'
 
 const FILES = Number(process.env.BENCH_FILES ?? 200)
@@ -146,28 +147,12 @@ const throughService = async (
     createLogger('silent'),
     database === 'server' ? await freshPostgres(SERVER_URL, 10) : undefined,
   )
-  const call = async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(service.url + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const json = (await res.json()) as { success: boolean; data: any }
-    if (!json.success) throw new Error(JSON.stringify(json))
-    return json.data
-  }
-  const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
-  const tokens: string[] = []
-  for (let w = 0; w < Math.ceil(files.length / PER_WORKSPACE); w++) {
-    const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: `Bench ${w}` })
-    await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-    const token = (await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id }))
-      .access_token
+  const call = apiClient(service.url)
+  const tokens = await workspaceTokens(call, ADMIN, Math.ceil(files.length / PER_WORKSPACE))
+  for (const token of tokens)
     await call('PATCH', '/api/v1/knowledge/config', token, {
       allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE],
     })
-    tokens.push(token)
-  }
   // The client on its own thread; each workspace's task list read every POLL_MS (a client
   // watching progress; reading them every 100 ms cost the service 1.5 s of its thread in 25).
   const r = await runUploads({

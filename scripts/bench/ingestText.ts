@@ -10,6 +10,7 @@ import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { chunkText } from '../../ingestion/chunker'
 import { runLoad } from './load'
+import { apiClient, workspaceTokens } from './client'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)
 const LOCAL_ENTRIES = Number(process.env.BENCH_LOCAL_ENTRIES ?? 100)
@@ -69,20 +70,8 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
 
   // The service, through its HTTP API.
   const service = await startService(config.right, createLogger('silent'))
-  const call = async (method: string, p: string, token: string, body: unknown) => {
-    const res = await fetch(service.url + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = (await res.json()) as { success: boolean; data: any }
-    if (!json.success) throw new Error(JSON.stringify(json))
-    return json.data
-  }
-  const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
-  const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: 'Bench' })
-  await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-  const { access_token } = await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
+  const call = apiClient(service.url)
+  const [access_token] = await workspaceTokens(call, ADMIN, 1)
   await call('PATCH', '/api/v1/knowledge/config', access_token, { maxDocuments: 1_000_000 })
   await call('POST', '/api/v1/knowledge', access_token, { title: 'warm up', source: 'text', content: 'warm up' })
   // One client, on a thread of its own (load.ts), creating the same entries one after another.

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { createLogger } from '../../adapters/logger'
 import { RabbitQueue } from '../../adapters/queue/rabbitmq'
 import { freshPostgres } from '../../testkit/db'
+import { apiClient, workspaceTokens } from './client'
 import { runUploads } from './uploads'
 
 const FILES = Number(process.env.BENCH_FILES ?? 60)
@@ -91,25 +92,7 @@ const measure = async ({ workers, apis }: Topology) => {
     await run('scheduler', 1)
     await Promise.all(Array.from({ length: workers }, (_, i) => run('worker', 10 + i)))
     const bases = await Promise.all(Array.from({ length: apis }, (_, i) => run('api', 20 + i)))
-    const call = async (method: string, p: string, token: string, body?: unknown) => {
-      const res = await fetch(bases[0] + p, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const json = (await res.json()) as { success: boolean; data: any }
-      if (!json.success) throw new Error(JSON.stringify(json))
-      return json.data
-    }
-    const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
-    const tokens: string[] = []
-    for (let w = 0; w < Math.ceil(FILES / PER_WORKSPACE); w++) {
-      const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: `Bench ${w}` })
-      await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-      tokens.push(
-        (await call('POST', '/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })).access_token,
-      )
-    }
+    const tokens = await workspaceTokens(apiClient(bases[0]), ADMIN, Math.ceil(FILES / PER_WORKSPACE))
     // Each API process takes its share of the files (whole workspaces), uploaded at once.
     const started = performance.now()
     const shares = bases.map((url, a) => ({

@@ -4,20 +4,13 @@ import type { Database } from '../../adapters/db'
 import { holdLease } from '../../adapters/lease'
 import { createLogger } from '../../adapters/logger'
 import { freshPostgres, serverUrl } from '../../testkit/db'
+import { until } from '../helpers/until'
 
 // Leases on the PostgreSQL server: one holder at a time per database, a new holder when the old one
 // stops or loses its connection, and work that fails to start gives the lease back.
 const test = suite<{ db: Database; other: Database }>('leases (session advisory locks)')
 const log = createLogger('silent')
 const RETRY = 100
-
-const until = async (what: string, check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** Work that records whether it runs. */
 const job = () => {

@@ -6,11 +6,20 @@ import { openPostgres } from '../../adapters/db'
 import { serverUrl, testPostgres } from '../../testkit/db'
 import { waitForTask } from '../helpers/ingestion'
 import { dump } from '../helpers/dump'
-import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+import { ADMIN, type Call, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 // The same service on the Postgres server (DATABASE_URL's deployment): read models, read-your-writes,
 // concurrent commands and a rebuild while writes go on.
 const test = suite<{ svc: TestService }>('API on the Postgres server')
+
+/** The entries the search checks run over, on either deployment: one that matches, one that does not. */
+const twoEntries = async (call: Call, token: string) =>
+  Promise.all(
+    [
+      { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' },
+      { title: 'other', source: 'text', content: 'Gardening in spring.' },
+    ].map(async (body) => ok(await call('POST', '/api/v1/knowledge', { token, body }), 201)),
+  )
 if (!serverUrl) {
   test.skip('the service on the Postgres server (TEST_DATABASE_URL unset)', () => undefined)
 } else {
@@ -66,20 +75,7 @@ if (!serverUrl) {
     svc,
   }) => {
     const m = await seedMember(svc.call, 'owner')
-    const e = ok(
-      await svc.call('POST', '/api/v1/knowledge', {
-        token: m.token,
-        body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' },
-      }),
-      201,
-    )
-    ok(
-      await svc.call('POST', '/api/v1/knowledge', {
-        token: m.token,
-        body: { title: 'other', source: 'text', content: 'Gardening in spring.' },
-      }),
-      201,
-    )
+    const [e] = await twoEntries(svc.call, m.token)
     const text = ok(
       await svc.call('POST', '/api/v1/knowledge/search', {
         token: m.token,
@@ -113,20 +109,7 @@ if (!serverUrl) {
     const embedded = await startTestService()
     try {
       const w = await seedMember(embedded.call, 'owner')
-      ok(
-        await embedded.call('POST', '/api/v1/knowledge', {
-          token: w.token,
-          body: { title: 'wal', source: 'text', content: 'The write-ahead log makes crashes recoverable.' },
-        }),
-        201,
-      )
-      ok(
-        await embedded.call('POST', '/api/v1/knowledge', {
-          token: w.token,
-          body: { title: 'other', source: 'text', content: 'Gardening in spring.' },
-        }),
-        201,
-      )
+      await twoEntries(embedded.call, w.token)
       const there = ok(
         await embedded.call('POST', '/api/v1/knowledge/search', {
           token: w.token,

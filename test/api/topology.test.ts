@@ -9,6 +9,7 @@ import { RabbitQueue } from '../../adapters/queue/rabbitmq'
 import { freshPostgres, serverUrl } from '../../testkit/db'
 import { newKey, tool } from '../helpers/brain'
 import { upload, waitForTask } from '../helpers/ingestion'
+import { until } from '../helpers/until'
 import { startSite } from '../helpers/site'
 import { dump } from '../helpers/dump'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
@@ -26,15 +27,6 @@ const amqpUrl = process.env.TEST_AMQP_URL ?? ''
 const server = serverUrl ?? ''
 
 const health = async (p: Proc) => (await (await fetch(`${p.base}/health`)).json()).data
-
-const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  return ms - (deadline - Date.now())
-}
 
 if (!server || !amqpUrl) {
   test.skip('process roles (TEST_DATABASE_URL or TEST_AMQP_URL unset)', () => undefined)
@@ -129,7 +121,8 @@ if (!server || !amqpUrl) {
       // The projector dies: the process waiting for its lease takes over, from the checkpoints.
       projector.child.kill('SIGKILL')
       await projector.exited
-      const took = await until(
+      // Within 10 s (until fails past it).
+      await until(
         'the standby holds the projections',
         async () => {
           const h = await health(standby)
@@ -137,7 +130,6 @@ if (!server || !amqpUrl) {
         },
         10_000,
       )
-      assert.ok(took <= 10_000, `took over in ${took} ms`)
       const after = await call2('POST', '/api/v1/knowledge', {
         token: owner.token,
         body: { source: 'text', title: 'Aye-aye', content: 'The aye-aye taps on wood to find grubs.' },
@@ -147,11 +139,6 @@ if (!server || !amqpUrl) {
       const list = ok(await call1('GET', '/api/v1/knowledge?includeContent=false', { token: owner.token }))
       assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'Pangolins', 'tapirs'])
       // What the two projector processes built, one after the other, equals a rebuild from the log.
-      await until(
-        'the read models hold the last write',
-        async () => (await health(standby)).projectors.length > 0,
-        5000,
-      )
       for (const p of procs) if (p !== standby) p.child.kill('SIGKILL')
       standby.child.kill('SIGTERM')
       await Promise.all(procs.map((p) => p.exited))

@@ -3,7 +3,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createLogger } from '../../adapters/logger'
 import { RabbitQueue } from '../../adapters/queue/rabbitmq'
-import { queueContract, until } from './queue'
+import { until } from '../helpers/until'
+import { queueContract } from './queue'
 
 export const amqpUrl = process.env.TEST_AMQP_URL
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')

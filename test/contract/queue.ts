@@ -3,14 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type Job, type JobQueue, MAX_DELIVERIES } from '../../adapters/queue/port'
-
-export const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 15000) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+import { until } from '../helpers/until'
 
 const job = (): Job => ({ taskId: randomUUID(), workspaceId: 'ws-1' })
 
