@@ -107,3 +107,6 @@ export const hasVectors = async (q: Queryable, table: string, model: string, sco
   ])
   return rows.length > 0
 }
+
+/** The engine comparing vectors: pgvector's HNSW index, or the exact scan of real[]. */
+export const vectorEngine = (pgvector: boolean) => (pgvector ? 'pgvector' : 'exact scan')

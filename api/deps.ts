@@ -43,5 +43,6 @@ export interface Deps {
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
   /** What this process runs (KB_ROLE) and which cluster-wide work it holds the lease of now. */
-  process: { roles: string[]; leases: () => Record<string, 'held' | 'waiting'> }
+  /** What this process runs, the leases it holds, and the engine keeping the events. */
+  process: { roles: string[]; leases: () => Record<string, 'held' | 'waiting'>; eventStore: string }
 }

@@ -43,6 +43,14 @@ const amqpUrl = new t.Type<string, unknown, unknown>(
   String,
 )
 
+const eventStoreUrl = new t.Type<string, unknown, unknown>(
+  'an EventStoreDB connection string (esdb://, esdb+discover://, kurrentdb:// or kurrentdb+discover://)',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^(esdb|kurrentdb|kurrent)(\+discover)?:\/\/\S+$/.test(u) ? t.success(u) : t.failure(u, c),
+  String,
+)
+
 const httpUrl = new t.Type<string, unknown, unknown>(
   'an http:// or https:// URL (scheme and host, optionally a path prefix)',
   (u): u is string => typeof u === 'string',
@@ -88,6 +96,7 @@ export const ConfigCodec = t.type({
   HOST: withDefault(t.string, '0.0.0.0'),
   DATA_DIR: withDefault(t.string, './data'),
   DATABASE_URL: optional(postgresUrl),
+  EVENTSTORE_URL: optional(eventStoreUrl),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
     t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }),
@@ -120,6 +129,8 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl?: string
+  /** EventStoreDB for the events; the database's event tables when unset. */
+  eventStoreUrl?: string
   adminToken?: string
   logLevel: string
   readYourWritesTimeoutMs: number
@@ -172,6 +183,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     host: c.HOST,
     dataDir: c.DATA_DIR,
     databaseUrl: c.DATABASE_URL,
+    eventStoreUrl: c.EVENTSTORE_URL,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { type Database, openDatabase } from '../adapters/db'
-import { PostgresEventStore } from '../adapters/eventstore/postgres'
+import { eventStoreEngine, openEventStore } from '../adapters/eventstore'
 import type { Logger } from '../adapters/logger'
 import { CitationLog } from '../commands/citations'
 import { hashSecret, newSecret } from '../commands/secrets'
@@ -55,7 +55,7 @@ const HTTP_SHARE = 0.6
 
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config))
-  const store = await PostgresEventStore.open(db)
+  const store = await openEventStore(db, config.eventStoreUrl)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   await db.pool.query(rateLimitSchema)
   const has = (role: Role) => config.roles.includes(role)
@@ -145,6 +145,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     credentials: new CredentialCache(),
     process: {
       roles: config.roles,
+      eventStore: eventStoreEngine(db, config.eventStoreUrl),
       leases: () => ({
         ...(projecting ? { projections: projecting.held() ? 'held' : 'waiting' } : {}),
         ...(scheduling ? { scheduler: scheduling.held() ? 'held' : 'waiting' } : {}),

@@ -1,6 +1,16 @@
 import { type Scope, scopeSql } from '../adapters/textIndex/port'
 import { PAGE_STATS } from '../projections/pageIndex'
-import { type Hit, type Mode, type RankDeps, type SearchIndex, embedQuery, inSnapshot, keep, rank } from './ranking'
+import {
+  type Engines,
+  type Hit,
+  type Mode,
+  type RankDeps,
+  type SearchIndex,
+  embedQuery,
+  inSnapshot,
+  keep,
+  rank,
+} from './ranking'
 
 /** Which page versions a search sees: a workspace's latest versions, or a public pack's verified pins. */
 export type PageScope =
@@ -40,7 +50,7 @@ export const findPages = async (
   deps: RankDeps,
   scope: PageScope,
   req: { query: string; mode: Mode; limit: number; minScore: number },
-): Promise<{ results: PageResult[]; mode: Mode; fallback?: string }> => {
+): Promise<{ results: PageResult[]; mode: Mode; fallback?: string; engines: Engines }> => {
   const vector = await embedQuery(deps, req.mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
     const ranked = await rank(
@@ -84,6 +94,6 @@ export const findPages = async (
           ]
         : []
     })
-    return { results: served, mode: ranked.mode, fallback: ranked.fallback }
+    return { results: served, mode: ranked.mode, fallback: ranked.fallback, engines: ranked.engines }
   })
 }

@@ -4,10 +4,16 @@ import type { Embedder } from '../adapters/embedders/port'
 import { bm25 } from '../adapters/textIndex/bm25'
 import type { Scope, TextIndex } from '../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../adapters/textIndex/terms'
-import { type VectorHit, exactVectorSearch, hasVectors, vectorSearch } from '../adapters/vectorIndex'
+import { type VectorHit, exactVectorSearch, hasVectors, vectorEngine, vectorSearch } from '../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
+
+/** The engines that answered a search's legs (a leg that did not run is absent). */
+export interface Engines {
+  text?: string
+  vectors?: string
+}
 
 export interface RankDeps {
   db: Database
@@ -232,7 +238,7 @@ export const rank = async (
   tx: Client,
   q: RankQuery,
   vector: QueryVector,
-): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; evidence: Evidence }> => {
+): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; engines: Engines; evidence: Evidence }> => {
   const evidence: Evidence = { nearest: new Map() }
   const semantic = q.mode === 'text' ? undefined : await vectorLeg(deps, tx, q, vector)
   const mode: Mode = semantic && E.isLeft(semantic) ? 'text' : q.mode
@@ -251,7 +257,11 @@ export const rank = async (
   }
 
   const hits = fuse(text, vec, mode, q.fusion)
-  return { hits, mode, ...(fallback ? { fallback } : {}), evidence }
+  const engines: Engines = {
+    ...(mode !== 'vector' ? { text: deps.textIndex.name } : {}),
+    ...(semantic && E.isRight(semantic) ? { vectors: vectorEngine(deps.vectors) } : {}),
+  }
+  return { hits, mode, ...(fallback ? { fallback } : {}), engines, evidence }
 }
 
 /** Scores are served rounded; minScore compares what the client sees; then the limit. */

@@ -18,6 +18,7 @@ import {
   inSnapshot,
   keep,
   rank,
+  type Engines,
 } from './ranking'
 
 export type { Fusion, Mode }
@@ -95,7 +96,7 @@ export const findKnowledge = async (
   workspaceId: string,
   req: Pick<SearchRequest, 'query' | 'filters'>,
   { mode, limit, minScore, fusion }: { mode: Mode; limit: number; minScore: number; fusion: Fusion },
-): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string }>> => {
+): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string; engines: Engines }>> => {
   const vector = await embedQuery(deps, mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
     const config = await readKbConfig(tx, workspaceId)
@@ -125,6 +126,7 @@ export const findKnowledge = async (
       results: await hydrate(tx, workspaceId, req.query, kept, chunks),
       mode: ranked.mode,
       ...(ranked.fallback ? { fallback: ranked.fallback } : {}),
+      engines: ranked.engines,
     })
   })
 }

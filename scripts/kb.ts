@@ -7,7 +7,7 @@ import path from 'node:path'
 import { closest } from 'fastest-levenshtein'
 import * as E from 'fp-ts/Either'
 import { type Database, openDatabase } from '../adapters/db'
-import { PostgresEventStore } from '../adapters/eventstore/postgres'
+import { openEventStore } from '../adapters/eventstore'
 import { createLogger } from '../adapters/logger'
 import { loadConfig } from '../app/config'
 import { setupProjectors } from '../projections'
@@ -138,7 +138,7 @@ const direct = async (args: string[]) => {
   if (!cfg.databaseUrl && !fs.existsSync(pgDir))
     die(`no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`)
   const db = await openDatabase(cfg)
-  const store = await PostgresEventStore.open(db)
+  const store = await openEventStore(db, cfg.eventStoreUrl)
   await db.pool.query(checkpointSchema)
   const { embedder, projectors } = await setupProjectors(db, cfg, log)
   try {

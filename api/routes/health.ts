@@ -1,4 +1,5 @@
 import type Router from '@koa/router'
+import { vectorEngine } from '../../adapters/vectorIndex'
 import { databaseHealth } from '../../queries/health'
 import type { Deps } from '../deps'
 
@@ -10,13 +11,19 @@ export const mountHealth = (router: Router, deps: Deps) => {
     try {
       const { unpublishedJobs } = await databaseHealth(deps.db.pool)
       dependencies.database = { status: 'up', kind: deps.db.kind }
-      dependencies.eventStore = { status: 'up', head: await deps.store.headPosition() }
       dependencies.jobQueue = { kind: deps.queue.kind, unpublished: unpublishedJobs }
       // Which engines answer searches here: the text index, and pgvector's HNSW or an exact scan of real[].
-      dependencies.search = { text: deps.textIndex.name, vectors: deps.vectors ? 'pgvector' : 'exact scan' }
+      dependencies.search = { text: deps.textIndex.name, vectors: vectorEngine(deps.vectors) }
     } catch (error) {
       ready = false
       dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }
+    }
+    const eventStore = deps.process.eventStore
+    try {
+      dependencies.eventStore = { status: 'up', kind: eventStore, head: await deps.store.headPosition() }
+    } catch (error) {
+      ready = false
+      dependencies.eventStore = { status: 'down', kind: eventStore, reason: (error as Error).message }
     }
     const projections = deps.runner.statuses()
     if (projections.some((p) => p.state === 'failed')) ready = false

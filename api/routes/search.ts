@@ -37,6 +37,14 @@ export const SearchAnswer = {
       description: 'The mode that answered (text when vectors could not be searched)',
     },
     fallback: { type: 'string', description: 'Why another mode than the one asked for answered' },
+    engines: {
+      type: 'object',
+      description: 'The engines that answered each leg that ran',
+      properties: {
+        text: { type: 'string', description: 'pg_textsearch (BM25), tsvector (candidates; BM25 scored from stored terms)' },
+        vectors: { type: 'string', description: "pgvector (HNSW), or exact scan (every vector compared, no pgvector)" },
+      },
+    },
     results: {
       type: 'array',
       items: {

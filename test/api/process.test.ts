@@ -225,6 +225,31 @@ test('a bad configuration value stops the start with one line naming the variabl
   assert.is(err.trim(), 'Invalid configuration: PORT must be an integer between 0 and 65535 (got "abc")')
 })
 
+test('an event store that cannot be reached stops the start with one line naming it (no password)', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-esdb-'))
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        EMBEDDER: 'hashing',
+        LOG_LEVEL: 'silent',
+        EVENTSTORE_URL: 'kurrentdb://admin:secret@127.0.0.1:1?tls=false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let err = ''
+    child.stderr.on('data', (d) => (err += d))
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    assert.is(code, 1)
+    assert.match(err, /^Cannot start: cannot reach the event store at kurrentdb:\/\/127\.0\.0\.1:1\?tls=false: /)
+    assert.not.match(err, /secret/)
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
 test(
   'the kb CLI: --help lists every command and the stream ids; a mistyped command is answered with the ' + 'nearest',
   async () => {

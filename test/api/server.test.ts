@@ -94,9 +94,13 @@ if (!serverUrl) {
     )
     // real[] vectors, compared one by one: the answer is in vector mode, with no fallback.
     assert.equal([vector.mode, vector.fallback], ['vector', undefined])
+    // The answer names the engine of each leg that ran.
+    assert.equal([text.engines, vector.engines], [{ text: 'tsvector' }, { vectors: 'exact scan' }])
     assert.is(vector.results[0].id, e.id)
     assert.ok(vector.results[0].scores.vector > 0)
-    assert.equal(ok(await svc.call('GET', '/health')).dependencies.search, { text: 'tsvector', vectors: 'exact scan' })
+    const health = ok(await svc.call('GET', '/health')).dependencies
+    assert.equal(health.search, { text: 'tsvector', vectors: 'exact scan' })
+    assert.equal([health.eventStore.status, health.eventStore.kind], ['up', 'postgres'])
     // Scores are computed by the service from stored term frequencies, as on the embedded default: a
     // clear match is found at the endpoint's defaults (minScore 0.5), and scores the same as there.
     const byDefault = ok(

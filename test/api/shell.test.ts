@@ -17,6 +17,8 @@ test('GET /health reports readiness and each dependency', async ({ svc }) => {
   const data = ok(await svc.call('GET', '/health'))
   assert.is(data.status, 'ready')
   assert.is(data.dependencies.database.status, 'up')
+  assert.equal([data.dependencies.eventStore.status, data.dependencies.eventStore.kind], ['up', 'pglite'])
+  assert.equal(data.dependencies.search, { text: 'pg_textsearch', vectors: 'pgvector' })
   assert.ok(data.dependencies.projections.length >= 4)
   assert.ok(data.dependencies.projections.every((p: any) => p.state === 'running'))
 })
@@ -366,6 +368,14 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   assert.match(
     (loadConfig({ KB_ROLE: 'api' }) as E.Left<string>).left,
     /KB_ROLE api runs part of the service, so the processes share one database and one broker: set DATABASE_URL/,
+  )
+  assert.match(
+    (loadConfig({ EVENTSTORE_URL: 'http://es:2113' }) as E.Left<string>).left,
+    /^Invalid configuration: EVENTSTORE_URL must be an EventStoreDB connection string/,
+  )
+  assert.is(
+    (loadConfig({ EVENTSTORE_URL: 'esdb://es:2113?tls=false' }) as E.Right<any>).right.eventStoreUrl,
+    'esdb://es:2113?tls=false',
   )
   const server = { DATABASE_URL: 'postgres://h/db', AMQP_URL: 'amqp://h' }
   assert.equal((loadConfig({ ...server, KB_ROLE: ' worker , api,worker' }) as E.Right<any>).right.roles, [
