@@ -44,10 +44,12 @@ const amqpUrl = new t.Type<string, unknown, unknown>(
 )
 
 const eventStoreUrl = new t.Type<string, unknown, unknown>(
-  'an EventStoreDB connection string (esdb://, esdb+discover://, kurrentdb:// or kurrentdb+discover://)',
+  'an EventStoreDB connection string (kurrentdb://, kurrent://, kdb:// or esdb://, each optionally +discover)',
   (u): u is string => typeof u === 'string',
   (u, c) =>
-    typeof u === 'string' && /^(esdb|kurrentdb|kurrent)(\+discover)?:\/\/\S+$/.test(u) ? t.success(u) : t.failure(u, c),
+    typeof u === 'string' && /^(esdb|kurrentdb|kurrent|kdb)(\+discover)?:\/\/\S+$/.test(u)
+      ? t.success(u)
+      : t.failure(u, c),
   String,
 )
 
@@ -97,6 +99,7 @@ export const ConfigCodec = t.type({
   DATA_DIR: withDefault(t.string, './data'),
   DATABASE_URL: optional(postgresUrl),
   EVENTSTORE_URL: optional(eventStoreUrl),
+  ELASTICSEARCH_URL: optional(httpUrl),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
     t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }),
@@ -131,6 +134,8 @@ export interface Config {
   databaseUrl?: string
   /** EventStoreDB for the events; the database's event tables when unset. */
   eventStoreUrl?: string
+  /** Elasticsearch for BM25 candidates; the database's own text index when unset. */
+  elasticsearchUrl?: string
   adminToken?: string
   logLevel: string
   readYourWritesTimeoutMs: number
@@ -161,7 +166,10 @@ export interface Config {
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
 export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => {
-  const decoded = ConfigCodec.decode(Object.fromEntries(Object.keys(ConfigCodec.props).map((k) => [k, env[k]])))
+  // A variable set to nothing (as Compose passes `${X:-}`) is unset.
+  const decoded = ConfigCodec.decode(
+    Object.fromEntries(Object.keys(ConfigCodec.props).map((k) => [k, env[k] === '' ? undefined : env[k]])),
+  )
   if (E.isLeft(decoded)) {
     const error = decoded.left[0]
     const name = error.context[1]?.key ?? '?'
@@ -184,6 +192,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     dataDir: c.DATA_DIR,
     databaseUrl: c.DATABASE_URL,
     eventStoreUrl: c.EVENTSTORE_URL,
+    elasticsearchUrl: c.ELASTICSEARCH_URL,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,

@@ -183,6 +183,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         ['stopping the projections', async () => (await projecting?.stop(), await runner.stop())],
         ['closing the embedder', async () => embedder.close?.()],
         ['closing the event store', () => store.close()],
+        ['closing the text index', async () => textIndex.close?.()],
         ['closing the database', () => db.close()],
       ]
       for (const [name, run] of steps) {

@@ -72,7 +72,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         const d = e.data
         await createEntry(tx, d)
         await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks)
-        return
+        break
       }
       case 'EntryUpdated': {
         const { content, chunks, isEnabled, metadata, title } = e.data.changes
@@ -82,13 +82,13 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
           await rewriteEntry(tx, e.data.entryId, 'body', content)
           await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
         } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
-        return
+        break
       }
       case 'EntryContentProcessed':
         // A task's result replaces the chunks at once: a half-processed entry is never searchable.
         await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
         await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks)
-        return
+        break
       case 'EntryDeleted':
         await deleteChunks(tx, e.data.entryId)
         await countTerms(
@@ -98,13 +98,17 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
           entryFields('gone', -1),
           [e.data.entryId],
         )
-        return
+        break
       case 'EmbeddingsRebuilt':
         // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once.
         await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId)
         return
     }
+    // An index outside the database gets the entry's rows as they now are.
+    for (const rows of [{ table: 'kb_chunks' }, { table: 'kb_chunk_entries', id: 'entry_id' }])
+      await textIndex.mirror?.(tx, { ...rows, key: 'entry_id', value: e.data.entryId, position: recorded.position })
   },
+  afterBatch: async () => textIndex.refresh?.(['kb_chunks', 'kb_chunk_entries']),
 })
 
 /** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */

@@ -32,13 +32,17 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   pageIndexProjector(deps),
 ]
 
-/** The embedder, the embedding cache and pgvector the projectors need, then the projectors. */
-export const setupProjectors = async (db: Database, config: EmbedderSettings, log: Logger) => {
+/** The embedder, the embedding cache, pgvector and the text index the projectors need, then the projectors. */
+export const setupProjectors = async (
+  db: Database,
+  config: EmbedderSettings & { elasticsearchUrl?: string },
+  log: Logger,
+) => {
   await db.pool.query(embeddingCacheSchema)
   const vectors = await enableVectors(db.pool)
   if (!vectors)
     log.warn('pgvector is not installed: vectors are stored as real[] and searched by comparing each (slower, exact)')
   const embedder = createEmbedder(config)
-  const textIndex = await openTextIndex(db.pool)
+  const textIndex = await openTextIndex(db.pool, config.elasticsearchUrl)
   return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }
 }

@@ -47,7 +47,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
             'CONFLICT DO NOTHING',
           [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null],
         )
-        return
+        break
       case 'PageVersionWritten': {
         const { pageId, version, content } = e.data
         const { rows } = await tx.query<{ title: string }>('SELECT title FROM kb_page_index_pages WHERE page_id = $1', [
@@ -73,7 +73,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         )
         await tx.query('UPDATE kb_page_index SET latest = false WHERE page_id = $1 AND version < $2', [pageId, version])
         await dropUnserved(tx, pageId)
-        return
+        break
       }
       case 'PageVerified':
         await tx.query('UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1', [
@@ -81,7 +81,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           e.data.version,
         ])
         await dropUnserved(tx, e.data.pageId)
-        return
+        break
       case 'PageCollectionChanged':
         await tx.query('UPDATE kb_page_index_pages SET collection_id = $2 WHERE page_id = $1', [
           e.data.pageId,
@@ -91,7 +91,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           e.data.pageId,
           e.data.collectionId,
         ])
-        return
+        break
       case 'PageDeleted':
         await countTerms(
           tx,
@@ -101,9 +101,17 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           [e.data.pageId],
         )
         await tx.query('DELETE FROM kb_page_index_pages WHERE page_id = $1', [e.data.pageId])
-        return
+        break
     }
+    // An index outside the database gets the page's rows as they now are.
+    await textIndex.mirror?.(tx, {
+      table: 'kb_page_index',
+      key: 'page_id',
+      value: e.data.pageId,
+      position: recorded.position,
+    })
   },
+  afterBatch: async () => textIndex.refresh?.(['kb_page_index']),
 })
 
 /** Page versions' statistics rows (a CTE's name), for countTerms. */

@@ -39,6 +39,8 @@ export interface Projector {
    * (a projector that writes one row per event does it in one statement).
    */
   applyEvents?(tx: Client, events: RecordedEvent[]): Promise<void>
+  /** Optional: runs after a batch's events, before its checkpoint is written (an outside index's refresh). */
+  afterBatch?(tx: Client): Promise<void>
 }
 
 export const checkpointSchema = `
@@ -59,6 +61,12 @@ export const handles = (projector: Projector, event: RecordedEvent) =>
 
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
 export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
+  const position = await applyEvents(tx, projector, events, after)
+  if (position > after) await projector.afterBatch?.(tx)
+  return position
+}
+
+const applyEvents = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
   if (projector.applyEvents) {
     const handled = events.filter((e) => e.position > after && handles(projector, e))
     try {

@@ -54,7 +54,20 @@ test('the stack: two api, two worker, two projector and one scheduler process on
   }
   assert.match(services.postgres.image, /^pgvector\/pgvector:/)
   for (const name of ['postgres', 'rabbitmq']) assert.ok(services[name].healthcheck.test.length > 1)
-  assert.equal(Object.keys(volumes).sort(), ['kb-data', 'pg-data', 'rabbitmq-data'])
+  assert.equal(Object.keys(volumes).sort(), ['es-data', 'eventstore-data', 'kb-data', 'pg-data', 'rabbitmq-data'])
+})
+
+test('the engines profile: EventStoreDB and Elasticsearch, chosen by the URLs the processes get', () => {
+  const { services } = compose()
+  for (const name of ['eventstore', 'elasticsearch']) {
+    assert.equal(services[name].profiles, ['engines'])
+    assert.ok(services[name].healthcheck.test.length > 1)
+  }
+  // Unset by default (empty is unset), so the plain stack keeps its events and BM25 in Postgres.
+  for (const name of ['api', 'worker', 'projector', 'scheduler']) {
+    assert.is(services[name].environment.EVENTSTORE_URL, '${EVENTSTORE_URL:-}')
+    assert.is(services[name].environment.ELASTICSEARCH_URL, '${ELASTICSEARCH_URL:-}')
+  }
 })
 
 test('the image: two stages, production dependencies only, every source folder, a non-root user', () => {

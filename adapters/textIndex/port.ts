@@ -33,6 +33,17 @@ export interface TextQuery {
   limit: number
 }
 
+/** The rows of a table belonging to one key (an entry, a page), written at an event's position. */
+export interface MirrorRows {
+  table: string
+  /** The column identifying a row: `id` unless said. */
+  id?: string
+  /** The column naming what a row belongs to, and its value. */
+  key: string
+  value: string
+  position: number
+}
+
 /**
  * Keyword candidates over a table's text column, best first. Only the order comes from the index:
  * scores are computed from the rows' stored term frequencies (./terms.ts), the same whichever index
@@ -44,6 +55,15 @@ export interface TextIndex {
   indexDdl(table: string, column: string): string
   /** Rows in scope matching the query, best first. */
   candidates(q: Queryable, params: TextQuery): Promise<TextCandidate[]>
+  /**
+   * For an index kept outside the database: copies a key's rows as `q` sees them (gone rows
+   * removed), called by the projector after each event that changes them. An index inside the
+   * database has none: it is updated with its table.
+   */
+  mirror?(q: Queryable, rows: MirrorRows): Promise<void>
+  /** Makes what `mirror` wrote searchable; called once a batch, before its checkpoint commits. */
+  refresh?(tables: string[]): Promise<void>
+  close?(): Promise<void>
 }
 
 /** The scope as SQL (` AND ...` per condition) with its parameters numbered from `first`. */

@@ -23,7 +23,9 @@ const CHUNK = process.env.EVAL_CHUNK_TOKENS ? Number(process.env.EVAL_CHUNK_TOKE
 const IN_FLIGHT = 2
 const ADMIN = 'eval-admin-token-0123456789'
 const K = 10
-const MODES = ['text', 'vector', 'hybrid'] as const
+const ALL_MODES = ['text', 'vector', 'hybrid'] as const
+/** EVAL_MODES: a comma list of the modes to run (a text-only run needs no model); unset, all three. */
+const MODES = ALL_MODES.filter((m) => (process.env.EVAL_MODES ?? ALL_MODES.join(',')).split(',').includes(m))
 
 interface Result {
   id: string

@@ -377,6 +377,15 @@ test('configuration: a bad value names the variable in one line; defaults apply'
     (loadConfig({ EVENTSTORE_URL: 'esdb://es:2113?tls=false' }) as E.Right<any>).right.eventStoreUrl,
     'esdb://es:2113?tls=false',
   )
+  assert.is((loadConfig({ EVENTSTORE_URL: '' }) as E.Right<any>).right.eventStoreUrl, undefined, 'empty is unset')
+  assert.match(
+    (loadConfig({ ELASTICSEARCH_URL: 'es:9200' }) as E.Left<string>).left,
+    /^Invalid configuration: ELASTICSEARCH_URL must be an http:\/\/ or https:\/\/ URL/,
+  )
+  assert.is(
+    (loadConfig({ ELASTICSEARCH_URL: 'http://elasticsearch:9200' }) as E.Right<any>).right.elasticsearchUrl,
+    'http://elasticsearch:9200',
+  )
   const server = { DATABASE_URL: 'postgres://h/db', AMQP_URL: 'amqp://h' }
   assert.equal((loadConfig({ ...server, KB_ROLE: ' worker , api,worker' }) as E.Right<any>).right.roles, [
     'worker',
