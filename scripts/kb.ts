@@ -1,4 +1,4 @@
-// The operator CLI: `npm run kb -- projections status | projections rebuild <name|all> | stream <streamId>`.
+// The operator CLI: `npm run kb -- projections status | projections rebuild <name|all> | stream <streamId> | …`.
 // With DATABASE_URL it opens the server directly (many processes may). On the embedded PGlite,
 // which allows one process, it calls the running service's admin API, and opens DATA_DIR itself
 // only when no service answers.
@@ -8,6 +8,7 @@ import { closest } from 'fastest-levenshtein'
 import * as E from 'fp-ts/Either'
 import { type Database, openDatabase } from '../adapters/db'
 import { openEventStore } from '../adapters/eventstore'
+import type { ChainReport } from '../adapters/eventstore/chain'
 import { createLogger } from '../adapters/logger'
 import { loadConfig } from '../app/config'
 import { setupProjectors } from '../projections'
@@ -19,7 +20,7 @@ import { streamCandidates } from '../commands/streams'
 
 const usage =
   'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace ' +
-  '<id>] | kb --help'
+  '<id>] | kb verify-chain [--workspace <id>] | kb --help'
 
 const help = `kb: the operator's command line of the knowledge-base service
 
@@ -27,6 +28,7 @@ const help = `kb: the operator's command line of the knowledge-base service
   kb projections rebuild <name|all> rebuild read models from the event log into fresh tables, then swap
   kb stream <streamId>              a stream's events, one JSON object a line
   kb reembed [--workspace <id>]     after an embedding-model change: new vectors, swapped in at once
+  kb verify-chain [--workspace <id>] check the hash chain of the events; names the first broken event
   kb --help                         this text
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
@@ -36,10 +38,11 @@ as the stream of the entry, page, task, folder, collection or proposal it names.
 
 With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
 service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
-only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refused), 2 a mistake.
+only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refused, a broken
+chain), 2 a mistake.
 `
 
-const COMMANDS = ['projections status', 'projections rebuild', 'stream', 'reembed', '--help']
+const COMMANDS = ['projections status', 'projections rebuild', 'stream', 'reembed', 'verify-chain', '--help']
 
 // Help needs nothing else: not even a valid configuration.
 if (['--help', '-h', 'help'].includes(process.argv[2] ?? '')) {
@@ -79,6 +82,8 @@ const requestOf = (args: string[]): Request => {
   if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
   if (a === 'reembed' && (b === undefined || (b === '--workspace' && c)))
     return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
+  if (a === 'verify-chain' && (b === undefined || (b === '--workspace' && c)))
+    return { method: 'POST', path: '/api/v1/admin/verify-chain', body: c ? { workspaceId: c } : {} }
   const asked = a === 'projections' ? `${a} ${b ?? ''}`.trim() : (a ?? '')
   const known = COMMANDS.some((command) => command === asked || command.startsWith(`${asked} `))
   return die(
@@ -166,6 +171,8 @@ const direct = async (args: string[]) => {
       await new ProjectionRunner(db, store, projectors, log).catchUp()
       return { reembedded: reports }
     }
+    if (a === 'verify-chain')
+      return store.verifyChain ? await store.verifyChain(c) : refuse('the event store in use keeps no hash chain')
     for (const streamId of streamCandidates(b)) {
       const events = await store.readStream(streamId)
       if (events.length > 0) return { streamId, events }
@@ -195,6 +202,15 @@ const print = (args: string[], data: any) => {
   if (args[0] === 'reembed') {
     for (const r of data.reembedded)
       process.stdout.write(`re-embedded workspace ${r.workspaceId}: ${r.vectors} vectors with ${r.model}\n`)
+    return
+  }
+  if (args[0] === 'verify-chain') {
+    const report = data as ChainReport
+    for (const h of report.chains)
+      process.stdout.write(`chain ${h.chain || '(no workspace)'}: head ${h.hash} at position ${h.position}\n`)
+    process.stdout.write(`verified ${report.verified} events; ${report.cut} cut by deletions, their hashes kept\n`)
+    const b = report.broken
+    if (b) failure(`broken at position ${b.position} (stream ${b.streamId}, revision ${b.revision}): ${b.reason}`)
     return
   }
   if (args[1] === 'status') {

@@ -1,3 +1,5 @@
+import type { ChainHead, ChainReport } from './chain'
+
 // The event store port, modelled on EventStoreDB's semantics so that an EventStoreDB adapter
 // maps onto it one to one (appendToStream / readStream / readAll / subscribeToAll).
 
@@ -93,6 +95,12 @@ export interface EventStore {
    * backend can tell, another one). Returns a function that removes the listener.
    */
   onAppend(listener: () => void): () => void
+  /**
+   * Where the store keeps a hash chain of each workspace's events (./chain.ts): its head (`''` for
+   * the events of no workspace), and a walk of the chain that names the first broken event.
+   */
+  chainHead?(chain: string): Promise<ChainHead | undefined>
+  verifyChain?(chain?: string): Promise<ChainReport>
   close(): Promise<void>
 }
 

@@ -12,6 +12,7 @@ import {
   type RecordedEvent,
   WrongExpectedVersion,
 } from './port'
+import { chainHead, chainSchema, chainUnchained, verifyChain } from './chain'
 import { pollingSubscription } from './subscription'
 
 const NOTIFY_CHANNEL = 'kb_events'
@@ -70,6 +71,7 @@ BEGIN
       ) SELECT max(ins.position) INTO last_pos FROM ins;
       INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_streams[i], first_revision + p_counts[i] - 1)
       ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
+      PERFORM es_chain_events(p_streams[i], first_revision);
       top := last_pos;
       RETURN QUERY SELECT i, first_revision + p_counts[i] - 1, last_pos, NULL::text;
     END IF;
@@ -131,6 +133,8 @@ export class PostgresEventStore implements EventStore {
     await inTransaction(db.pool, async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK + 1])
       await tx.query(eventStoreSchema)
+      await tx.query(chainSchema)
+      await chainUnchained(tx)
     })
     const store = new PostgresEventStore(db)
     if (db.url) await store.listen(db.url)
@@ -225,7 +229,14 @@ export class PostgresEventStore implements EventStore {
   }
 
   async truncateBefore(streamId: string, revision: number) {
-    await this.db.pool.query('DELETE FROM es_events WHERE stream_id = $1 AND revision < $2', [streamId, revision])
+    // The stream records the cut, so that the chain tells the removed events from ones deleted by hand.
+    await inTransaction(this.db.pool, async (tx) => {
+      await tx.query('UPDATE es_streams SET truncated_before = greatest(truncated_before, $2) WHERE stream_id = $1', [
+        streamId,
+        revision,
+      ])
+      await tx.query('DELETE FROM es_events WHERE stream_id = $1 AND revision < $2', [streamId, revision])
+    })
   }
 
   streamRevision(streamId: string) {
@@ -255,6 +266,14 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: { after?: number }, handler: (event: RecordedEvent) => Promise<void>) {
     return pollingSubscription(this, options.after ?? 0, handler)
+  }
+
+  chainHead(chain: string) {
+    return chainHead(this.db.pool, chain)
+  }
+
+  verifyChain(chain?: string) {
+    return verifyChain(this.db.pool, chain)
   }
 
   onAppend(listener: () => void) {

@@ -34,4 +34,40 @@ export const auditRoutes: AnyRoute[] = [
       return E.right({ data })
     },
   }),
+  route({
+    method: 'get',
+    path: '/api/v1/audit/head',
+    tag: 'audit',
+    auth: 'bearer',
+    summary: "The head of the workspace's hash chain of events, to publish elsewhere (owners and admins)",
+    response: {
+      type: 'object',
+      required: ['workspaceId', 'position', 'hash', 'algorithm'],
+      properties: {
+        workspaceId: { type: 'string' },
+        position: { type: 'integer', description: "Log position of the workspace's latest event (0: none yet)" },
+        hash: {
+          type: 'string',
+          description: "SHA-256 link of that event, hex: SHA-256(previous link || SHA-256(the event's canonical form))",
+        },
+        algorithm: { type: 'string', enum: ['sha256'] },
+      },
+    },
+    uses: ['store'],
+    handler: async ({ identity: who }, { store }) => {
+      const identity = memberOf(who)
+      if (!managesWorkspace(identity.role))
+        return fail('FORBIDDEN', 'the hash chain is for workspace owners and admins')
+      if (!store.chainHead) return fail('SERVICE_UNAVAILABLE', 'the event store in use keeps no hash chain')
+      const head = await store.chainHead(identity.workspaceId)
+      return E.right({
+        data: {
+          workspaceId: identity.workspaceId,
+          position: head?.position ?? 0,
+          hash: head?.hash ?? '',
+          algorithm: 'sha256',
+        },
+      })
+    },
+  }),
 ]

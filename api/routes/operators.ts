@@ -10,6 +10,19 @@ import { type AnyRoute, route } from '../route'
 /** What the kb CLI calls when the service holds the database (PGlite allows one process). */
 export const operatorRoutes: AnyRoute[] = [
   route({
+    method: 'post',
+    path: '/api/v1/admin/verify-chain',
+    tag: 'operators',
+    auth: 'admin',
+    summary: "Walk the hash chain of the events (one workspace's, or all) and name the first broken event",
+    body: c.exact({ workspaceId: c.string(1, 200) }),
+    uses: ['store'],
+    handler: async ({ body }, { store }) => {
+      if (!store.verifyChain) return fail('SERVICE_UNAVAILABLE', 'the event store in use keeps no hash chain')
+      return E.right({ data: await store.verifyChain(body.workspaceId) })
+    },
+  }),
+  route({
     method: 'get',
     path: '/api/v1/admin/projections',
     tag: 'operators',

@@ -41,8 +41,11 @@ export const SearchAnswer = {
       type: 'object',
       description: 'The engines that answered each leg that ran',
       properties: {
-        text: { type: 'string', description: 'pg_textsearch (BM25), tsvector (candidates; BM25 scored from stored terms)' },
-        vectors: { type: 'string', description: "pgvector (HNSW), or exact scan (every vector compared, no pgvector)" },
+        text: {
+          type: 'string',
+          description: 'pg_textsearch (BM25), tsvector (candidates; BM25 scored from stored terms)',
+        },
+        vectors: { type: 'string', description: 'pgvector (HNSW), or exact scan (every vector compared, no pgvector)' },
       },
     },
     results: {

@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto'
+import type { Queryable } from '../db'
+
+/**
+ * The hash chain of the Postgres event store: each workspace's events (and, as chain '', the events
+ * of no workspace) are chained in log order. An event's content hash is the SHA-256 of its
+ * canonical form (id, stream, revision, type, data and metadata as one JSON array, in Postgres'
+ * jsonb rendering, which orders keys); its link is SHA-256(previous link ‖ content hash). Both are
+ * written with the event, in the append's transaction. Content cut by a deletion takes its event
+ * rows but leaves their chain rows: the chain still verifies without the content, and the stream
+ * records how far it was cut, so a row removed by hand is told apart from a cut.
+ */
+export const chainSchema = `
+CREATE TABLE IF NOT EXISTS es_chain (
+  position bigint PRIMARY KEY,
+  chain text NOT NULL,
+  stream_id text NOT NULL,
+  revision bigint NOT NULL,
+  content_hash bytea NOT NULL,
+  hash bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS es_chain_chain ON es_chain (chain, position);
+CREATE TABLE IF NOT EXISTS es_chain_heads (chain text PRIMARY KEY, position bigint NOT NULL, hash bytea NOT NULL);
+ALTER TABLE es_streams ADD COLUMN IF NOT EXISTS truncated_before bigint NOT NULL DEFAULT 0;
+CREATE OR REPLACE FUNCTION es_canonical(e es_events) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+  SELECT convert_to(jsonb_build_array(e.event_id::text, e.stream_id, e.revision, e.type, e.data, e.metadata)::text,
+    'UTF8')
+$$;
+-- Chains a stream's events from a revision on (called under the append lock, in log order).
+CREATE OR REPLACE FUNCTION es_chain_events(p_stream text, p_from bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  ev es_events;
+  link bytea;
+  content bytea;
+  ch text;
+BEGIN
+  FOR ev IN SELECT * FROM es_events WHERE stream_id = p_stream AND revision >= p_from ORDER BY position LOOP
+    ch := coalesce(ev.metadata->>'workspaceId', '');
+    SELECT hash INTO link FROM es_chain_heads WHERE chain = ch;
+    content := sha256(es_canonical(ev));
+    link := sha256(coalesce(link, ''::bytea) || content);
+    INSERT INTO es_chain VALUES (ev.position, ch, ev.stream_id, ev.revision, content, link);
+    INSERT INTO es_chain_heads VALUES (ch, ev.position, link)
+      ON CONFLICT (chain) DO UPDATE SET position = EXCLUDED.position, hash = EXCLUDED.hash;
+  END LOOP;
+END
+$$;
+`
+
+/** Chains the events appended before the chain existed (a database older than it), in log order. */
+export const chainUnchained = async (q: Queryable) => {
+  await q.query(`
+    DO $$
+    DECLARE ev record;
+    BEGIN
+      FOR ev IN SELECT e.stream_id, e.revision FROM es_events e
+          WHERE e.position > (SELECT coalesce(max(position), 0) FROM es_chain) ORDER BY e.position LOOP
+        PERFORM es_chain_events(ev.stream_id, ev.revision);
+      END LOOP;
+    END $$`)
+}
+
+export interface ChainHead {
+  chain: string
+  position: number
+  hash: string
+}
+
+export const chainHead = async (q: Queryable, chain: string): Promise<ChainHead | undefined> => {
+  const { rows } = await q.query<{ position: number; hash: Buffer }>(
+    'SELECT position, hash FROM es_chain_heads WHERE chain = $1',
+    [chain],
+  )
+  return rows[0] && { chain, position: rows[0].position, hash: rows[0].hash.toString('hex') }
+}
+
+export interface ChainBreak {
+  chain: string
+  position: number
+  streamId: string
+  revision: number
+  reason: string
+}
+
+export interface ChainReport {
+  chains: ChainHead[]
+  /** Events whose content was checked against its hash. */
+  verified: number
+  /** Events cut by a deletion: their hashes still link the chain. */
+  cut: number
+  broken?: ChainBreak
+}
+
+interface Row {
+  position: number
+  chain: string
+  stream_id: string
+  revision: number
+  content_hash: Buffer
+  hash: Buffer
+  present: boolean
+  computed: Buffer | null
+  truncated_before: number | null
+}
+
+const PAGE = 5000
+
+/**
+ * Walks the chain (of one workspace, or all of them) from its start: each event still stored must
+ * hash to its content hash, each link must follow from the one before, an event missing from the
+ * store must be below its stream's cut, and every stored event must be chained. Stops at the first
+ * break, naming it.
+ */
+export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainReport> => {
+  const links = new Map<string, Buffer>()
+  const heads = new Map<string, ChainHead>()
+  let verified = 0
+  let cut = 0
+  const broken = (r: Row, reason: string): ChainReport => ({
+    chains: [...heads.values()],
+    verified,
+    cut,
+    broken: { chain: r.chain, position: r.position, streamId: r.stream_id, revision: r.revision, reason },
+  })
+  for (let after = 0; ; ) {
+    const { rows } = await q.query<Row>(
+      `SELECT c.position, c.chain, c.stream_id, c.revision, c.content_hash, c.hash, e.position IS NOT NULL AS present,
+         CASE WHEN e.position IS NOT NULL THEN sha256(es_canonical(e)) END AS computed, s.truncated_before
+       FROM es_chain c LEFT JOIN es_events e ON e.position = c.position
+         LEFT JOIN es_streams s ON s.stream_id = c.stream_id
+       WHERE c.position > $1 AND ($2::text IS NULL OR c.chain = $2) ORDER BY c.position LIMIT ${PAGE}`,
+      [after, chain ?? null],
+    )
+    for (const r of rows) {
+      if (r.present) {
+        if (!r.computed!.equals(r.content_hash)) return broken(r, 'the event was edited: it no longer has its hash')
+        verified++
+      } else if (r.revision < (r.truncated_before ?? 0)) cut++
+      else return broken(r, 'the event was deleted: it is missing from the store, and its stream was not cut there')
+      const link = createHash('sha256')
+        .update(Buffer.concat([links.get(r.chain) ?? Buffer.alloc(0), r.content_hash]))
+        .digest()
+      if (!link.equals(r.hash)) return broken(r, "the chain was altered: this event's link does not follow")
+      links.set(r.chain, link)
+      heads.set(r.chain, { chain: r.chain, position: r.position, hash: link.toString('hex') })
+    }
+    if (rows.length < PAGE) break
+    after = rows[rows.length - 1].position
+  }
+  const { rows: unchained } = await q.query<Row>(
+    `SELECT e.position, coalesce(e.metadata->>'workspaceId', '') AS chain, e.stream_id, e.revision FROM es_events e
+     WHERE NOT EXISTS (SELECT 1 FROM es_chain c WHERE c.position = e.position)
+       AND ($1::text IS NULL OR coalesce(e.metadata->>'workspaceId', '') = $1) ORDER BY e.position LIMIT 1`,
+    [chain ?? null],
+  )
+  if (unchained[0]) return broken(unchained[0], 'the event is not in the chain: it was added outside an append')
+  for (const head of heads.values()) {
+    const stored = await chainHead(q, head.chain)
+    if (stored?.hash !== head.hash || stored.position !== head.position)
+      return {
+        chains: [...heads.values()],
+        verified,
+        cut,
+        broken: {
+          chain: head.chain,
+          position: head.position,
+          streamId: '',
+          revision: 0,
+          reason: 'the head was altered',
+        },
+      }
+  }
+  return { chains: [...heads.values()], verified, cut }
+}
