@@ -7,6 +7,7 @@ import { openApiDocument } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
+import { eventRoutes } from './routes/events'
 import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
 import { ingestionRoutes } from './routes/ingestion'
@@ -29,6 +30,7 @@ export const routes: AnyRoute[] = [
   ...adminRoutes,
   ...operatorRoutes,
   ...auditRoutes,
+  ...eventRoutes,
   ...folderRoutes,
   ...kbConfigRoutes,
   ...searchRoutes,

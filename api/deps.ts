@@ -17,6 +17,7 @@ export interface ApiSettings {
   /** Where clients reach the service; links are absolute from it (else from the request's origin). */
   publicUrl?: string
   packs: { requestsPerMinute: number; citationsFlushMs: number }
+  eventsHeartbeatMs: number
 }
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */

@@ -143,16 +143,23 @@ const envelope = (code: string) => ({
 
 /** The answers a route can give: success, and the failures its inputs, authentication and ids make possible. */
 const responses = (r: AnyRoute) => ({
-  '2XX': {
-    description: 'Success (201 for a creation, 202 for queued work)',
-    content: {
-      'application/json': {
-        schema: r.response
-          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', properties: { data: r.response } }] }
-          : { $ref: '#/components/schemas/Success' },
+  '2XX': r.produces
+    ? { description: r.produces.description, content: { [r.produces.type]: { schema: { type: 'string' } } } }
+    : {
+        description: 'Success (201 for a creation, 202 for queued work)',
+        content: {
+          'application/json': {
+            schema: r.response
+              ? {
+                  allOf: [
+                    { $ref: '#/components/schemas/Success' },
+                    { type: 'object', properties: { data: r.response } },
+                  ],
+                }
+              : { $ref: '#/components/schemas/Success' },
+          },
+        },
       },
-    },
-  },
   ...(r.params || r.query || r.body ? { 400: envelope('VALIDATION_ERROR: details lists each field and reason') } : {}),
   ...(r.auth !== 'none' ? { 401: envelope('UNAUTHORIZED (no credentials) or INVALID_TOKEN') } : {}),
   ...(r.permission

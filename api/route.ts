@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import type Router from '@koa/router'
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
@@ -21,6 +22,8 @@ export interface Reply {
   /** After a write: the answer is what this finds once the read models reached `position`. */
   read?: () => Promise<unknown>
   headers?: Record<string, string>
+  /** A body streamed as it is made (Server-Sent Events): sent as the route's `produces` type. */
+  stream?: Readable
 }
 
 export interface HandlerInput<P, Q, B> {
@@ -38,6 +41,8 @@ export interface HandlerInput<P, Q, B> {
   countUpload: () => Promise<void>
   /** Where the client reached the service (scheme and host), for links the answer hands out. */
   origin: string
+  /** A request header (`last-event-id`), as sent. */
+  header: (name: string) => string | undefined
 }
 
 /** The services a handler names in `uses`, and only those. */
@@ -57,6 +62,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyo
   multipart?: 'also' | 'only'
   /** JSON Schema of the answer's `data`, for the OpenAPI document. */
   response?: Record<string, unknown>
+  /** A success answered as a stream of this media type instead of JSON (the handler's `stream`). */
+  produces?: { type: string; description: string }
   /** Query parameters the codec does not name that the route still takes (`externalRef.<key>`). */
   extraQuery?: (name: string) => boolean
   /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
@@ -219,11 +226,20 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
         if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       },
       origin: ctx.origin,
+      header: (name) => ctx.get(name) || undefined,
     }
     const result = await spec.handler(input, pick(deps, spec.uses ?? []))
     if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
     const reply = result.right
     ctx.state.refund = undefined
+    if (reply.stream) {
+      ctx.status = 200
+      ctx.type = spec.produces?.type ?? 'application/octet-stream'
+      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
+      // Koa destroys the stream when the client goes away.
+      ctx.body = reply.stream
+      return
+    }
     if (reply.position && reply.position > 0) {
       const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
       if (!caughtUp) ctx.set(LAG_HEADER, 'true')

@@ -123,6 +123,7 @@ export const ConfigCodec = t.type({
   PUBLIC_URL: optional(httpUrl),
   PACK_REQUESTS_PER_MINUTE: withDefault(intInRange(1, 1_000_000), 60),
   PACK_CITATIONS_FLUSH_MS: withDefault(intInRange(100, 3_600_000), 10_000),
+  EVENTS_HEARTBEAT_MS: withDefault(intInRange(100, 600_000), 15_000),
 })
 
 export interface Config {
@@ -162,6 +163,8 @@ export interface Config {
    * one event records them.
    */
   packs: { requestsPerMinute: number; citationsFlushMs: number }
+  /** How long an event stream (Server-Sent Events) stays silent before a heartbeat comment. */
+  eventsHeartbeatMs: number
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
@@ -210,5 +213,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     syncScheduleMs: c.SYNC_SCHEDULE_MS,
     publicUrl: c.PUBLIC_URL,
     packs: { requestsPerMinute: c.PACK_REQUESTS_PER_MINUTE, citationsFlushMs: c.PACK_CITATIONS_FLUSH_MS },
+    eventsHeartbeatMs: c.EVENTS_HEARTBEAT_MS,
   })
 }
