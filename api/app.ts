@@ -8,6 +8,7 @@ import { type AnyRoute, mount } from './route'
 import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
 import { eventRoutes } from './routes/events'
+import { webhookRoutes } from './routes/webhooks'
 import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
 import { ingestionRoutes } from './routes/ingestion'
@@ -31,6 +32,7 @@ export const routes: AnyRoute[] = [
   ...operatorRoutes,
   ...auditRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
   ...folderRoutes,
   ...kbConfigRoutes,
   ...searchRoutes,

@@ -68,6 +68,30 @@ export const email = documented(
   { type: 'string', format: 'email', maxLength: 254 },
 )
 
+/** A string matching a pattern (anchored), described as `name`, with the pattern in its JSON Schema. */
+const matching = (name: string, pattern: string) =>
+  documented(
+    new t.Type<string, string, unknown>(
+      name,
+      (u): u is string => typeof u === 'string',
+      (u, c) => (typeof u === 'string' && new RegExp(pattern).test(u) ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'string', pattern },
+  )
+
+/** An event type a subscription names (`EntryCreated`), or `*` for all. */
+export const eventType = matching(
+  'an event type name (letters and digits, at most 100), or *',
+  '^(\\*|[A-Za-z][A-Za-z0-9]{0,99})$',
+)
+
+/** A webhook signing secret as the Standard Webhooks specification writes them. */
+export const webhookSecret = matching(
+  'a secret of whsec_ and the base64 of 18 to 64 bytes',
+  '^whsec_(?:[A-Za-z0-9+/]{4}){6,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+)
+
 export const slug = documented(
   new t.Type<string, string, unknown>(
     'a slug of lowercase letters, digits and dashes (1-60)',

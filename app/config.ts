@@ -53,6 +53,22 @@ const eventStoreUrl = new t.Type<string, unknown, unknown>(
   String,
 )
 
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** A comma list of delays such as `5s,5m,30m,2h`, in milliseconds; each at most a day. */
+const delays = new t.Type<number[], string, unknown>(
+  'a comma list of delays with units ms, s, m or h, each at most 24h (such as 5s,5m,30m,2h,5h,10h,10h)',
+  (u): u is number[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c)
+    const parts = u.split(',').map((p) => /^\s*(\d{1,9})(ms|s|m|h)\s*$/.exec(p))
+    if (parts.length > 20 || parts.some((m) => !m)) return t.failure(u, c)
+    const ms = parts.map((m) => Number(m![1]) * UNITS[m![2]])
+    return ms.every((d) => d > 0 && d <= 86_400_000) ? t.success(ms) : t.failure(u, c)
+  },
+  (a) => a.map((d) => `${d}ms`).join(','),
+)
+
 const httpUrl = new t.Type<string, unknown, unknown>(
   'an http:// or https:// URL (scheme and host, optionally a path prefix)',
   (u): u is string => typeof u === 'string',
@@ -124,6 +140,10 @@ export const ConfigCodec = t.type({
   PACK_REQUESTS_PER_MINUTE: withDefault(intInRange(1, 1_000_000), 60),
   PACK_CITATIONS_FLUSH_MS: withDefault(intInRange(100, 3_600_000), 10_000),
   EVENTS_HEARTBEAT_MS: withDefault(intInRange(100, 600_000), 15_000),
+  WEBHOOK_RETRY_SCHEDULE: withDefault(
+    delays,
+    [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  ),
 })
 
 export interface Config {
@@ -165,6 +185,8 @@ export interface Config {
   packs: { requestsPerMinute: number; citationsFlushMs: number }
   /** How long an event stream (Server-Sent Events) stays silent before a heartbeat comment. */
   eventsHeartbeatMs: number
+  /** Delays before each retry of a failed webhook delivery; after the last, the webhook is disabled. */
+  webhookRetrySchedule: number[]
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
@@ -214,5 +236,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     publicUrl: c.PUBLIC_URL,
     packs: { requestsPerMinute: c.PACK_REQUESTS_PER_MINUTE, citationsFlushMs: c.PACK_CITATIONS_FLUSH_MS },
     eventsHeartbeatMs: c.EVENTS_HEARTBEAT_MS,
+    webhookRetrySchedule: c.WEBHOOK_RETRY_SCHEDULE,
   })
 }

@@ -16,6 +16,7 @@ import { rateLimitSchema } from '../adapters/rateLimit'
 import { WorkspaceLimiter, failDeadJob, runTask } from '../workers/ingest'
 import { startOutbox } from '../workers/outbox'
 import { ParserPool } from '../ingestion/parserPool'
+import { startWebhookDelivery } from '../workers/webhooks'
 import { startSyncScheduler } from '../workers/sync'
 import { startMaintenance } from '../workers/maintenance'
 import { startRetentionSweeper } from '../workers/retention'
@@ -105,6 +106,20 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       (job, reason) => failDeadJob(ingest, job, reason),
       20,
     )
+  // Webhook deliveries run beside the task workers, in one process of the cluster at a time (in order per webhook).
+  const delivering = has('worker')
+    ? holdLease(db, 'webhooks', log, async () =>
+        startWebhookDelivery({
+          db,
+          store,
+          runner,
+          log,
+          allowPrivateUrls: config.allowPrivateUrls,
+          schedule: config.webhookRetrySchedule,
+        }),
+      )
+    : undefined
+  await delivering?.started
   // The entries read model is complete once every projector runs (none rebuilding or failed) at the head.
   const entriesComplete = async () =>
     runner.statuses().every((s) => s.state === 'running' || s.state === 'following') &&
@@ -149,6 +164,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       leases: () => ({
         ...(projecting ? { projections: projecting.held() ? 'held' : 'waiting' } : {}),
         ...(scheduling ? { scheduler: scheduling.held() ? 'held' : 'waiting' } : {}),
+        ...(delivering ? { webhooks: delivering.held() ? 'held' : 'waiting' } : {}),
       }),
     },
   }
@@ -178,6 +194,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       const steps: [string, () => Promise<unknown>][] = [
         ['appending the citations pending', () => settleCitations(deps)],
         ['stopping the schedules', async () => scheduling?.stop()],
+        ['stopping the webhook deliveries', async () => delivering?.stop()],
         ['closing the job queue', () => queue.close()],
         ['closing the parser workers', () => parsers.close()],
         ['stopping the projections', async () => (await projecting?.stop(), await runner.stop())],

@@ -15,6 +15,9 @@ export const streams = {
   collection: (id: string) => `collection-${id}`,
   proposal: (id: string) => `proposal-${id}`,
   reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
+  webhook: (id: string) => `webhook-${id}`,
+  /** A webhook's delivery attempts, apart from its own stream so that loading it stays short. */
+  webhookDeliveries: (id: string) => `webhookdeliveries-${id}`,
 }
 
 const CATEGORY_NAMES = [
@@ -33,6 +36,8 @@ const CATEGORY_NAMES = [
   'collection',
   'proposal',
   'reservation',
+  'webhook',
+  'webhookdeliveries',
 ]
 const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
 

@@ -5,9 +5,11 @@ import type { Projector } from './projector'
 const actorId = (actor: RecordedEvent['metadata']['actor']) =>
   actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
 
-/** Hashes of secrets stay in the event store; the audit trail shows that a secret was issued. */
+/** Secrets and their hashes stay in the event store; the audit trail shows that a secret was issued. */
 const withoutHashes = (data: unknown) =>
-  data && typeof data === 'object' ? Object.fromEntries(Object.entries(data).filter(([k]) => !/Hash$/.test(k))) : data
+  data && typeof data === 'object'
+    ? Object.fromEntries(Object.entries(data).filter(([k]) => !/Hash$/.test(k) && k !== 'secret'))
+    : data
 
 /** Every event that belongs to a workspace, for its owners' and admins' audit trail. */
 export const auditProjector: Projector = {

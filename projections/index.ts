@@ -13,6 +13,7 @@ import { pageIndexProjector } from './pageIndex'
 import { pagesProjector } from './pages'
 import type { Projector } from './projector'
 import { tasksProjector } from './tasks'
+import { webhooksProjector } from './webhooks'
 
 export interface ProjectorDeps {
   embedder: Embedder
@@ -28,6 +29,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   knowledgeProjector,
   chunksProjector(deps),
   tasksProjector,
+  webhooksProjector,
   pagesProjector,
   pageIndexProjector(deps),
 ]

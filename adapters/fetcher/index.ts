@@ -148,3 +148,38 @@ export const safeFetch = async (raw: string, options: FetchOptions): Promise<Fet
     throw new FetchError(`the fetch of ${url.href} failed: ${(error as Error).message}`)
   }
 }
+
+/**
+ * A POST through the same guards as a fetch (the URL and the connected address checked, the whole
+ * exchange capped in time); follows no redirect (a 3xx is the answer). Answers the status code; the
+ * response body is read and dropped, up to 64 KiB.
+ */
+export const safePost = async (
+  raw: string,
+  body: string,
+  headers: Record<string, string>,
+  options: Omit<FetchOptions, 'maxBytes'>,
+): Promise<number> => {
+  const signal = AbortSignal.timeout(options.timeoutMs)
+  const url = checkUrl(raw, options.allowPrivate)
+  try {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const send = url.protocol === 'https:' ? https.request : http.request
+      const req = send(url, {
+        method: 'POST',
+        lookup: guardedLookup(options.allowPrivate),
+        signal,
+        headers: { 'user-agent': USER_AGENT, 'content-length': String(Buffer.byteLength(body)), ...headers },
+      })
+      req.on('response', resolve)
+      req.on('error', reject)
+      req.end(body)
+    })
+    await readCapped(res, 64 * 1024, signal).catch(() => undefined)
+    return res.statusCode ?? 0
+  } catch (error) {
+    if (signal.aborted) throw new FetchError(`${url.origin} did not answer within ${options.timeoutMs} ms`)
+    if (error instanceof FetchError) throw error
+    throw new FetchError(`the request to ${url.origin} failed: ${(error as Error).message}`)
+  }
+}

@@ -1,0 +1,129 @@
+import type { Queryable } from '../adapters/db'
+import { type AuditEvent, auditEventsAfter } from './audit'
+import { pagination } from './pagination'
+
+interface WebhookRow {
+  id: string
+  workspace_id: string
+  url: string
+  events: string[]
+  secret: string
+  status: string
+  disabled_reason: string | null
+  created_at: Date
+  cursor: number
+  failures: number
+  next_attempt_at: Date | null
+}
+
+/** A webhook as the API shows it: never its secret. */
+const shown = (r: WebhookRow) => ({
+  id: r.id,
+  url: r.url,
+  events: r.events,
+  status: r.status,
+  ...(r.disabled_reason ? { disabledReason: r.disabled_reason } : {}),
+  createdAt: r.created_at.toISOString(),
+  deliveredUpTo: r.cursor,
+  failures: r.failures,
+  nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
+})
+
+export const listWebhooks = async (db: Queryable, workspaceId: string) => {
+  const { rows } = await db.query<WebhookRow>(
+    'SELECT * FROM kb_webhooks WHERE workspace_id = $1 ORDER BY created_at, id',
+    [workspaceId],
+  )
+  return rows.map(shown)
+}
+
+export const getWebhook = async (db: Queryable, workspaceId: string, id: string) => {
+  const { rows } = await db.query<WebhookRow>('SELECT * FROM kb_webhooks WHERE id = $1 AND workspace_id = $2', [
+    id,
+    workspaceId,
+  ])
+  return rows[0] && shown(rows[0])
+}
+
+export interface DueWebhook {
+  id: string
+  workspaceId: string
+  url: string
+  events: string[]
+  secret: string
+  cursor: number
+  failures: number
+}
+
+/** Enabled webhooks whose next try is due (or that have none waiting). */
+export const dueWebhooks = async (db: Queryable, now: Date): Promise<DueWebhook[]> => {
+  const { rows } = await db.query<WebhookRow>(
+    "SELECT * FROM kb_webhooks WHERE status = 'enabled' AND (next_attempt_at IS NULL OR next_attempt_at <= $1)",
+    [now],
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    workspaceId: r.workspace_id,
+    url: r.url,
+    events: r.events,
+    secret: r.secret,
+    cursor: r.cursor,
+    failures: r.failures,
+  }))
+}
+
+/** The first event after a position that the webhook's event types take. */
+export const nextEventFor = async (db: Queryable, hook: Pick<DueWebhook, 'workspaceId' | 'events'>, after: number) => {
+  const all = hook.events.includes('*')
+  for (let from = after; ; ) {
+    const page = await auditEventsAfter(db, hook.workspaceId, { after: from }, 100)
+    const match = page.find((e) => all || hook.events.includes(e.type))
+    if (match || page.length < 100) return match
+    from = page[page.length - 1].position
+  }
+}
+
+/** One event of the workspace's trail by its position. */
+export const eventAt = async (db: Queryable, workspaceId: string, position: number): Promise<AuditEvent | undefined> =>
+  (await auditEventsAfter(db, workspaceId, { after: position - 1 }, 1)).find((e) => e.position === position)
+
+interface DeliveryRow {
+  position: number
+  delivery_id: string
+  event_position: number
+  event_type: string
+  attempt: number
+  status_code: number
+  delivered: boolean
+  manual: boolean
+  error: string | null
+  next_attempt_at: Date | null
+  at: Date
+}
+
+/** A webhook's tries, newest first, paginated. */
+export const webhookDeliveries = async (db: Queryable, webhookId: string, page: number, limit: number) => {
+  const total = (
+    await db.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_webhook_deliveries WHERE webhook_id = $1', [
+      webhookId,
+    ])
+  ).rows[0].n
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT * FROM kb_webhook_deliveries WHERE webhook_id = $1 ORDER BY position DESC LIMIT ${limit}
+     OFFSET ${(page - 1) * limit}`,
+    [webhookId],
+  )
+  const deliveries = rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    eventPosition: r.event_position,
+    eventType: r.event_type,
+    attempt: r.attempt,
+    statusCode: r.status_code,
+    delivered: r.delivered,
+    manual: r.manual,
+    ...(r.error ? { error: r.error } : {}),
+    nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
+    at: r.at.toISOString(),
+  }))
+  return { deliveries, pagination: pagination(page, limit, total) }
+}
