@@ -35,7 +35,7 @@ export const CHUNK_STATS = 'kb_chunk'
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 6,
+  version: 7,
   tables: ['kb_chunks', 'kb_chunk_entries', 'kb_passages', `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (

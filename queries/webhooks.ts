@@ -1,5 +1,5 @@
 import type { Queryable } from '../adapters/db'
-import { type AuditEvent, auditEventsAfter } from './audit'
+import { auditEventsAfter } from './audit'
 import { pagination } from './pagination'
 
 interface WebhookRow {
@@ -83,9 +83,21 @@ export const nextEventFor = async (db: Queryable, hook: Pick<DueWebhook, 'worksp
   }
 }
 
-/** One event of the workspace's trail by its position. */
-export const eventAt = async (db: Queryable, workspaceId: string, position: number): Promise<AuditEvent | undefined> =>
-  (await auditEventsAfter(db, workspaceId, { after: position - 1 }, 1)).find((e) => e.position === position)
+/** A delivery of the log, to send again: its webhook, its event and how many tries it had. */
+export const deliveryToRetry = async (db: Queryable, workspaceId: string, webhookId: string, deliveryId: string) => {
+  const { rows } = await db.query<{ event_position: number; attempts: number; secret: string; url: string }>(
+    `SELECT d.event_position, max(d.attempt)::int AS attempts, w.secret, w.url FROM kb_webhook_deliveries d
+     JOIN kb_webhooks w ON w.id = d.webhook_id
+     WHERE d.webhook_id = $1 AND d.delivery_id = $2 AND w.workspace_id = $3
+     GROUP BY d.event_position, w.secret, w.url`,
+    [webhookId, deliveryId, workspaceId],
+  )
+  const found = rows[0]
+  if (!found) return undefined
+  const [event] = await auditEventsAfter(db, workspaceId, { after: found.event_position - 1 }, 1)
+  if (event?.position !== found.event_position) return undefined
+  return { hook: { id: webhookId, workspaceId, url: found.url, secret: found.secret }, event, attempts: found.attempts }
+}
 
 interface DeliveryRow {
   position: number

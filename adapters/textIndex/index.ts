@@ -1,15 +1,14 @@
 import type { Queryable } from '../db'
-import { elasticsearchIndex } from './elasticsearch'
 import { pgTextsearchIndex } from './pgTextsearch'
 import type { TextIndex } from './port'
 import { tsvectorIndex } from './tsvector'
 
 /**
- * Elasticsearch when its URL is set; else BM25 through pg_textsearch where the database has it,
+ * Elasticsearch when its URL is set (its client loaded only then); else BM25 through pg_textsearch where the database has it,
  * built-in full-text search otherwise.
  */
 export const openTextIndex = async (q: Queryable, elasticsearchUrl?: string): Promise<TextIndex> => {
-  if (elasticsearchUrl) return elasticsearchIndex(elasticsearchUrl)
+  if (elasticsearchUrl) return (await import('./elasticsearch')).elasticsearchIndex(elasticsearchUrl)
   const { rows } = await q.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_textsearch'",
   )

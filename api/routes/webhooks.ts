@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { deleteWebhook, registerWebhook } from '../../commands/webhooks'
 import { fail, managesWorkspace } from '../../domain/shared'
-import { eventAt, getWebhook, listWebhooks, webhookDeliveries } from '../../queries/webhooks'
+import { deliveryToRetry, getWebhook, listWebhooks, webhookDeliveries } from '../../queries/webhooks'
 import { deliver } from '../../workers/webhooks'
 import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
@@ -130,22 +130,14 @@ export const webhookRoutes: AnyRoute[] = [
     handler: async ({ identity, params }, { db, store, config }) => {
       const workspaceId = manager(identity)
       if (E.isLeft(workspaceId)) return workspaceId
-      const { rows } = await db.pool.query<{ event_position: number; attempts: number; secret: string; url: string }>(
-        `SELECT d.event_position, max(d.attempt)::int AS attempts, w.secret, w.url FROM kb_webhook_deliveries d
-         JOIN kb_webhooks w ON w.id = d.webhook_id
-         WHERE d.webhook_id = $1 AND d.delivery_id = $2 AND w.workspace_id = $3
-         GROUP BY d.event_position, w.secret, w.url`,
-        [params.id, params.deliveryId, workspaceId.right],
-      )
-      const found = rows[0]
-      const event = found && (await eventAt(db.pool, workspaceId.right, found.event_position))
-      if (!found || !event) return fail('NOT_FOUND', 'delivery not found')
-      const hook = { id: params.id, workspaceId: workspaceId.right, url: found.url, secret: found.secret }
+      const found = await deliveryToRetry(db.pool, workspaceId.right, params.id, params.deliveryId)
+      if (!found) return fail('NOT_FOUND', 'delivery not found')
+      const { hook, event, attempts } = found
       const done = await deliver(
         { store, allowPrivateUrls: config.allowPrivateUrls, schedule: [] },
         hook,
         event,
-        found.attempts + 1,
+        attempts + 1,
         true,
       )
       const { position, ...result } = done
