@@ -56,7 +56,8 @@ export const webhooksProjector: Projector = {
         const { rowCount } = await tx.query(
           `INSERT INTO kb_webhook_deliveries (position, delivery_id, webhook_id, event_position, event_type, attempt,
              status_code, delivered, manual, error, next_attempt_at, at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 WHERE EXISTS (SELECT 1 FROM kb_webhooks WHERE id = $3)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+           WHERE EXISTS (SELECT 1 FROM kb_webhooks WHERE id = $3)
            ON CONFLICT (position) DO NOTHING`,
           [
             recorded.position,

@@ -4,11 +4,14 @@ import type { TextIndex } from './port'
 import { tsvectorIndex } from './tsvector'
 
 /**
- * Elasticsearch when its URL is set (its client loaded only then); else BM25 through pg_textsearch where the database has it,
- * built-in full-text search otherwise.
+ * Elasticsearch when its URL is set (its client loaded only then); else BM25 through pg_textsearch
+ * where the database has it, built-in full-text search otherwise.
  */
 export const openTextIndex = async (q: Queryable, elasticsearchUrl?: string): Promise<TextIndex> => {
-  if (elasticsearchUrl) return (await import('./elasticsearch')).elasticsearchIndex(elasticsearchUrl)
+  if (elasticsearchUrl) {
+    const { elasticsearchIndex } = await import('./elasticsearch')
+    return elasticsearchIndex(elasticsearchUrl)
+  }
   const { rows } = await q.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_textsearch'",
   )

@@ -209,7 +209,7 @@ test('bad input: 400 in the envelope; viewers 403; another workspace 404; privat
   }
 })
 
-test('a delivery in flight survives a SIGKILL of its process: sent again after the restart, then the next', async () => {
+test('a delivery in flight survives a SIGKILL of its process: sent again after a restart, then the next', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-webhook-'))
   const port = 44000 + Math.floor(Math.random() * 2000)
   // The first try never gets an answer: the process is killed while it waits.

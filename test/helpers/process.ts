@@ -37,7 +37,8 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
     child.on('exit', (code) => (running.delete(child), resolve(code))),
   )
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
+  // Up to a minute: seven processes starting at once on a loaded machine compile and open the database slowly.
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
     } catch {}

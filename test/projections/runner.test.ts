@@ -14,6 +14,7 @@ import { upload, waitForTask } from '../helpers/ingestion'
 import { newKey, tool } from '../helpers/brain'
 import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
+import { until } from '../helpers/until'
 
 const silent = pino({ level: 'silent' })
 
@@ -86,6 +87,18 @@ test.before(async (ctx) => {
   const gone = ok(await tool(ctx.svc.call, key, 'page_write', { title: 'Gone', content: 'Soon deleted.' }))
   ok(await call('DELETE', `/api/v1/pages/${gone.pageId}`))
   ok(await call('PATCH', `/api/v1/collections/${held.id}`, { name: 'Held2' }))
+  // Webhooks: one deleted, one whose first delivery fails (the site answers no POST with a 2xx).
+  const hook = ok(
+    await call('POST', '/api/v1/webhooks', { url: `${ctx.site.url}/hook`, events: ['FolderCreated'] }),
+    201,
+  )
+  const dropped = ok(await call('POST', '/api/v1/webhooks', { url: `${ctx.site.url}/other`, events: ['*'] }), 201)
+  ok(await call('DELETE', `/api/v1/webhooks/${dropped.id}`))
+  ok(await call('POST', '/api/v1/knowledge/folders', { name: 'Hooked' }), 201)
+  await until(
+    'a delivery try',
+    async () => ok(await call('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).deliveries.length > 0,
+  )
   await ctx.svc.deps.runner.waitFor(await ctx.svc.deps.store.headPosition(), 10000)
 })
 test.after(async ({ svc, site }) => (await svc.stop(), await site.close()))
