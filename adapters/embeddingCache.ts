@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from './text'
 import type { Queryable } from './db'
 import { DIMENSIONS, type Embedder } from './embedders/port'
 
@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
 /** What is embedded for a chunk: its entry's title gives the passage its subject. */
 export const embeddingInput = (title: string, text: string) => `${title}\n\n${text}`
 
-const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
+const hashOf = sha256Hex
 
 /**
  * Makes sure the cache holds a vector of every text by this embedder, embedding only the texts

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { type Tiktoken, getEncoding } from 'js-tiktoken'
 
 // cl100k_base: the encoding of OpenAI's embedding models, so token counts match what they bill.
@@ -14,3 +15,6 @@ export const searchableText = (text: string): string =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()
+
+/** SHA-256 of a text (UTF-8), hex: how served text and cached embeddings are named. */
+export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex')

@@ -9,6 +9,7 @@ import { adminRoutes } from './routes/admin'
 import { auditRoutes } from './routes/audit'
 import { eventRoutes } from './routes/events'
 import { webhookRoutes } from './routes/webhooks'
+import { receiptRoutes } from './routes/receipts'
 import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
 import { ingestionRoutes } from './routes/ingestion'
@@ -33,6 +34,7 @@ export const routes: AnyRoute[] = [
   ...auditRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...receiptRoutes,
   ...folderRoutes,
   ...kbConfigRoutes,
   ...searchRoutes,

@@ -80,6 +80,22 @@ const matching = (name: string, pattern: string) =>
     { type: 'string', pattern },
   )
 
+/** An ISO 8601 time with a date and a time of day (`2026-11-25T10:00:00Z`), as a Date. */
+export const isoTime = documented(
+  new t.Type<Date, string, unknown>(
+    'an ISO 8601 date and time, such as 2026-11-25T10:00:00Z',
+    (u): u is Date => u instanceof Date,
+    (u, c) => {
+      if (typeof u !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(u))
+        return t.failure(u, c)
+      const d = new Date(u)
+      return Number.isNaN(d.getTime()) ? t.failure(u, c) : t.success(d)
+    },
+    (d) => d.toISOString(),
+  ),
+  { type: 'string', format: 'date-time' },
+)
+
 /** An event type a subscription names (`EntryCreated`), or `*` for all. */
 export const eventType = matching(
   'an event type name (letters and digits, at most 100), or *',

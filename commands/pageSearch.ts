@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { sha256Hex } from '../adapters/text'
 import { type PageSearchServed, pageSearch } from '../domain/search'
 import { type CommandContext, handle } from './handle'
 import type { Mode } from '../queries/ranking'
@@ -13,9 +14,9 @@ const pageSearchRecord =
     ctx: CommandContext,
     workspaceId: string,
     data: Omit<PageSearchServed['data'], 'searchId' | 'workspaceId'>,
+    searchId = randomUUID(),
   ) =>
   () => {
-    const searchId = randomUUID()
     return handle(
       deps.store,
       streams.search(searchId),
@@ -37,8 +38,9 @@ export const searchPages = async (
   scope: PageScope,
   req: { query: string; mode: Mode; limit: number; minScore: number },
 ) => {
-  const { results, mode, fallback } = await findPages(deps, scope, req)
-  const citations = results.map((r) => ({ pageId: r.pageId, version: r.version }))
+  const { results, mode, fallback, position } = await findPages(deps, scope, req)
+  const served = results.map((r) => ({ ...r, sha256: sha256Hex(r.content) }))
+  const citations = served.map((r) => ({ pageId: r.pageId, version: r.version, sha256: r.sha256 }))
   if (scope.kind === 'pack') {
     // Anonymous: counted with the pack's other serves, one event per period (commands/citations.ts).
     deps.citations.tally(
@@ -54,6 +56,12 @@ export const searchPages = async (
           }),
         }),
     )
-  } else deps.citations.record(pageSearchRecord(deps, ctx, scope.workspaceId, { mode, citations }))
-  return { results, mode, ...(fallback ? { fallback } : {}) }
+    return { results: served, mode, ...(fallback ? { fallback } : {}) }
+  }
+  // Signed for: one event per search, which is also its answer receipt.
+  const searchId = randomUUID()
+  deps.citations.record(
+    pageSearchRecord(deps, ctx, scope.workspaceId, { mode, citations, query: req.query, position }, searchId),
+  )
+  return { results: served, mode, ...(fallback ? { fallback } : {}), receipt: { id: searchId, position } }
 }

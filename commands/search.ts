@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { EventStore } from '../adapters/eventstore/port'
 import { search as searchDecider } from '../domain/search'
 import type { DomainError } from '../domain/shared'
-import type { RankDeps } from '../queries/ranking'
+import type { Engines, RankDeps } from '../queries/ranking'
 import { type Mode, type SearchRequest, type SearchResult, findKnowledge, searchSettings } from '../queries/search'
 import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
@@ -23,12 +23,23 @@ export const searchKnowledge = async (
   ctx: CommandContext,
   workspaceId: string,
   req: SearchRequest,
-): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string }>> => {
+): Promise<
+  E.Either<
+    DomainError,
+    {
+      results: SearchResult[]
+      mode: Mode
+      fallback?: string
+      engines: Engines
+      receipt: { id: string; position: number }
+    }
+  >
+> => {
   // The configuration as the read model holds it (a PATCH's answer waited for it).
   const settings = await searchSettings(deps.db.pool, workspaceId, req)
   const found = await findKnowledge(deps, workspaceId, req, settings)
   if (E.isLeft(found)) return found
-  const { results } = found.right
+  const { results, position, mode } = found.right
   const searchId = randomUUID()
   deps.citations.record(() =>
     handle(
@@ -40,14 +51,23 @@ export const searchKnowledge = async (
         data: {
           searchId,
           workspaceId,
-          mode: found.right.mode,
+          mode,
           resultCount: results.length,
           entryIds: results.map((r) => r.id),
+          query: req.query,
+          position,
+          served: results.map((r) => ({
+            entryId: r.id,
+            version: r.version,
+            chunkIndex: r.chunkIndex,
+            sha256: r.sha256,
+          })),
         },
       },
       { ...ctx, workspaceId },
       { fresh: true },
     ),
   )
-  return found
+  const { position: _, ...answer } = found.right
+  return E.right({ ...answer, receipt: { id: searchId, position } })
 }

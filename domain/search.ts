@@ -3,15 +3,23 @@ import * as E from 'fp-ts/Either'
 import type { Decider } from './shared'
 
 /** One search as served: a batch of citations, one per entry (or page version) in its results. */
+/** What one result served (an answer receipt keeps these): the entry, its version, the chunk and its hash. */
+export const ServedEntry = t.type({ entryId: t.string, version: t.number, chunkIndex: t.number, sha256: t.string })
+
 export const SearchServed = t.type({
   type: t.literal('SearchServed'),
-  data: t.type({
-    searchId: t.string,
-    workspaceId: t.string,
-    mode: t.string,
-    resultCount: t.number,
-    entryIds: t.array(t.string),
-  }),
+  data: t.intersection([
+    t.type({
+      searchId: t.string,
+      workspaceId: t.string,
+      mode: t.string,
+      resultCount: t.number,
+      entryIds: t.array(t.string),
+    }),
+    // The receipt (searches recorded before receipts have none): the query, the position the read
+    // models had reached, and each result as served.
+    t.partial({ query: t.string, position: t.number, served: t.array(ServedEntry) }),
+  ]),
 })
 export type SearchServed = t.TypeOf<typeof SearchServed>
 
@@ -25,7 +33,10 @@ export const search: Decider<SearchCommand, SearchServed, { recorded: boolean }>
 }
 
 /** A page version served; `count` times when the serves of a public pack were counted together (1 when absent). */
-const PageCitation = t.intersection([t.type({ pageId: t.string, version: t.number }), t.partial({ count: t.number })])
+const PageCitation = t.intersection([
+  t.type({ pageId: t.string, version: t.number }),
+  t.partial({ count: t.number, sha256: t.string }),
+])
 
 /**
  * One search over pages as served: a batch of citations, one per page version in its results. A
@@ -36,8 +47,8 @@ export const PageSearchServed = t.type({
   type: t.literal('PageSearchServed'),
   data: t.intersection([
     t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(PageCitation) }),
-    // Set when the search came through a public pack.
-    t.partial({ packSlug: t.string }),
+    // Set when the search came through a public pack; a receipt's query and position otherwise.
+    t.partial({ packSlug: t.string, query: t.string, position: t.number }),
   ]),
 })
 export type PageSearchServed = t.TypeOf<typeof PageSearchServed>

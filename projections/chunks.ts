@@ -35,14 +35,14 @@ export const CHUNK_STATS = 'kb_chunk'
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 7,
+  version: 8,
   tables: ['kb_chunks', 'kb_chunk_entries', 'kb_passages', `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
       token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
-      tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL);
+      tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL, revision bigint NOT NULL);
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
     ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
@@ -71,7 +71,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       case 'EntryCreated': {
         const d = e.data
         await createEntry(tx, d)
-        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks)
+        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks, recorded.revision)
         break
       }
       case 'EntryUpdated': {
@@ -80,14 +80,14 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         if (title !== undefined) await rewriteEntry(tx, e.data.entryId, 'title', title)
         if (content !== undefined && chunks !== undefined) {
           await rewriteEntry(tx, e.data.entryId, 'body', content)
-          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks)
+          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks, recorded.revision)
         } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
         break
       }
       case 'EntryContentProcessed':
         // A task's result replaces the chunks at once: a half-processed entry is never searchable.
         await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
-        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks)
+        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks, recorded.revision)
         break
       case 'EntryDeleted':
         await deleteChunks(tx, e.data.entryId)
@@ -192,6 +192,8 @@ const writeChunks = async (
   entryId: string,
   content: string,
   spans: ChunkSpans,
+  /** The entry stream's revision of the event that holds this content: the version a search serves. */
+  revision: number,
 ) => {
   const { rows } = await tx.query<{ embed: boolean; title: string }>(
     'SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1',
@@ -207,9 +209,9 @@ const writeChunks = async (
     CHUNK_STATS,
     `added AS (
       INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset,
-        end_offset, token_count, is_enabled, source, category, tags, page_url, tf, len)
+        end_offset, token_count, is_enabled, source, category, tags, page_url, tf, len, revision)
       SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p,
-        t.tf, ${lenSql('t.tf')}
+        t.tf, ${lenSql('t.tf')}, $9::bigint
       FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
          AS u(i, c, s, so, eo, tc, p)
       CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
@@ -225,6 +227,7 @@ const writeChunks = async (
       chunks.map((c) => c.end),
       chunks.map((c) => c.tokenCount),
       chunks.map((c) => c.pageUrl ?? null),
+      revision,
     ],
   )
   const passages = entryPassages(content, spans, embedder.passageWords)

@@ -14,6 +14,7 @@ import { pagesProjector } from './pages'
 import type { Projector } from './projector'
 import { tasksProjector } from './tasks'
 import { webhooksProjector } from './webhooks'
+import { receiptsProjector } from './receipts'
 
 export interface ProjectorDeps {
   embedder: Embedder
@@ -30,6 +31,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   chunksProjector(deps),
   tasksProjector,
   webhooksProjector,
+  receiptsProjector,
   pagesProjector,
   pageIndexProjector(deps),
 ]

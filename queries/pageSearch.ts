@@ -8,6 +8,7 @@ import {
   type SearchIndex,
   embedQuery,
   inSnapshot,
+  projectedPosition,
   keep,
   rank,
 } from './ranking'
@@ -50,9 +51,10 @@ export const findPages = async (
   deps: RankDeps,
   scope: PageScope,
   req: { query: string; mode: Mode; limit: number; minScore: number },
-): Promise<{ results: PageResult[]; mode: Mode; fallback?: string; engines: Engines }> => {
+): Promise<{ results: PageResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }> => {
   const vector = await embedQuery(deps, req.mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
+    const position = await projectedPosition(tx, 'page-index')
     const ranked = await rank(
       deps,
       tx,
@@ -94,6 +96,6 @@ export const findPages = async (
           ]
         : []
     })
-    return { results: served, mode: ranked.mode, fallback: ranked.fallback, engines: ranked.engines }
+    return { results: served, mode: ranked.mode, fallback: ranked.fallback, engines: ranked.engines, position }
   })
 }

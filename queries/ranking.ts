@@ -91,6 +91,14 @@ export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
     return fn(tx)
   })
 
+/** The log position a projection's tables have reached (what an answer read from them reflects at least). */
+export const projectedPosition = async (tx: Client, projector: string): Promise<number> => {
+  const { rows } = await tx.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1', [
+    projector,
+  ])
+  return Number(rows[0]?.position ?? 0)
+}
+
 const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
 
 /** BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts). */

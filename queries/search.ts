@@ -1,3 +1,4 @@
+import { sha256Hex } from '../adapters/text'
 import * as E from 'fp-ts/Either'
 import type { Client, Queryable } from '../adapters/db'
 import { bm25 } from '../adapters/textIndex/bm25'
@@ -16,6 +17,7 @@ import {
   type SearchIndex,
   embedQuery,
   inSnapshot,
+  projectedPosition,
   keep,
   rank,
   type Engines,
@@ -74,6 +76,10 @@ export interface SearchResult {
   scores: Hit['scores']
   ranks: Hit['ranks']
   chunkIndex: number
+  /** The entry's revision whose content the served chunk is (its stream revision). */
+  version: number
+  /** SHA-256 (hex) of the served chunk's text, as served. */
+  sha256: string
   pageUrl?: string
   highlight?: Highlight
 }
@@ -96,11 +102,14 @@ export const findKnowledge = async (
   workspaceId: string,
   req: Pick<SearchRequest, 'query' | 'filters'>,
   { mode, limit, minScore, fusion }: { mode: Mode; limit: number; minScore: number; fusion: Fusion },
-): Promise<E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string; engines: Engines }>> => {
+): Promise<
+  E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }>
+> => {
   const vector = await embedQuery(deps, mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
     const config = await readKbConfig(tx, workspaceId)
     if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
+    const position = await projectedPosition(tx, 'chunks')
     const ranked = await rank(
       deps,
       tx,
@@ -127,6 +136,7 @@ export const findKnowledge = async (
       mode: ranked.mode,
       ...(ranked.fallback ? { fallback: ranked.fallback } : {}),
       engines: ranked.engines,
+      position,
     })
   })
 }
@@ -190,7 +200,7 @@ export const hydrate = async (
 ): Promise<SearchResult[]> => {
   if (hits.length === 0) return []
   const { rows } = await q.query(
-    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, e.id, e.title, e.source, e.metadata
+    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.revision, e.id, e.title, e.source, e.metadata
      FROM kb_chunks c JOIN kb_entries e ON e.id = c.entry_id
      WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled`,
     [[...chunks.values()].map((c) => c.id), workspaceId],
@@ -211,6 +221,8 @@ export const hydrate = async (
         scores: h.scores,
         ranks: h.ranks,
         chunkIndex: r.chunk_index,
+        version: Number(r.revision),
+        sha256: sha256Hex(r.content),
         ...(r.page_url ? { pageUrl: r.page_url } : {}),
         ...(shown ? { highlight: shown } : {}),
       },

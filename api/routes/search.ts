@@ -37,6 +37,15 @@ export const SearchAnswer = {
       description: 'The mode that answered (text when vectors could not be searched)',
     },
     fallback: { type: 'string', description: 'Why another mode than the one asked for answered' },
+    receipt: {
+      type: 'object',
+      required: ['id', 'position'],
+      description: 'The answer receipt: GET /api/v1/receipts/{id} shows what was served and whether it still holds',
+      properties: {
+        id: { type: 'string' },
+        position: { type: 'integer', description: 'The log position the read models had reached' },
+      },
+    },
     engines: {
       type: 'object',
       description: 'The engines that answered each leg that ran',
@@ -52,7 +61,19 @@ export const SearchAnswer = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'title', 'content', 'source', 'metadata', 'score', 'scores', 'ranks', 'chunkIndex'],
+        required: [
+          'id',
+          'title',
+          'content',
+          'source',
+          'metadata',
+          'score',
+          'scores',
+          'ranks',
+          'chunkIndex',
+          'version',
+          'sha256',
+        ],
         properties: {
           id: { type: 'string', description: 'The entry' },
           title: { type: 'string' },
@@ -80,6 +101,8 @@ export const SearchAnswer = {
             properties: { text: { type: 'integer' }, vector: { type: 'integer' } },
           },
           chunkIndex: { type: 'integer' },
+          version: { type: 'integer', description: "The entry's revision whose content the served chunk is" },
+          sha256: { type: 'string', description: 'SHA-256 (hex) of the served chunk text' },
           pageUrl: { type: 'string', description: 'For a crawled entry: the page the chunk came from' },
           highlight: {
             type: 'object',

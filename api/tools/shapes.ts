@@ -28,14 +28,30 @@ export const searchNotes = {
   include: 'highlight (default): the matching sentences only; chunk: also the whole chunk each result matched in',
 }
 
+/** What an answer was: its id (GET /api/v1/receipts/{id} tells whether what it served still holds) and position. */
+export const Receipt = d(
+  c.object({
+    id: d(t.string, 'The receipt of this answer'),
+    position: d(t.number, 'The log position the knowledge base had reached when it answered'),
+  }),
+  'The answer receipt: what was served, checkable later',
+)
+
 const searchAnswer = <H extends t.Mixed>(hit: H) =>
   c.object(
     {
       results: d(t.array(hit), 'Best first; empty when nothing scored at least minScore'),
       mode: d(c.Mode, 'The mode that ran'),
     },
-    { fallback: d(t.string, 'Why another mode ran than the one asked (no vectors, the model failed)') },
+    {
+      fallback: d(t.string, 'Why another mode ran than the one asked (no vectors, the model failed)'),
+      receipt: Receipt,
+    },
   )
+
+const served = {
+  sha256: d(t.string, 'SHA-256 (hex) of the text served (the chunk, or the page version)'),
+}
 
 const common = {
   title: d(t.string, 'Its title'),
@@ -49,6 +65,8 @@ export const EntryHit = c.object(
     ...common,
     citation: d(t.string, 'How to cite it to the user: its title, and the web page it came from if any'),
     chunkIndex: d(t.number, 'Which chunk of the entry matched (0 is the first)'),
+    version: d(t.number, "The entry's revision whose content was served"),
+    ...served,
   },
   { content: d(t.string, 'The whole chunk (with include "chunk")') },
 )
@@ -60,6 +78,7 @@ export const PageHit = c.object(
     ...common,
     version: d(t.number, 'The version that matched'),
     citation: d(t.string, 'How to cite it to the user: "<title> · v<version>"'),
+    ...served,
   },
   { content: d(t.string, 'The whole page version (with include "chunk")') },
 )
@@ -79,15 +98,22 @@ export const entryHits = (results: SearchResult[], include: Include): t.TypeOf<t
     score: r.score,
     highlight: r.highlight?.text ?? opening(r.content),
     chunkIndex: r.chunkIndex,
+    version: r.version,
+    sha256: r.sha256,
     ...(include === 'chunk' ? { content: r.content } : {}),
   }))
 
 /** Page results as an agent reads them. */
-export const pageHits = (results: PageResult[], query: string, include: Include): t.TypeOf<typeof PageHit>[] =>
+export const pageHits = (
+  results: Array<PageResult & { sha256: string }>,
+  query: string,
+  include: Include,
+): t.TypeOf<typeof PageHit>[] =>
   results.map((r) => ({
     pageId: r.pageId,
     title: r.title,
     version: r.version,
+    sha256: r.sha256,
     citation: r.citation,
     score: r.score,
     highlight: highlight(r.content, query)?.text ?? opening(r.content),

@@ -218,7 +218,17 @@ test('a default search answer fits a context window; include "chunk" gives the c
   const rest = ok(await ctx.svc.call('POST', '/api/v1/knowledge/search', { token: ctx.m.token, body }))
   assert.ok(rest.results[0].content.length > 2000 && rest.results[0].scores)
   const view = ok(await ctx.svc.call('POST', '/api/v1/knowledge/search?view=compact', { token: ctx.m.token, body }))
-  assert.equal(Object.keys(view.results[0]).sort(), ['chunkIndex', 'citation', 'highlight', 'id', 'score', 'title'])
+  assert.equal(Object.keys(view.results[0]).sort(), [
+    'chunkIndex',
+    'citation',
+    'highlight',
+    'id',
+    'score',
+    'sha256',
+    'title',
+    'version',
+  ])
+  assert.ok(view.receipt.id, 'the compact view keeps the receipt')
 })
 
 test('errors say what to do next and are marked isError', async (ctx) => {

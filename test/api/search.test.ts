@@ -79,8 +79,10 @@ test('text: the entry holding a rare query term ranks first; scores are in [0, 1
     'ranks',
     'score',
     'scores',
+    'sha256',
     'source',
     'title',
+    'version',
   ])
 })
 

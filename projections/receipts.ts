@@ -1,0 +1,79 @@
+import * as t from 'io-ts'
+import type { Client } from '../adapters/db'
+import type { RecordedEvent } from '../adapters/eventstore/port'
+import { PageSearchServed, SearchServed } from '../domain/search'
+import { type Projector, decodeEvent } from './projector'
+
+const Event = t.union([SearchServed, PageSearchServed])
+
+const actorId = (actor: RecordedEvent['metadata']['actor']) =>
+  actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
+
+/**
+ * Answer receipts: each signed-for search as served (its query, mode, who, when, the position the
+ * read models had reached) and each result's entry or page version with the SHA-256 of the text
+ * served. Only hashes: content deleted later is not kept here. Searches recorded before receipts
+ * (and a public pack's tallied serves) have none.
+ */
+export const receiptsProjector: Projector = {
+  name: 'receipts',
+  version: 1,
+  tables: ['kb_receipts', 'kb_receipt_results'],
+  schema: `
+    CREATE TABLE kb_receipts (
+      id text PRIMARY KEY, workspace_id text NOT NULL, kind text NOT NULL, query text NOT NULL, mode text NOT NULL,
+      actor jsonb NOT NULL, actor_id text NOT NULL, at timestamptz NOT NULL, position bigint NOT NULL);
+    CREATE TABLE kb_receipt_results (
+      receipt_id text NOT NULL, rank integer NOT NULL, workspace_id text NOT NULL, item_id text NOT NULL,
+      version integer NOT NULL, chunk_index integer, sha256 text NOT NULL, at timestamptz NOT NULL,
+      PRIMARY KEY (receipt_id, rank));
+    CREATE INDEX kb_receipt_results_item ON kb_receipt_results (workspace_id, item_id, at);
+  `,
+  handles: ['SearchServed', 'PageSearchServed'],
+  async apply(tx: Client, recorded: RecordedEvent) {
+    const e = decodeEvent(Event, recorded)
+    const d = e.data
+    if (d.query === undefined || d.position === undefined) return
+    const results =
+      e.type === 'SearchServed'
+        ? (e.data.served ?? []).map((r) => ({
+            item: r.entryId,
+            version: r.version,
+            chunk: r.chunkIndex,
+            sha: r.sha256,
+          }))
+        : e.data.citations.map((r) => ({ item: r.pageId, version: r.version, chunk: null, sha: r.sha256 ?? '' }))
+    const { actor, at } = recorded.metadata
+    const { rowCount } = await tx.query(
+      `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+      [
+        d.searchId,
+        d.workspaceId,
+        e.type === 'SearchServed' ? 'knowledge' : 'pages',
+        d.query,
+        d.mode,
+        JSON.stringify(actor),
+        actorId(actor),
+        at,
+        d.position,
+      ],
+    )
+    if (!rowCount || results.length === 0) return
+    await tx.query(
+      `INSERT INTO kb_receipt_results (receipt_id, rank, workspace_id, item_id, version, chunk_index, sha256, at)
+       SELECT $1, u.rank, $2, u.item, u.version, u.chunk, u.sha, $3
+       FROM unnest($4::int[], $5::text[], $6::int[], $7::int[], $8::text[]) AS u(rank, item, version, chunk, sha)`,
+      [
+        d.searchId,
+        d.workspaceId,
+        at,
+        results.map((_, i) => i + 1),
+        results.map((r) => r.item),
+        results.map((r) => r.version),
+        results.map((r) => r.chunk),
+        results.map((r) => r.sha),
+      ],
+    )
+  },
+}

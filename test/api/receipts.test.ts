@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { newKey, tool } from '../helpers/brain'
+import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex')
+
+const test = suite<{ svc: TestService; m: Member }>('answer receipts: what was served, and whether it still holds')
+test.before(async (ctx) => {
+  ctx.svc = await startTestService()
+  ctx.m = await seedMember(ctx.svc.call, 'owner')
+})
+test.after(async ({ svc }) => svc.stop())
+
+test('a receipt of a search goes from current to changed (with a diff) to deleted', async ({ svc, m }) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const e = ok(
+    await call('POST', '/api/v1/knowledge', {
+      title: 'Wombats',
+      content: 'Wombats dig burrows at night.',
+      source: 'text',
+    }),
+    201,
+  )
+  const answer = ok(
+    await call('POST', '/api/v1/knowledge/search', { query: 'wombats burrows', mode: 'text', minScore: 0 }),
+  )
+  const [hit] = answer.results
+  assert.is(hit.id, e.id)
+  assert.is(hit.sha256, sha(hit.content))
+  assert.is(typeof hit.version, 'number')
+  assert.match(answer.receipt.id, /^[0-9a-f-]{36}$/)
+  assert.ok(answer.receipt.position > 0)
+  let receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`))
+  assert.equal(
+    [receipt.query, receipt.mode, receipt.kind, receipt.position],
+    ['wombats burrows', 'text', 'knowledge', answer.receipt.position],
+  )
+  assert.equal(receipt.actor, { kind: 'human', userId: m.userId })
+  assert.equal(receipt.results, [
+    { entryId: e.id, version: hit.version, chunkIndex: 0, sha256: hit.sha256, status: 'current' },
+  ])
+  // A title change is not a change of what was served.
+  ok(await call('PATCH', `/api/v1/knowledge/${e.id}`, { title: 'Wombats (renamed)' }))
+  assert.is(ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`)).results[0].status, 'current')
+  ok(await call('PATCH', `/api/v1/knowledge/${e.id}`, { content: 'Wombats dig burrows by day.' }))
+  receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`))
+  const [changed] = receipt.results
+  assert.is(changed.status, 'changed')
+  assert.ok(changed.currentVersion > hit.version)
+  assert.match(changed.diff, /-Wombats dig burrows at night\./)
+  assert.match(changed.diff, /\+Wombats dig burrows by day\./)
+  ok(await call('DELETE', `/api/v1/knowledge/${e.id}`))
+  receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`))
+  assert.equal(
+    receipt.results.map((r: any) => [r.entryId, r.status]),
+    [[e.id, 'deleted']],
+  )
+  // Receipts are events: a rebuild gives the same receipt back.
+  ok(await svc.call('POST', '/api/v1/admin/projections/receipts/rebuild', { token: ADMIN }))
+  assert.equal(ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`)), receipt)
+})
+
+test('agents get receipts from kb_search and page_search; a page receipt goes stale with a diff', async ({
+  svc,
+  m,
+}) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  ok(
+    await call('POST', '/api/v1/knowledge', { title: 'Numbats', content: 'Numbats eat termites.', source: 'text' }),
+    201,
+  )
+  const key = (await newKey(svc.call, m.workspaceId, 'helper-agent')).api_key
+  const kb = ok(await tool(svc.call, key, 'kb_search', { query: 'numbats termites', mode: 'text', minScore: 0 }))
+  assert.ok(kb.receipt.id && kb.receipt.position > 0)
+  assert.is(kb.results[0].sha256.length, 64)
+  const byAgent = ok(await call('GET', `/api/v1/receipts/${kb.receipt.id}`))
+  assert.equal(byAgent.actor, { kind: 'agent', client: 'helper-agent' })
+  assert.is(byAgent.results[0].status, 'current')
+
+  const page = ok(
+    await call('POST', '/api/v1/pages', { title: 'Marsupials', content: 'Quokkas live on Rottnest.' }),
+    201,
+  )
+  const ps = ok(await tool(svc.call, key, 'page_search', { query: 'quokkas rottnest', mode: 'text', minScore: 0 }))
+  assert.equal([ps.results[0].pageId, ps.results[0].version], [page.id, 1])
+  assert.is(ps.results[0].sha256, sha('Quokkas live on Rottnest.'))
+  ok(await call('PATCH', `/api/v1/pages/${page.id}`, { content: 'Quokkas live on Rottnest Island.' }))
+  const stale = ok(await call('GET', `/api/v1/receipts/${ps.receipt.id}`))
+  assert.equal([stale.kind, stale.results[0].status, stale.results[0].currentVersion], ['pages', 'changed', 2])
+  assert.match(stale.results[0].diff, /\+Quokkas live on Rottnest Island\./)
+})
+
+test('stale exposure: served results changed or deleted since, by entry or page, newest change first', async ({
+  svc,
+}) => {
+  const m = await seedMember(svc.call, 'owner')
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const since = new Date(Date.now() - 1000).toISOString()
+  const a = ok(
+    await call('POST', '/api/v1/knowledge', { title: 'Bilbies', content: 'Bilbies dig spirals.', source: 'text' }),
+    201,
+  )
+  const b = ok(
+    await call('POST', '/api/v1/knowledge', { title: 'Dingoes', content: 'Dingoes howl.', source: 'text' }),
+    201,
+  )
+  const p = ok(await call('POST', '/api/v1/pages', { title: 'Koalas', content: 'Koalas sleep a lot.' }), 201)
+  const key = (await newKey(svc.call, m.workspaceId, 'stale-agent')).api_key
+  const served = ok(await tool(svc.call, key, 'kb_search', { query: 'bilbies spirals', mode: 'text', minScore: 0 }))
+  assert.is(served.results[0].id, a.id)
+  ok(await tool(svc.call, key, 'page_search', { query: 'koalas sleep', mode: 'text', minScore: 0 }))
+  ok(await call('POST', '/api/v1/knowledge/search', { query: 'dingoes howl', mode: 'text', minScore: 0 }))
+  // After the serves: the bilby entry changes, then the koala page is deleted; the dingo entry stays.
+  ok(await call('PATCH', `/api/v1/knowledge/${a.id}`, { content: 'Bilbies dig spiral burrows.' }))
+  ok(await call('DELETE', `/api/v1/pages/${p.id}`))
+  const report = ok(await call('GET', `/api/v1/reports/stale-exposure?since=${encodeURIComponent(since)}`))
+  assert.equal(
+    report.items.map((i: any) => [i.pageId ?? i.entryId, i.status]),
+    [
+      [p.id, 'deleted'],
+      [a.id, 'changed'],
+    ],
+  )
+  const bilby = report.items[1]
+  assert.equal(
+    bilby.servedTo.map((s: any) => [s.receiptId, s.actor]),
+    [[served.receipt.id, { kind: 'agent', client: 'stale-agent' }]],
+  )
+  assert.ok(Date.parse(report.items[0].changedAt) >= Date.parse(bilby.changedAt))
+  assert.not.ok(report.items.some((i: any) => i.entryId === b.id))
+  assert.is(report.pagination.total, 2)
+  const now = encodeURIComponent(new Date().toISOString())
+  assert.equal(ok(await call('GET', `/api/v1/reports/stale-exposure?since=${now}`)).items, [])
+  const viewer = await seedMember(svc.call, 'viewer', m.workspaceId)
+  expectError(
+    await svc.call('GET', `/api/v1/reports/stale-exposure?since=${since}`, { token: viewer.token }),
+    403,
+    'FORBIDDEN',
+  )
+  expectError(await call('GET', '/api/v1/reports/stale-exposure'), 400, 'VALIDATION_ERROR')
+  expectError(await call('GET', '/api/v1/reports/stale-exposure?since=yesterday'), 400, 'VALIDATION_ERROR')
+})
+
+test('another workspace: 404; a bad id: 400', async ({ svc, m }) => {
+  const answer = ok(
+    await svc.call('POST', '/api/v1/knowledge/search', { token: m.token, body: { query: 'anything', minScore: 0 } }),
+  )
+  const other = await seedMember(svc.call, 'owner')
+  expectError(await svc.call('GET', `/api/v1/receipts/${answer.receipt.id}`, { token: other.token }), 404, 'NOT_FOUND')
+  expectError(await svc.call('GET', `/api/v1/receipts/${'x'.repeat(300)}`, { token: m.token }), 400, 'VALIDATION_ERROR')
+})
+
+test.run()
