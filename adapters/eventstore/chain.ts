@@ -26,38 +26,46 @@ CREATE OR REPLACE FUNCTION es_canonical(e es_events) RETURNS bytea LANGUAGE sql 
   SELECT convert_to(jsonb_build_array(e.event_id::text, e.stream_id, e.revision, e.type, e.data, e.metadata)::text,
     'UTF8')
 $$;
--- Chains a stream's events from a revision on (called under the append lock, in log order).
-CREATE OR REPLACE FUNCTION es_chain_events(p_stream text, p_from bigint) RETURNS void LANGUAGE plpgsql AS $$
+-- Chains the events after the last chained one, in log order (called under the append lock at the
+-- end of each append batch, and once for a database older than the chain): a chain's head is read
+-- when the walk comes to its events and written when it leaves them.
+CREATE OR REPLACE FUNCTION es_chain_pending() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   ev es_events;
   link bytea;
   content bytea;
   ch text;
+  cur text := NULL;
+  last_pos bigint;
 BEGIN
-  FOR ev IN SELECT * FROM es_events WHERE stream_id = p_stream AND revision >= p_from ORDER BY position LOOP
+  FOR ev IN SELECT * FROM es_events WHERE position > (SELECT coalesce(max(position), 0) FROM es_chain)
+      ORDER BY position LOOP
     ch := coalesce(ev.metadata->>'workspaceId', '');
-    SELECT hash INTO link FROM es_chain_heads WHERE chain = ch;
+    IF cur IS DISTINCT FROM ch THEN
+      IF cur IS NOT NULL THEN
+        INSERT INTO es_chain_heads VALUES (cur, last_pos, link)
+          ON CONFLICT (chain) DO UPDATE SET position = EXCLUDED.position, hash = EXCLUDED.hash;
+      END IF;
+      cur := ch;
+      link := NULL;
+      SELECT hash INTO link FROM es_chain_heads WHERE chain = ch;
+    END IF;
     content := sha256(es_canonical(ev));
     link := sha256(coalesce(link, ''::bytea) || content);
     INSERT INTO es_chain VALUES (ev.position, ch, ev.stream_id, ev.revision, content, link);
-    INSERT INTO es_chain_heads VALUES (ch, ev.position, link)
-      ON CONFLICT (chain) DO UPDATE SET position = EXCLUDED.position, hash = EXCLUDED.hash;
+    last_pos := ev.position;
   END LOOP;
+  IF cur IS NOT NULL THEN
+    INSERT INTO es_chain_heads VALUES (cur, last_pos, link)
+      ON CONFLICT (chain) DO UPDATE SET position = EXCLUDED.position, hash = EXCLUDED.hash;
+  END IF;
 END
 $$;
 `
 
 /** Chains the events appended before the chain existed (a database older than it), in log order. */
 export const chainUnchained = async (q: Queryable) => {
-  await q.query(`
-    DO $$
-    DECLARE ev record;
-    BEGIN
-      FOR ev IN SELECT e.stream_id, e.revision FROM es_events e
-          WHERE e.position > (SELECT coalesce(max(position), 0) FROM es_chain) ORDER BY e.position LOOP
-        PERFORM es_chain_events(ev.stream_id, ev.revision);
-      END LOOP;
-    END $$`)
+  await q.query('SELECT es_chain_pending()')
 }
 
 export interface ChainHead {

@@ -71,12 +71,12 @@ BEGIN
       ) SELECT max(ins.position) INTO last_pos FROM ins;
       INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_streams[i], first_revision + p_counts[i] - 1)
       ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
-      PERFORM es_chain_events(p_streams[i], first_revision);
       top := last_pos;
       RETURN QUERY SELECT i, first_revision + p_counts[i] - 1, last_pos, NULL::text;
     END IF;
     lo := hi + 1;
   END LOOP;
+  IF top IS NOT NULL THEN PERFORM es_chain_pending(); END IF;
   IF p_notify AND top IS NOT NULL THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', top::text); END IF;
 END
 $$;
