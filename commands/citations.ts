@@ -14,8 +14,8 @@ type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
  * them in one transaction each instead of one per search. A read that shows citation counts
  * calls `settle` first, so a client still sees its own searches counted (and the anonymous serves
  * tallied so far); shutdown settles too.
- * A crash loses at most the last FLUSH_MS of citations; the searches themselves were answered
- * and nothing else depends on these events.
+ * A crash loses at most the last FLUSH_MS of citations, and with them those searches' receipts: a
+ * receipt answered in that window is then not found (404).
  */
 export class CitationLog {
   private pending: Append[] = []

@@ -5,16 +5,32 @@ import type { Projector } from './projector'
 const actorId = (actor: RecordedEvent['metadata']['actor']) =>
   actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
 
-/** Secrets and their hashes stay in the event store; the audit trail shows that a secret was issued. */
-const withoutHashes = (data: unknown) =>
+/** A webhook URL often is a credential itself (a chat hook's path): the trail shows its origin. */
+const originOf = (url: unknown) => {
+  try {
+    return `${new URL(String(url)).origin}/…`
+  } catch {
+    return '…'
+  }
+}
+
+/**
+ * Secrets and their hashes stay in the event store; the audit trail (and so the event stream and
+ * webhook payloads) shows that a secret was issued, and where a webhook points, not its path.
+ */
+const withoutHashes = (type: string, data: unknown) =>
   data && typeof data === 'object'
-    ? Object.fromEntries(Object.entries(data).filter(([k]) => !/Hash$/.test(k) && k !== 'secret'))
+    ? Object.fromEntries(
+        Object.entries(data)
+          .filter(([k]) => !/Hash$/.test(k) && k !== 'secret')
+          .map(([k, v]) => (type === 'WebhookRegistered' && k === 'url' ? [k, originOf(v)] : [k, v])),
+      )
     : data
 
 /** Every event that belongs to a workspace, for its owners' and admins' audit trail. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 3,
+  version: 4,
   tables: ['audit_events'],
   schema: `
     CREATE TABLE audit_events (
@@ -46,7 +62,7 @@ export const auditProjector: Projector = {
         rows.map((e) => e.type),
         rows.map((e) => JSON.stringify(e.metadata.actor)),
         rows.map((e) => actorId(e.metadata.actor)),
-        rows.map((e) => JSON.stringify(withoutHashes(e.data))),
+        rows.map((e) => JSON.stringify(withoutHashes(e.type, e.data))),
         rows.map((e) => JSON.stringify(e.metadata)),
         rows.map((e) => e.time),
       ],

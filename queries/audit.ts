@@ -4,6 +4,8 @@ import { pagination } from './pagination'
 export interface AuditFilters {
   streamId?: string
   type?: string
+  /** Any of these types. */
+  types?: string[]
   /** A user id, an agent client or a process. */
   actor?: string
   /** Forwards from a position (oldest first) instead of newest first. */
@@ -29,6 +31,7 @@ const filtered = (workspaceId: string, f: AuditFilters) => {
   const add = (sql: string, value: unknown) => (args.push(value), where.push(sql.replace('?', `$${args.length}`)))
   if (f.streamId) add('stream_id = ?', f.streamId)
   if (f.type) add('type = ?', f.type)
+  if (f.types) add('type = ANY(?::text[])', f.types)
   if (f.actor) add('actor_id = ?', f.actor)
   if (f.after !== undefined) add('position > ?', f.after)
   return { filter: where.join(' AND '), args }

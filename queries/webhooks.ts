@@ -74,13 +74,9 @@ export const dueWebhooks = async (db: Queryable, now: Date): Promise<DueWebhook[
 
 /** The first event after a position that the webhook's event types take. */
 export const nextEventFor = async (db: Queryable, hook: Pick<DueWebhook, 'workspaceId' | 'events'>, after: number) => {
-  const all = hook.events.includes('*')
-  for (let from = after; ; ) {
-    const page = await auditEventsAfter(db, hook.workspaceId, { after: from }, 100)
-    const match = page.find((e) => all || hook.events.includes(e.type))
-    if (match || page.length < 100) return match
-    from = page[page.length - 1].position
-  }
+  const types = hook.events.includes('*') ? undefined : hook.events
+  const [event] = await auditEventsAfter(db, hook.workspaceId, { after, types }, 1)
+  return event
 }
 
 /** A delivery of the log, to send again: its webhook, its event and how many tries it had. */

@@ -112,8 +112,8 @@ export const startWebhookDelivery = (deps: DeliveryDeps) => {
     const event = await nextEventFor(deps.db.pool, hook, hook.cursor)
     if (!event || stopped) return
     const done = await deliver(deps, hook, event, hook.failures + 1, false)
-    // The next decision is made on read models that hold this try.
-    await deps.runner.waitFor(done.position, 10_000)
+    // The next decision is made on read models that hold this try (the webhook stays in flight till then).
+    while (!stopped && !(await deps.runner.waitFor(done.position, 10_000))) {}
   }
   const loop = (async () => {
     while (!stopped) {

@@ -133,9 +133,12 @@ export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainRe
   for (let after = 0; ; ) {
     const { rows } = await q.query<Row>(
       `SELECT c.position, c.chain, c.stream_id, c.revision, c.content_hash, c.hash, e.position IS NOT NULL AS present,
-         CASE WHEN e.position IS NOT NULL THEN sha256(es_canonical(e)) END AS computed, s.truncated_before
+         CASE WHEN e.position IS NOT NULL THEN sha256(es_canonical(e)) END AS computed,
+         -- A cut is only where the stream still holds the deletion it was cut for.
+         (SELECT s.truncated_before FROM es_streams s JOIN es_events d ON d.stream_id = s.stream_id
+            AND d.revision = s.truncated_before AND d.type LIKE '%Deleted'
+          WHERE s.stream_id = c.stream_id) AS truncated_before
        FROM es_chain c LEFT JOIN es_events e ON e.position = c.position
-         LEFT JOIN es_streams s ON s.stream_id = c.stream_id
        WHERE c.position > $1 AND ($2::text IS NULL OR c.chain = $2) ORDER BY c.position LIMIT ${PAGE}`,
       [after, chain ?? null],
     )
@@ -144,7 +147,7 @@ export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainRe
         if (!r.computed!.equals(r.content_hash)) return broken(r, 'the event was edited: it no longer has its hash')
         verified++
       } else if (r.revision < (r.truncated_before ?? 0)) cut++
-      else return broken(r, 'the event was deleted: it is missing from the store, and its stream was not cut there')
+      else return broken(r, 'the event was deleted: it is missing from the store, and no deletion of its stream cut it')
       const link = createHash('sha256')
         .update(Buffer.concat([links.get(r.chain) ?? Buffer.alloc(0), r.content_hash]))
         .digest()

@@ -59,7 +59,7 @@ export const streamState = (expected: ExpectedRevision): AppendStreamState =>
 
 const toRecorded = (resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined => {
   const e = resolved.event
-  if (!e?.isJson || !e.position) return undefined
+  if (!e?.isJson) return undefined
   return {
     id: e.id,
     type: e.type,
@@ -67,7 +67,8 @@ const toRecorded = (resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
     metadata: e.metadata as unknown as EventMetadata,
     streamId: e.streamId,
     revision: Number(e.revision),
-    position: positionNumber(e.position),
+    // Reads of one stream may come without log positions (servers before 22.6); nothing reading a stream uses them.
+    position: e.position ? positionNumber(e.position) : 0,
     time: e.created.toISOString(),
   }
 }

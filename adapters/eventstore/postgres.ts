@@ -273,7 +273,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   verifyChain(chain?: string) {
-    return verifyChain(this.db.pool, chain)
+    // One snapshot: appends made during the walk are neither half seen nor taken for an altered head.
+    return inTransaction(this.db.pool, async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY')
+      return verifyChain(tx, chain)
+    })
   }
 
   onAppend(listener: () => void) {

@@ -8,6 +8,8 @@ const NOT_COPIED = ['tf', 'title_tf', 'body_tf', 'embedding', 'content', 'metada
 
 /** How many more candidates are asked for when part of the scope can only be checked in SQL. */
 const OVERFETCH = 4
+/** Pages of candidates read at most for one search. */
+const MAX_PAGES = 10
 
 type Filter = Record<string, unknown>
 
@@ -93,21 +95,30 @@ export const elasticsearchIndex = (url: string, prefix = 'kb-'): TextIndex => {
       if (!text) return []
       await ensure(table)
       const { filters, complete } = scopeFilters(scope)
-      const found = await client.search<Record<string, unknown>>({
-        index: indexOf(table),
-        size: complete ? limit : limit * OVERFETCH,
-        _source: false,
-        query: { bool: { must: [{ match: { [column]: text } }], filter: filters } },
-      })
-      const ids = found.hits.hits.map((h) => h._id as string)
-      if (ids.length === 0) return []
       const s = scopeSql(scope, 2)
-      const { rows } = await q.query<{ id: string; key: string }>(
-        `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE ${id} = ANY($1::text[])${s.sql}`,
-        [ids, ...s.args],
-      )
-      const byId = new Map(rows.map((r) => [r.id, r]))
-      return ids.flatMap((i) => byId.get(i) ?? []).slice(0, limit)
+      const size = complete ? limit : limit * OVERFETCH
+      const out: Array<{ id: string; key: string }> = []
+      // A part of the scope only SQL can check (a folder) may drop most of a page: read on until
+      // `limit` rows pass, or the index has no more.
+      for (let from = 0; out.length < limit && from < size * MAX_PAGES; from += size) {
+        const found = await client.search<Record<string, unknown>>({
+          index: indexOf(table),
+          from,
+          size,
+          _source: false,
+          query: { bool: { must: [{ match: { [column]: text } }], filter: filters } },
+        })
+        const ids = found.hits.hits.map((h) => h._id as string)
+        if (ids.length === 0) break
+        const { rows } = await q.query<{ id: string; key: string }>(
+          `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE ${id} = ANY($1::text[])${s.sql}`,
+          [ids, ...s.args],
+        )
+        const byId = new Map(rows.map((r) => [r.id, r]))
+        out.push(...ids.flatMap((i) => byId.get(i) ?? []))
+        if (ids.length < size) break
+      }
+      return out.slice(0, limit)
     },
     mirror: async (q: Queryable, { table, id = 'id', key, value, position }: MirrorRows) => {
       await ensure(table)

@@ -18,6 +18,11 @@ const Query = t.partial({
 const PAGE = 200
 /** How often the stream looks for new events when no projection notice woke it (another process wrote). */
 const POLL_MS = 1000
+/**
+ * A stream ends after this long; the client reconnects with Last-Event-ID (EventSource does so by
+ * itself), and its credentials are checked again: a revoked token stops receiving within it.
+ */
+const MAX_STREAM_MS = 10 * 60 * 1000
 
 /**
  * Server-Sent Events of the workspace's audit trail after `after`: each event as `id: <position>`,
@@ -35,10 +40,11 @@ const eventStream = (
       let wake: (() => void) | undefined
       const off = runner.onWritten('audit', () => wake?.())
       let silentSince = Date.now()
+      const ends = Date.now() + MAX_STREAM_MS
       try {
         // Clients reconnect after this long (the browser's EventSource reads it), sending Last-Event-ID.
         yield 'retry: 2000\n\n'
-        while (state.ready) {
+        while (state.ready && Date.now() < ends) {
           const waiting = new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, POLL_MS)
             wake = () => (clearTimeout(timer), resolve())
@@ -90,7 +96,8 @@ export const eventRoutes: AnyRoute[] = [
         return fail('VALIDATION_ERROR', 'the request is not valid', [
           'Last-Event-ID: must be the id (a log position) of an event this stream sent',
         ])
-      const after = query.after ?? (last !== undefined ? Number(last) : 0)
+      // A browser reconnects to the same URL (with its after=) and sends the last id it saw: the later wins.
+      const after = Math.max(query.after ?? 0, last !== undefined ? Number(last) : 0)
       return E.right({
         stream: eventStream(deps, identity.workspaceId, { after, type: query.type, streamId: query.streamId }),
         headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },

@@ -53,7 +53,11 @@ export const webhookRoutes: AnyRoute[] = [
       const done = await registerWebhook(store, command, workspaceId.right, body, config.allowPrivateUrls)
       if (E.isLeft(done)) return done
       const { id, secret, position } = done.right
-      return readBack(position, async () => ({ ...(await getWebhook(db.pool, workspaceId.right, id)), secret }), 201)
+      return readBack(
+        position,
+        async () => ({ ...((await getWebhook(db.pool, workspaceId.right, id)) ?? { id }), secret }),
+        201,
+      )
     },
   }),
   route({

@@ -120,6 +120,14 @@ test('an event row deleted in the database is found; a chain row altered or remo
   assert.ok(report.broken && report.broken.position > p1 && report.broken.position <= p2, JSON.stringify(report))
   await pool.query('INSERT INTO es_chain SELECT * FROM saved_link')
   assert.is((await verify(svc)).broken, undefined)
+  // Rows removed by hand and passed off as a cut (the stream's cut moved) are still found.
+  await pool.query('DELETE FROM es_events WHERE position = $1', [p1])
+  await pool.query('UPDATE es_streams SET truncated_before = 1000000 WHERE stream_id = $1', [`entry-${first.id}`])
+  report = await verify(svc, m.workspaceId)
+  assert.equal([report.broken?.position, report.broken?.streamId], [p1, `entry-${first.id}`])
+  await pool.query('INSERT INTO es_events SELECT * FROM saved')
+  await pool.query('UPDATE es_streams SET truncated_before = 0 WHERE stream_id = $1', [`entry-${first.id}`])
+  assert.is((await verify(svc)).broken, undefined)
 })
 
 test.run()

@@ -75,7 +75,8 @@ test('resumed after a disconnect with Last-Event-ID: nothing lost, nothing twice
   // Written while no one listens.
   await write(ctx, 'Beta')
   await write(ctx, 'Gamma')
-  const second = await open(svc, m.token, '', { 'last-event-id': lastId })
+  // Reconnecting to the same URL as before (after=0) with the last id seen: the later position wins.
+  const second = await open(svc, m.token, '?after=0', { 'last-event-id': lastId })
   await write(ctx, 'Delta')
   await second.until(() => second.events().some((e) => e.data.data?.title === 'Delta'), 'Delta')
   second.close()

@@ -156,6 +156,9 @@ test('every event type with *, in log order; after the last retry the webhook is
     )
     // Its own registration secret never travels: events show what the audit trail shows.
     assert.not.ok(good.received.some((r) => r.body.includes('whsec_')))
+    // Nor its URL's path (often a credential itself): the trail shows where a webhook points.
+    const registered = events.find((e) => e.type === 'WebhookRegistered' && e.data.webhookId === failing.id)
+    assert.is(registered?.data.url, `${new URL(bad.url).origin}/…`)
     // 1 try and 3 retries, then disabled; the next events are not sent.
     await bad.until(() => bad.received.length >= 4, 'four tries')
     let hook: any
