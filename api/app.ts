@@ -10,6 +10,7 @@ import { auditRoutes } from './routes/audit'
 import { eventRoutes } from './routes/events'
 import { webhookRoutes } from './routes/webhooks'
 import { receiptRoutes } from './routes/receipts'
+import { undoRoutes } from './routes/undo'
 import { entryRoutes } from './routes/entries'
 import { folderRoutes } from './routes/folders'
 import { ingestionRoutes } from './routes/ingestion'
@@ -35,6 +36,7 @@ export const routes: AnyRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...receiptRoutes,
+  ...undoRoutes,
   ...folderRoutes,
   ...kbConfigRoutes,
   ...searchRoutes,

@@ -18,6 +18,7 @@ export const streams = {
   webhook: (id: string) => `webhook-${id}`,
   /** A webhook's delivery attempts, apart from its own stream so that loading it stays short. */
   webhookDeliveries: (id: string) => `webhookdeliveries-${id}`,
+  undo: (id: string) => `undo-${id}`,
 }
 
 const CATEGORY_NAMES = [
@@ -38,6 +39,7 @@ const CATEGORY_NAMES = [
   'reservation',
   'webhook',
   'webhookdeliveries',
+  'undo',
 ]
 const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
 
