@@ -162,7 +162,7 @@ const responses = (r: AnyRoute) => ({
       },
   ...(r.params || r.query || r.body ? { 400: envelope('VALIDATION_ERROR: details lists each field and reason') } : {}),
   ...(r.auth !== 'none' ? { 401: envelope('UNAUTHORIZED (no credentials) or INVALID_TOKEN') } : {}),
-  ...(r.permission
+  ...(r.permission || r.managers
     ? { 403: envelope('FORBIDDEN (the role lacks the permission, or the knowledge base is disabled)') }
     : {}),
   ...(r.params ? { 404: envelope('NOT_FOUND: unknown id, or one of another workspace') } : {}),

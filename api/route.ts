@@ -5,7 +5,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Context } from 'koa'
 import type { CommandContext } from '../commands/handle'
-import type { DomainError, Permission } from '../domain/shared'
+import { type DomainError, type Permission, managesWorkspace } from '../domain/shared'
 import { type AuthMode, type Identity, authenticate, authorize, workspaceIdOf } from './auth'
 import { readJson } from './body'
 import type { UploadedFile } from '../commands/newEntry'
@@ -55,6 +55,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyo
   tag: string
   auth: AuthMode
   permission?: Permission
+  /** Only the workspace's owners and admins: a member of another role is refused with this message. */
+  managers?: string
   params?: t.Type<P, unknown, unknown>
   query?: t.Type<Q, unknown, unknown>
   body?: t.Type<B, unknown, unknown>
@@ -158,6 +160,8 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     router[spec.method](spec.path, async (ctx: Context) => {
       const identity = await authenticate(deps, ctx, spec.auth)
       authorize(identity, spec.permission)
+      if (spec.managers && identity.kind === 'user' && !managesWorkspace(identity.role))
+        throw new ApiError('FORBIDDEN', spec.managers)
       try {
         await answer(ctx, spec, identity)
       } catch (error) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
-import type { EventStore } from '../adapters/eventstore/port'
+import { type EventStore, actorId } from '../adapters/eventstore/port'
 import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../domain/entry'
 import { folder } from '../domain/folder'
 import type { KbConfig } from '../domain/kbConfig'
@@ -65,8 +65,7 @@ export interface CreateEntryInput {
 }
 
 /** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
-export const actorIdOf = (ctx: CommandContext) =>
-  ctx.actor.kind === 'human' ? ctx.actor.userId : ctx.actor.kind === 'agent' ? ctx.actor.client : ctx.actor.process
+export const actorIdOf = (ctx: CommandContext) => actorId(ctx.actor)
 
 /** What every creation checks first: the knowledge base is on, below its quota, the folder exists. */
 export const admitEntry = async (

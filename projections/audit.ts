@@ -1,9 +1,6 @@
 import type { Client } from '../adapters/db'
-import type { RecordedEvent } from '../adapters/eventstore/port'
+import { type RecordedEvent, actorId } from '../adapters/eventstore/port'
 import type { Projector } from './projector'
-
-const actorId = (actor: RecordedEvent['metadata']['actor']) =>
-  actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
 
 /** A webhook URL often is a credential itself (a chat hook's path): the trail shows its origin. */
 const originOf = (url: unknown) => {

@@ -1,13 +1,10 @@
 import * as t from 'io-ts'
 import type { Client } from '../adapters/db'
-import type { RecordedEvent } from '../adapters/eventstore/port'
+import { type RecordedEvent, actorId } from '../adapters/eventstore/port'
 import { PageSearchServed, SearchServed } from '../domain/search'
 import { type Projector, decodeEvent } from './projector'
 
 const Event = t.union([SearchServed, PageSearchServed])
-
-const actorId = (actor: RecordedEvent['metadata']['actor']) =>
-  actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
 
 /**
  * Answer receipts: each signed-for search as served (its query, mode, who, when, the position the

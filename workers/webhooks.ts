@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { Webhook } from 'standardwebhooks'
+import { alarm } from '../adapters/alarm'
 import type { Database } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import { FetchError, safePost } from '../adapters/fetcher'
@@ -105,9 +106,9 @@ export const deliver = async (
  */
 export const startWebhookDelivery = (deps: DeliveryDeps) => {
   let stopped = false
-  let wake: (() => void) | undefined
+  const written = alarm()
   const inFlight = new Map<string, Promise<void>>()
-  const off = deps.runner.onWritten('audit', () => wake?.())
+  const off = deps.runner.onWritten('audit', written.wake)
   const deliverNext = async (hook: DueWebhook) => {
     const event = await nextEventFor(deps.db.pool, hook, hook.cursor)
     if (!event || stopped) return
@@ -117,10 +118,7 @@ export const startWebhookDelivery = (deps: DeliveryDeps) => {
   }
   const loop = (async () => {
     while (!stopped) {
-      const waiting = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, TICK_MS)
-        wake = () => (clearTimeout(timer), resolve())
-      })
+      const waiting = written.arm(TICK_MS)
       try {
         for (const hook of await dueWebhooks(deps.db.pool, new Date())) {
           if (inFlight.has(hook.id) || stopped) continue
@@ -137,7 +135,7 @@ export const startWebhookDelivery = (deps: DeliveryDeps) => {
   })()
   return async () => {
     stopped = true
-    wake?.()
+    written.wake()
     off()
     await loop
     await Promise.all(inFlight.values())

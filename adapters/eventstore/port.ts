@@ -8,6 +8,10 @@ export type Actor =
   | { kind: 'agent'; client: string; skill?: string }
   | { kind: 'system'; process: string }
 
+/** Who an actor is, as one id: a user id, an agent's client name, or a process. */
+export const actorId = (actor: Actor) =>
+  actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
+
 /** Who did it, when, in answer to what; workspaceId scopes the event for audit. */
 export interface EventMetadata {
   actor: Actor

@@ -1,3 +1,4 @@
+import { alarm } from '../alarm'
 import type { EventStore, RecordedEvent, Subscription } from './port'
 
 const BATCH = 500
@@ -14,22 +15,14 @@ export const pollingSubscription = (
   pollMs = 1000,
 ): Subscription => {
   let stopped = false
-  let wake: (() => void) | undefined
-  const off = store.onAppend(() => wake?.())
-  const sleep = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, pollMs)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
+  const appended = alarm()
+  const off = store.onAppend(appended.wake)
   const loop = async () => {
     let position = after
     try {
       while (!stopped) {
         // Arm the wake-up before reading so an append between the read and the wait is not missed.
-        const waiting = sleep()
+        const waiting = appended.arm(pollMs)
         const events = await store.readAll({ after: position, maxCount: BATCH })
         for (const event of events) {
           if (stopped) return
@@ -47,7 +40,7 @@ export const pollingSubscription = (
     done,
     unsubscribe: async () => {
       stopped = true
-      wake?.()
+      appended.wake()
       await done.catch(() => undefined)
     },
   }

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { fail, managesWorkspace } from '../../domain/shared'
+import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { auditEvents } from '../../queries/audit'
@@ -23,12 +23,11 @@ export const auditRoutes: AnyRoute[] = [
     tag: 'audit',
     auth: 'bearer',
     summary: "The workspace's events (owners and admins)",
+    managers: 'the audit trail is for workspace owners and admins',
     query: Query,
     uses: ['db'],
     handler: async ({ identity: who, query }, { db }) => {
       const identity = memberOf(who)
-      if (!managesWorkspace(identity.role))
-        return fail('FORBIDDEN', 'the audit trail is for workspace owners and admins')
       const filters = { streamId: query.streamId, type: query.type, actor: query.actor, after: query.after }
       const data = await auditEvents(db.pool, identity.workspaceId, filters, query.page ?? 1, query.limit ?? 20)
       return E.right({ data })
@@ -40,6 +39,7 @@ export const auditRoutes: AnyRoute[] = [
     tag: 'audit',
     auth: 'bearer',
     summary: "The head of the workspace's hash chain of events, to publish elsewhere (owners and admins)",
+    managers: 'the hash chain is for workspace owners and admins',
     response: {
       type: 'object',
       required: ['workspaceId', 'position', 'hash', 'algorithm'],
@@ -56,8 +56,6 @@ export const auditRoutes: AnyRoute[] = [
     uses: ['store'],
     handler: async ({ identity: who }, { store }) => {
       const identity = memberOf(who)
-      if (!managesWorkspace(identity.role))
-        return fail('FORBIDDEN', 'the hash chain is for workspace owners and admins')
       if (!store.chainHead) return fail('SERVICE_UNAVAILABLE', 'the event store in use keeps no hash chain')
       const head = await store.chainHead(identity.workspaceId)
       return E.right({

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream'
+import { alarm } from '../../adapters/alarm'
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { fail, managesWorkspace } from '../../domain/shared'
+import { fail } from '../../domain/shared'
 import { type AuditFilters, auditEventsAfter } from '../../queries/audit'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
@@ -37,18 +38,15 @@ const eventStream = (
   Readable.from(
     (async function* () {
       let after = filters.after ?? 0
-      let wake: (() => void) | undefined
-      const off = runner.onWritten('audit', () => wake?.())
+      const written = alarm()
+      const off = runner.onWritten('audit', written.wake)
       let silentSince = Date.now()
       const ends = Date.now() + MAX_STREAM_MS
       try {
         // Clients reconnect after this long (the browser's EventSource reads it), sending Last-Event-ID.
         yield 'retry: 2000\n\n'
         while (state.ready && Date.now() < ends) {
-          const waiting = new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, POLL_MS)
-            wake = () => (clearTimeout(timer), resolve())
-          })
+          const waiting = written.arm(POLL_MS)
           const events = await auditEventsAfter(db.pool, workspaceId, { ...filters, after }, PAGE)
           for (const e of events) {
             yield `id: ${e.position}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`
@@ -78,6 +76,7 @@ export const eventRoutes: AnyRoute[] = [
     summary:
       "Server-Sent Events of the workspace's events (owners and admins): resumable with Last-Event-ID or " +
       '`after=<position>`, filtered by `type` and `streamId`, with a heartbeat',
+    managers: 'the event stream is for workspace owners and admins',
     query: Query,
     produces: {
       type: 'text/event-stream',
@@ -88,8 +87,6 @@ export const eventRoutes: AnyRoute[] = [
     uses: ['db', 'runner', 'state', 'config'],
     handler: async ({ identity: who, query, header }, deps) => {
       const identity = memberOf(who)
-      if (!managesWorkspace(identity.role))
-        return fail('FORBIDDEN', 'the event stream is for workspace owners and admins')
       // A reconnecting client's Last-Event-ID is the position it saw last; `after` names one explicitly.
       const last = header('last-event-id')
       if (last !== undefined && !/^\d{1,15}$/.test(last))

@@ -2,7 +2,6 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { changeKbConfig } from '../../commands/kbConfig'
 import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/kbConfig'
-import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readBack, route } from '../route'
@@ -48,13 +47,12 @@ export const kbConfigRoutes: AnyRoute[] = [
     tag: 'config',
     auth: 'bearer',
     permission: 'write:knowledge',
+    managers: 'changing the configuration is for workspace owners and admins',
     summary: 'Change any subset of the configuration; answers the full configuration',
     body: ConfigPatch,
     uses: ['db', 'store'],
     handler: async ({ body, identity, command }, deps) => {
       const user = memberOf(identity)
-      if (!managesWorkspace(user.role))
-        return fail('FORBIDDEN', 'changing the configuration is for workspace owners and admins')
       const changed = await changeKbConfig(deps.store, command, user.workspaceId, body)
       if (E.isLeft(changed)) return changed
       return readBack(changed.right.position, () => configView(deps.db.pool, user.workspaceId, changed.right.config))

@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { undoActor } from '../../commands/undo'
-import { fail, managesWorkspace } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
@@ -18,6 +17,7 @@ export const undoRoutes: AnyRoute[] = [
       'Undo everything one actor (a user id, an API key id or an agent client) wrote between from and to, as new ' +
       'events: pages reverted or deleted, entries deleted or restored. dryRun answers the plan with diffs; a later ' +
       'write by someone else is a conflict, skipped unless force (owners and admins)',
+    managers: 'undo is for workspace owners and admins',
     body: c.object(
       { actor: c.string(1, 300), from: c.isoTime, to: c.isoTime },
       { dryRun: t.boolean, force: t.boolean },
@@ -25,7 +25,6 @@ export const undoRoutes: AnyRoute[] = [
     uses: ['db', 'store', 'embedder', 'parsers', 'blobs'],
     handler: async ({ identity, body, command }, deps) => {
       const member = memberOf(identity)
-      if (!managesWorkspace(member.role)) return fail('FORBIDDEN', 'undo is for workspace owners and admins')
       const done = await undoActor(
         { ...knowledgeDeps(deps), files: { blobs: deps.blobs, db: deps.db.pool } },
         command,

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { until as waitUntil } from '../helpers/until'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 interface Sse {
@@ -39,10 +40,7 @@ const open = async (svc: TestService, token: string, query = '', headers: Record
     } catch {}
   })()
   const events = () => messages.filter((m) => m.id)
-  const until = async (done: () => boolean, what: string) => {
-    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
-    assert.ok(done(), `timed out waiting for ${what}: ${JSON.stringify(messages)}`)
-  }
+  const until = (done: () => boolean, what: string) => waitUntil(what, done, 10_000)
   return { res, messages, events, until, ended: reading, close: () => abort.abort() }
 }
 

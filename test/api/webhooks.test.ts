@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { start } from '../helpers/process'
+import { until as waitUntil } from '../helpers/until'
 import {
   type Member,
   type TestService,
@@ -38,10 +39,7 @@ const receiver = async (answer: (n: number, r: Received) => number | undefined) 
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-  const until = async (done: () => boolean, what: string) => {
-    for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
-    assert.ok(done(), `timed out waiting for ${what}: ${received.length} received`)
-  }
+  const until = (done: () => boolean, what: string) => waitUntil(what, done)
   return { url, received, until, close: () => (server.closeAllConnections(), server.close()) }
 }
 
