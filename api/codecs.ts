@@ -1,4 +1,5 @@
 import * as t from 'io-ts'
+import type { AsOfRequest } from '../queries/asOf'
 
 // Codecs at the edge. Their names read as the rest of "must be ...", so a failed decode
 // explains itself in VALIDATION_ERROR details; each also carries its JSON Schema for the OpenAPI
@@ -94,6 +95,22 @@ export const isoTime = documented(
     (d) => d.toISOString(),
   ),
   { type: 'string', format: 'date-time' },
+)
+
+/** A moment of the log as a request names it: `pos:<n>` (a log position), or an ISO 8601 time. */
+export const asOf = documented(
+  new t.Type<AsOfRequest, string, unknown>(
+    'a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z',
+    (u): u is AsOfRequest => typeof u === 'object' && u !== null,
+    (u, c) => {
+      const position = typeof u === 'string' ? /^pos:(\d{1,15})$/.exec(u) : null
+      if (position) return t.success({ position: Number(position[1]) })
+      const time = isoTime.validate(u, c)
+      return time._tag === 'Right' ? t.success({ time: time.right }) : t.failure(u, c)
+    },
+    (a) => ('position' in a ? `pos:${a.position}` : a.time.toISOString()),
+  ),
+  { type: 'string', description: 'pos:<n> (a log position) or an ISO 8601 date and time' },
 )
 
 /** An event type a subscription names (`EntryCreated`), or `*` for all. */

@@ -34,11 +34,15 @@ export const deleteEntry = async (
   files?: StoredFiles,
 ): Result<{ deleted: true; id: string }> => {
   const before = await load(store, streams.entry(entryId), entry)
+  const [created] = await store.readStream(streams.entry(entryId), { maxCount: 1 })
   const done = await handle(
     store,
     streams.entry(entryId),
     entry,
-    { type: 'DeleteEntry', data: { entryId, workspaceId, deletedBy, at: ctx.at } },
+    {
+      type: 'DeleteEntry',
+      data: { entryId, workspaceId, deletedBy, at: ctx.at, ...(created ? { createdPosition: created.position } : {}) },
+    },
     ctx,
   )
   if (E.isLeft(done)) return done

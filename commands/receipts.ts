@@ -13,6 +13,7 @@ interface ReceiptRow {
   actor: unknown
   at: Date
   position: number
+  as_of: number | null
 }
 
 interface ResultRow {
@@ -93,7 +94,7 @@ const pageStatus = async (db: Queryable, r: ResultRow): Promise<Status> => {
  */
 export const readReceipt = async (deps: { db: Queryable; store: EventStore }, workspaceId: string, id: string) => {
   const { rows } = await deps.db.query<ReceiptRow>(
-    'SELECT id, kind, query, mode, actor, at, position FROM kb_receipts WHERE id = $1 AND workspace_id = $2',
+    'SELECT id, kind, query, mode, actor, at, position, as_of FROM kb_receipts WHERE id = $1 AND workspace_id = $2',
     [id, workspaceId],
   )
   const receipt = rows[0]
@@ -119,6 +120,7 @@ export const readReceipt = async (deps: { db: Queryable; store: EventStore }, wo
     actor: receipt.actor,
     at: receipt.at.toISOString(),
     position: Number(receipt.position),
+    ...(receipt.as_of !== null ? { asOf: Number(receipt.as_of) } : {}),
     results: checked,
   }
 }

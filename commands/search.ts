@@ -3,6 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { EventStore } from '../adapters/eventstore/port'
 import { search as searchDecider } from '../domain/search'
 import type { DomainError } from '../domain/shared'
+import type { AsOf } from '../queries/asOf'
 import type { Engines, RankDeps } from '../queries/ranking'
 import { type Mode, type SearchRequest, type SearchResult, findKnowledge, searchSettings } from '../queries/search'
 import type { CitationLog } from './citations'
@@ -32,6 +33,7 @@ export const searchKnowledge = async (
       fallback?: string
       engines: Engines
       receipt: { id: string; position: number }
+      asOf?: AsOf
     }
   >
 > => {
@@ -62,6 +64,7 @@ export const searchKnowledge = async (
             chunkIndex: r.chunkIndex,
             sha256: r.sha256,
           })),
+          ...(req.asOf ? { asOf: req.asOf.position } : {}),
         },
       },
       { ...ctx, workspaceId },
@@ -69,5 +72,5 @@ export const searchKnowledge = async (
     ),
   )
   const { position: _, ...answer } = found.right
-  return E.right({ ...answer, receipt: { id: searchId, position } })
+  return E.right({ ...answer, receipt: { id: searchId, position }, ...(req.asOf ? { asOf: req.asOf } : {}) })
 }

@@ -91,7 +91,12 @@ export type EntryVerified = t.TypeOf<typeof EntryVerified>
 /** The tombstone: after it the stream keeps only this event (its content is cut from the store). */
 export const EntryDeleted = t.type({
   type: t.literal('EntryDeleted'),
-  data: t.type({ entryId: t.string, workspaceId: t.string, deletedBy: t.string, at: t.string }),
+  data: t.intersection([
+    t.type({ entryId: t.string, workspaceId: t.string, deletedBy: t.string, at: t.string }),
+    // What remains of the entry once its stream is cut to this event (older events have none): its
+    // title, and the log position it was created at.
+    t.partial({ title: t.string, createdPosition: t.number }),
+  ]),
 })
 export type EntryDeleted = t.TypeOf<typeof EntryDeleted>
 
@@ -267,7 +272,7 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right([{ type: 'EntryVerified', data }])
       }
       case 'DeleteEntry':
-        return E.right([{ type: 'EntryDeleted', data: command.data }])
+        return E.right([{ type: 'EntryDeleted', data: { ...command.data, title: state.title } }])
       // A task's outcome lands once: a redelivered job finds its task no longer pending here.
       case 'ProcessContent': {
         const { workspaceId: _, ...data } = command.data

@@ -18,7 +18,8 @@ export const SearchServed = t.type({
     }),
     // The receipt (searches recorded before receipts have none): the query, the position the read
     // models had reached, and each result as served.
-    t.partial({ query: t.string, position: t.number, served: t.array(ServedEntry) }),
+    // asOf: the log position a search as of a past moment answered for.
+    t.partial({ query: t.string, position: t.number, served: t.array(ServedEntry), asOf: t.number }),
   ]),
 })
 export type SearchServed = t.TypeOf<typeof SearchServed>

@@ -27,7 +27,7 @@ const withoutHashes = (type: string, data: unknown) =>
 /** Every event that belongs to a workspace, for its owners' and admins' audit trail. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 4,
+  version: 5,
   tables: ['audit_events'],
   schema: `
     CREATE TABLE audit_events (
@@ -36,6 +36,7 @@ export const auditProjector: Projector = {
       data jsonb NOT NULL, metadata jsonb NOT NULL, time timestamptz NOT NULL);
     CREATE INDEX audit_events_workspace ON audit_events (workspace_id, position);
     CREATE INDEX audit_events_stream ON audit_events (workspace_id, stream_id, position);
+    CREATE INDEX audit_events_time ON audit_events (workspace_id, time);
   `,
   handles: 'all',
   apply(tx: Client, e: RecordedEvent) {

@@ -10,6 +10,7 @@ import { hnswIndexDdl } from '../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../domain/embeddings'
 import { type ChunkSpans, EntryEvent } from '../domain/entry'
 import { entryPassages } from '../ingestion/passages'
+import { historyDdl, recordHistory } from './history'
 import { type Projector, decodeEvent } from './projector'
 
 const Event = t.union([EntryEvent, EmbeddingsRebuilt])
@@ -20,6 +21,9 @@ export interface ChunksOptions {
   vectors: boolean
   textIndex: TextIndex
 }
+
+/** The index's tables, each with its history (./history.ts), all keyed by entry. */
+const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
 
 /** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
 export const CHUNK_STATS = 'kb_chunk'
@@ -32,36 +36,43 @@ export const CHUNK_STATS = 'kb_chunk'
  * - kb_passages: the vectors, one per passage the embedding model reads whole (or per chunk).
  * Ids are `<entryId>:<index>`: replaying an entry's events rewrites the same rows. Vectors come
  * from the embedding cache: the command embedded them already, and a rebuild never embeds twice.
+ * Each table keeps its history, so a search can run over the index as it stood at a past position;
+ * a deletion cuts the entry's history too.
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 8,
-  tables: ['kb_chunks', 'kb_chunk_entries', 'kb_passages', `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
+  version: 9,
+  tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
       token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
       tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL, revision bigint NOT NULL);
+    ${historyDdl('kb_chunks', 'entry_id')}
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
     ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
+    ${textIndex.indexDdl('kb_chunks_history', 'searchable_text')}
     CREATE TABLE kb_chunk_entries (
       entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL,
         is_enabled boolean NOT NULL,
       source text NOT NULL, metadata jsonb NOT NULL, category text, tags text[] NOT NULL,
       title_text text NOT NULL, title_tf jsonb NOT NULL, title_len integer NOT NULL,
       body_text text NOT NULL, body_tf jsonb NOT NULL, body_len integer NOT NULL);
+    ${historyDdl('kb_chunk_entries', 'entry_id')}
     CREATE INDEX kb_chunk_entries_workspace ON kb_chunk_entries (workspace_id);
-    ${textIndex.indexDdl('kb_chunk_entries', 'title_text')}
-    ${textIndex.indexDdl('kb_chunk_entries', 'body_text')}
+    ${['kb_chunk_entries', 'kb_chunk_entries_history']
+      .flatMap((table) => [textIndex.indexDdl(table, 'title_text'), textIndex.indexDdl(table, 'body_text')])
+      .join('\n')}
     CREATE TABLE kb_passages (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
       model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+    ${historyDdl('kb_passages', 'entry_id')}
     CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
-    ${vectors ? hnswIndexDdl('kb_passages') : ''}
+    ${vectors ? hnswIndexDdl('kb_passages') + hnswIndexDdl('kb_passages_history') : ''}
     ${termStatsSchema(CHUNK_STATS)}
   `,
   handles: ['EntryCreated', 'EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'EmbeddingsRebuilt'],
@@ -90,6 +101,8 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks, recorded.revision)
         break
       case 'EntryDeleted':
+        // Deleted content is never served again, as of any time.
+        for (const table of TABLES) await tx.query(`DELETE FROM ${table}_history WHERE entry_id = $1`, [e.data.entryId])
         await deleteChunks(tx, e.data.entryId)
         await countTerms(
           tx,
@@ -100,10 +113,14 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         )
         break
       case 'EmbeddingsRebuilt':
-        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once.
-        await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId)
+        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once,
+        // and so do those of its history, which an earlier model's query vectors no longer match.
+        for (const history of [false, true])
+          await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, history)
         return
     }
+    if (e.type !== 'EntryDeleted')
+      for (const table of TABLES) await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position)
     // An index outside the database gets the entry's rows as they now are.
     for (const rows of [{ table: 'kb_chunks' }, { table: 'kb_chunk_entries', id: 'entry_id' }])
       await textIndex.mirror?.(tx, { ...rows, key: 'entry_id', value: e.data.entryId, position: recorded.position })
@@ -258,11 +275,23 @@ const writeChunks = async (
   )
 }
 
-/** Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement. */
-const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, where: string, arg: string) => {
+/**
+ * Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement;
+ * in the history, each passage with the entry's title of then.
+ */
+const writeVectors = async (
+  tx: Client,
+  embedder: Embedder,
+  pgvector: boolean,
+  where: string,
+  arg: string,
+  history = false,
+) => {
+  const [suffix, then] = history ? ['_history', ' AND x.valid_from = p.valid_from'] : ['', '']
+  // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
   const { rows } = await tx.query<{ id: string; content: string; title: string }>(
-    `SELECT p.id, p.content,
-      x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id WHERE ${where} AND x.embed`,
+    `SELECT p.ctid::text AS id, p.content, x.title FROM kb_passages${suffix} p
+     JOIN kb_chunk_entries${suffix} x ON x.entry_id = p.entry_id${then} WHERE ${where} AND x.embed`,
     [arg],
   )
   if (rows.length === 0) return
@@ -272,8 +301,8 @@ const writeVectors = async (tx: Client, embedder: Embedder, pgvector: boolean, w
     rows.map((r) => embeddingInput(r.title, r.content)),
   )
   await tx.query(
-    `UPDATE kb_passages p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)} FROM unnest($2::text[],
-      $3::text[]) AS u(id, h) WHERE p.id = u.id`,
+    `UPDATE kb_passages${suffix} p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)}
+     FROM unnest($2::tid[], $3::text[]) AS u(id, h) WHERE p.ctid = u.id`,
     [embedder.model, rows.map((r) => r.id), hashes],
   )
 }

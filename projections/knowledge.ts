@@ -8,6 +8,7 @@ import { assertNever } from '../domain/shared'
 import { SearchServed } from '../domain/search'
 import { TaskEvent } from '../domain/task'
 import { applyEntry } from './entryRows'
+import { historyDdl, recordHistory } from './history'
 import { type Projector, decodeEvent } from './projector'
 
 const Event = t.union([EntryEvent, FolderEvent, KbConfigChanged, SearchServed, TaskEvent])
@@ -15,12 +16,13 @@ type KnowledgeEvent = t.TypeOf<typeof Event>
 
 /**
  * Knowledge entries (with their processing state, which follows their task, and their URL sync
- * state), folders and each workspace's configuration changes.
+ * state), folders and each workspace's configuration changes. Entries keep their history (after each
+ * change of their content, title, folder, metadata or state) and, once deleted, a tombstone.
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 6,
-  tables: ['kb_entries', 'kb_folders', 'kb_configs', 'kb_searches'],
+  version: 7,
+  tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
       id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, content text NOT NULL, source text NOT NULL,
@@ -33,6 +35,10 @@ export const knowledgeProjector: Projector = {
       sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
         sync_error text, sync_task_id text,
       sync_requested_at timestamptz);
+    ${historyDdl('kb_entries', 'id')}
+    CREATE INDEX kb_entries_history_list ON kb_entries_history (workspace_id, created_at DESC, id DESC);
+    CREATE TABLE kb_entry_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text,
+      first_position bigint, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL);
     CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
     CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
     CREATE INDEX kb_entries_folder ON kb_entries (workspace_id, folder_id);
@@ -99,7 +105,8 @@ export const knowledgeProjector: Projector = {
       case 'EntryMoved':
       case 'EntryVerified':
       case 'EntryDeleted':
-        return applyEntry(tx, e, at)
+        await applyEntry(tx, e, at)
+        return entryHistory(tx, e, recorded.position, at)
       case 'TaskStarted':
       case 'TaskProgressed':
       case 'TaskCompleted':
@@ -116,6 +123,29 @@ export const knowledgeProjector: Projector = {
         return assertNever(e)
     }
   },
+}
+
+/**
+ * An entry's history, after the events that change what it says (its processing and sync state is
+ * kept as it stood at those). A deletion cuts the content from the history, as from the log: what
+ * remains is its tombstone, with the title the deletion recorded.
+ */
+const entryHistory = async (tx: Client, e: EntryEvent, position: number, at: string) => {
+  switch (e.type) {
+    case 'EntryCreated':
+    case 'EntryUpdated':
+    case 'EntryMoved':
+    case 'EntryContentProcessed':
+      return recordHistory(tx, 'kb_entries', 'id', e.data.entryId, position)
+    case 'EntryDeleted':
+      await tx.query(
+        `INSERT INTO kb_entry_tombstones (id, workspace_id, title, first_position, deleted_position, deleted_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [e.data.entryId, e.data.workspaceId, e.data.title ?? null, e.data.createdPosition ?? null, position, at],
+      )
+      await tx.query('DELETE FROM kb_entries_history WHERE id = $1', [e.data.entryId])
+      return
+  }
 }
 
 /** An entry's processing state follows the task that fills it (not its later syncs). */
@@ -214,7 +244,8 @@ const countSearches = (tx: Client, searches: RecordedEvent[]) => {
       searches.map((r) => r.position),
       data.map((d) => d.workspaceId),
       searches.map((r) => r.metadata.at),
-      data.map((d) => JSON.stringify(d.entryIds)),
+      // A search of a past moment is counted, but cites nothing of now.
+      data.map((d) => JSON.stringify(d.asOf === undefined ? d.entryIds : [])),
     ],
   )
 }

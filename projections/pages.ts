@@ -18,22 +18,25 @@ type PagesEvent = t.TypeOf<typeof Event>
  */
 export const pagesProjector: Projector = {
   name: 'pages',
-  version: 2,
-  tables: ['kb_pages', 'kb_page_versions', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
+  version: 3,
+  tables: ['kb_pages', 'kb_page_versions', 'kb_page_tombstones', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
   schema: `
     CREATE TABLE kb_pages (
       id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text,
         version integer NOT NULL,
       content text NOT NULL, author jsonb, cited_count integer NOT NULL DEFAULT 0, verified_version integer,
         verified_by jsonb,
-      verified_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
+      verified_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+      created_position bigint NOT NULL);
     CREATE INDEX kb_pages_list ON kb_pages (workspace_id, updated_at DESC, id);
     CREATE TABLE kb_page_versions (
       page_id text NOT NULL, version integer NOT NULL, workspace_id text NOT NULL, mode text NOT NULL,
         content text NOT NULL,
       author jsonb NOT NULL, approved_by jsonb, proposal_id text, reverted_from integer, added integer NOT NULL,
         removed integer NOT NULL,
-      created_at timestamptz NOT NULL, PRIMARY KEY (page_id, version));
+      created_at timestamptz NOT NULL, position bigint NOT NULL, PRIMARY KEY (page_id, version));
+    CREATE TABLE kb_page_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL,
+      created_position bigint NOT NULL, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL);
     CREATE TABLE kb_page_citations (
       search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
       served integer NOT NULL DEFAULT 1, PRIMARY KEY (search_id, page_id, version));
@@ -98,7 +101,7 @@ export const pagesProjector: Projector = {
       case 'PageCollectionChanged':
       case 'PageVerified':
       case 'PageDeleted':
-        return applyPage(tx, e, at)
+        return applyPage(tx, e, at, recorded.position)
       case 'CollectionCreated':
       case 'CollectionUpdated':
       case 'CollectionPublished':
@@ -119,22 +122,23 @@ const applyPage = async (
   tx: Client,
   e: Exclude<Extract<PagesEvent, { type: `Page${string}` }>, PageSearchServed>,
   at: string,
+  position: number,
 ) => {
   switch (e.type) {
     case 'PageCreated':
       await tx.query(
-        `INSERT INTO kb_pages (id, workspace_id, title, collection_id, version, content, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 0, '', $5, $5) ON CONFLICT (id) DO NOTHING`,
-        [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null, at],
+        `INSERT INTO kb_pages (id, workspace_id, title, collection_id, version, content, created_at, updated_at,
+          created_position) VALUES ($1, $2, $3, $4, 0, '', $5, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [e.data.pageId, e.data.workspaceId, e.data.title, e.data.collectionId ?? null, at, position],
       )
       return
     case 'PageVersionWritten': {
       const d = e.data
       await tx.query(
         `INSERT INTO kb_page_versions (page_id, version, workspace_id, mode, content, author, approved_by,
-          proposal_id, reverted_from, added, removed, created_at)
+          proposal_id, reverted_from, added, removed, created_at, position)
          SELECT $1, $2, workspace_id, $3, $4, $5, $6, $7, $8, $9, $10,
-           $11 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
+           $11, $12 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
         [
           d.pageId,
           d.version,
@@ -147,6 +151,7 @@ const applyPage = async (
           d.added,
           d.removed,
           at,
+          position,
         ],
       )
       await tx.query(
@@ -167,6 +172,12 @@ const applyPage = async (
       ])
       return
     case 'PageDeleted':
+      // A deleted page's content is served as of no time: what remains is its tombstone.
+      await tx.query(
+        `INSERT INTO kb_page_tombstones (id, workspace_id, title, created_position, deleted_position, deleted_at)
+         SELECT id, workspace_id, title, created_position, $2, $3 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
+        [e.data.pageId, position, at],
+      )
       for (const table of ['kb_page_versions', 'kb_page_citations'])
         await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
       await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])

@@ -14,12 +14,13 @@ const Event = t.union([SearchServed, PageSearchServed])
  */
 export const receiptsProjector: Projector = {
   name: 'receipts',
-  version: 1,
+  version: 2,
   tables: ['kb_receipts', 'kb_receipt_results'],
   schema: `
     CREATE TABLE kb_receipts (
       id text PRIMARY KEY, workspace_id text NOT NULL, kind text NOT NULL, query text NOT NULL, mode text NOT NULL,
-      actor jsonb NOT NULL, actor_id text NOT NULL, at timestamptz NOT NULL, position bigint NOT NULL);
+      actor jsonb NOT NULL, actor_id text NOT NULL, at timestamptz NOT NULL, position bigint NOT NULL,
+      as_of bigint);
     CREATE TABLE kb_receipt_results (
       receipt_id text NOT NULL, rank integer NOT NULL, workspace_id text NOT NULL, item_id text NOT NULL,
       version integer NOT NULL, chunk_index integer, sha256 text NOT NULL, at timestamptz NOT NULL,
@@ -42,8 +43,8 @@ export const receiptsProjector: Projector = {
         : e.data.citations.map((r) => ({ item: r.pageId, version: r.version, chunk: null, sha: r.sha256 ?? '' }))
     const { actor, at } = recorded.metadata
     const { rowCount } = await tx.query(
-      `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position, as_of)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
       [
         d.searchId,
         d.workspaceId,
@@ -54,6 +55,7 @@ export const receiptsProjector: Projector = {
         actorId(actor),
         at,
         d.position,
+        'asOf' in d ? (d.asOf ?? null) : null,
       ],
     )
     if (!rowCount || results.length === 0) return

@@ -1,6 +1,7 @@
 import type { Queryable } from '../adapters/db'
 import type { StorageInfo } from '../domain/entry'
 import type { KbConfig } from '../domain/kbConfig'
+import { currentAt } from './asOf'
 import { readKbConfig } from './kbConfig'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
@@ -117,11 +118,23 @@ export interface EntryFilters {
   includeContent?: boolean
 }
 
-/** The workspace's entries, newest first (created_at, then id), filtered and paginated. */
-export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFilters, page: number, limit: number) => {
+/** Entries as they stand, or, `at` a log position, as they stood then (their history's rows current then). */
+const entriesAt = (at?: number) =>
+  at === undefined ? { table: 'kb_entries', then: [] } : { table: 'kb_entries_history', then: [currentAt(at, 'e')] }
+
+/** The workspace's entries, newest first (created_at, then id), filtered and paginated; `at`: as they stood then. */
+export const listEntries = async (
+  db: Queryable,
+  workspaceId: string,
+  f: EntryFilters,
+  page: number,
+  limit: number,
+  at?: number,
+) => {
   const config = await readKbConfig(db, workspaceId)
+  const { table, then } = entriesAt(at)
   const args: unknown[] = [workspaceId]
-  const where = ['e.workspace_id = $1']
+  const where = ['e.workspace_id = $1', ...then]
   const add = (sql: string, value: unknown) => (args.push(value), where.push(sql.replaceAll('?', `$${args.length}`)))
   if (f.source) add('e.source = ?', f.source)
   if (f.category) add("e.metadata->>'category' = ?", f.category)
@@ -144,12 +157,12 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   // The freshness threshold is bound in both queries, whether or not it filters.
   const total = (
     await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM kb_entries e WHERE ${filter} AND ${fresh}::int > 0`,
+      `SELECT count(*)::int AS n FROM ${table} e WHERE ${filter} AND ${fresh}::int > 0`,
       args,
     )
   ).rows[0].n
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${freshness} AS freshness FROM kb_entries e WHERE ${filter}
+    `SELECT e.*, ${freshness} AS freshness FROM ${table} e WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
@@ -158,15 +171,35 @@ export const listEntries = async (db: Queryable, workspaceId: string, f: EntryFi
   return { items: items.map(({ content, searchableText, ...rest }) => rest), total }
 }
 
-export const getEntry = async (db: Queryable, workspaceId: string, id: string) => {
+/** An entry as it stands, or, `at` a log position, as it stood then. */
+export const getEntry = async (db: Queryable, workspaceId: string, id: string, at?: number) => {
   const config = await readKbConfig(db, workspaceId)
+  const { table, then } = entriesAt(at)
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM kb_entries e WHERE e.id = $1
-      AND e.workspace_id = $2`,
+    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e WHERE e.id = $1
+      AND e.workspace_id = $2${then.map((c) => ` AND ${c}`).join('')}`,
     [id, workspaceId, config.freshnessDays],
   )
   return rows[0] ? entryView(rows[0]) : undefined
 }
+
+/**
+ * What remains, at a log position, of entries deleted since (their content is cut): id, title, and
+ * when they were deleted. `id` for one entry; otherwise all of the workspace's, newest deletion first.
+ */
+export const entryTombstones = async (db: Queryable, workspaceId: string, at: number, id?: string) =>
+  (
+    await db.query<{ id: string; title: string | null; deleted_at: Date; deleted_position: string }>(
+      `SELECT id, title, deleted_at, deleted_position FROM kb_entry_tombstones
+       WHERE workspace_id = $1 AND deleted_position > $2 AND (first_position IS NULL OR first_position <= $2)
+         AND ($3::text IS NULL OR id = $3) ORDER BY deleted_position DESC`,
+      [workspaceId, at, id ?? null],
+    )
+  ).rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    deleted: { at: r.deleted_at.toISOString(), position: Number(r.deleted_position) },
+  }))
 
 /** The entry's row itself, for routes that need more than the view (sync config, tasks). */
 export const entryRow = async (db: Queryable, workspaceId: string, id: string) =>

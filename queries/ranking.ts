@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { Embedder } from '../adapters/embedders/port'
 import { bm25 } from '../adapters/textIndex/bm25'
-import type { Scope, TextIndex } from '../adapters/textIndex/port'
+import { type Scope, type TextIndex, scopeSql } from '../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../adapters/textIndex/terms'
 import { type VectorHit, exactVectorSearch, hasVectors, vectorEngine, vectorSearch } from '../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
@@ -101,7 +101,10 @@ export const projectedPosition = async (tx: Client, projector: string): Promise<
 
 const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
 
-/** BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts). */
+/**
+ * BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts); rows in scope
+ * only (in a history, an id names a row in each of its versions).
+ */
 const scoreRows = async (
   tx: Client,
   table: string,
@@ -111,12 +114,14 @@ const scoreRows = async (
   ids: string[],
   terms: QueryTerms,
   field: string,
+  scope: Scope,
 ) => {
   if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
+  const s = scopeSql(scope, 3)
   const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
     `SELECT ${idColumn} AS id, ${lenColumn} AS len,
-      ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])`,
-    [ids, terms.lexemes],
+      ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])${s.sql}`,
+    [ids, terms.lexemes, ...s.args],
   )
   return new Map(rows.map((r) => [r.id, bm25(terms, field, r.tf, r.len)]))
 }
@@ -147,6 +152,7 @@ const textLeg = async (
     rows.map((r) => r.id),
     terms,
     index.rows.field,
+    scope,
   )
   const evidence = new Map<string, TextEvidence>()
   for (const r of rows) {
@@ -180,8 +186,8 @@ const textLeg = async (
     ])
     const keys = [...new Set([...evidence.keys(), ...bodies.map((b) => b.key), ...titles.map((t) => t.key)])]
     const [body, title] = await Promise.all([
-      scoreRows(tx, entries, index.key, 'body_tf', 'body_len', keys, terms, 'body'),
-      scoreRows(tx, entries, index.key, 'title_tf', 'title_len', keys, terms, 'title'),
+      scoreRows(tx, entries, index.key, 'body_tf', 'body_len', keys, terms, 'body', scope),
+      scoreRows(tx, entries, index.key, 'title_tf', 'title_len', keys, terms, 'title', scope),
     ])
     for (const key of keys) {
       const e = evidence.get(key) ?? { chunk: 0, body: 0, title: 0 }

@@ -6,6 +6,7 @@ import { type SearchFilters, chunkScope } from '../adapters/textIndex/port'
 import { tfOfSql } from '../adapters/textIndex/terms'
 import { type DomainError, fail } from '../domain/shared'
 import { CHUNK_STATS } from '../projections/chunks'
+import { type AsOf, currentAt } from './asOf'
 import { readKbConfig, readSearchSettings } from './kbConfig'
 import { type Highlight, highlight } from './highlight'
 import {
@@ -37,6 +38,8 @@ export interface SearchRequest {
    * workspace's settings as they stand, defaults included (hybrid, 20, 0.7).
    */
   defaults: 'endpoint' | 'workspace'
+  /** Search the knowledge base as it stood then (its index's history), not as it stands. */
+  asOf?: AsOf
 }
 
 /** The search endpoint's own defaults, for what a workspace has not set. */
@@ -84,14 +87,23 @@ export interface SearchResult {
   highlight?: Highlight
 }
 
-/** Knowledge entries: chunks served, entries' titles and text, passages' vectors (projections/chunks.ts). */
-export const KNOWLEDGE_INDEX: SearchIndex = {
-  stats: CHUNK_STATS,
-  key: 'entry_id',
-  rows: { table: 'kb_chunks', field: 'chunk' },
-  entries: { table: 'kb_chunk_entries' },
-  vectors: { table: 'kb_passages', chunk: 'chunk_index' },
+/**
+ * Knowledge entries: chunks served, entries' titles and text, passages' vectors (projections/chunks.ts);
+ * or their history, where the rows current at a past moment are those the scope's condition keeps.
+ * Scores use the term statistics of now either way.
+ */
+export const knowledgeIndex = (history = false): SearchIndex => {
+  const h = history ? '_history' : ''
+  return {
+    stats: CHUNK_STATS,
+    key: 'entry_id',
+    rows: { table: `kb_chunks${h}`, field: 'chunk' },
+    entries: { table: `kb_chunk_entries${h}` },
+    vectors: { table: `kb_passages${h}`, chunk: 'chunk_index' },
+  }
 }
+
+export const KNOWLEDGE_INDEX = knowledgeIndex()
 
 /**
  * Search over entries: text, vector or hybrid (queries/ranking.ts), one result per entry with the
@@ -100,11 +112,18 @@ export const KNOWLEDGE_INDEX: SearchIndex = {
 export const findKnowledge = async (
   deps: RankDeps,
   workspaceId: string,
-  req: Pick<SearchRequest, 'query' | 'filters'>,
+  req: Pick<SearchRequest, 'query' | 'filters' | 'asOf'>,
   { mode, limit, minScore, fusion }: { mode: Mode; limit: number; minScore: number; fusion: Fusion },
 ): Promise<
   E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }>
 > => {
+  const at = req.asOf?.position
+  // An index kept outside the database holds the rows of now only.
+  if (at !== undefined && deps.textIndex.mirror)
+    return fail(
+      'VALIDATION_ERROR',
+      `asOf: searching a past moment needs the database's text index, not ${deps.textIndex.name}`,
+    )
   const vector = await embedQuery(deps, mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
     const config = await readKbConfig(tx, workspaceId)
@@ -114,9 +133,9 @@ export const findKnowledge = async (
       deps,
       tx,
       {
-        index: KNOWLEDGE_INDEX,
+        index: knowledgeIndex(at !== undefined),
         workspaceId,
-        scope: chunkScope(workspaceId, req.filters),
+        scope: chunkScope(workspaceId, req.filters, at === undefined ? undefined : currentAt(at)),
         query: req.query,
         mode,
         fusion,
@@ -130,9 +149,10 @@ export const findKnowledge = async (
       kept.map((h) => h.key),
       ranked.evidence,
       ranked.mode,
+      at,
     )
     return E.right({
-      results: await hydrate(tx, workspaceId, req.query, kept, chunks),
+      results: await hydrate(tx, workspaceId, req.query, kept, chunks, at),
       mode: ranked.mode,
       ...(ranked.fallback ? { fallback: ranked.fallback } : {}),
       engines: ranked.engines,
@@ -145,19 +165,22 @@ export const findKnowledge = async (
  * The chunk each result serves: the one that best answers. With the query's words, the chunk of the
  * entry whose BM25 is highest (over every chunk of the entry); without (vector mode, or an entry
  * found by meaning alone), the chunk of its most similar passage. Answers chunk ids by entry id,
- * with the passage's place in the chunk when it is the one served.
+ * with the passage's place in the chunk when it is the one served. `at`: from the index's history,
+ * as it stood at that log position.
  */
 export const servedChunks = async (
   tx: Client,
   keys: string[],
   evidence: Evidence,
   mode: Mode,
+  at?: number,
 ): Promise<Map<string, Served>> => {
   if (keys.length === 0) return new Map()
+  const [h, then] = at === undefined ? ['', ''] : ['_history', ` AND ${currentAt(at)}`]
   const { terms, nearest } = evidence
   const { rows } = await tx.query<{ id: string; key: string; chunk: number; start: number; len: number; tf: number[] }>(
     `SELECT id, entry_id AS key, chunk_index AS chunk, start_offset AS start, len, ${tfOfSql('tf', '$2')} AS tf
-     FROM kb_chunks WHERE entry_id = ANY($1::text[]) ORDER BY entry_id, chunk_index`,
+     FROM kb_chunks${h} WHERE entry_id = ANY($1::text[])${then} ORDER BY entry_id, chunk_index`,
     [keys, terms?.lexemes ?? []],
   )
   const best = new Map<string, { row: (typeof rows)[number]; value: number }>()
@@ -167,7 +190,7 @@ export const servedChunks = async (
     if (!b || value > b.value) best.set(r.key, { row: r, value })
   }
   const { rows: spans } = await tx.query<{ id: string; start: number; end: number }>(
-    'SELECT id, start_offset AS start, end_offset AS end FROM kb_passages WHERE id = ANY($1::text[])',
+    `SELECT id, start_offset AS start, end_offset AS end FROM kb_passages${h} WHERE id = ANY($1::text[])${then}`,
     [[...nearest.values()].filter((n) => keys.includes(n.key)).map((n) => n.id)],
   )
   return new Map(
@@ -190,19 +213,24 @@ export interface Served {
   near?: { start: number; end: number }
 }
 
-/** Entry fields and the served chunk of the kept hits; an entry deleted or disabled meanwhile drops out. */
+/**
+ * Entry fields and the served chunk of the kept hits; an entry deleted or disabled meanwhile drops out.
+ * `at`: as they stood at that log position.
+ */
 export const hydrate = async (
   q: Queryable,
   workspaceId: string,
   query: string,
   hits: Hit[],
   chunks: Map<string, Served>,
+  at?: number,
 ): Promise<SearchResult[]> => {
   if (hits.length === 0) return []
+  const [h, then] = at === undefined ? ['', ''] : ['_history', ` AND ${currentAt(at, 'c')} AND ${currentAt(at, 'e')}`]
   const { rows } = await q.query(
     `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.revision, e.id, e.title, e.source, e.metadata
-     FROM kb_chunks c JOIN kb_entries e ON e.id = c.entry_id
-     WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled`,
+     FROM kb_chunks${h} c JOIN kb_entries${h} e ON e.id = c.entry_id
+     WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled${then}`,
     [[...chunks.values()].map((c) => c.id), workspaceId],
   )
   const byEntry = new Map(rows.map((r) => [r.id, r]))

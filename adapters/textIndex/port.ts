@@ -79,8 +79,13 @@ export const scopeSql = (scope: Scope, first: number) => {
   return { sql, args }
 }
 
-/** The chunks a knowledge search may return: the workspace's enabled chunks passing the filters. */
-export const chunkScope = (workspaceId: string, filters: SearchFilters): Scope => [
+const entriesThen = (then?: string) => (then ? `kb_entries_history WHERE ${then} AND` : 'kb_entries WHERE')
+
+/**
+ * The chunks a knowledge search may return: the workspace's enabled chunks passing the filters; in
+ * the index's history, those of rows meeting `then` (the condition of rows current at a past moment).
+ */
+export const chunkScope = (workspaceId: string, filters: SearchFilters, then?: string): Scope => [
   ['workspace_id = ?', workspaceId],
   'is_enabled',
   ...(filters.source ? [['source = ?', filters.source] as [string, unknown]] : []),
@@ -88,6 +93,7 @@ export const chunkScope = (workspaceId: string, filters: SearchFilters): Scope =
   ...(filters.tag ? [['tags @> ARRAY[?]::text[]', filters.tag] as [string, unknown]] : []),
   // Every table of the index has entry_id; an entry's folder is read where it is kept.
   ...(filters.folderId
-    ? [['entry_id IN (SELECT id FROM kb_entries WHERE folder_id = ?)', filters.folderId] as [string, unknown]]
+    ? [[`entry_id IN (SELECT id FROM ${entriesThen(then)} folder_id = ?)`, filters.folderId] as [string, unknown]]
     : []),
+  ...(then ? [then] : []),
 ]

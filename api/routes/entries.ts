@@ -12,7 +12,8 @@ import { pagination } from '../../queries/pagination'
 import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
 import { getFolder } from '../../queries/folders'
-import { getEntry, listEntries } from '../../queries/knowledge'
+import { entryTombstones, getEntry, listEntries } from '../../queries/knowledge'
+import { resolveAsOf } from '../../queries/asOf'
 
 const CreateSource = t.keyof({
   text: null,
@@ -69,6 +70,7 @@ const ListQuery = t.partial({
   freshness: t.keyof({ current: null, stale: null, unknown: null }),
   processingStatus: t.keyof({ pending: null, processing: null, completed: null, failed: null }),
   includeContent: c.booleanFromString,
+  asOf: c.asOf,
 })
 
 export const IdParam = t.type({ id: c.id })
@@ -166,23 +168,30 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
     extraQuery: (name) => name.startsWith('externalRef.'),
-    uses: ['db'],
-    handler: async ({ query, identity, extraQuery }, { db }) => {
+    uses: ['db', 'store'],
+    handler: async ({ query, identity, extraQuery }, { db, store }) => {
+      const workspaceId = workspaceIdOf(identity)
       const refs = externalRefsOf(extraQuery)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
-      if (query.folderId && !(await getFolder(db.pool, workspaceIdOf(identity), query.folderId)))
+      if (query.folderId && !(await getFolder(db.pool, workspaceId, query.folderId)))
         return fail('NOT_FOUND', 'folder not found')
+      const asOf = await resolveAsOf(db.pool, store, workspaceId, query.asOf)
+      if (E.isLeft(asOf)) return asOf
+      const at = asOf.right?.position
       const page = query.page ?? 1
       const limit = query.limit ?? 20
-      const { items, total } = await listEntries(
-        db.pool,
-        workspaceIdOf(identity),
-        { ...query, externalRefs: refs.right },
-        page,
-        limit,
-      )
-      return E.right({ data: { items, total, pagination: pagination(page, limit, total) } })
+      const filters = { ...query, externalRefs: refs.right }
+      const { items, total } = await listEntries(db.pool, workspaceId, filters, page, limit, at)
+      return E.right({
+        data: {
+          items,
+          total,
+          pagination: pagination(page, limit, total),
+          // As of a past moment: also what remains of the entries deleted since.
+          ...(asOf.right ? { asOf: asOf.right, deleted: await entryTombstones(db.pool, workspaceId, at ?? 0) } : {}),
+        },
+      })
     },
   }),
   route({
@@ -191,12 +200,24 @@ export const entryRoutes: AnyRoute[] = [
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'read:knowledge',
-    summary: 'Get an entry',
+    summary: 'Get an entry, as it stands or as it stood at a past moment (asOf)',
     params: IdParam,
-    uses: ['db'],
-    handler: async ({ params, identity }, { db }) => {
-      const found = await getEntry(db.pool, workspaceIdOf(identity), params.id)
-      return found ? E.right({ data: found }) : fail('NOT_FOUND', 'knowledge entry not found')
+    query: t.partial({ asOf: c.asOf }),
+    uses: ['db', 'store'],
+    handler: async ({ params, query, identity }, { db, store }) => {
+      const workspaceId = workspaceIdOf(identity)
+      const asOf = await resolveAsOf(db.pool, store, workspaceId, query.asOf)
+      if (E.isLeft(asOf)) return asOf
+      const at = asOf.right?.position
+      const found = await getEntry(db.pool, workspaceId, params.id, at)
+      if (found) return E.right({ data: asOf.right ? { ...found, asOf: asOf.right } : found })
+      // Deleted since: its content is cut, as of any time; the title and the deletion remain.
+      const [tombstone] = at === undefined ? [] : await entryTombstones(db.pool, workspaceId, at, params.id)
+      if (tombstone)
+        return E.right({
+          data: { ...tombstone, asOf: asOf.right, message: 'this entry was deleted since; its content is not kept' },
+        })
+      return fail('NOT_FOUND', 'knowledge entry not found')
     },
   }),
   route({

@@ -10,7 +10,8 @@ import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, type Uses, readBack, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
-import { listPages, pageView, readPage, readVersion, versionView } from '../../queries/pages'
+import { listPages, pageAt, pageView, readPage, readVersion, versionView } from '../../queries/pages'
+import { resolveAsOf } from '../../queries/asOf'
 
 export const IdParam = t.type({ id: c.id })
 export const VersionFromString = c.intFromString(1, 2 ** 31 - 1)
@@ -111,12 +112,20 @@ export const pageRoutes: AnyRoute[] = [
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
-    summary: 'A page at its latest version, or at ?version=N',
+    summary: 'A page at its latest version, at ?version=N, or as it stood at a past moment (?asOf)',
     params: IdParam,
-    query: c.exact({ version: VersionFromString }),
+    query: c.exact({ version: VersionFromString, asOf: c.asOf }),
     uses: ['db', 'store'],
     handler: async ({ params, query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
+      if (query.asOf && query.version)
+        return fail('VALIDATION_ERROR', 'ask for a version or a moment, not both', ['asOf: not with version'])
+      const asOf = await resolveAsOf(deps.db.pool, deps.store, workspaceId, query.asOf)
+      if (E.isLeft(asOf)) return asOf
+      if (asOf.right) {
+        const then = await pageAt(deps.db.pool, workspaceId, params.id, asOf.right.position)
+        return then ? E.right({ data: { ...then, asOf: asOf.right } }) : notFound
+      }
       const row = await livePage(deps, workspaceId, params.id)
       if (!row) return notFound
       if (!query.version || query.version === row.version)

@@ -6,6 +6,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { FilterSource, Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
+import { resolveAsOf } from '../../queries/asOf'
 import { getFolder } from '../../queries/folders'
 import type { SearchResult } from '../../queries/search'
 import { entryHits } from '../tools/shapes'
@@ -20,8 +21,22 @@ const SearchBody = c.object(
     category: c.string(1, 200),
     tag: c.string(1, 100),
     folderId: c.id,
+    asOf: c.asOf,
   },
 )
+
+/** The moment an answer as of a past time reflects, as the OpenAPI document describes it. */
+export const AsOfAnswer = {
+  type: 'object',
+  required: ['position', 'time'],
+  description:
+    "Present when asOf was asked: the workspace's last event at or before it, whose state the answer shows " +
+    '(position 0 and time null: the workspace had no events yet)',
+  properties: {
+    position: { type: 'integer', description: 'Its log position' },
+    time: { type: ['string', 'null'], format: 'date-time', description: 'Its time' },
+  },
+}
 
 const score = (what: string) => ({ type: 'number', minimum: 0, maximum: 1, description: what })
 const offsets = { start: { type: 'integer' }, end: { type: 'integer' } }
@@ -46,6 +61,7 @@ export const SearchAnswer = {
         position: { type: 'integer', description: 'The log position the read models had reached' },
       },
     },
+    asOf: AsOfAnswer,
     engines: {
       type: 'object',
       description: 'The engines that answered each leg that ran',
@@ -147,7 +163,10 @@ export const searchRoutes: AnyRoute[] = [
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))
         return fail('NOT_FOUND', 'folder not found')
+      const asOf = await resolveAsOf(deps.db.pool, deps.store, workspaceId, body.asOf)
+      if (E.isLeft(asOf)) return asOf
       const found = await searchKnowledge(deps, command, workspaceId, {
+        ...(asOf.right ? { asOf: asOf.right } : {}),
         query: body.query,
         mode: body.mode,
         limit: body.limit,

@@ -1,0 +1,138 @@
+// `npm run bench -- as-of`: search as of a past moment against search now, through the API, in the
+// same run on the same service. The corpus (the evaluation documents in chunks of 100 tokens, to
+// BENCH_CHUNKS chunks) has every entry rewritten BENCH_REWRITES times, each rewrite changing one
+// sentence, so the index's history holds (rewrites + 1) versions of every chunk. The past moment is
+// the middle of the rewrites. Each mode is measured in rounds alternating now and then (ABBA).
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as E from 'fp-ts/Either'
+import { createLogger } from '../../adapters/logger'
+import { loadConfig } from '../../app/config'
+import { startService } from '../../app/service'
+import { analyzeSearchTables } from '../../workers/maintenance'
+import { apiClient, workspaceTokens } from './client'
+import { benchDocs, benchQueries } from './corpus'
+import { openClients } from './load'
+
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 10_000)
+const REWRITES = Number(process.env.BENCH_REWRITES ?? 5)
+const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
+const ROUNDS = 4
+/** Writers at once while the corpus is built and rewritten. */
+const WRITERS = 4
+const ADMIN = 'bench-admin-token-0123456789'
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-asof-'))
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  KB_ADMIN_TOKEN: ADMIN,
+  EMBEDDER: 'hashing',
+  LOG_LEVEL: 'silent',
+})
+if (E.isLeft(config)) throw new Error(config.left)
+const service = await startService(config.right, createLogger('silent'))
+const { deps } = service
+const call = apiClient(service.url)
+const count = async (table: string) =>
+  (await deps.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n
+/** Runs `write(i)` for i in [0, n) from WRITERS loops. */
+const inParallel = async (n: number, write: (i: number) => Promise<unknown>) => {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (next < n) await write(next++)
+    }),
+  )
+}
+try {
+  const [token] = await workspaceTokens(call, ADMIN, 1)
+  await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 1_000_000 })
+  const docs = benchDocs()
+  const queries = benchQueries()
+  const text = (i: number, rewrite: number) =>
+    `${docs[i % docs.length].text}\n\nCopy ${i}${rewrite ? `, rewrite ${rewrite}` : ''}.`
+  const t0 = Date.now()
+  const ids: string[] = []
+  while ((await count('kb_chunks')) < CHUNKS) {
+    const from = ids.length
+    await inParallel(50, async (k) => {
+      const i = from + k
+      const d = docs[i % docs.length]
+      ids[i] = (
+        await call('POST', '/api/v1/knowledge', token, {
+          title: `${d.title} #${i}`,
+          source: 'text',
+          content: text(i, 0),
+          chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 },
+        })
+      ).id
+    })
+  }
+  const built = Date.now() - t0
+  let middle = ''
+  for (let r = 1; r <= REWRITES; r++) {
+    await inParallel(ids.length, (i) => call('PATCH', `/api/v1/knowledge/${ids[i]}`, token, { content: text(i, r) }))
+    if (r === Math.ceil(REWRITES / 2)) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      middle = new Date().toISOString()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  const rewritten = Date.now() - t0 - built
+  await analyzeSearchTables(deps.db)
+  for (const table of ['kb_chunks_history', 'kb_chunk_entries_history', 'kb_passages_history'])
+    await deps.db.pool.query(`ANALYZE ${table}`)
+  const chunks = await count('kb_chunks')
+  const history = await count('kb_chunks_history')
+  process.stderr.write(
+    `corpus: ${chunks} chunks (${ids.length} entries) built in ${Math.round(built / 1000)} s; ` +
+      `${REWRITES} rewrites in ${Math.round(rewritten / 1000)} s; history ${history} chunk rows\n`,
+  )
+  const rows: string[] = []
+  for (const mode of ['text', 'vector', 'hybrid']) {
+    const open = (asOf?: string) =>
+      openClients({
+        url: service.url,
+        token,
+        path: '/api/v1/knowledge/search',
+        clients: 1,
+        bodies: queries.map((query) => ({ query, mode, limit: 10, minScore: 0, ...(asOf ? { asOf } : {}) })),
+      })
+    const [now, then] = [open(), open(middle)]
+    // Warm both alike: every query once.
+    await now.run(queries.length)
+    await then.run(queries.length)
+    const a: number[] = []
+    const b: number[] = []
+    const per = Math.ceil(QUERIES_PER_RUN / ROUNDS)
+    for (let r = 0; r < ROUNDS; r++) {
+      const viaNow = async () => a.push(...(await now.run(per, r * per)))
+      const viaThen = async () => b.push(...(await then.run(per, r * per)))
+      if (r % 2 === 0) await viaNow().then(viaThen)
+      else await viaThen().then(viaNow)
+    }
+    await now.close()
+    await then.close()
+    rows.push(
+      `| ${mode} | ${pct(a, 50).toFixed(1)} / ${pct(a, 95).toFixed(1)} | ${pct(b, 50).toFixed(1)} / ` +
+        `${pct(b, 95).toFixed(1)} | ${(pct(b, 50) / pct(a, 50)).toFixed(2)} |`,
+    )
+    process.stderr.write(`${rows[rows.length - 1]}\n`)
+  }
+  process.stdout.write(
+    `\n${chunks.toLocaleString('en-US')} chunks, ${REWRITES} rewrites of every entry ` +
+      `(${history.toLocaleString('en-US')} chunk rows of history), as of the middle rewrite\n\n` +
+      '| mode | now p50 / p95 ms | as of p50 / p95 ms | as of p50 / now p50 |\n|---|---:|---:|---:|\n' +
+      `${rows.join('\n')}\n`,
+  )
+} finally {
+  await service.stop()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+}
+process.exit(0)
