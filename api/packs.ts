@@ -147,7 +147,8 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
           limit: a.limit ?? search.defaultLimit,
           minScore: a.minScore ?? search.minScore,
         })
-        return E.right({ ...found, results: pageHits(found.results, a.query, a.include) })
+        if (E.isLeft(found)) return found
+        return E.right({ ...found.right, results: pageHits(found.right.results, a.query, a.include) })
       },
     }),
     packTool({

@@ -1,27 +1,28 @@
 import * as E from 'fp-ts/Either'
 import type { Logger } from 'pino'
 
-/** How long a search's record waits for others to be appended with it. */
-const FLUSH_MS = 100
-const MAX_PENDING = 200
-
 type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
 
 /**
- * Searches are recorded off the answer's path. Each search's event (SearchServed,
- * PageSearchServed: the citations it served) waits here up to FLUSH_MS, then every waiting event
- * is appended at once, which the event store coalesces into one batch, and the projections apply
- * them in one transaction each instead of one per search. A read that shows citation counts
- * calls `settle` first, so a client still sees its own searches counted (and the anonymous serves
- * tallied so far); shutdown settles too.
- * A crash loses at most the last FLUSH_MS of citations, and with them those searches' receipts: a
- * receipt answered in that window is then not found (404).
+ * What searches served (SearchServed, PageSearchServed: the citations, and the answer receipt) is
+ * appended by group commit: a record waits only while the batch before it is being appended, then
+ * every record waiting goes at once, which the event store writes in one transaction and the
+ * projections apply in one each. A signed-for search answers once its record is in the log, so a
+ * receipt it hands out is never lost to a crash. Serves nobody signed for (a public pack's) are
+ * tallied instead: one event per pack and mode for each period, so a flood of anonymous calls
+ * cannot grow the log by one event per call; a crash loses the tally of the period under way. A
+ * read that shows citation counts calls `settle` first, so a client sees the serves tallied so
+ * far; shutdown settles too.
  */
 export class CitationLog {
-  private pending: Append[] = []
-  private timer?: NodeJS.Timeout
-  private flushing: Promise<number> = Promise.resolve(0)
-  private tallies = new Map<string, { counts: Map<string, number>; append: (counts: Map<string, number>) => Append }>()
+  private pending: Array<{ append: Append; recorded: (position: number) => void }> = []
+  private draining?: Promise<void>
+  /** The log position of the last record appended. */
+  private last = 0
+  private tallies = new Map<
+    string,
+    { counts: Map<string, number>; receipts: Map<string, unknown>; append: Tallied<unknown> }
+  >()
   private tallyTimer?: NodeJS.Timeout
 
   /** `tallyMs`: how long anonymous serves are counted together before their one event is appended. */
@@ -32,54 +33,55 @@ export class CitationLog {
 
   /**
    * Counts serves nobody signed for (a public pack's searches) under `group`: each item's count
-   * grows, and once per `tallyMs` each group's counts become one event (`append`), so a flood of
-   * anonymous calls adds one event per period, not one per call.
+   * grows, a distinct answer's receipt is kept once, and once per `tallyMs` each group's counts and
+   * receipts become one event (`append`).
    */
-  tally(group: string, items: string[], append: (counts: Map<string, number>) => Append) {
-    if (items.length === 0) return
+  tally<R>(group: string, items: string[], append: Tallied<R>, receipt?: { id: string; value: R }) {
     let t = this.tallies.get(group)
-    if (!t) this.tallies.set(group, (t = { counts: new Map(), append }))
+    if (!t)
+      this.tallies.set(group, (t = { counts: new Map(), receipts: new Map(), append: append as Tallied<unknown> }))
     for (const item of items) t.counts.set(item, (t.counts.get(item) ?? 0) + 1)
+    if (receipt && !t.receipts.has(receipt.id)) t.receipts.set(receipt.id, receipt.value)
     this.tallyTimer ??= setTimeout(() => this.closeTallies(), this.tallyMs)
   }
 
   private closeTallies() {
     clearTimeout(this.tallyTimer)
     this.tallyTimer = undefined
-    for (const t of this.tallies.values()) this.record(t.append(t.counts))
+    for (const t of this.tallies.values()) void this.record(t.append(t.counts, [...t.receipts]))
     this.tallies.clear()
   }
 
-  /** Queues a search's append; answers at once. */
-  record(append: Append) {
-    this.pending.push(append)
-    if (this.pending.length >= MAX_PENDING) void this.flush()
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS)
+  /** Appends a search's record with the next batch; answers its log position once it is there (0: it failed). */
+  record(append: Append): Promise<number> {
+    const recorded = new Promise<number>((resolve) => this.pending.push({ append, recorded: resolve }))
+    this.draining ??= this.drain()
+    return recorded
   }
 
-  /** Appends what is waiting; answers the position of the last citation appended (0 if none). */
-  settle(): Promise<number> {
+  /** Appends what is waiting and tallied; answers the position of the last record appended (0 if none). */
+  async settle(): Promise<number> {
     this.closeTallies()
-    return this.pending.length ? this.flush() : this.flushing
+    await this.draining
+    return this.last
   }
 
-  private flush(): Promise<number> {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    const batch = this.pending
-    this.pending = []
-    const previous = this.flushing
-    this.flushing = (async () => {
-      const positions = await Promise.all(
-        batch.map(async (append) => {
+  private async drain() {
+    while (this.pending.length > 0) {
+      const batch = this.pending
+      this.pending = []
+      await Promise.all(
+        batch.map(async ({ append, recorded }) => {
           const done = await append().catch((error: Error) => E.left(error))
-          if (E.isRight(done)) return done.right.position
-          this.log.warn({ reason: done.left.message }, 'a search could not be recorded; its citations are not counted')
-          return 0
+          if (E.isRight(done)) this.last = Math.max(this.last, done.right.position)
+          else this.log.warn({ reason: done.left.message }, 'a search could not be recorded')
+          recorded(E.isRight(done) ? done.right.position : 0)
         }),
       )
-      return Math.max(await previous, ...positions)
-    })()
-    return this.flushing
+    }
+    this.draining = undefined
   }
 }
+
+/** The append of a period's tally: each item's count, and each distinct receipt (id, value). */
+export type Tallied<R> = (counts: Map<string, number>, receipts: Array<[string, R]>) => Append

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
 import { sha256Hex } from '../adapters/text'
 import { type PageSearchServed, pageSearch } from '../domain/search'
+import { type DomainError, fail } from '../domain/shared'
 import { type CommandContext, handle } from './handle'
 import type { Mode } from '../queries/ranking'
-import { type PageScope, findPages } from '../queries/pageSearch'
+import { type PageResult, type PageScope, findPages } from '../queries/pageSearch'
 import type { SearchDeps } from './search'
 import { streams } from './streams'
 
@@ -29,24 +31,34 @@ const pageSearchRecord =
 
 /**
  * A search over pages (queries/pageSearch.ts finds the results), recorded as one PageSearchServed
- * event: each result served is one citation of that page version. A public pack's searches are
- * tallied: one event per pack and mode for each period.
+ * event: each result served is one citation of that page version, and the event is the answer's
+ * receipt. A public pack's searches are tallied: one event per pack and mode for each period,
+ * holding each distinct answer's receipt once; its id is the answer's hash, so a flood of the same
+ * question adds no receipt.
  */
 export const searchPages = async (
   deps: SearchDeps,
   ctx: CommandContext,
   scope: PageScope,
   req: { query: string; mode: Mode; limit: number; minScore: number },
-) => {
+): Promise<
+  E.Either<
+    DomainError,
+    { results: Array<PageResult & { sha256: string }>; mode: Mode; fallback?: string; receipt: Receipt }
+  >
+> => {
   const { results, mode, fallback, position } = await findPages(deps, scope, req)
   const served = results.map((r) => ({ ...r, sha256: sha256Hex(r.content) }))
   const citations = served.map((r) => ({ pageId: r.pageId, version: r.version, sha256: r.sha256 }))
+  const answer = { results: served, mode, ...(fallback ? { fallback } : {}) }
   if (scope.kind === 'pack') {
     // Anonymous: counted with the pack's other serves, one event per period (commands/citations.ts).
+    const receipt = { query: req.query, position, citations }
+    const id = sha256Hex(JSON.stringify([scope.slug, mode, req.query, citations]))
     deps.citations.tally(
       `${scope.slug}:${mode}`,
       citations.map((c) => JSON.stringify([c.pageId, c.version])),
-      (counts) =>
+      (counts, receipts: Array<[string, typeof receipt]>) =>
         pageSearchRecord(deps, ctx, scope.workspaceId, {
           mode,
           packSlug: scope.slug,
@@ -54,14 +66,22 @@ export const searchPages = async (
             const [pageId, version] = JSON.parse(item) as [string, number]
             return { pageId, version, count }
           }),
+          receipts: receipts.map(([searchId, r]) => ({ searchId, ...r })),
         }),
+      { id, value: receipt },
     )
-    return { results: served, mode, ...(fallback ? { fallback } : {}) }
+    return E.right({ ...answer, receipt: { id, position } })
   }
-  // Signed for: one event per search, which is also its answer receipt.
+  // Signed for: one event per search, which is also its answer receipt, handed out once in the log.
   const searchId = randomUUID()
-  deps.citations.record(
+  const recorded = await deps.citations.record(
     pageSearchRecord(deps, ctx, scope.workspaceId, { mode, citations, query: req.query, position }, searchId),
   )
-  return { results: served, mode, ...(fallback ? { fallback } : {}), receipt: { id: searchId, position } }
+  if (recorded === 0) return fail('SERVICE_UNAVAILABLE', 'the search could not be recorded; try again')
+  return E.right({ ...answer, receipt: { id: searchId, position } })
+}
+
+interface Receipt {
+  id: string
+  position: number
 }

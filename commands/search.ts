@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../adapters/eventstore/port'
 import { search as searchDecider } from '../domain/search'
-import type { DomainError } from '../domain/shared'
+import { type DomainError, fail } from '../domain/shared'
 import type { AsOf } from '../queries/asOf'
 import type { Engines, RankDeps } from '../queries/ranking'
 import { type Mode, type SearchRequest, type SearchResult, findKnowledge, searchSettings } from '../queries/search'
@@ -17,7 +17,7 @@ export interface SearchDeps extends RankDeps {
 
 /**
  * A search over entries (queries/search.ts finds the results), recorded as one SearchServed event,
- * which counts one citation for each entry served (commands/citations.ts).
+ * which counts one citation for each entry served and is the answer's receipt (commands/citations.ts).
  */
 export const searchKnowledge = async (
   deps: SearchDeps,
@@ -43,7 +43,7 @@ export const searchKnowledge = async (
   if (E.isLeft(found)) return found
   const { results, position, mode } = found.right
   const searchId = randomUUID()
-  deps.citations.record(() =>
+  const recorded = await deps.citations.record(() =>
     handle(
       deps.store,
       streams.search(searchId),
@@ -71,6 +71,8 @@ export const searchKnowledge = async (
       { fresh: true },
     ),
   )
+  // The receipt is handed out once it is in the log.
+  if (recorded === 0) return fail('SERVICE_UNAVAILABLE', 'the search could not be recorded; try again')
   const { position: _, ...answer } = found.right
   return E.right({ ...answer, receipt: { id: searchId, position }, ...(req.asOf ? { asOf: req.asOf } : {}) })
 }

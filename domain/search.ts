@@ -39,17 +39,25 @@ const PageCitation = t.intersection([
   t.partial({ count: t.number, sha256: t.string }),
 ])
 
+/** A public pack's answer as served, once per distinct answer in a period (its id is the answer's hash). */
+const PackReceipt = t.type({
+  searchId: t.string,
+  query: t.string,
+  position: t.number,
+  citations: t.array(t.type({ pageId: t.string, version: t.number, sha256: t.string })),
+})
+
 /**
  * One search over pages as served: a batch of citations, one per page version in its results. A
  * public pack's searches are counted together: one event per pack and mode for each period, each
- * citation with how many times it was served.
+ * citation with how many times it was served, and the receipts of the distinct answers.
  */
 export const PageSearchServed = t.type({
   type: t.literal('PageSearchServed'),
   data: t.intersection([
     t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(PageCitation) }),
     // Set when the search came through a public pack; a receipt's query and position otherwise.
-    t.partial({ packSlug: t.string, query: t.string, position: t.number }),
+    t.partial({ packSlug: t.string, query: t.string, position: t.number, receipts: t.array(PackReceipt) }),
   ]),
 })
 export type PageSearchServed = t.TypeOf<typeof PageSearchServed>

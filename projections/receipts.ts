@@ -7,10 +7,10 @@ import { type Projector, decodeEvent } from './projector'
 const Event = t.union([SearchServed, PageSearchServed])
 
 /**
- * Answer receipts: each signed-for search as served (its query, mode, who, when, the position the
- * read models had reached) and each result's entry or page version with the SHA-256 of the text
- * served. Only hashes: content deleted later is not kept here. Searches recorded before receipts
- * (and a public pack's tallied serves) have none.
+ * Answer receipts: each search as served (its query, mode, who, when, the position the read
+ * models had reached, and the moment searched when that was a past one) and each result's entry or
+ * page version with the SHA-256 of the text served; a public pack's distinct answers once each.
+ * Only hashes: content deleted later is not kept here. Searches recorded before receipts have none.
  */
 export const receiptsProjector: Projector = {
   name: 'receipts',
@@ -31,48 +31,87 @@ export const receiptsProjector: Projector = {
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = decodeEvent(Event, recorded)
     const d = e.data
-    if (d.query === undefined || d.position === undefined) return
-    const results =
-      e.type === 'SearchServed'
-        ? (e.data.served ?? []).map((r) => ({
-            item: r.entryId,
-            version: r.version,
-            chunk: r.chunkIndex,
-            sha: r.sha256,
-          }))
-        : e.data.citations.map((r) => ({ item: r.pageId, version: r.version, chunk: null, sha: r.sha256 ?? '' }))
     const { actor, at } = recorded.metadata
-    const { rowCount } = await tx.query(
-      `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position, as_of)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-      [
-        d.searchId,
-        d.workspaceId,
-        e.type === 'SearchServed' ? 'knowledge' : 'pages',
-        d.query,
-        d.mode,
-        JSON.stringify(actor),
-        actorId(actor),
-        at,
-        d.position,
-        'asOf' in d ? (d.asOf ?? null) : null,
-      ],
-    )
-    if (!rowCount || results.length === 0) return
-    await tx.query(
-      `INSERT INTO kb_receipt_results (receipt_id, rank, workspace_id, item_id, version, chunk_index, sha256, at)
-       SELECT $1, u.rank, $2, u.item, u.version, u.chunk, u.sha, $3
-       FROM unnest($4::int[], $5::text[], $6::int[], $7::int[], $8::text[]) AS u(rank, item, version, chunk, sha)`,
-      [
-        d.searchId,
-        d.workspaceId,
-        at,
-        results.map((_, i) => i + 1),
-        results.map((r) => r.item),
-        results.map((r) => r.version),
-        results.map((r) => r.chunk),
-        results.map((r) => r.sha),
-      ],
-    )
+    const base = { workspaceId: d.workspaceId, mode: d.mode, actor, at }
+    if (e.type === 'PageSearchServed' && e.data.receipts) {
+      // A public pack's distinct answers of a period, each its own receipt.
+      for (const r of e.data.receipts)
+        await keepReceipt(tx, {
+          ...base,
+          id: r.searchId,
+          kind: 'pages',
+          query: r.query,
+          position: r.position,
+          results: r.citations.map((c) => ({ item: c.pageId, version: c.version, chunk: null, sha: c.sha256 })),
+        })
+      return
+    }
+    if (d.query === undefined || d.position === undefined) return
+    await keepReceipt(tx, {
+      ...base,
+      id: d.searchId,
+      kind: e.type === 'SearchServed' ? 'knowledge' : 'pages',
+      query: d.query,
+      position: d.position,
+      asOf: 'asOf' in d ? d.asOf : undefined,
+      results:
+        e.type === 'SearchServed'
+          ? (e.data.served ?? []).map((r) => ({
+              item: r.entryId,
+              version: r.version,
+              chunk: r.chunkIndex,
+              sha: r.sha256,
+            }))
+          : e.data.citations.map((r) => ({ item: r.pageId, version: r.version, chunk: null, sha: r.sha256 ?? '' })),
+    })
   },
+}
+
+interface Receipt {
+  id: string
+  workspaceId: string
+  kind: 'knowledge' | 'pages'
+  query: string
+  mode: string
+  actor: RecordedEvent['metadata']['actor']
+  at: string
+  position: number
+  asOf?: number
+  results: Array<{ item: string; version: number; chunk: number | null; sha: string }>
+}
+
+/** A receipt and its results, once (a replay, or a pack's answer served again, keeps the first). */
+const keepReceipt = async (tx: Client, r: Receipt) => {
+  const { rowCount } = await tx.query(
+    `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position, as_of)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+    [
+      r.id,
+      r.workspaceId,
+      r.kind,
+      r.query,
+      r.mode,
+      JSON.stringify(r.actor),
+      actorId(r.actor),
+      r.at,
+      r.position,
+      r.asOf ?? null,
+    ],
+  )
+  if (!rowCount || r.results.length === 0) return
+  await tx.query(
+    `INSERT INTO kb_receipt_results (receipt_id, rank, workspace_id, item_id, version, chunk_index, sha256, at)
+     SELECT $1, u.rank, $2, u.item, u.version, u.chunk, u.sha, $3
+     FROM unnest($4::int[], $5::text[], $6::int[], $7::int[], $8::text[]) AS u(rank, item, version, chunk, sha)`,
+    [
+      r.id,
+      r.workspaceId,
+      r.at,
+      r.results.map((_, i) => i + 1),
+      r.results.map((x) => x.item),
+      r.results.map((x) => x.version),
+      r.results.map((x) => x.chunk),
+      r.results.map((x) => x.sha),
+    ],
+  )
 }

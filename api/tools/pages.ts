@@ -257,7 +257,8 @@ const pageSearch = defineTool({
         minScore: args.minScore ?? search.minScore,
       },
     )
-    return E.right({ data: { ...found, results: pageHits(found.results, args.query, args.include) } })
+    if (E.isLeft(found)) return found
+    return E.right({ data: { ...found.right, results: pageHits(found.right.results, args.query, args.include) } })
   },
 })
 

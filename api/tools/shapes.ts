@@ -42,10 +42,10 @@ const searchAnswer = <H extends t.Mixed>(hit: H) =>
     {
       results: d(t.array(hit), 'Best first; empty when nothing scored at least minScore'),
       mode: d(c.Mode, 'The mode that ran'),
+      receipt: Receipt,
     },
     {
       fallback: d(t.string, 'Why another mode ran than the one asked (no vectors, the model failed)'),
-      receipt: Receipt,
     },
   )
 

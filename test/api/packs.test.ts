@@ -178,13 +178,16 @@ test(
     await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
     let searches = 0
     let refused: unknown
+    const receipts = new Set<string>()
     try {
       for (let i = 0; i < 60 && !refused; i++) {
         try {
-          await client.callTool({
+          const answer = await client.callTool({
             name: 'page_search',
-            arguments: { query: 'installer licence', mode: 'text', minScore: 0 },
+            // Two questions, asked in turn: two distinct answers.
+            arguments: { query: i % 2 ? 'installer licence' : 'accept the licence', mode: 'text', minScore: 0 },
           })
+          receipts.add((answer.structuredContent as any).receipt.id)
           searches++
         } catch (error) {
           refused = error
@@ -206,6 +209,13 @@ test(
     const after = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
     assert.is(after.citedCount, cited + searches, 'every serve is counted')
     assert.is(await pageSearchEvents(ctx), events + 1, 'in one event')
+    // Each distinct answer has one receipt, kept with the tally: the same answer, the same receipt.
+    assert.is(receipts.size, 2)
+    for (const id of receipts) {
+      const receipt = ok(await ctx.svc.call('GET', `/api/v1/receipts/${id}`, { token: ctx.m.token }))
+      assert.equal([receipt.kind, receipt.mode, receipt.results[0].pageId], ['pages', 'text', ctx.pages.verified])
+      assert.is(receipt.results[0].status, 'current')
+    }
   },
 )
 

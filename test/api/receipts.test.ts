@@ -26,6 +26,9 @@ test('a receipt of a search goes from current to changed (with a diff) to delete
   const answer = ok(
     await call('POST', '/api/v1/knowledge/search', { query: 'wombats burrows', mode: 'text', minScore: 0 }),
   )
+  // The receipt is in the log when the answer arrives: a crash right after cannot lose it.
+  const [recorded] = await svc.deps.store.readStream(`search-${answer.receipt.id}`)
+  assert.equal([recorded?.type, (recorded?.data as any)?.query], ['SearchServed', 'wombats burrows'])
   const [hit] = answer.results
   assert.is(hit.id, e.id)
   assert.is(hit.sha256, sha(hit.content))
