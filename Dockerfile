@@ -5,6 +5,14 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
+# The web console, built with the dev dependencies (Vite, React) into web/dist; only the build is kept.
+FROM node:22-bookworm-slim AS web
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY web ./web
+RUN npm run build:console
+
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0
 WORKDIR /app
@@ -20,6 +28,7 @@ COPY workers ./workers
 COPY api ./api
 COPY app ./app
 COPY scripts ./scripts
+COPY --from=web /app/web/dist ./web/dist
 # DATA_DIR holds uploaded files (processes sharing a database share it: mount one volume in all of them).
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -24,6 +24,7 @@ import { pageVersionRoutes } from './routes/pageVersions'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 import { mountMcp } from './mcp'
+import { mountConsole } from './console'
 import { mountPacks } from './packs'
 
 /** Every route of the API, mounted and documented from this one table. */
@@ -171,6 +172,7 @@ export const createApp = (deps: Deps) => {
     })
     mount(router, deps, routes)
     mountPacks(router, deps)
+    mountConsole(router)
   }
   const mcp = serves ? mountMcp(router, deps) : { close: async () => undefined }
   app.use(router.routes())

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import { createLogger } from '../adapters/logger'
 import { loadConfig } from './config'
+import { ensureConsole } from './console'
 import { startService } from './service'
 
 const config = loadConfig(process.env)
@@ -9,6 +10,8 @@ if (E.isLeft(config)) {
   process.exit(1)
 }
 const log = createLogger(config.right.logLevel)
+// The web console is built on the first start (a second or two), when its build is missing.
+if (config.right.roles.includes('api')) await ensureConsole(log)
 // A start that cannot happen (the database missing or refusing, DATA_DIR held by another
 // process) says why in one line and exits, rather than dying with a stack trace.
 const service = await startService(config.right, log).catch((error: Error) => {

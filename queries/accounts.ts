@@ -49,3 +49,13 @@ export const workspaceById = async (db: Queryable, id: string) =>
       id,
     ])
   ).rows[0] as { id: string; name: string; slug: string } | undefined
+
+/** The workspaces a user is a member of, with the role there, by name. */
+export const workspacesOf = async (db: Queryable, userId: string) =>
+  (
+    await db.query<{ id: string; name: string; role: Role }>(
+      `SELECT w.id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+       WHERE m.user_id = $1 ORDER BY w.name, w.id`,
+      [userId],
+    )
+  ).rows

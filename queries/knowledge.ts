@@ -278,3 +278,28 @@ export const workspacesWithEmbeddings = async (db: Queryable) =>
       'SELECT DISTINCT workspace_id FROM kb_chunk_entries WHERE embed ORDER BY 1',
     )
   ).rows.map((r) => r.workspace_id)
+
+/** An entry's chunks in order, or undefined when the workspace has no such entry. */
+export const entryChunks = async (db: Queryable, workspaceId: string, id: string) => {
+  if (!(await entryRow(db, workspaceId, id))) return undefined
+  const { rows } = await db.query<{
+    chunk_index: number
+    content: string
+    start_offset: number
+    end_offset: number
+    token_count: number
+    page_url: string | null
+  }>(
+    `SELECT chunk_index, content, start_offset, end_offset, token_count, page_url FROM kb_chunks
+     WHERE entry_id = $1 AND workspace_id = $2 ORDER BY chunk_index`,
+    [id, workspaceId],
+  )
+  return rows.map((r) => ({
+    index: r.chunk_index,
+    content: r.content,
+    start: r.start_offset,
+    end: r.end_offset,
+    tokenCount: r.token_count,
+    ...(r.page_url ? { pageUrl: r.page_url } : {}),
+  }))
+}

@@ -70,9 +70,12 @@ test('the engines profile: EventStoreDB and Elasticsearch, chosen by the URLs th
   }
 })
 
-test('the image: two stages, production dependencies only, every source folder, a non-root user', () => {
+test('the image: production dependencies only, every source folder, the console built, a non-root user', () => {
   const dockerfile = fs.readFileSync('Dockerfile', 'utf8')
-  assert.is(dockerfile.match(/^FROM /gm)?.length, 2)
+  // Dependencies, the console's build, and the runtime.
+  assert.is(dockerfile.match(/^FROM /gm)?.length, 3)
+  assert.match(dockerfile, /^RUN npm run build:console$/m)
+  assert.match(dockerfile, /^COPY --from=web \/app\/web\/dist \.\/web\/dist$/m)
   assert.match(dockerfile, /npm ci --omit=dev/)
   assert.match(dockerfile, /^USER node$/m)
   assert.match(dockerfile, /^HEALTHCHECK /m)
@@ -80,7 +83,7 @@ test('the image: two stages, production dependencies only, every source folder, 
   const folders = fs
     .readdirSync('.', { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
-    .filter((d) => !['test', 'testkit', 'eval', 'node_modules', 'docs', 'data'].includes(d.name))
+    .filter((d) => !['test', 'testkit', 'eval', 'node_modules', 'docs', 'data', 'web', 'test-output'].includes(d.name))
     .map((d) => d.name)
     .filter((d) => fs.readdirSync(d, { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.ts')))
   assert.ok(folders.length >= 10, folders.join(', '))

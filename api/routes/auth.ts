@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import { issueAccessToken, roleOf } from '../../commands/accounts'
 import { fail, permissionsOf } from '../../domain/shared'
-import { workspaceById } from '../../queries/accounts'
+import { workspaceById, workspacesOf } from '../../queries/accounts'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
@@ -13,8 +13,9 @@ export const authRoutes: AnyRoute[] = [
     path: '/api/v1/auth/validate',
     tag: 'auth',
     auth: 'bearer',
-    summary: 'Validate the access token',
-    handler: async ({ identity: who }) => {
+    summary: "Validate the access token; the user's workspaces come with it (to switch between)",
+    uses: ['db'],
+    handler: async ({ identity: who }, { db }) => {
       const identity = memberOf(who)
       return E.right({
         data: {
@@ -24,6 +25,7 @@ export const authRoutes: AnyRoute[] = [
             email: identity.email,
             name: identity.name,
             current_workspace: { id: identity.workspaceId, name: identity.workspaceName, role: identity.role },
+            workspaces: await workspacesOf(db.pool, identity.userId),
           },
           token: { issued_at: identity.issuedAt, expires_at: identity.expiresAt },
         },

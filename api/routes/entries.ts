@@ -12,7 +12,7 @@ import { pagination } from '../../queries/pagination'
 import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
 import { getFolder } from '../../queries/folders'
-import { entryTombstones, getEntry, listEntries } from '../../queries/knowledge'
+import { entryChunks, entryTombstones, getEntry, listEntries } from '../../queries/knowledge'
 import { resolveAsOf } from '../../queries/asOf'
 
 const CreateSource = t.keyof({
@@ -282,6 +282,20 @@ export const entryRoutes: AnyRoute[] = [
       const verified = await knowledge.verifyEntry(store, command, workspaceId, params.id, actorId(identity))
       if (E.isLeft(verified)) return verified
       return entryReply(db, workspaceId, params.id, verified.right.position)
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/knowledge/:id/chunks',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "An entry's chunks as search serves them, in order (offsets into its content)",
+    params: IdParam,
+    uses: ['db'],
+    handler: async ({ params, identity }, { db }) => {
+      const chunks = await entryChunks(db.pool, workspaceIdOf(identity), params.id)
+      return chunks ? E.right({ data: { items: chunks } }) : fail('NOT_FOUND', 'knowledge entry not found')
     },
   }),
 ]

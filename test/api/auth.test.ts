@@ -18,6 +18,8 @@ test('validate answers the user, current workspace with role, and token times', 
   assert.equal(Object.keys(data.user.current_workspace).sort(), ['id', 'name', 'role'])
   assert.is(data.user.current_workspace.id, m.workspaceId)
   assert.is(data.user.current_workspace.role, 'editor')
+  // The workspaces to switch between: here, the one it is a member of.
+  assert.equal(data.user.workspaces, [{ id: m.workspaceId, name: data.user.current_workspace.name, role: 'editor' }])
   assert.ok(Date.parse(data.token.expires_at) > Date.parse(data.token.issued_at))
 })
 

@@ -105,6 +105,33 @@ test(
   },
 )
 
+test("an entry's chunks, in order, cover its content; another workspace's entry is not found", async ({ svc, m }) => {
+  const e = ok(
+    await svc.call('POST', '/api/v1/knowledge', {
+      token: m.token,
+      body: {
+        title: 'Chunked',
+        source: 'text',
+        content: text,
+        chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 0 },
+      },
+    }),
+    201,
+  )
+  const { items } = ok(await svc.call('GET', `/api/v1/knowledge/${e.id}/chunks`, { token: m.token }))
+  assert.ok(items.length > 1)
+  assert.equal(
+    items.map((c: any) => c.index),
+    items.map((_: unknown, i: number) => i),
+  )
+  for (const c of items) {
+    assert.is(c.content, text.slice(c.start, c.end))
+    assert.ok(c.tokenCount > 0 && c.tokenCount <= 100)
+  }
+  const other = await seedMember(svc.call, 'owner')
+  expectError(await svc.call('GET', `/api/v1/knowledge/${e.id}/chunks`, { token: other.token }), 404, 'NOT_FOUND')
+})
+
 test('content that spells a tokenizer special token is stored and counted as text', async ({ svc, m }) => {
   const content = 'A model stops at <|endoftext|> and <|fim_prefix|> marks a prefix.'
   const e = ok(

@@ -1,0 +1,91 @@
+import { Button, Code, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Fragment, useState } from 'react'
+import { Link, useSearch } from 'wouter'
+import { api, qs } from '../api'
+import { LoadState, when } from '../components'
+import { useApi } from '../useApi'
+
+const actorName = (a: any) =>
+  !a ? '—' : a.kind === 'agent' ? `agent ${a.client}` : a.kind === 'human' ? (a.name ?? a.userId) : (a.kind ?? 'system')
+
+/** What an event's stream is: an entry or a page links to it. */
+const streamLink = (streamId: string) => {
+  const [category, ...rest] = streamId.split('-')
+  const id = rest.join('-')
+  if (category === 'entry') return <Link href={`/entries/${id}`}>{streamId}</Link>
+  if (category === 'page') return <Link href={`/pages/${id}`}>{streamId}</Link>
+  return streamId
+}
+
+/** The workspace's events, newest first, filtered by actor, type and stream (owners and admins). */
+export const AuditScreen = () => {
+  const params = new URLSearchParams(useSearch())
+  const [streamId, setStreamId] = useState(params.get('streamId') ?? '')
+  const [type, setType] = useState('')
+  const [actor, setActor] = useState('')
+  const [page, setPage] = useState(1)
+  const [open, setOpen] = useState<number>()
+  const events = useApi(
+    () => api('GET', `/api/v1/audit/events${qs({ page, limit: 25, streamId, type, actor })}`),
+    [page, streamId, type, actor],
+  )
+  return (
+    <Stack>
+      <Title order={2}>Audit</Title>
+      <Group gap="xs" align="end">
+        <TextInput label="Actor" placeholder="user id or agent client" value={actor} onChange={(e) => (setActor(e.currentTarget.value), setPage(1))} />
+        <TextInput label="Type" placeholder="PageVersionWritten" value={type} onChange={(e) => (setType(e.currentTarget.value), setPage(1))} />
+        <TextInput label="Stream" placeholder="page-…" value={streamId} onChange={(e) => (setStreamId(e.currentTarget.value), setPage(1))} />
+      </Group>
+      <LoadState loaded={events} empty="No events match." isEmpty={(d: any) => d.events.length === 0}>
+        {(d: any) => (
+          <>
+            <Table.ScrollContainer minWidth={600}>
+              <Table striped>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Position</Table.Th>
+                    <Table.Th>When</Table.Th>
+                    <Table.Th>Type</Table.Th>
+                    <Table.Th>Actor</Table.Th>
+                    <Table.Th>Stream</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {d.events.map((e: any) => (
+                    <Fragment key={e.position}>
+                      <Table.Tr data-testid="audit-row">
+                        <Table.Td>{e.position}</Table.Td>
+                        <Table.Td>{when(e.time)}</Table.Td>
+                        <Table.Td>{e.type}</Table.Td>
+                        <Table.Td>{actorName(e.actor)}</Table.Td>
+                        <Table.Td>{streamLink(e.streamId)}</Table.Td>
+                        <Table.Td>
+                          <Button size="compact-xs" variant="subtle" onClick={() => setOpen(open === e.position ? undefined : e.position)}>
+                            {open === e.position ? 'Hide' : 'Data'}
+                          </Button>
+                        </Table.Td>
+                      </Table.Tr>
+                      {open === e.position && (
+                        <Table.Tr>
+                          <Table.Td colSpan={6}>
+                            <Code block>{JSON.stringify(e.data, null, 2)}</Code>
+                          </Table.Td>
+                        </Table.Tr>
+                      )}
+                    </Fragment>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <Pagination total={Math.max(1, d.pagination.totalPages)} value={page} onChange={setPage} aria-label="Pages of events" />
+          </>
+        )}
+      </LoadState>
+      <Text size="xs" c="dimmed">
+        Events are immutable; every change of the workspace is one.
+      </Text>
+    </Stack>
+  )
+}

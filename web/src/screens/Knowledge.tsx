@@ -1,0 +1,315 @@
+import {
+  Badge,
+  Button,
+  Checkbox,
+  Grid,
+  Group,
+  NavLink,
+  NumberInput,
+  Pagination,
+  Paper,
+  Progress,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { Dropzone } from '@mantine/dropzone'
+import { useEffect, useState } from 'react'
+import { Link } from 'wouter'
+import { api, qs } from '../api'
+import { LoadState, when } from '../components'
+import { useSession } from '../session'
+import { act, useApi } from '../useApi'
+
+const PAGE_SIZE = 20
+
+export const statusColor: Record<string, string> = {
+  completed: 'green',
+  processing: 'blue',
+  pending: 'gray',
+  failed: 'red',
+}
+
+/** A task's steps and progress, polled until it completes or fails; the error in words. */
+export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label: string; onDone?: () => void }) => {
+  const [task, setTask] = useState<any>()
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    let live = true
+    const poll = async () => {
+      try {
+        const t = await api('GET', `/api/v1/knowledge/tasks/${taskId}`)
+        if (!live) return
+        setTask(t)
+        if (t.status === 'completed' || t.status === 'failed') return onDone?.()
+      } catch (e) {
+        if (live) setError((e as Error).message)
+        return
+      }
+      if (live) setTimeout(poll, 500)
+    }
+    void poll()
+    return () => {
+      live = false
+    }
+  }, [taskId, onDone])
+  const status = task?.status ?? 'pending'
+  return (
+    <Paper withBorder p="xs" data-testid="task" data-status={status}>
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm" truncate>
+          {label}
+        </Text>
+        <Badge color={statusColor[status]}>{status}</Badge>
+      </Group>
+      <Progress value={task?.progress ?? 0} mt={4} aria-label={`${label}: ${task?.progress ?? 0}%`} />
+      {task?.currentStep && status !== 'completed' && (
+        <Text size="xs" c="dimmed">
+          {task.currentStep}
+        </Text>
+      )}
+      {(task?.error || error) && (
+        <Text size="sm" c="red" role="alert">
+          {task?.error ?? error}
+        </Text>
+      )}
+    </Paper>
+  )
+}
+
+/** Drag-and-drop of one or more files, and a URL to ingest with crawl options. */
+const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () => void }) => {
+  const [tasks, setTasks] = useState<Array<{ id: string; label: string }>>([])
+  const [url, setUrl] = useState('')
+  const [depth, setDepth] = useState<number | string>(0)
+  const [maxPages, setMaxPages] = useState<number | string>(10)
+  const [sameDomainOnly, setSameDomainOnly] = useState(true)
+  const started = (entry: any, label: string) =>
+    entry?.taskId && setTasks((t) => [{ id: entry.taskId, label }, ...t].slice(0, 10))
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={2} size="h5">
+          Add knowledge
+        </Title>
+        <Dropzone
+          multiple
+          aria-label="Upload files"
+          onDrop={async (files) => {
+            for (const file of files) {
+              const form = new FormData()
+              form.set('source', 'file')
+              if (folderId) form.set('folderId', folderId)
+              form.set('file', file, file.name)
+              started(await act(`Uploading ${file.name}`, () => api('POST', '/api/v1/knowledge', form)), file.name)
+            }
+            onAdded()
+          }}
+          onReject={(rejected) =>
+            void act('Uploading', async () => {
+              throw new Error(rejected.map((r) => `${r.file.name}: ${r.errors[0]?.message}`).join('; '))
+            })
+          }
+        >
+          <Text ta="center" size="sm" p="md">
+            Drop files here (PDF, DOCX, HTML, Markdown, text), or click to choose. Several at once are fine.
+          </Text>
+        </Dropzone>
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault()
+            const entry = await act('Ingesting the URL', () =>
+              api('POST', '/api/v1/knowledge', {
+                source: 'url',
+                url,
+                title: url,
+                ...(folderId ? { folderId } : {}),
+                crawlOptions: { depth: Number(depth), maxPages: Number(maxPages), sameDomainOnly },
+              }),
+            )
+            if (entry) {
+              started(entry, url)
+              setUrl('')
+              onAdded()
+            }
+          }}
+        >
+          <Group align="end" gap="xs">
+            <TextInput
+              label="Web page URL"
+              type="url"
+              required
+              value={url}
+              onChange={(e) => setUrl(e.currentTarget.value)}
+              style={{ flex: 1, minWidth: 200 }}
+            />
+            <NumberInput label="Crawl depth" min={0} max={2} value={depth} onChange={setDepth} w={110} />
+            <NumberInput label="Max pages" min={1} max={50} value={maxPages} onChange={setMaxPages} w={110} />
+            <Checkbox
+              label="Same domain only"
+              checked={sameDomainOnly}
+              onChange={(e) => setSameDomainOnly(e.currentTarget.checked)}
+              mb={8}
+            />
+            <Button type="submit">Ingest</Button>
+          </Group>
+        </form>
+        {tasks.map((t) => (
+          <TaskProgress key={t.id} taskId={t.id} label={t.label} onDone={onAdded} />
+        ))}
+      </Stack>
+    </Paper>
+  )
+}
+
+export const KnowledgeScreen = () => {
+  const { canWrite } = useSession()
+  const [folderId, setFolderId] = useState<string>()
+  const [source, setSource] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const [tag, setTag] = useState('')
+  const [search, setSearch] = useState('')
+  const [page, setPage] = useState(1)
+  const stats = useApi(() => api('GET', '/api/v1/knowledge/stats'), [])
+  const list = useApi(
+    () =>
+      api(
+        'GET',
+        `/api/v1/knowledge${qs({
+          page,
+          limit: PAGE_SIZE,
+          folderId,
+          source,
+          processingStatus: status,
+          tag,
+          search,
+          includeContent: false,
+        })}`,
+      ),
+    [page, folderId, source, status, tag, search],
+  )
+  const reload = () => {
+    list.reload()
+    stats.reload()
+  }
+  // Entries still being processed are shown live.
+  useEffect(() => {
+    if (!list.data?.items.some((i: any) => i.processingStatus === 'pending' || i.processingStatus === 'processing'))
+      return
+    const timer = setTimeout(list.reload, 1000)
+    return () => clearTimeout(timer)
+  }, [list.data, list.reload])
+  return (
+    <Grid>
+      <Grid.Col span={{ base: 12, md: 3 }}>
+        <Title order={2} size="h5" mb="xs">
+          Folders
+        </Title>
+        <nav aria-label="Folders">
+          <LoadState loaded={stats} empty="No folders." isEmpty={() => false}>
+            {(s: any) => (
+              <>
+                <NavLink
+                  label="All entries"
+                  active={!folderId}
+                  rightSection={<Badge variant="light">{s.stats.totalDocuments}</Badge>}
+                  onClick={() => (setFolderId(undefined), setPage(1))}
+                />
+                {s.stats.byFolder.map((f: any) => (
+                  <NavLink
+                    key={f.folderId ?? 'root'}
+                    label={f.name}
+                    active={folderId === f.folderId}
+                    disabled={!f.folderId}
+                    rightSection={<Badge variant="light">{f.count}</Badge>}
+                    onClick={() => f.folderId && (setFolderId(f.folderId), setPage(1))}
+                  />
+                ))}
+              </>
+            )}
+          </LoadState>
+        </nav>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, md: 9 }}>
+        <Stack>
+          <Title order={2}>Knowledge</Title>
+          {canWrite && <AddKnowledge folderId={folderId} onAdded={reload} />}
+          <Group gap="xs" align="end">
+            <TextInput
+              label="Title"
+              placeholder="Search titles"
+              value={search}
+              onChange={(e) => (setSearch(e.currentTarget.value), setPage(1))}
+            />
+            <Select
+              label="Source"
+              clearable
+              data={['manual', 'document', 'webpage', 'faq', 'api_docs', 'transcript']}
+              value={source}
+              onChange={(v) => (setSource(v), setPage(1))}
+              w={130}
+            />
+            <Select
+              label="Status"
+              clearable
+              data={['pending', 'processing', 'completed', 'failed']}
+              value={status}
+              onChange={(v) => (setStatus(v), setPage(1))}
+              w={140}
+            />
+            <TextInput label="Tag" value={tag} onChange={(e) => (setTag(e.currentTarget.value), setPage(1))} w={130} />
+          </Group>
+          <LoadState loaded={list} empty="No entries match." isEmpty={(d: any) => d.items.length === 0}>
+            {(d: any) => (
+              <>
+                <Table.ScrollContainer minWidth={500}>
+                  <Table striped highlightOnHover>
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>Title</Table.Th>
+                        <Table.Th>Source</Table.Th>
+                        <Table.Th>Status</Table.Th>
+                        <Table.Th>Updated</Table.Th>
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {d.items.map((e: any) => (
+                        <Table.Tr key={e.id} data-testid="entry-row">
+                          <Table.Td>
+                            <Link href={`/entries/${e.id}`}>{e.title}</Link>
+                          </Table.Td>
+                          <Table.Td>{e.source}</Table.Td>
+                          <Table.Td>
+                            <Badge color={statusColor[e.processingStatus]} data-testid="entry-status">
+                              {e.processingStatus}
+                              {e.processingStatus === 'processing' ? ` ${e.processingProgress}%` : ''}
+                            </Badge>
+                            {!e.isEnabled && (
+                              <Badge color="gray" ml={4}>
+                                disabled
+                              </Badge>
+                            )}
+                          </Table.Td>
+                          <Table.Td>{when(e.updatedAt)}</Table.Td>
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                </Table.ScrollContainer>
+                <Pagination
+                  total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
+                  value={page}
+                  onChange={setPage}
+                  aria-label="Pages of entries"
+                />
+              </>
+            )}
+          </LoadState>
+        </Stack>
+      </Grid.Col>
+    </Grid>
+  )
+}

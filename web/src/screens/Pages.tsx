@@ -1,0 +1,143 @@
+import { Badge, Button, Group, Modal, Pagination, Select, Stack, Table, TextInput, Textarea, Title } from '@mantine/core'
+import { useDisclosure } from '@mantine/hooks'
+import { useState } from 'react'
+import { Link, useLocation } from 'wouter'
+import { api, qs } from '../api'
+import { LoadState, authorName, when } from '../components'
+import { useSession } from '../session'
+import { act, useApi } from '../useApi'
+
+const PAGE_SIZE = 20
+
+export const stateColor: Record<string, string> = {
+  verified: 'green',
+  changed_since_verified: 'orange',
+  unverified: 'gray',
+}
+
+/** A new page (title and Markdown), in a collection or none. */
+const NewPage = ({ collections }: { collections: Array<{ value: string; label: string }> }) => {
+  const [opened, { open, close }] = useDisclosure()
+  const [, navigate] = useLocation()
+  const [title, setTitle] = useState('')
+  const [content, setContent] = useState('')
+  const [collectionId, setCollectionId] = useState<string | null>(null)
+  return (
+    <>
+      <Button onClick={open}>New page</Button>
+      <Modal opened={opened} onClose={close} title="New page">
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault()
+            const page = await act('Creating the page', () =>
+              api('POST', '/api/v1/pages', { title, content, ...(collectionId ? { collectionId } : {}) }),
+            )
+            if (page) navigate(`/pages/${page.id ?? page.pageId}`)
+          }}
+        >
+          <Stack>
+            <TextInput label="Title" required value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+            <Select label="Collection" clearable data={collections} value={collectionId} onChange={setCollectionId} />
+            <Textarea
+              label="Content (Markdown)"
+              required
+              autosize
+              minRows={6}
+              value={content}
+              onChange={(e) => setContent(e.currentTarget.value)}
+            />
+            <Button type="submit">Create</Button>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  )
+}
+
+export const PagesScreen = () => {
+  const { canWrite } = useSession()
+  const [collectionId, setCollectionId] = useState<string | null>(null)
+  const [state, setState] = useState<string | null>(null)
+  const [search, setSearch] = useState('')
+  const [page, setPage] = useState(1)
+  const config = useApi(() => api('GET', '/api/v1/knowledge/config'), [])
+  const collections = useApi(() => api('GET', '/api/v1/collections'), [])
+  const verification = config.data?.config?.verification?.enabled === true
+  const list = useApi(
+    () => api('GET', `/api/v1/pages${qs({ page, limit: PAGE_SIZE, collectionId, state, search })}`),
+    [page, collectionId, state, search],
+  )
+  const collectionOptions = (collections.data?.collections ?? []).map((c: any) => ({ value: c.id, label: c.name }))
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Pages</Title>
+        {canWrite && <NewPage collections={collectionOptions} />}
+      </Group>
+      <Group gap="xs" align="end">
+        <TextInput label="Title" value={search} onChange={(e) => (setSearch(e.currentTarget.value), setPage(1))} />
+        <Select
+          label="Collection"
+          clearable
+          data={collectionOptions}
+          value={collectionId}
+          onChange={(v) => (setCollectionId(v), setPage(1))}
+        />
+        {verification && (
+          <Select
+            label="Verification"
+            clearable
+            data={[
+              { value: 'verified', label: 'Verified' },
+              { value: 'changed_since_verified', label: 'Changed since verified' },
+              { value: 'unverified', label: 'Unverified' },
+            ]}
+            value={state}
+            onChange={(v) => (setState(v), setPage(1))}
+          />
+        )}
+      </Group>
+      <LoadState loaded={list} empty="No pages match." isEmpty={(d: any) => d.items.length === 0}>
+        {(d: any) => (
+          <>
+            <Table.ScrollContainer minWidth={500}>
+              <Table striped highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Title</Table.Th>
+                    <Table.Th>Version</Table.Th>
+                    <Table.Th>Last written by</Table.Th>
+                    <Table.Th>Updated</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {d.items.map((p: any) => (
+                    <Table.Tr key={p.id} data-testid="page-row">
+                      <Table.Td>
+                        <Link href={`/pages/${p.id}`}>{p.title}</Link>{' '}
+                        {p.verification && p.verification.state !== 'unverified' && (
+                          <Badge color={stateColor[p.verification.state]} size="sm">
+                            {p.verification.state.replaceAll('_', ' ')}
+                          </Badge>
+                        )}
+                      </Table.Td>
+                      <Table.Td>v{p.version}</Table.Td>
+                      <Table.Td>{authorName(p.author)}</Table.Td>
+                      <Table.Td>{when(p.updatedAt)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <Pagination
+              total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
+              value={page}
+              onChange={setPage}
+              aria-label="Pages of the list"
+            />
+          </>
+        )}
+      </LoadState>
+    </Stack>
+  )
+}

@@ -1,0 +1,155 @@
+import { Badge, Button, Group, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
+import { useState } from 'react'
+import { Link } from 'wouter'
+import { type ApiError, api } from '../api'
+import { ErrorAlert } from '../components'
+import { asApiError } from '../useApi'
+
+const HISTORY = 'kb.retrieval.history'
+interface Asked {
+  query: string
+  mode: string
+  limit: number
+  minScore: number
+}
+const history = (): Asked[] => JSON.parse(sessionStorage.getItem(HISTORY) ?? '[]')
+
+/** The chunk with the passage that best answers marked, as text (never as HTML). */
+const Passage = ({ content, highlight }: { content: string; highlight?: { start: number; end: number } }) =>
+  highlight ? (
+    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+      {content.slice(0, highlight.start)}
+      <mark data-testid="highlight">{content.slice(highlight.start, highlight.end)}</mark>
+      {content.slice(highlight.end)}
+    </Text>
+  ) : (
+    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+      {content}
+    </Text>
+  )
+
+const score = (x?: number) => (x === undefined ? '—' : x.toFixed(3))
+
+/** Retrieval testing: what search returns for a query, leg by leg. */
+export const RetrievalScreen = () => {
+  const [asked, setAsked] = useState<Asked>(() => history()[0] ?? { query: '', mode: 'hybrid', limit: 5, minScore: 0.5 })
+  const [answer, setAnswer] = useState<any>()
+  const [error, setError] = useState<ApiError>()
+  const [busy, setBusy] = useState(false)
+  const [past, setPast] = useState(history)
+  const run = async (a: Asked) => {
+    setAsked(a)
+    setBusy(true)
+    setError(undefined)
+    try {
+      setAnswer(await api('POST', '/api/v1/knowledge/search', a))
+      const next = [a, ...history().filter((h) => JSON.stringify(h) !== JSON.stringify(a))].slice(0, 10)
+      sessionStorage.setItem(HISTORY, JSON.stringify(next))
+      setPast(next)
+    } catch (e) {
+      setAnswer(undefined)
+      setError(asApiError(e))
+    }
+    setBusy(false)
+  }
+  return (
+    <Stack>
+      <Title order={2}>Retrieval testing</Title>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          void run(asked)
+        }}
+      >
+        <Group align="end" gap="xs">
+          <TextInput
+            label="Query"
+            required
+            value={asked.query}
+            onChange={(e) => setAsked({ ...asked, query: e.currentTarget.value })}
+            style={{ flex: 1, minWidth: 220 }}
+          />
+          <div>
+            <Text size="sm" fw={500} id="mode-label">
+              Mode
+            </Text>
+            <SegmentedControl
+              aria-labelledby="mode-label"
+              data={['hybrid', 'text', 'vector']}
+              value={asked.mode}
+              onChange={(mode) => setAsked({ ...asked, mode })}
+            />
+          </div>
+          <NumberInput
+            label="Limit"
+            min={1}
+            max={50}
+            value={asked.limit}
+            onChange={(v) => setAsked({ ...asked, limit: Number(v) || 1 })}
+            w={90}
+          />
+          <NumberInput
+            label="Min score"
+            min={0}
+            max={1}
+            step={0.05}
+            decimalScale={2}
+            value={asked.minScore}
+            onChange={(v) => setAsked({ ...asked, minScore: Number(v) || 0 })}
+            w={110}
+          />
+          <Button type="submit" loading={busy}>
+            Search
+          </Button>
+        </Group>
+      </form>
+      {past.length > 0 && (
+        <Group gap={4} aria-label="Recent queries">
+          <Text size="xs" c="dimmed">
+            Recent:
+          </Text>
+          {past.map((h) => (
+            <Button key={JSON.stringify(h)} size="compact-xs" variant="light" onClick={() => void run(h)}>
+              {h.query} ({h.mode})
+            </Button>
+          ))}
+        </Group>
+      )}
+      {error && <ErrorAlert error={error} />}
+      {answer && (
+        <Stack gap="xs" aria-live="polite">
+          <Text size="sm" c="dimmed" data-testid="answered">
+            {answer.results.length} results · answered in {answer.mode} mode
+            {answer.fallback ? ` (${answer.fallback})` : ''} · receipt {answer.receipt?.id}
+          </Text>
+          {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}
+          {answer.results.map((r: any, i: number) => (
+            <Paper withBorder p="sm" key={r.id} data-testid="result">
+              <Group justify="space-between" wrap="nowrap">
+                <Text fw={600}>
+                  {i + 1}. <Link href={`/entries/${r.id}`}>{r.title}</Link>
+                </Text>
+                <Badge size="lg">{score(r.score)}</Badge>
+              </Group>
+              <Group gap="xs" my={4}>
+                <Badge variant="light" color="grape">
+                  text {score(r.scores.text)}
+                  {r.ranks.text ? ` (#${r.ranks.text})` : ''}
+                </Badge>
+                <Badge variant="light" color="teal">
+                  vector {score(r.scores.vector)}
+                  {r.ranks.vector ? ` (#${r.ranks.vector})` : ''}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  Cite: {r.title} · chunk {r.chunkIndex + 1} · version {r.version}
+                  {r.pageUrl ? ` · ${r.pageUrl}` : ''}
+                </Text>
+              </Group>
+              <Passage content={r.content} highlight={r.highlight} />
+            </Paper>
+          ))}
+        </Stack>
+      )}
+    </Stack>
+  )
+}

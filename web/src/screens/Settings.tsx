@@ -1,0 +1,161 @@
+import { Button, Group, MultiSelect, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core'
+import { useEffect, useState } from 'react'
+import { ApiError, api } from '../api'
+import { ErrorAlert, LoadState } from '../components'
+import { useSession } from '../session'
+import { act, useApi } from '../useApi'
+
+type Config = Record<string, any>
+
+/** The problems the API listed, by field path ("search.minScore: …"). */
+const byField = (error?: ApiError) => {
+  const out: Record<string, string> = {}
+  for (const d of error?.details ?? []) {
+    const i = d.indexOf(':')
+    if (i > 0) out[d.slice(0, i).trim()] = d.slice(i + 1).trim()
+  }
+  return out
+}
+
+/** The workspace's configuration as a form, checked by the API, its messages beside the fields. */
+export const SettingsScreen = () => {
+  const { manages } = useSession()
+  const loaded = useApi(() => api<{ config: Config }>('GET', '/api/v1/knowledge/config'), [])
+  const [config, setConfig] = useState<Config>()
+  const [error, setError] = useState<ApiError>()
+  useEffect(() => setConfig(loaded.data?.config), [loaded.data])
+  const set = (path: string, value: unknown) => {
+    const [a, b] = path.split('.')
+    setConfig((c) => (b ? { ...c, [a]: { ...c?.[a], [b]: value } } : { ...c, [a]: value }))
+  }
+  const problems = byField(error)
+  const num = (path: string, label: string, props: object = {}) => {
+    const [a, b] = path.split('.')
+    return (
+      <NumberInput
+        label={label}
+        value={b ? config?.[a]?.[b] : config?.[a]}
+        onChange={(v) => set(path, v === '' ? undefined : v)}
+        error={problems[path]}
+        disabled={!manages}
+        {...props}
+      />
+    )
+  }
+  return (
+    <Stack maw={720}>
+      <Title order={2}>Settings</Title>
+      {!manages && <Text c="dimmed">Only owners and admins change these settings.</Text>}
+      <LoadState loaded={loaded} empty="" isEmpty={() => false}>
+        {() =>
+          config && (
+            <form
+              onSubmit={async (e) => {
+                e.preventDefault()
+                setError(undefined)
+                const { currentDocumentCount: _, ...changes } = config
+                try {
+                  const saved = await api<{ config: Config }>('PATCH', '/api/v1/knowledge/config', changes)
+                  setConfig(saved.config)
+                  await act('Settings', async () => undefined, 'Saved')
+                } catch (err) {
+                  setError(err instanceof ApiError ? err : undefined)
+                }
+              }}
+            >
+              <Stack>
+                <Paper withBorder p="sm">
+                  <Stack gap="xs">
+                    <Title order={3} size="h5">
+                      Knowledge base
+                    </Title>
+                    <Switch
+                      label="Knowledge base enabled"
+                      checked={!!config.enabled}
+                      onChange={(e) => set('enabled', e.currentTarget.checked)}
+                      disabled={!manages}
+                    />
+                    <Group grow>
+                      {num('maxDocuments', 'Maximum documents')}
+                      {num('maxFileSize', 'Maximum file size (bytes)')}
+                    </Group>
+                    <Group grow>
+                      {num('retentionDays', 'Retention (days, 0: keep)')}
+                      {num('freshnessDays', 'Freshness (days)')}
+                    </Group>
+                    <MultiSelect
+                      label="Allowed file types"
+                      data={config.allowedFileTypes ?? []}
+                      value={config.allowedFileTypes ?? []}
+                      onChange={(v) => set('allowedFileTypes', v)}
+                      error={problems.allowedFileTypes}
+                      disabled={!manages}
+                    />
+                    <Switch
+                      label="Page verification"
+                      checked={!!config.verification?.enabled}
+                      onChange={(e) => set('verification.enabled', e.currentTarget.checked)}
+                      disabled={!manages}
+                    />
+                  </Stack>
+                </Paper>
+                <Paper withBorder p="sm">
+                  <Stack gap="xs">
+                    <Title order={3} size="h5">
+                      Ingestion
+                    </Title>
+                    <Group grow>
+                      {num('ingestion.chunkSize', 'Chunk size (tokens)')}
+                      {num('ingestion.chunkOverlap', 'Chunk overlap (tokens)')}
+                    </Group>
+                    <Switch
+                      label="Embed new entries"
+                      checked={!!config.ingestion?.autoEmbed}
+                      onChange={(e) => set('ingestion.autoEmbed', e.currentTarget.checked)}
+                      disabled={!manages}
+                    />
+                  </Stack>
+                </Paper>
+                <Paper withBorder p="sm">
+                  <Stack gap="xs">
+                    <Title order={3} size="h5">
+                      Search
+                    </Title>
+                    <Group grow>
+                      <Select
+                        label="Default mode"
+                        data={['hybrid', 'text', 'vector']}
+                        value={config.search?.defaultMode}
+                        onChange={(v) => set('search.defaultMode', v)}
+                        error={problems['search.defaultMode']}
+                        disabled={!manages}
+                      />
+                      <Select
+                        label="Fusion"
+                        data={['score', 'rrf']}
+                        value={config.search?.fusion}
+                        onChange={(v) => set('search.fusion', v)}
+                        error={problems['search.fusion']}
+                        disabled={!manages}
+                      />
+                    </Group>
+                    <Group grow>
+                      {num('search.defaultLimit', 'Default limit')}
+                      {num('search.minScore', 'Minimum score', { step: 0.05, decimalScale: 2 })}
+                    </Group>
+                  </Stack>
+                </Paper>
+                {error && <ErrorAlert error={error} title="The settings were not saved" />}
+                {manages && (
+                  <Button type="submit" w="fit-content">
+                    Save settings
+                  </Button>
+                )}
+              </Stack>
+            </form>
+          )
+        }
+      </LoadState>
+    </Stack>
+  )
+}
