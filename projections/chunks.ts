@@ -24,6 +24,8 @@ export interface ChunksOptions {
 
 /** The index's tables, each with its history (./history.ts), all keyed by entry. */
 const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
+/** Columns whose change alone makes no new row of history. */
+const UNVERSIONED: Record<string, string[]> = { kb_chunks: ['revision'] }
 
 /** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
 export const CHUNK_STATS = 'kb_chunk'
@@ -49,7 +51,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
       token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
       tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL, revision bigint NOT NULL);
-    ${historyDdl('kb_chunks', 'entry_id')}
+    ${historyDdl('kb_chunks', 'entry_id', 'id')}
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
     CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
     ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
@@ -70,7 +72,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
       model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
-    ${historyDdl('kb_passages', 'entry_id')}
+    ${historyDdl('kb_passages', 'entry_id', 'id')}
     CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
     ${vectors ? hnswIndexDdl('kb_passages') + hnswIndexDdl('kb_passages_history') : ''}
     ${termStatsSchema(CHUNK_STATS)}
@@ -119,8 +121,10 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
           await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, history)
         return
     }
+    // A chunk an edit left as it was keeps its row of history (and the revision it came with).
     if (e.type !== 'EntryDeleted')
-      for (const table of TABLES) await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position)
+      for (const table of TABLES)
+        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
     // An index outside the database gets the entry's rows as they now are.
     for (const rows of [{ table: 'kb_chunks' }, { table: 'kb_chunk_entries', id: 'entry_id' }])
       await textIndex.mirror?.(tx, { ...rows, key: 'entry_id', value: e.data.entryId, position: recorded.position })

@@ -3,18 +3,21 @@ import type { Client, Queryable } from '../adapters/db'
 /**
  * A table's history: every row it held, each with the log positions between which it was current
  * (from `valid_from`, up to but not including `valid_to`; still current while that is null). Answers
- * "as of" a past moment read it (queries/asOf.ts says which rows). The projector that owns the table copies a key's
- * rows into it after each event that changes them, in the same transaction: copies of rows already
- * computed, vectors included, so going back in time never embeds anything.
+ * "as of" a past moment read it (queries/asOf.ts says which rows). The projector that owns the
+ * table records a key's rows into it after each event that changes them, in the same transaction:
+ * copies of rows already computed, vectors included, so going back in time never embeds anything.
+ * A row that an event leaves as it was stays one row: an edit of one chunk adds one chunk's row.
  *
  * The DDL goes right after the table's own CREATE TABLE, before any column an index adds to it: the
- * history takes the table's columns, and its indexes are declared on it as on the table.
+ * history takes the table's columns, and its indexes are declared on it as on the table. Rows are
+ * found by key, and by their `id` column where a key has several rows.
  */
-export const historyDdl = (table: string, key: string) => `
+export const historyDdl = (table: string, key: string, id?: string) => `
   CREATE TABLE ${table}_history (LIKE ${table}, valid_from bigint NOT NULL, valid_to bigint);
-  CREATE INDEX ${table}_history_key ON ${table}_history (${key}, valid_from);`
+  CREATE INDEX ${table}_history_key ON ${table}_history (${key}, valid_from);
+  ${id ? `CREATE INDEX ${table}_history_id ON ${table}_history (${id}, valid_from);` : ''}`
 
-const written = new Map<string, Promise<string>>()
+const written = new Map<string, Promise<string[]>>()
 
 /** A table's columns that are written (generated ones are computed again by the history). */
 const writtenColumns = (q: Queryable, table: string) => {
@@ -26,35 +29,45 @@ const writtenColumns = (q: Queryable, table: string) => {
            AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
         [table],
       )
-      .then(({ rows }) => rows.map((r) => r.name).join(', '))
+      .then(({ rows }) => rows.map((r) => r.name))
     written.set(table, columns)
     columns.catch(() => written.delete(table))
   }
   return columns
 }
 
-/** The key's current rows in the history stop being current at `position`. */
-const closeHistory = (tx: Client, table: string, key: string, value: string, position: number) =>
-  tx.query(`UPDATE ${table}_history SET valid_to = $2 WHERE ${key} = $1 AND valid_to IS NULL AND valid_from < $2`, [
-    value,
-    position,
-  ])
-
 /**
- * After an event at `position`: the key's rows as they now stand become current, the ones they
- * replace close. An event the history has already seen, or one older than what it holds of the key
- * (a replay), changes nothing.
+ * After an event at `position`: the key's rows as they now stand become current, and the rows they
+ * replace close; a row the event left as it was (the same in every column but `unversioned` ones)
+ * stays open. An event the history has already seen, or one older than what it holds of the key (a
+ * replay), changes nothing.
  */
-export const recordHistory = async (tx: Client, table: string, key: string, value: string, position: number) => {
+export const recordHistory = async (
+  tx: Client,
+  table: string,
+  key: string,
+  value: string,
+  position: number,
+  unversioned: string[] = [],
+) => {
   const { rows } = await tx.query(`SELECT 1 FROM ${table}_history WHERE ${key} = $1 AND valid_from >= $2 LIMIT 1`, [
     value,
     position,
   ])
   if (rows.length > 0) return
   const columns = await writtenColumns(tx, table)
-  await closeHistory(tx, table, key, value, position)
+  const compared = columns.filter((c) => !unversioned.includes(c))
+  const same = (a: string, b: string) =>
+    `(${compared.map((c) => `${a}.${c}`).join(', ')}) IS NOT DISTINCT FROM (${compared.map((c) => `${b}.${c}`).join(', ')})`
   await tx.query(
-    `INSERT INTO ${table}_history (${columns}, valid_from) SELECT ${columns}, $2 FROM ${table} WHERE ${key} = $1`,
+    `UPDATE ${table}_history h SET valid_to = $2 WHERE h.${key} = $1 AND h.valid_to IS NULL
+       AND NOT EXISTS (SELECT 1 FROM ${table} c WHERE c.${key} = $1 AND ${same('c', 'h')})`,
+    [value, position],
+  )
+  const list = columns.join(', ')
+  await tx.query(
+    `INSERT INTO ${table}_history (${list}, valid_from) SELECT ${list}, $2 FROM ${table} c WHERE c.${key} = $1
+       AND NOT EXISTS (SELECT 1 FROM ${table}_history h WHERE h.${key} = $1 AND h.valid_to IS NULL AND ${same('c', 'h')})`,
     [value, position],
   )
 }

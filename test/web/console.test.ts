@@ -324,6 +324,13 @@ if (!fs.existsSync(CHROMIUM)) {
     await go(page, '/audit')
     await page.getByTestId('audit-row').first().waitFor()
     await shot(page, 'audit')
+    // From a page to its events.
+    await go(page, '/pages')
+    await page.getByRole('link', { name: 'Koala sleep' }).click()
+    await page.getByRole('link', { name: 'Events' }).click()
+    await page.getByTestId('audit-row').first().waitFor()
+    const streams = await page.getByTestId('audit-row').locator('td:nth-child(5)').allTextContents()
+    assert.ok(streams.length >= 3 && streams.every((s) => s.startsWith('page-')), streams.join())
     await go(page, '/settings')
     await page.getByLabel('Default limit').fill('500')
     await page.getByRole('button', { name: 'Save settings' }).click()
