@@ -5,14 +5,35 @@ import { CONSOLE_DIST } from '../api/console'
 
 const WEB = path.dirname(CONSOLE_DIST)
 
+/** The newest change to the console's sources (web/, but its build). */
+const newestSource = (dir = WEB): number =>
+  Math.max(
+    0,
+    ...fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => !(dir === WEB && (d.name === 'dist' || d.name.startsWith('dist.'))))
+      .map((d) =>
+        d.isDirectory() ? newestSource(path.join(dir, d.name)) : fs.statSync(path.join(dir, d.name)).mtimeMs,
+      ),
+  )
+
+/** Whether the console's build is there and newer than its sources. */
+const built = () => {
+  const index = path.join(CONSOLE_DIST, 'index.html')
+  if (!fs.existsSync(index)) return false
+  // An installed image has its build and no sources to compare with.
+  return !fs.existsSync(path.join(WEB, 'src')) || fs.statSync(index).mtimeMs >= newestSource()
+}
+
 /**
- * Builds the web console (web/ with Vite, into web/dist) when its build is missing, so `npm install
- * && npm start` needs no other step. The build goes to a folder of its own, renamed into place
- * once whole: a process serving meanwhile sees no build or a whole one. Without Vite (an install
- * without dev dependencies), the console stays unbuilt and says so; the API is unaffected.
+ * Builds the web console (web/ with Vite, into web/dist) when its build is missing or older than
+ * its sources, so `npm install && npm start` needs no other step. The build goes to a folder of its
+ * own, renamed into place once whole: a process serving meanwhile sees no build or a whole one.
+ * Without Vite (an install without dev dependencies), the console stays unbuilt and says so; the
+ * API is unaffected.
  */
 export const ensureConsole = async (log: Pick<Logger, 'info' | 'warn'>): Promise<boolean> => {
-  if (fs.existsSync(path.join(CONSOLE_DIST, 'index.html'))) return true
+  if (built()) return true
   const outDir = `${CONSOLE_DIST}.build-${process.pid}`
   let vite: typeof import('vite')
   try {
@@ -25,7 +46,8 @@ export const ensureConsole = async (log: Pick<Logger, 'info' | 'warn'>): Promise
   const started = Date.now()
   try {
     await vite.build({ configFile: path.join(WEB, 'vite.config.ts'), build: { outDir }, logLevel: 'warn' })
-    if (!fs.existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
+    // Another process may have built it meanwhile: either build will do.
+    if (!built()) {
       fs.rmSync(CONSOLE_DIST, { recursive: true, force: true })
       fs.renameSync(outDir, CONSOLE_DIST)
     }

@@ -10,7 +10,7 @@ if (E.isLeft(config)) {
   process.exit(1)
 }
 const log = createLogger(config.right.logLevel)
-// The web console is built on the first start (a second or two), when its build is missing.
+// The web console is built (a second or two) when its build is missing or older than its sources.
 if (config.right.roles.includes('api')) await ensureConsole(log)
 // A start that cannot happen (the database missing or refusing, DATA_DIR held by another
 // process) says why in one line and exits, rather than dying with a stack trace.

@@ -57,8 +57,8 @@ export const recordHistory = async (
   if (rows.length > 0) return
   const columns = await writtenColumns(tx, table)
   const compared = columns.filter((c) => !unversioned.includes(c))
-  const same = (a: string, b: string) =>
-    `(${compared.map((c) => `${a}.${c}`).join(', ')}) IS NOT DISTINCT FROM (${compared.map((c) => `${b}.${c}`).join(', ')})`
+  const row = (alias: string) => `(${compared.map((c) => `${alias}.${c}`).join(', ')})`
+  const same = (a: string, b: string) => `${row(a)} IS NOT DISTINCT FROM ${row(b)}`
   await tx.query(
     `UPDATE ${table}_history h SET valid_to = $2 WHERE h.${key} = $1 AND h.valid_to IS NULL
        AND NOT EXISTS (SELECT 1 FROM ${table} c WHERE c.${key} = $1 AND ${same('c', 'h')})`,
@@ -67,7 +67,8 @@ export const recordHistory = async (
   const list = columns.join(', ')
   await tx.query(
     `INSERT INTO ${table}_history (${list}, valid_from) SELECT ${list}, $2 FROM ${table} c WHERE c.${key} = $1
-       AND NOT EXISTS (SELECT 1 FROM ${table}_history h WHERE h.${key} = $1 AND h.valid_to IS NULL AND ${same('c', 'h')})`,
+       AND NOT EXISTS (SELECT 1 FROM ${table}_history h
+         WHERE h.${key} = $1 AND h.valid_to IS NULL AND ${same('c', 'h')})`,
     [value, position],
   )
 }

@@ -1,7 +1,8 @@
 import type { Database } from '../adapters/db'
 import type { Logger } from '../adapters/logger'
 
-const TABLES = ['kb_chunks', 'kb_entries', 'kb_chunk_entries']
+// The search tables and their history (searched as of a past moment).
+const TABLES = ['kb_chunks', 'kb_entries', 'kb_chunk_entries', 'kb_passages'].flatMap((t) => [t, `${t}_history`])
 
 /**
  * Refreshes the planner's statistics of the search tables. PGlite runs no autovacuum, and with

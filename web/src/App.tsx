@@ -1,5 +1,6 @@
 import { AppShell, Badge, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
+import { useEffect } from 'react'
 import { Link, Route, Router, Switch, useLocation } from 'wouter'
 import { useHashLocation } from 'wouter/use-hash-location'
 import { api } from './api'
@@ -10,7 +11,7 @@ import { KnowledgeScreen } from './screens/Knowledge'
 import { PageScreen } from './screens/Page'
 import { PagesScreen } from './screens/Pages'
 import { RetrievalScreen } from './screens/Retrieval'
-import { ReviewScreen } from './screens/Review'
+import { REVIEWED, ReviewScreen } from './screens/Review'
 import { SettingsScreen } from './screens/Settings'
 import { SignIn } from './screens/SignIn'
 import { useSession } from './session'
@@ -24,6 +25,10 @@ const Nav = ({ onNavigate }: { onNavigate: () => void }) => {
     () => api<{ total: number }>('GET', '/api/v1/proposals?status=pending&limit=1').catch(() => ({ total: 0 })),
     [location, me?.current_workspace.id],
   )
+  useEffect(() => {
+    window.addEventListener(REVIEWED, pending.reload)
+    return () => window.removeEventListener(REVIEWED, pending.reload)
+  }, [pending.reload])
   const links: Array<[string, string, number?]> = [
     ['/', 'Knowledge'],
     ['/retrieval', 'Retrieval testing'],
@@ -64,7 +69,7 @@ const Header = ({ opened, toggle }: { opened: boolean; toggle: () => void }) => 
     <Group h="100%" px="md" justify="space-between" wrap="nowrap">
       <Group wrap="nowrap">
         <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-        <Title order={1} size="h4">
+        <Title order={1} size="h4" visibleFrom="sm">
           Knowledge base
         </Title>
       </Group>
@@ -72,7 +77,7 @@ const Header = ({ opened, toggle }: { opened: boolean; toggle: () => void }) => 
         <Select
           aria-label="Workspace"
           size="xs"
-          w={180}
+          w={{ base: 150, sm: 200 }}
           data={me.workspaces.map((w) => ({ value: w.id, label: w.name }))}
           value={me.current_workspace.id}
           allowDeselect={false}

@@ -83,6 +83,11 @@ export const Diff = ({ diff, layout }: { diff: string; layout: 'side-by-side' | 
     <Text c="dimmed">No difference.</Text>
   )
 
+/** Names for a pagination's previous and next buttons (icons alone say nothing to a screen reader). */
+export const pageControl = (control: string) => ({
+  'aria-label': control === 'previous' ? 'Previous page' : control === 'next' ? 'Next page' : control,
+})
+
 export const when = (iso?: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 
 /** Who wrote a version: a person, or an agent client (and its skill). */

@@ -2,11 +2,21 @@ import { Button, Code, Group, Pagination, Stack, Table, Text, TextInput, Title }
 import { Fragment, useState } from 'react'
 import { Link, useSearch } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, when } from '../components'
+import { LoadState, pageControl, when } from '../components'
+import { useSession } from '../session'
 import { useApi } from '../useApi'
 
-const actorName = (a: any) =>
-  !a ? '—' : a.kind === 'agent' ? `agent ${a.client}` : a.kind === 'human' ? (a.name ?? a.userId) : (a.kind ?? 'system')
+/** Who caused an event: an agent client, a person (you, or their id), or the service itself. */
+const actorName = (a: any, me?: { id: string; name: string }) =>
+  !a
+    ? '—'
+    : a.kind === 'agent'
+      ? `agent ${a.client}`
+      : a.kind === 'human'
+        ? a.userId === me?.id
+          ? `${me?.name} (you)`
+          : (a.name ?? a.userId)
+        : (a.kind ?? 'system')
 
 /** What an event's stream is: an entry or a page links to it. */
 const streamLink = (streamId: string) => {
@@ -19,6 +29,7 @@ const streamLink = (streamId: string) => {
 
 /** The workspace's events, newest first, filtered by actor, type and stream (owners and admins). */
 export const AuditScreen = () => {
+  const { me } = useSession()
   const params = new URLSearchParams(useSearch())
   const [streamId, setStreamId] = useState(params.get('streamId') ?? '')
   const [type, setType] = useState('')
@@ -59,7 +70,7 @@ export const AuditScreen = () => {
                         <Table.Td>{e.position}</Table.Td>
                         <Table.Td>{when(e.time)}</Table.Td>
                         <Table.Td>{e.type}</Table.Td>
-                        <Table.Td>{actorName(e.actor)}</Table.Td>
+                        <Table.Td>{actorName(e.actor, me)}</Table.Td>
                         <Table.Td>{streamLink(e.streamId)}</Table.Td>
                         <Table.Td>
                           <Button size="compact-xs" variant="subtle" onClick={() => setOpen(open === e.position ? undefined : e.position)}>
@@ -79,7 +90,7 @@ export const AuditScreen = () => {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <Pagination total={Math.max(1, d.pagination.totalPages)} value={page} onChange={setPage} aria-label="Pages of events" />
+            <Pagination getControlProps={pageControl} total={Math.max(1, d.pagination.totalPages)} value={page} onChange={setPage} aria-label="Pages of events" />
           </>
         )}
       </LoadState>

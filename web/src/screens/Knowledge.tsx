@@ -20,7 +20,7 @@ import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, when } from '../components'
+import { LoadState, pageControl, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
@@ -218,16 +218,22 @@ export const KnowledgeScreen = () => {
                   rightSection={<Badge variant="light">{s.stats.totalDocuments}</Badge>}
                   onClick={() => (setFolderId(undefined), setPage(1))}
                 />
-                {s.stats.byFolder.map((f: any) => (
-                  <NavLink
-                    key={f.folderId ?? 'root'}
-                    label={f.name}
-                    active={folderId === f.folderId}
-                    disabled={!f.folderId}
-                    rightSection={<Badge variant="light">{f.count}</Badge>}
-                    onClick={() => f.folderId && (setFolderId(f.folderId), setPage(1))}
-                  />
-                ))}
+                {s.stats.byFolder.map((f: any) =>
+                  f.folderId ? (
+                    <NavLink
+                      key={f.folderId}
+                      label={f.name}
+                      active={folderId === f.folderId}
+                      rightSection={<Badge variant="light">{f.count}</Badge>}
+                      onClick={() => (setFolderId(f.folderId), setPage(1))}
+                    />
+                  ) : (
+                    // Entries in no folder: counted, not a filter of the list.
+                    <Text key="root" size="sm" px="sm" py={6}>
+                      In no folder: {f.count}
+                    </Text>
+                  ),
+                )}
               </>
             )}
           </LoadState>
@@ -300,6 +306,7 @@ export const KnowledgeScreen = () => {
                   </Table>
                 </Table.ScrollContainer>
                 <Pagination
+                  getControlProps={pageControl}
                   total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
                   value={page}
                   onChange={setPage}

@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, authorName, when } from '../components'
+import { LoadState, pageControl, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
@@ -130,6 +130,7 @@ export const PagesScreen = () => {
               </Table>
             </Table.ScrollContainer>
             <Pagination
+                  getControlProps={pageControl}
               total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
               value={page}
               onChange={setPage}

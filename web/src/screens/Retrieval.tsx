@@ -119,7 +119,7 @@ export const RetrievalScreen = () => {
       {answer && (
         <Stack gap="xs" aria-live="polite">
           <Text size="sm" c="dimmed" data-testid="answered">
-            {answer.results.length} results · answered in {answer.mode} mode
+            {answer.results.length} result{answer.results.length === 1 ? '' : 's'} · answered in {answer.mode} mode
             {answer.fallback ? ` (${answer.fallback})` : ''} · receipt {answer.receipt?.id}
           </Text>
           {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}

@@ -6,6 +6,9 @@ import { Diff, LoadState, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
+/** Told when a proposal is decided, so that what counts them reloads. */
+export const REVIEWED = 'kb:reviewed'
+
 const age = (iso: string) => {
   const minutes = Math.round((Date.now() - Date.parse(iso)) / 60_000)
   return minutes < 60 ? `${minutes} min` : minutes < 2880 ? `${Math.round(minutes / 60)} h` : `${Math.round(minutes / 1440)} d`
@@ -104,7 +107,19 @@ export const ReviewScreen = () => {
         ) : null}
       </Title>
       <LoadState loaded={pending} empty="Nothing waits for review." isEmpty={(d: any) => d.items.length === 0}>
-        {(d: any) => d.items.map((p: any) => <Proposal key={p.id} p={p} onDecided={pending.reload} />)}
+        {(d: any) =>
+          d.items.map((p: any) => (
+            <Proposal
+              key={p.id}
+              p={p}
+              onDecided={() => {
+                pending.reload()
+                // The menu's count follows at once.
+                window.dispatchEvent(new Event(REVIEWED))
+              }}
+            />
+          ))
+        }
       </LoadState>
       <Text size="xs" c="dimmed">
         Held writes come from agents writing into collections whose policy is "hold for review". Listed {when(new Date().toISOString())}.
