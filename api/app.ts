@@ -24,7 +24,7 @@ import { pageVersionRoutes } from './routes/pageVersions'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 import { mountMcp } from './mcp'
-import { mountConsole } from './console'
+import { consoleOpenApi, mountConsole } from './console'
 import { mountPacks } from './packs'
 
 /** Every route of the API, mounted and documented from this one table. */
@@ -168,7 +168,7 @@ export const createApp = (deps: Deps) => {
   const serves = deps.process.roles.includes('api')
   if (serves) {
     router.get('/api/v1/openapi.json', (ctx) => {
-      ctx.body = openApiDocument(routes, openApiExtra)
+      ctx.body = openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi })
     })
     mount(router, deps, routes)
     mountPacks(router, deps)

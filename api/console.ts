@@ -70,6 +70,26 @@ const serve = async (ctx: Context, file: string, immutable: boolean) => {
 /** A file name as the build names them: nothing that could climb out of its folder. */
 const safeName = (name: string) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(name) && !name.includes('..')
 
+const page = (operationId: string, summary: string, description: string, file = false) => ({
+  get: {
+    operationId,
+    summary,
+    tags: ['console'],
+    security: [],
+    ...(file ? { parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
+    responses: { default: { description } },
+  },
+})
+
+/** The console's and the reference's paths, for the OpenAPI document (no login: they hold no data). */
+export const consoleOpenApi = {
+  '/': page('getConsole', 'The web console (sign in with an access token)', 'text/html'),
+  '/assets/{file}': page('getConsoleAsset', "The console's scripts and styles", 'JavaScript or CSS', true),
+  '/docs-init.js': page('getDocsInit', "The API reference page's script", 'JavaScript'),
+  '/docs': page('getDocs', 'This document, rendered (Swagger UI)', 'text/html'),
+  '/docs/{file}': page('getDocsAsset', "Swagger UI's files", 'JavaScript, CSS or an icon', true),
+}
+
 /**
  * The web console at / (its build: index.html, assets, and the API reference's initialiser), and
  * the API reference at /docs (Swagger UI over /api/v1/openapi.json).

@@ -376,13 +376,15 @@ test('entry: verifying a verified entry records the new verification', () => {
 
 // DeleteEntry
 
-test('entry: deleting records the EntryDeleted tombstone with the command data', () => {
+test("entry: deleting records the EntryDeleted tombstone with the command data and the entry's title", () => {
   assert.equal(
     given(entry, [createdText]).when({
       type: 'DeleteEntry',
-      data: { entryId: ENTRY, workspaceId: WS, deletedBy: 'user-1', at: T1 },
+      data: { entryId: ENTRY, workspaceId: WS, deletedBy: 'user-1', at: T1, createdPosition: 7 },
     }),
-    { events: [deleted] },
+    {
+      events: [{ type: 'EntryDeleted', data: { ...deleted.data, createdPosition: 7, title: createdText.data.title } }],
+    },
   )
 })
 
@@ -392,7 +394,7 @@ test('entry: deleting an entry while a task fills it is accepted', () => {
       type: 'DeleteEntry',
       data: { entryId: ENTRY, workspaceId: WS, deletedBy: 'user-1', at: T1 },
     }),
-    { events: [deleted] },
+    { events: [{ type: 'EntryDeleted', data: { ...deleted.data, title: createdUrl.data.title } }] },
   )
 })
 
