@@ -6,7 +6,7 @@ import { type DomainError, fail } from '../domain/shared'
 import { type CommandContext, handle } from './handle'
 import type { Mode } from '../queries/ranking'
 import { type PageResult, type PageScope, findPages } from '../queries/pageSearch'
-import type { SearchDeps } from './search'
+import type { Receipt, SearchDeps } from './search'
 import { streams } from './streams'
 
 /** The append of one PageSearchServed event, for the citation log to run. */
@@ -79,9 +79,4 @@ export const searchPages = async (
   )
   if (recorded === 0) return fail('SERVICE_UNAVAILABLE', 'the search could not be recorded; try again')
   return E.right({ ...answer, receipt: { id: searchId, position } })
-}
-
-interface Receipt {
-  id: string
-  position: number
 }

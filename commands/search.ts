@@ -10,6 +10,12 @@ import type { CitationLog } from './citations'
 import { type CommandContext, handle } from './handle'
 import { streams } from './streams'
 
+/** An answer's receipt: its record's id (the search id, or a pack answer's hash) and the read models' position. */
+export interface Receipt {
+  id: string
+  position: number
+}
+
 export interface SearchDeps extends RankDeps {
   store: EventStore
   citations: CitationLog
@@ -32,7 +38,7 @@ export const searchKnowledge = async (
       mode: Mode
       fallback?: string
       engines: Engines
-      receipt: { id: string; position: number }
+      receipt: Receipt
       asOf?: AsOf
     }
   >

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
+import { type VersionRow, readPage, versionView } from './pages'
 import { type DomainError, fail } from '../domain/shared'
 
 /** A past moment as a request names it: a log position, or a time. */
@@ -53,4 +54,52 @@ export const currentAt = (position: number, alias?: string) => {
   const p = alias ? `${alias}.` : ''
   const at = Math.trunc(position)
   return `${p}valid_from <= ${at} AND (${p}valid_to IS NULL OR ${p}valid_to > ${at})`
+}
+
+/**
+ * What remains, at a log position, of entries deleted since (their content is cut): id, title, and
+ * when they were deleted. `id` for one entry; otherwise all of the workspace's, newest deletion first.
+ */
+export const entryTombstones = async (db: Queryable, workspaceId: string, at: number, id?: string) =>
+  (
+    await db.query<{ id: string; title: string | null; deleted_at: Date; deleted_position: string }>(
+      `SELECT id, title, deleted_at, deleted_position FROM kb_entry_tombstones
+       WHERE workspace_id = $1 AND deleted_position > $2 AND (first_position IS NULL OR first_position <= $2)
+         AND ($3::text IS NULL OR id = $3) ORDER BY deleted_position DESC`,
+      [workspaceId, at, id ?? null],
+    )
+  ).rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    deleted: { at: r.deleted_at.toISOString(), position: Number(r.deleted_position) },
+  }))
+
+/**
+ * A page as it stood at a log position: its latest version written by then (version 0, empty, where
+ * none was yet), or what remains of it where it was deleted since; undefined where it did not exist.
+ */
+export const pageAt = async (db: Queryable, workspaceId: string, pageId: string, at: number) => {
+  const page = await readPage(db, workspaceId, pageId)
+  if (page) {
+    if (Number(page.created_position) > at) return undefined
+    const { rows } = await db.query<VersionRow>(
+      'SELECT * FROM kb_page_versions WHERE page_id = $1 AND position <= $2 ORDER BY version DESC LIMIT 1',
+      [pageId, at],
+    )
+    const base = { id: page.id, workspaceId: page.workspace_id, title: page.title, latestVersion: page.version }
+    return rows[0] ? { ...base, ...versionView(rows[0], true) } : { ...base, version: 0, content: '' }
+  }
+  const { rows } = await db.query<{ title: string; deleted_at: Date; deleted_position: string }>(
+    `SELECT title, deleted_at, deleted_position FROM kb_page_tombstones
+     WHERE id = $1 AND workspace_id = $2 AND created_position <= $3 AND deleted_position > $3`,
+    [pageId, workspaceId, at],
+  )
+  const gone = rows[0]
+  if (!gone) return undefined
+  return {
+    id: pageId,
+    title: gone.title,
+    deleted: { at: gone.deleted_at.toISOString(), position: Number(gone.deleted_position) },
+    message: 'this page was deleted since; its content is not kept',
+  }
 }

@@ -183,24 +183,6 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string, a
   return rows[0] ? entryView(rows[0]) : undefined
 }
 
-/**
- * What remains, at a log position, of entries deleted since (their content is cut): id, title, and
- * when they were deleted. `id` for one entry; otherwise all of the workspace's, newest deletion first.
- */
-export const entryTombstones = async (db: Queryable, workspaceId: string, at: number, id?: string) =>
-  (
-    await db.query<{ id: string; title: string | null; deleted_at: Date; deleted_position: string }>(
-      `SELECT id, title, deleted_at, deleted_position FROM kb_entry_tombstones
-       WHERE workspace_id = $1 AND deleted_position > $2 AND (first_position IS NULL OR first_position <= $2)
-         AND ($3::text IS NULL OR id = $3) ORDER BY deleted_position DESC`,
-      [workspaceId, at, id ?? null],
-    )
-  ).rows.map((r) => ({
-    id: r.id,
-    title: r.title,
-    deleted: { at: r.deleted_at.toISOString(), position: Number(r.deleted_position) },
-  }))
-
 /** The entry's row itself, for routes that need more than the view (sync config, tasks). */
 export const entryRow = async (db: Queryable, workspaceId: string, id: string) =>
   (await db.query<EntryRow>('SELECT * FROM kb_entries WHERE id = $1 AND workspace_id = $2', [id, workspaceId]))

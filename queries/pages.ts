@@ -168,36 +168,6 @@ export const readPageByTitle = async (db: Queryable, workspaceId: string, title:
     ])
   ).rows[0] as PageRow | undefined
 
-/**
- * A page as it stood at a log position: its latest version written by then (version 0, empty, where
- * none was yet), or what remains of it where it was deleted since; undefined where it did not exist.
- */
-export const pageAt = async (db: Queryable, workspaceId: string, pageId: string, at: number) => {
-  const page = await readPage(db, workspaceId, pageId)
-  if (page) {
-    if (Number(page.created_position) > at) return undefined
-    const { rows } = await db.query<VersionRow>(
-      'SELECT * FROM kb_page_versions WHERE page_id = $1 AND position <= $2 ORDER BY version DESC LIMIT 1',
-      [pageId, at],
-    )
-    const base = { id: page.id, workspaceId: page.workspace_id, title: page.title, latestVersion: page.version }
-    return rows[0] ? { ...base, ...versionView(rows[0], true) } : { ...base, version: 0, content: '' }
-  }
-  const { rows } = await db.query<{ title: string; deleted_at: Date; deleted_position: string }>(
-    `SELECT title, deleted_at, deleted_position FROM kb_page_tombstones
-     WHERE id = $1 AND workspace_id = $2 AND created_position <= $3 AND deleted_position > $3`,
-    [pageId, workspaceId, at],
-  )
-  const gone = rows[0]
-  if (!gone) return undefined
-  return {
-    id: pageId,
-    title: gone.title,
-    deleted: { at: gone.deleted_at.toISOString(), position: Number(gone.deleted_position) },
-    message: 'this page was deleted since; its content is not kept',
-  }
-}
-
 export const readVersion = async (db: Queryable, workspaceId: string, pageId: string, version: number) =>
   (
     await db.query<VersionRow>(

@@ -12,8 +12,8 @@ import { pagination } from '../../queries/pagination'
 import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
 import { getFolder } from '../../queries/folders'
-import { entryChunks, entryTombstones, getEntry, listEntries } from '../../queries/knowledge'
-import { resolveAsOf } from '../../queries/asOf'
+import { entryChunks, getEntry, listEntries } from '../../queries/knowledge'
+import { entryTombstones, resolveAsOf } from '../../queries/asOf'
 
 const CreateSource = t.keyof({
   text: null,

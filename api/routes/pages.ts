@@ -10,8 +10,8 @@ import { type Identity, memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, type Uses, readBack, route } from '../route'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from '../tools/pages'
-import { listPages, pageAt, pageView, readPage, readVersion, versionView } from '../../queries/pages'
-import { resolveAsOf } from '../../queries/asOf'
+import { listPages, pageView, readPage, readVersion, versionView } from '../../queries/pages'
+import { pageAt, resolveAsOf } from '../../queries/asOf'
 
 export const IdParam = t.type({ id: c.id })
 export const VersionFromString = c.intFromString(1, 2 ** 31 - 1)

@@ -3,17 +3,11 @@
 // BENCH_CHUNKS chunks) has every entry rewritten BENCH_REWRITES times, each rewrite changing one
 // sentence, so the index's history holds (rewrites + 1) versions of every chunk. The past moment is
 // the middle of the rewrites. Each mode is measured in rounds alternating now and then (ABBA).
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import * as E from 'fp-ts/Either'
-import { createLogger } from '../../adapters/logger'
-import { loadConfig } from '../../app/config'
-import { startService } from '../../app/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { apiClient, workspaceTokens } from './client'
 import { benchDocs, benchQueries } from './corpus'
 import { openClients } from './load'
+import { BENCH_ADMIN, benchService, pct } from './service'
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 10_000)
 const REWRITES = Number(process.env.BENCH_REWRITES ?? 5)
@@ -21,22 +15,8 @@ const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
 const ROUNDS = 4
 /** Writers at once while the corpus is built and rewritten. */
 const WRITERS = 4
-const ADMIN = 'bench-admin-token-0123456789'
 
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
-
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-asof-'))
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: dataDir,
-  KB_ADMIN_TOKEN: ADMIN,
-  EMBEDDER: 'hashing',
-  LOG_LEVEL: 'silent',
-})
-if (E.isLeft(config)) throw new Error(config.left)
-const service = await startService(config.right, createLogger('silent'))
+const { service, stop } = await benchService('asof')
 const { deps } = service
 const call = apiClient(service.url)
 const count = async (table: string) =>
@@ -51,7 +31,7 @@ const inParallel = async (n: number, write: (i: number) => Promise<unknown>) => 
   )
 }
 try {
-  const [token] = await workspaceTokens(call, ADMIN, 1)
+  const [token] = await workspaceTokens(call, BENCH_ADMIN, 1)
   await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 1_000_000 })
   const docs = benchDocs()
   const queries = benchQueries()
@@ -140,7 +120,6 @@ try {
       `${rows.join('\n')}\n`,
   )
 } finally {
-  await service.stop()
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await stop()
 }
 process.exit(0)

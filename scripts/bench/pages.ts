@@ -2,24 +2,14 @@
 // agents through the HTTP API, as a ratio to the event store's raw append rate with the same
 // concurrency; page_search p50 as a ratio to entry search p50 over a corpus of the same size.
 import { randomUUID } from 'node:crypto'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import * as E from 'fp-ts/Either'
-import { createLogger } from '../../adapters/logger'
 import { benchDocs, benchQueries } from './corpus'
-import { loadConfig } from '../../app/config'
-import { startService } from '../../app/service'
+import { BENCH_ADMIN, benchService, pct } from './service'
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 400)
 const AGENTS = 8
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 100)
-const ADMIN = 'bench-admin-token-0123456789'
 const docs = benchDocs().slice(0, 100)
 const queries = benchQueries()
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
-
 /** Runs `op` `total` times from AGENTS concurrent loops; answers operations per second and latencies. */
 const run = async (total: number, op: (i: number) => Promise<unknown>) => {
   const latencies: number[] = []
@@ -38,17 +28,7 @@ const run = async (total: number, op: (i: number) => Promise<unknown>) => {
   return { perSecond: total / ((performance.now() - t0) / 1000), latencies }
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pages-'))
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: dataDir,
-  KB_ADMIN_TOKEN: ADMIN,
-  EMBEDDER: process.env.EMBEDDER ?? 'hashing',
-  LOG_LEVEL: 'silent',
-})
-if (E.isLeft(config)) throw new Error(config.left)
-const service = await startService(config.right, createLogger('silent'))
+const { service, stop } = await benchService('pages', process.env.EMBEDDER ?? 'hashing')
 const post = async (p: string, headers: Record<string, string>, body: unknown) => {
   const res = await fetch(service.url + p, {
     method: 'POST',
@@ -60,7 +40,7 @@ const post = async (p: string, headers: Record<string, string>, body: unknown) =
   return json.data
 }
 try {
-  const admin = { authorization: `Bearer ${ADMIN}` }
+  const admin = { authorization: `Bearer ${BENCH_ADMIN}` }
   const user = await post('/api/v1/admin/users', admin, { email: 'bench@example.com', name: 'Bench' })
   const ws = await post('/api/v1/admin/workspaces', admin, { name: 'Bench' })
   await post(`/api/v1/admin/workspaces/${ws.id}/members`, admin, { userId: user.id, role: 'owner' })
@@ -159,7 +139,6 @@ try {
     ].join('\n'),
   )
 } finally {
-  await service.stop()
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await stop()
 }
 process.exit(0)

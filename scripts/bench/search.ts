@@ -2,32 +2,22 @@
 // directly on the same database in the same run, at growing corpus sizes; then hybrid p95 while
 // ingestion runs beside it. Corpus: the evaluation documents, repeated, in chunks of 100 tokens.
 // The HTTP clients run on threads of their own (load.ts); the direct SQL runs on the service's.
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import * as E from 'fp-ts/Either'
-import { createLogger } from '../../adapters/logger'
 import { chunkScope } from '../../adapters/textIndex/port'
 import { benchDocs, benchQueries } from './corpus'
-import { loadConfig } from '../../app/config'
-import { startService } from '../../app/service'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
 import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/ranking'
 import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search'
 import { readKbConfig } from '../../queries/kbConfig'
+import { BENCH_ADMIN, benchService, pct } from './service'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
 const QUERIES_PER_RUN = Number(process.env.BENCH_QUERIES ?? 200)
 // Each cell is measured in rounds that alternate the API and the direct SQL (ABBA), so that the
 // machine's drift over a cell (it is shared) weighs on both sides alike.
 const ROUNDS = 4
-const ADMIN = 'bench-admin-token-0123456789'
 const docs = benchDocs()
 const queries = benchQueries()
-
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
 /**
  * Runs `op` `count` times (from query number `from` on) from `clients` concurrent loops; answers the latencies in ms.
@@ -48,17 +38,7 @@ const latencies = async (clients: number, count: number, from: number, op: (i: n
   return out
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-search-'))
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: dataDir,
-  KB_ADMIN_TOKEN: ADMIN,
-  EMBEDDER: 'hashing',
-  LOG_LEVEL: 'silent',
-})
-if (E.isLeft(config)) throw new Error(config.left)
-const service = await startService(config.right, createLogger('silent'))
+const { service, stop } = await benchService('search')
 const { deps } = service
 let resets = 0
 const call = async (p: string, token: string, body?: unknown, retry = true): Promise<any> => {
@@ -81,10 +61,13 @@ const call = async (p: string, token: string, body?: unknown, retry = true): Pro
 }
 const rows: string[] = []
 try {
-  const user = await call('/api/v1/admin/users', ADMIN, { email: 'bench@example.com', name: 'Bench' })
-  const ws = await call('/api/v1/admin/workspaces', ADMIN, { name: 'Bench' })
-  await call(`/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-  const { access_token: token } = await call('/api/v1/admin/tokens', ADMIN, { userId: user.id, workspaceId: ws.id })
+  const user = await call('/api/v1/admin/users', BENCH_ADMIN, { email: 'bench@example.com', name: 'Bench' })
+  const ws = await call('/api/v1/admin/workspaces', BENCH_ADMIN, { name: 'Bench' })
+  await call(`/api/v1/admin/workspaces/${ws.id}/members`, BENCH_ADMIN, { userId: user.id, role: 'owner' })
+  const { access_token: token } = await call('/api/v1/admin/tokens', BENCH_ADMIN, {
+    userId: user.id,
+    workspaceId: ws.id,
+  })
   const patch = await fetch(`${service.url}/api/v1/knowledge/config`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -219,7 +202,6 @@ try {
       `${resets ? `(${resets} requests retried after a connection reset)\n` : ''}`,
   )
 } finally {
-  await service.stop()
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await stop()
 }
 process.exit(0)

@@ -1,4 +1,4 @@
-import { Alert, Center, Loader, Stack, Text } from '@mantine/core'
+import { Alert, Center, Loader, Pagination, Stack, Text } from '@mantine/core'
 import DOMPurify from 'dompurify'
 import { html as diffHtml } from 'diff2html'
 import MarkdownIt from 'markdown-it'
@@ -84,9 +84,26 @@ export const Diff = ({ diff, layout }: { diff: string; layout: 'side-by-side' | 
   )
 
 /** Names for a pagination's previous and next buttons (icons alone say nothing to a screen reader). */
-export const pageControl = (control: string) => ({
+const pageControl = (control: string) => ({
   'aria-label': control === 'previous' ? 'Previous page' : control === 'next' ? 'Next page' : control,
 })
+
+/** A list's page numbers (at least one), with named arrows. */
+export const ListPagination = (p: {
+  total: number
+  pageSize: number
+  page: number
+  onChange: (page: number) => void
+  label: string
+}) => (
+  <Pagination
+    getControlProps={pageControl}
+    total={Math.max(1, Math.ceil(p.total / p.pageSize))}
+    value={p.page}
+    onChange={p.onChange}
+    aria-label={p.label}
+  />
+)
 
 export const when = (iso?: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 

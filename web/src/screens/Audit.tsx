@@ -1,8 +1,8 @@
-import { Button, Code, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Button, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { Fragment, useState } from 'react'
 import { Link, useSearch } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, pageControl, when } from '../components'
+import { ListPagination, LoadState, when } from '../components'
 import { useSession } from '../session'
 import { useApi } from '../useApi'
 
@@ -17,6 +17,8 @@ const actorName = (a: any, me?: { id: string; name: string }) =>
           ? `${me?.name} (you)`
           : (a.name ?? a.userId)
         : (a.kind ?? 'system')
+
+const PAGE_SIZE = 25
 
 /** What an event's stream is: an entry or a page links to it. */
 const streamLink = (streamId: string) => {
@@ -37,7 +39,7 @@ export const AuditScreen = () => {
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<number>()
   const events = useApi(
-    () => api('GET', `/api/v1/audit/events${qs({ page, limit: 25, streamId, type, actor })}`),
+    () => api('GET', `/api/v1/audit/events${qs({ page, limit: PAGE_SIZE, streamId, type, actor })}`),
     [page, streamId, type, actor],
   )
   return (
@@ -90,7 +92,7 @@ export const AuditScreen = () => {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <Pagination getControlProps={pageControl} total={Math.max(1, d.pagination.totalPages)} value={page} onChange={setPage} aria-label="Pages of events" />
+            <ListPagination total={d.pagination.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of events" />
           </>
         )}
       </LoadState>

@@ -6,7 +6,6 @@ import {
   Group,
   NavLink,
   NumberInput,
-  Pagination,
   Paper,
   Progress,
   Select,
@@ -20,7 +19,7 @@ import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, pageControl, when } from '../components'
+import { LoadState, ListPagination, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
@@ -305,13 +304,7 @@ export const KnowledgeScreen = () => {
                     </Table.Tbody>
                   </Table>
                 </Table.ScrollContainer>
-                <Pagination
-                  getControlProps={pageControl}
-                  total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
-                  value={page}
-                  onChange={setPage}
-                  aria-label="Pages of entries"
-                />
+                <ListPagination total={d.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of entries" />
               </>
             )}
           </LoadState>

@@ -1,9 +1,9 @@
-import { Badge, Button, Group, Modal, Pagination, Select, Stack, Table, TextInput, Textarea, Title } from '@mantine/core'
+import { Badge, Button, Group, Modal, Select, Stack, Table, TextInput, Textarea, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api, qs } from '../api'
-import { LoadState, pageControl, authorName, when } from '../components'
+import { LoadState, ListPagination, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
@@ -129,13 +129,7 @@ export const PagesScreen = () => {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <Pagination
-                  getControlProps={pageControl}
-              total={Math.max(1, Math.ceil(d.total / PAGE_SIZE))}
-              value={page}
-              onChange={setPage}
-              aria-label="Pages of the list"
-            />
+            <ListPagination total={d.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of the list" />
           </>
         )}
       </LoadState>

@@ -29,19 +29,29 @@ export const SettingsScreen = () => {
     setConfig((c) => (b ? { ...c, [a]: { ...c?.[a], [b]: value } } : { ...c, [a]: value }))
   }
   const problems = byField(error)
-  const num = (path: string, label: string, props: object = {}) => {
+  /** A setting's value by its path (`search.minScore`). */
+  const get = (path: string) => {
     const [a, b] = path.split('.')
-    return (
-      <NumberInput
-        label={label}
-        value={b ? config?.[a]?.[b] : config?.[a]}
-        onChange={(v) => set(path, v === '' ? undefined : v)}
-        error={problems[path]}
-        disabled={!manages}
-        {...props}
-      />
-    )
+    return b ? config?.[a]?.[b] : config?.[a]
   }
+  const num = (path: string, label: string, props: object = {}) => (
+    <NumberInput
+      label={label}
+      value={get(path)}
+      onChange={(v) => set(path, v === '' ? undefined : v)}
+      error={problems[path]}
+      disabled={!manages}
+      {...props}
+    />
+  )
+  const flag = (path: string, label: string) => (
+    <Switch
+      label={label}
+      checked={!!get(path)}
+      onChange={(e) => set(path, e.currentTarget.checked)}
+      disabled={!manages}
+    />
+  )
   return (
     <Stack maw={720}>
       <Title order={2}>Settings</Title>
@@ -69,12 +79,7 @@ export const SettingsScreen = () => {
                     <Title order={3} size="h5">
                       Knowledge base
                     </Title>
-                    <Switch
-                      label="Knowledge base enabled"
-                      checked={!!config.enabled}
-                      onChange={(e) => set('enabled', e.currentTarget.checked)}
-                      disabled={!manages}
-                    />
+                    {flag('enabled', 'Knowledge base enabled')}
                     <Group grow>
                       {num('maxDocuments', 'Maximum documents')}
                       {num('maxFileSize', 'Maximum file size (bytes)')}
@@ -91,12 +96,7 @@ export const SettingsScreen = () => {
                       error={problems.allowedFileTypes}
                       disabled={!manages}
                     />
-                    <Switch
-                      label="Page verification"
-                      checked={!!config.verification?.enabled}
-                      onChange={(e) => set('verification.enabled', e.currentTarget.checked)}
-                      disabled={!manages}
-                    />
+                    {flag('verification.enabled', 'Page verification')}
                   </Stack>
                 </Paper>
                 <Paper withBorder p="sm">
@@ -108,12 +108,7 @@ export const SettingsScreen = () => {
                       {num('ingestion.chunkSize', 'Chunk size (tokens)')}
                       {num('ingestion.chunkOverlap', 'Chunk overlap (tokens)')}
                     </Group>
-                    <Switch
-                      label="Embed new entries"
-                      checked={!!config.ingestion?.autoEmbed}
-                      onChange={(e) => set('ingestion.autoEmbed', e.currentTarget.checked)}
-                      disabled={!manages}
-                    />
+                    {flag('ingestion.autoEmbed', 'Embed new entries')}
                   </Stack>
                 </Paper>
                 <Paper withBorder p="sm">
