@@ -364,8 +364,11 @@ if (!fs.existsSync(CHROMIUM)) {
     const context = await ctx.browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
     const page = await context.newPage()
     await page.goto(ctx.svc.url)
-    // By keyboard: Tab reaches the token field first; Enter signs in.
+    // By keyboard: once the form is shown, Tab reaches the token field first; Enter signs in.
+    const field = page.getByLabel('Access token')
+    await field.waitFor()
     await page.keyboard.press('Tab')
+    assert.ok(await field.evaluate((el) => el === document.activeElement), 'Tab focuses the token field')
     await page.keyboard.type(ctx.owner.token)
     await page.keyboard.press('Enter')
     await page.getByTestId('role').waitFor()
