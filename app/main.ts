@@ -20,6 +20,19 @@ const service = await startService(config.right, log).catch((error: Error) => {
   process.exit(1)
 })
 
+// `npm start` runs node itself, but a group signal (a terminal's Ctrl-C, a process manager's stop)
+// often arrives twice: once from the terminal or manager, once relayed by npm. The first signal
+// stops; a second says a stop is under way; only a third forces the exit, naming what was left.
+let signals = 0
+const onSignal = (signal: string) => {
+  signals++
+  if (signals === 1) return shutdown(signal)
+  if (signals === 2)
+    return log.warn({ signal, step: service.pending().step }, 'a stop is under way; signal again to force the exit')
+  log.error({ signal, open: service.pending() }, 'forced exit: what was still open is named here')
+  process.exit(1)
+}
+
 const shutdown = (signal: string) => {
   log.info({ signal }, 'shutting down')
   const force = setTimeout(() => {
@@ -35,5 +48,5 @@ const shutdown = (signal: string) => {
     },
   )
 }
-process.once('SIGTERM', () => shutdown('SIGTERM'))
-process.once('SIGINT', () => shutdown('SIGINT'))
+process.on('SIGTERM', () => onSignal('SIGTERM'))
+process.on('SIGINT', () => onSignal('SIGINT'))

@@ -193,4 +193,62 @@ test(
   },
 )
 
+/** A create sent through fetch with its body held back after the first bytes: `finish` sends the rest. */
+const heldCreate = (base: string, token: string, title: string) => {
+  const body = new TextEncoder().encode(JSON.stringify({ title, source: 'text', content: 'Quokkas hop. '.repeat(500) }))
+  let push!: ReadableStreamDefaultController<Uint8Array>
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) })
+  const answer = fetch(`${base}/api/v1/knowledge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit).then(
+    (r) => r.status,
+    (error: Error) => `failed: ${error.message}`,
+  )
+  push.enqueue(body.subarray(0, 100))
+  return {
+    answer,
+    finish: () => {
+      push.enqueue(body.subarray(100))
+      push.close()
+    },
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+test('a second signal during a stop says a stop is under way the request is answered', async () => {
+  await withService(async (s) => {
+    const m = await seedMember(client(s.proc.base))
+    const held = heldCreate(s.proc.base, m.token, 'Held while stopping')
+    await pause(300)
+    s.proc.child.kill('SIGTERM')
+    await pause(200)
+    s.proc.child.kill('SIGINT')
+    await pause(200)
+    assert.match(s.proc.output(), /a stop is under way/)
+    held.finish()
+    assert.is(await held.answer, 201)
+    assert.is(await s.proc.exited, 0, s.proc.output())
+    assert.not.match(s.proc.output(), /forced exit/)
+  })
+})
+
+test('a third signal forces the exit (code 1) and logs the request still open', async () => {
+  await withService(async (s) => {
+    const m = await seedMember(client(s.proc.base))
+    const held = heldCreate(s.proc.base, m.token, 'Never finished')
+    await pause(300)
+    for (const signal of ['SIGTERM', 'SIGTERM', 'SIGINT'] as const) {
+      s.proc.child.kill(signal)
+      await pause(200)
+    }
+    assert.is(await s.proc.exited, 1)
+    assert.match(s.proc.output(), /"requests":\["POST \/api\/v1\/knowledge"\][^\n]*forced exit/)
+    assert.match(await held.answer, /^failed/)
+  })
+})
+
 test.run()

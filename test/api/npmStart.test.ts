@@ -1,0 +1,112 @@
+// The service started exactly as the README says (`npm start`), in a process group of its own, and
+// stopped the way a terminal's Ctrl-C or a process manager does: a signal to the whole group.
+import { type ChildProcess, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { ADMIN, client, seedMember } from '../helpers/service'
+
+const test = suite('npm start: a group SIGTERM or SIGINT during a large request answers it and stops cleanly')
+
+const RUNS = 10
+
+interface Started {
+  child: ChildProcess
+  base: string
+  exited: Promise<number | null>
+  output: () => string
+}
+
+const startNpm = async (dataDir: string, port: number): Promise<Started> => {
+  const child = spawn('npm', ['start'], {
+    detached: true,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      KB_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'info',
+      EMBEDDER: 'hashing',
+      SHUTDOWN_TIMEOUT_MS: '20000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
+    } catch {}
+    if (child.exitCode !== null) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  process.kill(-child.pid!, 'SIGKILL')
+  throw new Error(`npm start did not start: ${out}`)
+}
+
+/**
+ * A 450 kB entry through Node's fetch: its head and the start of its body first, so that the
+ * service has surely received the request, then the rest; the signal follows the last byte at
+ * once, while the service parses, chunks and embeds it.
+ */
+const createDuringSignal = async (base: string, token: string, title: string, signal: () => void) => {
+  const body = new TextEncoder().encode(
+    JSON.stringify({ title, source: 'text', content: 'Numbats eat termites, up to 20,000 a day. '.repeat(10_700) }),
+  )
+  let push!: ReadableStreamDefaultController<Uint8Array>
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) })
+  const answer = fetch(`${base}/api/v1/knowledge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit)
+  push.enqueue(body.subarray(0, 1000))
+  await new Promise((r) => setTimeout(r, 400))
+  push.enqueue(body.subarray(1000))
+  push.close()
+  setImmediate(signal)
+  const res = await answer
+  return { status: res.status, body: await res.json() }
+}
+
+test(`${RUNS} runs, SIGTERM and SIGINT in turn: answered 201, "service stopped" logged, exit 0`, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-npm-start-'))
+  const port = 46000 + Math.floor(Math.random() * 2000)
+  let proc: Started | undefined
+  try {
+    proc = await startNpm(dataDir, port)
+    const member = await seedMember(client(proc.base))
+    const created: string[] = []
+    for (let run = 0; run < RUNS; run++) {
+      if (run > 0) proc = await startNpm(dataDir, port)
+      const signal = run % 2 === 0 ? 'SIGTERM' : 'SIGINT'
+      const pgid = proc.child.pid!
+      const answer = await createDuringSignal(proc.base, member.token, `Run ${run}`, () => process.kill(-pgid, signal))
+      const code = await proc.exited
+      const context = `run ${run} (${signal}): ${proc.output().slice(-3000)}`
+      assert.is(answer.status, 201, context)
+      created.push(answer.body.data.id)
+      assert.match(proc.output(), /service stopped/, context)
+      assert.not.match(proc.output(), /timed out/, context)
+      assert.is(code, 0, context)
+    }
+    proc = await startNpm(dataDir, port)
+    const call = client(proc.base)
+    for (const id of created)
+      assert.is((await call('GET', `/api/v1/knowledge/${id}`, { token: member.token })).status, 200)
+    process.kill(-proc.child.pid!, 'SIGTERM')
+    assert.is(await proc.exited, 0)
+  } finally {
+    if (proc && proc.child.exitCode === null) process.kill(-proc.child.pid!, 'SIGKILL')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test.run()
