@@ -11,12 +11,24 @@ const ACCEPT_QUIET_MS = 100
 /** Longest the listener stays open, refusing, while connections keep coming. */
 const ACCEPT_DRAIN_MS = 1000
 const SWEEP_MS = 50
+/**
+ * An answer given before its request's body was read (too large, no credentials, no such route)
+ * closes the connection; the rest of the body is still read and discarded, up to these bounds,
+ * before the socket closes. Closing at once would meet the client's last writes with a reset, and
+ * a reset can destroy the answer before the client reads it (RFC 9112 §9.6, a lingering close).
+ */
+const LINGER_MS = 10_000
+const LINGER_BYTES = 64 * 1024 * 1024
 
 interface Connection {
   /** Requests it carried, and whether one is being answered. */
   served: number
   busy: boolean
   acceptedAt: number
+  /** The request being (or last) answered. */
+  request?: http.IncomingMessage
+  /** Its answer is sent and the rest of its body is being discarded before the close. */
+  lingering: boolean
 }
 
 export interface HttpServer {
@@ -63,6 +75,20 @@ const onClientError = (log: Pick<Logger, 'warn'>) => (error: Error & { code?: st
   )
 }
 
+/** Sends the answer and a FIN, then discards what the client still sends until its body ends or a bound is met. */
+const linger = (socket: Socket, req: http.IncomingMessage, connection: Connection) => {
+  connection.lingering = true
+  socket.end()
+  req.resume()
+  const from = socket.bytesRead
+  const until = Date.now() + LINGER_MS
+  const check = setInterval(() => {
+    if (req.complete || socket.bytesRead - from > LINGER_BYTES || Date.now() > until) socket.destroy()
+  }, SWEEP_MS)
+  req.once('end', () => socket.destroy())
+  socket.once('close', () => clearInterval(check))
+}
+
 export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger, 'warn'>): HttpServer => {
   const connections = new Map<Socket, Connection>()
   const requests = new Map<http.ServerResponse, string>()
@@ -73,7 +99,7 @@ export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger,
   const sweep = () => {
     const now = Date.now()
     for (const [socket, c] of connections) {
-      if (!c.busy && (c.served > 0 || now - c.acceptedAt > FIRST_REQUEST_MS)) socket.destroy()
+      if (!c.busy && !c.lingering && (c.served > 0 || now - c.acceptedAt > FIRST_REQUEST_MS)) socket.destroy()
     }
   }
 
@@ -82,6 +108,7 @@ export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger,
     if (connection) {
       connection.busy = true
       connection.served++
+      connection.request = req
     }
     requests.set(res, `${req.method} ${req.url}`)
     res.on('close', () => {
@@ -99,8 +126,16 @@ export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger,
   server.headersTimeout = 66_000
   server.on('connection', (socket: Socket) => {
     lastAccepted = Date.now()
-    connections.set(socket, { served: 0, busy: false, acceptedAt: lastAccepted })
+    const connection: Connection = { served: 0, busy: false, acceptedAt: lastAccepted, lingering: false }
+    connections.set(socket, connection)
     socket.on('close', () => connections.delete(socket))
+    // Node ends a connection whose answer says `Connection: close` with destroySoon().
+    const destroySoon = socket.destroySoon.bind(socket)
+    socket.destroySoon = () => {
+      const req = connection.request
+      if (req && !req.complete) linger(socket, req, connection)
+      else destroySoon()
+    }
   })
 
   const until = async (done: () => boolean, ms: number) => {

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
+import type { ProjectionRunner } from '../projections/runner'
 import { type VersionRow, readPage, versionView } from './pages'
 import { type DomainError, fail } from '../domain/shared'
 
@@ -19,12 +20,15 @@ export interface AsOf {
 }
 
 /**
- * The workspace's last event at or before the asked moment, from its audit trail (nothing asked,
- * nothing answered). A time to come, or a position past the log's end, is no past moment.
+ * The workspace's last event at or before the asked moment (nothing asked, nothing answered). The
+ * event store's chain answers where it keeps one: it keeps the position and time of events whose
+ * content a deletion cut, so a moment between an entry's creation and its deletion still resolves
+ * to the creation. Otherwise the audit trail answers. A time to come, or a position past the log's
+ * end, is no past moment. The answer waits (within the read-your-writes bound) for the read models
+ * to reach the moment found.
  */
 export const resolveAsOf = async (
-  q: Queryable,
-  log: Pick<EventStore, 'headPosition'>,
+  { db, store: log, runner, config }: AsOfDeps,
   workspaceId: string,
   asked: AsOfRequest | undefined,
 ): Promise<E.Either<DomainError, AsOf | undefined>> => {
@@ -36,6 +40,16 @@ export const resolveAsOf = async (
     return fail('VALIDATION_ERROR', `asOf is past the end of the log (position ${head})`, [
       `asOf: a position up to ${head}`,
     ])
+  const found = log.lastEventAt
+    ? await log.lastEventAt(workspaceId, asked)
+    : await lastAuditedAt(db.pool, workspaceId, asked)
+  const asOf = found ?? { position: 0, time: null }
+  await runner.waitFor(asOf.position, config.readYourWritesTimeoutMs)
+  return E.right(asOf)
+}
+
+/** The last event of the workspace's audit trail at or before a moment (a trail cut by deletions). */
+const lastAuditedAt = async (q: Queryable, workspaceId: string, asked: AsOfRequest) => {
   const { rows } = await q.query<{ position: string; time: Date }>(
     'time' in asked
       ? `SELECT position, time FROM audit_events WHERE workspace_id = $1 AND time <= $2
@@ -44,9 +58,14 @@ export const resolveAsOf = async (
          ORDER BY position DESC LIMIT 1`,
     [workspaceId, 'time' in asked ? asked.time : asked.position],
   )
-  return E.right(
-    rows[0] ? { position: Number(rows[0].position), time: rows[0].time.toISOString() } : { position: 0, time: null },
-  )
+  return rows[0] && { position: Number(rows[0].position), time: rows[0].time.toISOString() }
+}
+
+export interface AsOfDeps {
+  db: { pool: Queryable }
+  store: Pick<EventStore, 'headPosition' | 'lastEventAt'>
+  runner: Pick<ProjectionRunner, 'waitFor'>
+  config: { readYourWritesTimeoutMs: number }
 }
 
 /** The condition that a history row (of `alias`, if given) was current at a log position. */

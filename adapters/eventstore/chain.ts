@@ -22,6 +22,16 @@ CREATE TABLE IF NOT EXISTS es_chain (
 CREATE INDEX IF NOT EXISTS es_chain_chain ON es_chain (chain, position);
 CREATE TABLE IF NOT EXISTS es_chain_heads (chain text PRIMARY KEY, position bigint NOT NULL, hash bytea NOT NULL);
 ALTER TABLE es_streams ADD COLUMN IF NOT EXISTS truncated_before bigint NOT NULL DEFAULT 0;
+-- Each chained event's time, which outlives a cut of its content: "as of" a moment resolves to a
+-- position through it. Chains older than the column take the time of the events still stored.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'es_chain' AND column_name = 'time'
+      AND table_schema = current_schema()) THEN
+    ALTER TABLE es_chain ADD COLUMN time timestamptz;
+    UPDATE es_chain c SET time = e.created_at FROM es_events e WHERE e.position = c.position;
+  END IF;
+END $$;
+CREATE INDEX IF NOT EXISTS es_chain_time ON es_chain (chain, time);
 CREATE OR REPLACE FUNCTION es_canonical(e es_events) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
   SELECT convert_to(jsonb_build_array(e.event_id::text, e.stream_id, e.revision, e.type, e.data, e.metadata)::text,
     'UTF8')
@@ -52,7 +62,8 @@ BEGIN
     END IF;
     content := sha256(es_canonical(ev));
     link := sha256(coalesce(link, ''::bytea) || content);
-    INSERT INTO es_chain VALUES (ev.position, ch, ev.stream_id, ev.revision, content, link);
+    INSERT INTO es_chain (position, chain, stream_id, revision, content_hash, hash, time)
+      VALUES (ev.position, ch, ev.stream_id, ev.revision, content, link, ev.created_at);
     last_pos := ev.position;
   END LOOP;
   IF cur IS NOT NULL THEN
@@ -80,6 +91,20 @@ export const chainHead = async (q: Queryable, chain: string): Promise<ChainHead 
     [chain],
   )
   return rows[0] && { chain, position: rows[0].position, hash: rows[0].hash.toString('hex') }
+}
+
+/**
+ * The last event of a chain at or before a moment (a time, or a log position), counting events
+ * whose content a deletion cut: their chain rows keep the position and the time.
+ */
+export const lastChainedAt = async (q: Queryable, chain: string, at: { time: Date } | { position: number }) => {
+  const { rows } = await q.query<{ position: number; time: Date | null }>(
+    'time' in at
+      ? `SELECT position, time FROM es_chain WHERE chain = $1 AND time <= $2 ORDER BY time DESC, position DESC LIMIT 1`
+      : 'SELECT position, time FROM es_chain WHERE chain = $1 AND position <= $2 ORDER BY position DESC LIMIT 1',
+    [chain, 'time' in at ? at.time : at.position],
+  )
+  return rows[0] && { position: rows[0].position, time: rows[0].time?.toISOString() ?? null }
 }
 
 export interface ChainBreak {

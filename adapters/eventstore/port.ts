@@ -105,7 +105,18 @@ export interface EventStore {
    */
   chainHead?(chain: string): Promise<ChainHead | undefined>
   verifyChain?(chain?: string): Promise<ChainReport>
+  /**
+   * The last event of a chain (a workspace) at or before a time or a position, counting the events
+   * whose content a deletion cut, where the store keeps their chain rows.
+   */
+  lastEventAt?(chain: string, at: { time: Date } | { position: number }): Promise<LogMoment | undefined>
   close(): Promise<void>
+}
+
+/** An event's place in the log and the time it was recorded (unknown for some events cut long ago). */
+export interface LogMoment {
+  position: number
+  time: string | null
 }
 
 export const START = 0

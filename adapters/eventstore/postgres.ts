@@ -12,7 +12,7 @@ import {
   type RecordedEvent,
   WrongExpectedVersion,
 } from './port'
-import { chainHead, chainSchema, chainUnchained, verifyChain } from './chain'
+import { chainHead, chainSchema, chainUnchained, lastChainedAt, verifyChain } from './chain'
 import { pollingSubscription } from './subscription'
 
 const NOTIFY_CHANNEL = 'kb_events'
@@ -270,6 +270,10 @@ export class PostgresEventStore implements EventStore {
 
   chainHead(chain: string) {
     return chainHead(this.db.pool, chain)
+  }
+
+  lastEventAt(chain: string, at: { time: Date } | { position: number }) {
+    return lastChainedAt(this.db.pool, chain, at)
   }
 
   verifyChain(chain?: string) {

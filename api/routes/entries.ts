@@ -168,15 +168,15 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
     query: ListQuery,
     extraQuery: (name) => name.startsWith('externalRef.'),
-    uses: ['db', 'store'],
-    handler: async ({ query, identity, extraQuery }, { db, store }) => {
+    uses: ['db', 'store', 'runner', 'config'],
+    handler: async ({ query, identity, extraQuery }, { db, store, runner, config }) => {
       const workspaceId = workspaceIdOf(identity)
       const refs = externalRefsOf(extraQuery)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
       if (query.folderId && !(await getFolder(db.pool, workspaceId, query.folderId)))
         return fail('NOT_FOUND', 'folder not found')
-      const asOf = await resolveAsOf(db.pool, store, workspaceId, query.asOf)
+      const asOf = await resolveAsOf({ db, store, runner, config }, workspaceId, query.asOf)
       if (E.isLeft(asOf)) return asOf
       const at = asOf.right?.position
       const page = query.page ?? 1
@@ -203,10 +203,10 @@ export const entryRoutes: AnyRoute[] = [
     summary: 'Get an entry, as it stands or as it stood at a past moment (asOf)',
     params: IdParam,
     query: t.partial({ asOf: c.asOf }),
-    uses: ['db', 'store'],
-    handler: async ({ params, query, identity }, { db, store }) => {
+    uses: ['db', 'store', 'runner', 'config'],
+    handler: async ({ params, query, identity }, { db, store, runner, config }) => {
       const workspaceId = workspaceIdOf(identity)
-      const asOf = await resolveAsOf(db.pool, store, workspaceId, query.asOf)
+      const asOf = await resolveAsOf({ db, store, runner, config }, workspaceId, query.asOf)
       if (E.isLeft(asOf)) return asOf
       const at = asOf.right?.position
       const found = await getEntry(db.pool, workspaceId, params.id, at)

@@ -115,12 +115,12 @@ export const pageRoutes: AnyRoute[] = [
     summary: 'A page at its latest version, at ?version=N, or as it stood at a past moment (?asOf)',
     params: IdParam,
     query: c.exact({ version: VersionFromString, asOf: c.asOf }),
-    uses: ['db', 'store'],
+    uses: ['db', 'store', 'runner', 'config'],
     handler: async ({ params, query, identity }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       if (query.asOf && query.version)
         return fail('VALIDATION_ERROR', 'ask for a version or a moment, not both', ['asOf: not with version'])
-      const asOf = await resolveAsOf(deps.db.pool, deps.store, workspaceId, query.asOf)
+      const asOf = await resolveAsOf(deps, workspaceId, query.asOf)
       if (E.isLeft(asOf)) return asOf
       if (asOf.right) {
         const then = await pageAt(deps.db.pool, workspaceId, params.id, asOf.right.position)

@@ -158,12 +158,12 @@ export const searchRoutes: AnyRoute[] = [
     // compact: each result's title, citation, score and matching sentences, as the agent tools answer.
     query: t.partial({ view: t.keyof({ full: null, compact: null }) }),
     response: SearchAnswer,
-    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations'],
+    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations', 'runner', 'config'],
     handler: async ({ body, query, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))
         return fail('NOT_FOUND', 'folder not found')
-      const asOf = await resolveAsOf(deps.db.pool, deps.store, workspaceId, body.asOf)
+      const asOf = await resolveAsOf(deps, workspaceId, body.asOf)
       if (E.isLeft(asOf)) return asOf
       const found = await searchKnowledge(deps, command, workspaceId, {
         ...(asOf.right ? { asOf: asOf.right } : {}),

@@ -123,6 +123,33 @@ const asOfSuite = (where: string, start: () => Promise<TestService>) => {
     assert.is((await search('quokkas', { asOf: t1 })).results.length, 0)
   })
 
+  test('a deletion leaves its tombstone as of a time when nothing else happened around it', async ({ svc }) => {
+    // A workspace of its own: between the entry's creation and its deletion there is no other event.
+    const m = await seedMember(svc.call, 'owner')
+    const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+    const e = ok(
+      await call('POST', '/api/v1/knowledge', { title: 'Lone wombat', content: 'Wombats dig.', source: 'text' }),
+      201,
+    )
+    const t = await moment()
+    ok(await call('DELETE', `/api/v1/knowledge/${e.id}`))
+    const check = async () => {
+      const tomb = ok(await call('GET', `/api/v1/knowledge/${e.id}?asOf=${t}`))
+      assert.equal([tomb.title, tomb.content, typeof tomb.deleted.position], ['Lone wombat', undefined, 'number'])
+      assert.ok(tomb.asOf.time <= t && tomb.asOf.position > 0, JSON.stringify(tomb.asOf))
+      const byPosition = ok(await call('GET', `/api/v1/knowledge/${e.id}?asOf=pos:${tomb.asOf.position}`))
+      assert.equal(byPosition.deleted, tomb.deleted)
+      const list = ok(await call('GET', `/api/v1/knowledge?asOf=${t}`))
+      assert.equal([list.total, list.deleted.map((d: any) => d.id)], [0, [e.id]])
+      const found = ok(await call('POST', '/api/v1/knowledge/search', { query: 'wombats', minScore: 0, asOf: t }))
+      assert.equal([found.results, found.asOf], [[], tomb.asOf])
+    }
+    await check()
+    for (const name of ['knowledge', 'audit'])
+      ok(await svc.call('POST', `/api/v1/admin/projections/${name}/rebuild`, { token: ADMIN }))
+    await check()
+  })
+
   test('a rebuilt history answers as the live one did', async ({ svc, m }) => {
     const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
     const e = ok(

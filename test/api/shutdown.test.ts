@@ -247,7 +247,7 @@ test('a third signal forces the exit (code 1) and logs the request still open', 
     }
     assert.is(await s.proc.exited, 1)
     assert.match(s.proc.output(), /"requests":\["POST \/api\/v1\/knowledge"\][^\n]*forced exit/)
-    assert.match(await held.answer, /^failed/)
+    assert.match(String(await held.answer), /^failed/)
   })
 })
 
