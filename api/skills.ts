@@ -29,7 +29,8 @@ Record it in the brain now (skill "docs-as-you-go"):
    expectedVersion you read (on VERSION_CONFLICT read it again and re-apply your change).
    If none does, page_write mode "create" with a clear title.
 3. Write what changed, why, how it was verified, and what a teammate must know next time (commands,
-   gotchas, links), as Markdown headings and short lists.
+   gotchas, links), as Markdown headings and short lists. Where you relied on a page or an entry,
+   say so in the text. ${CITE}
 4. Quote the receipt (page and version) in your reply.
 ${HELD}
 ${UNDO}`,
@@ -73,6 +74,7 @@ skill "decision-log" (append creates the page if it is missing). Write one entry
 - Options considered: each with its main trade-off.
 - Decision and reason.
 - Consequences and what would make us revisit it.
+- Sources: the pages and entries the decision rests on. ${CITE}
 Keep earlier entries untouched; append only. Quote the receipt in your reply.
 ${HELD}`,
   },
@@ -88,7 +90,8 @@ ${a.notes ? `Notes:\n${a.notes}\n` : ''}File its outcomes in the brain (skill "m
 1. For each project discussed, page_search for its page, then page_write mode "append" with the
    outcomes, owners and dates (create the page if there is none).
 2. page_write mode "append" each decision, with its reason, to the "Decision log" page.
-3. Do not paste the raw transcript; write what a teammate who missed the meeting needs.
+3. Do not paste the raw transcript; write what a teammate who missed the meeting needs. Where an
+   outcome rests on a page or an entry discussed, cite it. ${CITE}
 Report the receipts (page and version) of every write.
 ${HELD}`,
   },
