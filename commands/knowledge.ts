@@ -181,6 +181,24 @@ export const updateEntry = async (
   return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
 }
 
+/** Sets an entry's metadata whole (an update merges the keys it names): what an undo restores. */
+export const replaceEntryMetadata = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  metadata: EntryMetadata,
+): Result<{ id: string }> => {
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'ReplaceEntryMetadata', data: { workspaceId, entryId, metadata } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+}
+
 export const moveEntry = async (
   store: EventStore,
   ctx: CommandContext,

@@ -6,7 +6,7 @@ import { entry } from '../domain/entry'
 import { undo } from '../domain/undo'
 import { type StoredFiles, deleteEntry } from './deleteEntry'
 import { type CommandContext, handle, load } from './handle'
-import { type KnowledgeDeps, updateEntry } from './knowledge'
+import { type KnowledgeDeps, replaceEntryMetadata, updateEntry } from './knowledge'
 import { deletePage, revertPage } from './pages'
 import { streams } from './streams'
 
@@ -86,7 +86,7 @@ const entryPlan = async (deps: UndoDeps, workspaceId: string, input: UndoInput):
     `SELECT a.stream_id, min(a.revision)::int AS first, bool_or(a.type = 'EntryCreated') AS created, e.title
      FROM audit_events a JOIN kb_entries e ON 'entry-' || e.id = a.stream_id
      WHERE a.workspace_id = $1 AND a.actor_id = $2 AND a.time BETWEEN $3 AND $4
-       AND a.type IN ('EntryCreated', 'EntryUpdated')
+       AND a.type IN ('EntryCreated', 'EntryUpdated', 'EntryMetadataReplaced')
      GROUP BY a.stream_id, e.title ORDER BY a.stream_id`,
     [workspaceId, input.actor, input.from, input.to],
   )
@@ -137,9 +137,14 @@ const run = async (deps: UndoDeps, ctx: CommandContext, workspaceId: string, by:
     return item.action === 'delete'
       ? deletePage(deps.store, ctx, workspaceId, item.id)
       : revertPage(deps.store, ctx, workspaceId, item.id, item.toVersion!, by)
-  return item.action === 'delete'
-    ? deleteEntry(deps.store, ctx, workspaceId, item.id, by.kind === 'human' ? by.userId : 'undo', deps.files)
-    : updateEntry(deps, ctx, workspaceId, item.id, item.restore!)
+  if (item.action === 'delete')
+    return deleteEntry(deps.store, ctx, workspaceId, item.id, by.kind === 'human' ? by.userId : 'undo', deps.files)
+  // The fields an update sets, then the metadata whole: keys the actor added do not survive a merge.
+  const { metadata, ...fields } = item.restore!
+  let done = E.right({ id: item.id, position: 0 }) as Awaited<ReturnType<typeof updateEntry>>
+  if (Object.keys(fields).length > 0) done = await updateEntry(deps, ctx, workspaceId, item.id, fields)
+  if (E.isRight(done) && metadata) done = await replaceEntryMetadata(deps.store, ctx, workspaceId, item.id, metadata)
+  return done
 }
 
 /**

@@ -134,6 +134,12 @@ export const EntrySyncConfigured = t.type({
   data: t.type({ entryId: t.string, settings: SyncSettings }),
 })
 export type EntrySyncConfigured = t.TypeOf<typeof EntrySyncConfigured>
+/** The metadata set whole (an undo's restore), where an update merges the keys it names. */
+export const EntryMetadataReplaced = t.type({
+  type: t.literal('EntryMetadataReplaced'),
+  data: t.type({ entryId: t.string, metadata: EntryMetadata }),
+})
+export type EntryMetadataReplaced = t.TypeOf<typeof EntryMetadataReplaced>
 
 export const EntryEvent = t.union([
   EntryCreated,
@@ -146,6 +152,7 @@ export const EntryEvent = t.union([
   EntryProcessingFailed,
   EntrySyncRequested,
   EntrySyncConfigured,
+  EntryMetadataReplaced,
 ])
 export type EntryEvent = t.TypeOf<typeof EntryEvent>
 
@@ -161,6 +168,7 @@ export type EntryCommand =
   | { type: 'FailProcessing'; data: Scoped<EntryProcessingFailed['data']> }
   | { type: 'RequestSync'; data: Scoped<EntrySyncRequested['data']> }
   | { type: 'ConfigureSync'; data: Scoped<EntrySyncConfigured['data']> }
+  | { type: 'ReplaceEntryMetadata'; data: Scoped<EntryMetadataReplaced['data']> }
 
 export type EntryState =
   | { status: 'none' }
@@ -183,6 +191,12 @@ export type EntryState =
       sync?: SyncSettings
       contentHash?: string
     }
+
+/** Equal as JSON whatever the order of the keys. */
+const sameJson = (a: object, b: object) => {
+  const sorted = (o: object) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([x], [y]) => (x < y ? -1 : 1))))
+  return sorted(a) === sorted(b)
+}
 
 export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
   events: EntryEvent,
@@ -227,6 +241,8 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return { ...state, pendingTaskId: event.data.taskId }
       case 'EntrySyncConfigured':
         return { ...state, sync: event.data.settings }
+      case 'EntryMetadataReplaced':
+        return { ...state, metadata: event.data.metadata }
       default:
         return assertNever(event)
     }
@@ -301,6 +317,10 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right([
           { type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } },
         ])
+      case 'ReplaceEntryMetadata': {
+        const { workspaceId: _, ...data } = command.data
+        return E.right(sameJson(state.metadata, data.metadata) ? [] : [{ type: 'EntryMetadataReplaced', data }])
+      }
       default:
         return assertNever(command)
     }

@@ -77,7 +77,14 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     ${vectors ? hnswIndexDdl('kb_passages') + hnswIndexDdl('kb_passages_history') : ''}
     ${termStatsSchema(CHUNK_STATS)}
   `,
-  handles: ['EntryCreated', 'EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'EmbeddingsRebuilt'],
+  handles: [
+    'EntryCreated',
+    'EntryUpdated',
+    'EntryMetadataReplaced',
+    'EntryContentProcessed',
+    'EntryDeleted',
+    'EmbeddingsRebuilt',
+  ],
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = decodeEvent(Event, recorded)
     switch (e.type) {
@@ -97,6 +104,9 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
         } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
         break
       }
+      case 'EntryMetadataReplaced':
+        await refilter(tx, e.data.entryId, undefined, e.data.metadata, true)
+        break
       case 'EntryContentProcessed':
         // A task's result replaces the chunks at once: a half-processed entry is never searchable.
         await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
@@ -176,15 +186,21 @@ const rewriteEntry = async (tx: Client, entryId: string, field: 'title' | 'body'
 }
 
 /** The entry's filter facts copied to its chunks and passages, so filters apply inside the index scans. */
-const refilter = async (tx: Client, entryId: string, isEnabled: boolean | undefined, metadata: unknown) => {
+/** An entry's switch and metadata on its search rows: the metadata's keys merged, or (`replace`) set whole. */
+const refilter = async (
+  tx: Client,
+  entryId: string,
+  isEnabled: boolean | undefined,
+  metadata: unknown,
+  replace = false,
+) => {
+  const merged = `(CASE WHEN $4 THEN $3::jsonb ELSE metadata || coalesce($3::jsonb, '{}'::jsonb) END)`
   await tx.query(
-    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = metadata || coalesce($3::jsonb,
-      '{}'::jsonb),
-       category = (metadata || coalesce($3::jsonb, '{}'::jsonb))->>'category',
-       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text((metadata || coalesce($3::jsonb,
-         '{}'::jsonb))->'tags')), '{}')
+    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = ${merged},
+       category = ${merged}->>'category',
+       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text(${merged}->'tags')), '{}')
      WHERE entry_id = $1`,
-    [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null],
+    [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null, replace],
   )
   for (const table of ['kb_chunks', 'kb_passages']) {
     await tx.query(

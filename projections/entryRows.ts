@@ -117,6 +117,13 @@ export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {
       )
       return
     }
+    case 'EntryMetadataReplaced':
+      await tx.query('UPDATE kb_entries SET metadata = $2, updated_at = $3 WHERE id = $1', [
+        e.data.entryId,
+        JSON.stringify(e.data.metadata),
+        at,
+      ])
+      return
     case 'EntryMoved':
       await tx.query('UPDATE kb_entries SET folder_id = $2, updated_at = $3 WHERE id = $1', [
         e.data.entryId,

@@ -64,6 +64,7 @@ export const knowledgeProjector: Projector = {
     'EntryProcessingFailed',
     'EntrySyncRequested',
     'EntrySyncConfigured',
+    'EntryMetadataReplaced',
     'TaskStarted',
     'TaskProgressed',
     'TaskCompleted',
@@ -102,6 +103,7 @@ export const knowledgeProjector: Projector = {
       case 'EntrySyncRequested':
       case 'EntrySyncConfigured':
       case 'EntryUpdated':
+      case 'EntryMetadataReplaced':
       case 'EntryMoved':
       case 'EntryVerified':
       case 'EntryDeleted':
@@ -134,6 +136,7 @@ const entryHistory = async (tx: Client, e: EntryEvent, position: number, at: str
   switch (e.type) {
     case 'EntryCreated':
     case 'EntryUpdated':
+    case 'EntryMetadataReplaced':
     case 'EntryMoved':
     case 'EntryContentProcessed':
       return recordHistory(tx, 'kb_entries', 'id', e.data.entryId, position)

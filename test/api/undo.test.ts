@@ -77,6 +77,45 @@ test('a dry run lists the plan with diffs; the undo reverts, deletes, restores a
   expectError(await own('GET', `/api/v1/pages/${theirs.id}`), 404, 'NOT_FOUND')
 })
 
+test('an undo restores metadata whole: keys the actor added are gone, in the entry, its filters and search', async ({
+  svc,
+  owner,
+}) => {
+  const own = (method: string, path: string, body?: object) => svc.call(method, path, { token: owner.token, body })
+  const mallory = await seedMember(svc.call, 'editor', owner.workspaceId)
+  const e = ok(
+    await own('POST', '/api/v1/knowledge', {
+      title: 'Refunds',
+      content: 'Refunds within thirty days.',
+      source: 'text',
+      metadata: { category: 'policy', tags: ['billing'] },
+    }),
+    201,
+  )
+  await tick()
+  const from = new Date().toISOString()
+  ok(
+    await svc.call('PATCH', `/api/v1/knowledge/${e.id}`, {
+      token: mallory.token,
+      body: { metadata: { tags: ['spam'], author: 'mallory' } },
+    }),
+  )
+  await tick()
+  const to = new Date().toISOString()
+  const done = ok(await own('POST', '/api/v1/undo', { actor: mallory.userId, from, to }))
+  assert.equal(
+    done.items.map((i: any) => [i.id, i.action, i.status]),
+    [[e.id, 'restore', 'done']],
+  )
+  assert.equal(ok(await own('GET', `/api/v1/knowledge/${e.id}`)).metadata, { category: 'policy', tags: ['billing'] })
+  assert.equal(ok(await own('GET', '/api/v1/knowledge?tag=spam')).total, 0)
+  assert.equal(ok(await own('GET', '/api/v1/knowledge?tag=billing')).total, 1)
+  const search = (tag: string) =>
+    own('POST', '/api/v1/knowledge/search', { query: 'refunds', mode: 'text', minScore: 0, tag })
+  assert.equal(ok(await search('spam')).results, [])
+  assert.equal(ok(await search('billing')).results.length, 1)
+})
+
 test('an agent by its API key id; owners and admins only; a window that ends before it starts is a 400', async ({
   svc,
   owner,

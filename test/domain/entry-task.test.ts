@@ -119,6 +119,7 @@ const commandsOn = (workspaceId: string): EntryCommand[] => [
   { type: 'FailProcessing', data: { workspaceId, entryId: ENTRY, taskId: 'task-1', error: 'boom', sync: false } },
   { type: 'RequestSync', data: { workspaceId, entryId: ENTRY, taskId: 'task-2' } },
   { type: 'ConfigureSync', data: { workspaceId, entryId: ENTRY, settings: { enabled: false, intervalHours: 6 } } },
+  { type: 'ReplaceEntryMetadata', data: { workspaceId, entryId: ENTRY, metadata: { category: 'x' } } },
 ]
 
 // CreateEntry
@@ -162,6 +163,33 @@ test("entry: every command on another workspace's entry is NOT_FOUND", () => {
   // The same commands in the entry's own workspace are not refused as missing.
   for (const command of commandsOn(WS))
     assert.not.equal(given(entry, [createdUrl]).when(command), { error: 'NOT_FOUND' }, command.type)
+})
+
+// ReplaceEntryMetadata (an undo restores metadata whole: keys added since are removed)
+
+test('entry: replacing the metadata records it whole; the state then holds exactly it', () => {
+  const tagged: EntryEvent = {
+    type: 'EntryUpdated',
+    data: { entryId: ENTRY, changes: { metadata: { tags: ['spam'], author: 'mallory' } } },
+  }
+  const before = { category: 'policy' }
+  const replaced = { type: 'EntryMetadataReplaced' as const, data: { entryId: ENTRY, metadata: before } }
+  const command = { type: 'ReplaceEntryMetadata' as const, data: { workspaceId: WS, entryId: ENTRY, metadata: before } }
+  const base = { ...createdText, data: { ...createdText.data, metadata: before } }
+  assert.equal(given(entry, [base, tagged]).when(command), { events: [replaced] })
+  const state = [base, tagged, replaced].reduce(entry.evolve, entry.initialState())
+  assert.equal(state.status === 'active' && state.metadata, before)
+})
+
+test('entry: replacing the metadata with what it already is records nothing', () => {
+  const base = { ...createdText, data: { ...createdText.data, metadata: { category: 'policy', tags: ['a'] } } }
+  assert.equal(
+    given(entry, [base]).when({
+      type: 'ReplaceEntryMetadata',
+      data: { workspaceId: WS, entryId: ENTRY, metadata: { tags: ['a'], category: 'policy' } },
+    }),
+    { events: [] },
+  )
 })
 
 // UpdateEntry

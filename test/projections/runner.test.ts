@@ -87,6 +87,20 @@ test.before(async (ctx) => {
   const gone = ok(await tool(ctx.svc.call, key, 'page_write', { title: 'Gone', content: 'Soon deleted.' }))
   ok(await call('DELETE', `/api/v1/pages/${gone.pageId}`))
   ok(await call('PATCH', `/api/v1/collections/${held.id}`, { name: 'Held2' }))
+  // An undo of an editor's metadata change: the metadata restored whole.
+  const editor = await seedMember(ctx.svc.call, 'editor', m.workspaceId)
+  const from = new Date().toISOString()
+  ok(
+    await ctx.svc.call('PATCH', `/api/v1/knowledge/${a.id}`, {
+      token: editor.token,
+      body: { metadata: { tags: ['x'] } },
+    }),
+  )
+  const undone = ok(await call('POST', '/api/v1/undo', { actor: editor.userId, from, to: new Date().toISOString() }))
+  assert.equal(
+    undone.items.map((i: any) => i.status),
+    ['done'],
+  )
   // Webhooks: one deleted, one whose first delivery fails (the site answers no POST with a 2xx).
   const hook = ok(
     await call('POST', '/api/v1/webhooks', { url: `${ctx.site.url}/hook`, events: ['FolderCreated'] }),
