@@ -17,6 +17,8 @@ export interface Database {
   kind: 'pglite' | 'postgres'
   /** The URL of a Postgres server, for adapters that need their own connection (LISTEN). */
   url?: string
+  /** PGlite: the time (ms) its one connection has spent running statements (background upkeep waits for quiet). */
+  busyMs?: () => number
   close(): Promise<void>
 }
 
@@ -72,6 +74,7 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
     })
   } else db = dataDir
   const pglite = connection(db)
+  const busyMs = () => pglite.busyMs
   // pg-pool drops a client whose query failed and makes another. Each gets a bridge of its own:
   // with the one bridge createPgConfig shares, the dropped client's end, emitted later on the
   // bridge's queue, ended the next client too ("Connection terminated unexpectedly").
@@ -84,6 +87,7 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
   return {
     pool,
     kind: 'pglite',
+    busyMs,
     close: async () => {
       await pool.end()
       await db.close()
@@ -123,7 +127,8 @@ const concat = (parts: Uint8Array[]) => {
  * the I/O poll), so a search that arrives meanwhile queues for the connection at once. A chain's
  * start is the first call after the loop has turned (a check-phase callback tells).
  */
-const connection = (db: PGlite): PGlite => {
+const connection = (db: PGlite): PGlite & { busyMs: number } => {
+  let busyMs = 0
   let since = 0
   let turned = true
   const turn = () => {
@@ -144,16 +149,22 @@ const connection = (db: PGlite): PGlite => {
     } else if (performance.now() - since > SLICE_MS) {
       await new Promise(setImmediate)
     }
-    return db.execProtocolStream(buffer, options)
+    const started = performance.now()
+    try {
+      return await db.execProtocolStream(buffer, options)
+    } finally {
+      busyMs += performance.now() - started
+    }
   }
   // Everything else is the instance's own (bound to it: its fields are private).
   return new Proxy(db, {
     get: (target, prop) => {
       if (prop === 'execProtocolStream') return execProtocolStream
+      if (prop === 'busyMs') return busyMs
       const value = Reflect.get(target, prop, target)
       return typeof value === 'function' ? value.bind(target) : value
     },
-  })
+  }) as PGlite & { busyMs: number }
 }
 
 export const openPostgres = async (url: string, max = 10): Promise<Database> => {

@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'as-of': () => import('./bench/asOf'),
   pages: () => import('./bench/pages'),
   scale: () => import('./bench/scale'),
+  upkeep: () => import('./bench/upkeep'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

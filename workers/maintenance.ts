@@ -5,21 +5,79 @@ import type { Logger } from '../adapters/logger'
 const TABLES = ['kb_chunks', 'kb_entries', 'kb_chunk_entries', 'kb_passages'].flatMap((t) => [t, `${t}_history`])
 
 /**
- * Refreshes the planner's statistics of the search tables. PGlite runs no autovacuum, and with
- * stale statistics the planner scores every chunk of a workspace instead of walking the BM25 or
- * HNSW index.
+ * A Postgres server's autovacuum rules: analyze once 50 rows plus 10 % of the table changed since
+ * the last analyze, vacuum once 50 rows plus 20 % of it are dead.
+ */
+const ANALYZE_BASE = 50
+const ANALYZE_SHARE = 0.1
+const VACUUM_BASE = 50
+const VACUUM_SHARE = 0.2
+/** How often the counters are read. */
+const TICK_MS = 1000
+/** A vacuum waits for quiet: in the last two ticks, statements other than these ran under this long. */
+const QUIET_BUSY_MS = 50
+
+/**
+ * Refreshes the planner's statistics of the search tables. Without them the planner scores every
+ * chunk of a workspace instead of walking the BM25 or HNSW index.
  */
 export const analyzeSearchTables = async (db: Database) => {
   for (const table of TABLES) await db.pool.query(`ANALYZE ${table}`)
 }
 
-/** On PGlite, analyze periodically; a Postgres server's autovacuum does it there. */
-export const startMaintenance = (db: Database, log: Logger, intervalMs = 60_000) => {
-  if (db.kind !== 'pglite') return () => undefined
-  const timer = setInterval(
-    () => analyzeSearchTables(db).catch((error) => log.warn({ err: error }, 'analyze failed')),
-    intervalMs,
-  )
+interface TableStats {
+  relname: string
+  n_live_tup: number
+  n_dead_tup: number
+  n_mod_since_analyze: number
+}
+
+export const needsAnalyze = (s: TableStats) => s.n_mod_since_analyze > ANALYZE_BASE + ANALYZE_SHARE * s.n_live_tup
+export const needsVacuum = (s: TableStats) => s.n_dead_tup > VACUUM_BASE + VACUUM_SHARE * s.n_live_tup
+
+/**
+ * PGlite runs no autovacuum, so the service keeps its search tables itself, by the server's rules.
+ * Every second it reads the tables' counters: a table a bulk load or a batch of rewrites changed
+ * enough is analyzed at once (a few milliseconds: ANALYZE samples); a table with enough dead rows
+ * is vacuumed, and analyzed with it, once the connection has been quiet for two seconds (other
+ * statements took under 50 ms of it: background polls, no requests), one table at a time, so that reads arriving meanwhile wait for one table's vacuum at most. A Postgres
+ * server's autovacuum does all of it there.
+ */
+export const startMaintenance = (db: Database, log: Logger) => {
+  const busyMs = db.busyMs
+  if (db.kind !== 'pglite' || !busyMs) return () => undefined
+  let running = false
+  // The connection's time spent on statements other than these, in each of the last two ticks.
+  let afterOurs = busyMs()
+  let others = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]
+  const tick = async () => {
+    if (running) return
+    running = true
+    others = [others[1], busyMs() - afterOurs]
+    try {
+      // The counters reach the view when a statement ends a second or more after they last did.
+      const { rows } = await db.pool.query<TableStats>(
+        `SELECT relname, n_live_tup, n_dead_tup, n_mod_since_analyze FROM pg_stat_user_tables
+         WHERE relname = ANY($1) AND schemaname = current_schema()`,
+        [TABLES],
+      )
+      for (const table of rows.filter(needsAnalyze)) {
+        await db.pool.query(`ANALYZE ${table.relname}`)
+        log.debug({ table: table.relname, changed: table.n_mod_since_analyze }, 'analyzed')
+      }
+      const dead = rows.find(needsVacuum)
+      if (dead && others[0] + others[1] < QUIET_BUSY_MS) {
+        await db.pool.query(`VACUUM (ANALYZE) ${dead.relname}`)
+        log.debug({ table: dead.relname, dead: dead.n_dead_tup }, 'vacuumed')
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'table upkeep failed')
+    } finally {
+      afterOurs = busyMs()
+      running = false
+    }
+  }
+  const timer = setInterval(() => void tick(), TICK_MS)
   timer.unref()
   return () => clearInterval(timer)
 }
