@@ -122,6 +122,9 @@ export const openApiExtra = {
   },
 }
 
+/** Errors of a response stream whose client closed the connection. */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+
 const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())
 
 export const createApp = (deps: Deps) => {
@@ -131,7 +134,17 @@ export const createApp = (deps: Deps) => {
   // Request id, one log line per request, and the one place failures become the envelope.
   // What Koa itself reports (a response stream that failed after answering) is logged like the rest.
   app.silent = true
-  app.on('error', (error: Error) => deps.log.error({ err: error }, 'request failed'))
+  // A client that hangs up before its answer ended (every event-stream client does sooner or
+  // later) is no fault of the service's: logged as a departure, not as an error.
+  app.on('error', (error: Error & { code?: string }, ctx?: Koa.Context) => {
+    const log = ctx?.state.log ?? deps.log
+    if (CLIENT_GONE.has(error.code ?? '') || ctx?.req.destroyed)
+      log.info(
+        { method: ctx?.method, path: ctx?.path, code: error.code },
+        'the client went away before the answer ended',
+      )
+    else log.error({ err: error }, 'request failed')
+  })
 
   app.use(async (ctx, next) => {
     const requestId = requestIdOf(ctx.get('x-request-id'))

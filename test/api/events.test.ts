@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream'
+import pino from 'pino'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { until as waitUntil } from '../helpers/until'
@@ -126,6 +128,34 @@ test('the OpenAPI document describes the stream as text/event-stream', async ({ 
   const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
   const op = doc.paths['/api/v1/events/stream'].get
   assert.ok(op.responses['2XX'].content['text/event-stream'])
+})
+
+test('a client that hangs up is logged as leaving (below error level), not as a failed request', async () => {
+  const lines: { level: number; msg: string }[] = []
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  const svc = await startTestService({ EVENTS_HEARTBEAT_MS: '100' }, undefined, { log: pino({ level: 'debug' }, sink) })
+  try {
+    const m = await seedMember(svc.call, 'owner')
+    for (let i = 0; i < 3; i++) {
+      const stream = await open(svc, m.token)
+      await stream.until(() => stream.messages.some((x) => x.comment?.startsWith('heartbeat')), 'a heartbeat')
+      stream.close()
+      await stream.ended
+    }
+    await waitUntil(
+      'the departures logged',
+      () => lines.filter((l) => /client (went away|closed)/.test(l.msg)).length >= 3,
+    )
+    const errors = lines.filter((l) => l.level >= 50)
+    assert.equal(errors, [], 'nothing at error level')
+  } finally {
+    await svc.stop()
+  }
 })
 
 test('an open stream ends when the service stops, and the stop does not wait for it', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
 import type { Database } from '../../adapters/db'
-import { createLogger } from '../../adapters/logger'
+import { type Logger, createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../app/config'
 import { type Service, startService } from '../../app/service'
 import { testPglite } from '../../testkit/db'
@@ -52,7 +52,7 @@ export interface TestService extends Service {
 export const startTestService = async (
   env: Record<string, string> = {},
   db?: Database,
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; log?: Logger } = {},
 ): Promise<TestService> => {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-'))
   const config = loadConfig({
@@ -66,7 +66,7 @@ export const startTestService = async (
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(
     config.right,
-    createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     db ?? (options.dataDir ? undefined : await testPglite()),
   )
   return {
