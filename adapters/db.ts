@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { PglitePgConnection, createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch'
+import type { Logger } from './logger'
 
 // Every int8 column (positions, revisions, counts) fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -167,16 +168,25 @@ const connection = (db: PGlite): PGlite & { busyMs: number } => {
   }) as PGlite & { busyMs: number }
 }
 
-export const openPostgres = async (url: string, max = 10): Promise<Database> => {
+export const openPostgres = async (url: string, max = 10, log?: Pick<Logger, 'warn'>): Promise<Database> => {
   const pool = new pg.Pool({ connectionString: url, max })
-  // A server-side error on an idle client must not crash the process; the next query reports it.
+  // A connection the server ends (a restart, pg_terminate_backend) must not crash the process. The
+  // pool listens to its idle clients only: a client lent out (a transaction across awaits) gets a
+  // listener of its own for its whole life. Its query in flight fails with the error, and the pool
+  // drops the client when it comes back.
   pool.on('error', () => undefined)
+  pool.on('connect', (client) =>
+    client.on('error', (error) => log?.warn({ err: error.message }, 'a database connection was lost')),
+  )
   await pool.query('SELECT 1')
   return { pool, kind: 'postgres', url, close: () => pool.end() }
 }
 
-export const openDatabase = (config: { databaseUrl?: string; dataDir: string }): Promise<Database> =>
-  config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(`${config.dataDir}/pg`)
+export const openDatabase = (
+  config: { databaseUrl?: string; dataDir: string },
+  log?: Pick<Logger, 'warn'>,
+): Promise<Database> =>
+  config.databaseUrl ? openPostgres(config.databaseUrl, 10, log) : openPglite(`${config.dataDir}/pg`)
 
 /** Runs fn in a transaction on one client; rolls back when it throws. */
 export const inTransaction = async <T>(pool: pg.Pool, fn: (client: Client) => Promise<T>): Promise<T> => {

@@ -10,6 +10,10 @@ if (E.isLeft(config)) {
   process.exit(1)
 }
 const log = createLogger(config.right.logLevel)
+// The last line of defence: a fault that escaped every handler is logged, and the service goes on
+// (each part recovers on its own: a lost connection is replaced, a failed task is retried).
+process.on('uncaughtException', (error) => log.error({ err: error }, 'uncaught exception; the service goes on'))
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection; the service goes on'))
 // The web console is built (a second or two) when its build is missing or older than its sources.
 if (config.right.roles.includes('api')) await ensureConsole(log)
 // A start that cannot happen (the database missing or refusing, DATA_DIR held by another

@@ -55,7 +55,7 @@ export interface Service {
 const HTTP_SHARE = 0.6
 
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
-  const db = database ?? (await openDatabase(config))
+  const db = database ?? (await openDatabase(config, log))
   const store = await openEventStore(db, config.eventStoreUrl)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   await db.pool.query(rateLimitSchema)
