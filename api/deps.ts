@@ -6,6 +6,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/citations'
+import type { ReceiptKeys } from '../adapters/receiptKeys'
 import type { ProjectionRunner } from '../projections/runner'
 import type { ParserPool } from '../ingestion/parserPool'
 import type { CredentialCache } from './credentials'
@@ -41,6 +42,8 @@ export interface Deps {
   queue: JobQueue
   /** Searches' citations, appended in batches off the answer's path. */
   citations: CitationLog
+  /** The keys answer receipts are signed with. */
+  receiptKeys: ReceiptKeys
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
   /** What this process runs (KB_ROLE) and which cluster-wide work it holds the lease of now. */

@@ -77,6 +77,17 @@ const parameters = (codec: t.Mixed | undefined, where: 'path' | 'query') => {
   }))
 }
 
+/** Every GET takes it (api/route.ts). */
+const SETTLE = {
+  name: 'settle',
+  in: 'query',
+  required: false,
+  description:
+    'true: the answer counts every search answered before it (their records are appended after the answers, ' +
+    'so cited counts may otherwise trail by a moment)',
+  schema: { type: 'string', enum: ['true', 'false'] },
+}
+
 const security = { bearer: [{ bearerAuth: [] }], admin: [{ adminToken: [] }], apiKey: [{ apiKey: [] }], none: [] }
 
 export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
@@ -182,7 +193,11 @@ export const openApiDocument = (routes: AnyRoute[], extra: Record<string, Record
       summary: r.summary,
       tags: [r.tag],
       security: security[r.auth],
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      parameters: [
+        ...parameters(r.params, 'path'),
+        ...parameters(r.query, 'query'),
+        ...(r.method === 'get' ? [SETTLE] : []),
+      ],
       ...requestBody(r),
       responses: responses(r),
     }

@@ -199,6 +199,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       '',
       [],
     )
+    const settle = spec.method === 'get' ? takeSettle(ctx, problems) : false
     problems.push(...unknownQuery(ctx, spec))
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
     const parts = [
@@ -215,8 +216,8 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       correlationId: String(ctx.state.requestId ?? randomUUID()),
       ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
     }
-    // What a read shows includes the caller's own searches (their citations are batched).
-    if (spec.method === 'get') await settleCitations(deps)
+    // Searches' records are appended after their answers: a read asked to settle waits for them.
+    if (settle) await settleCitations(deps)
     const extraQuery = Object.fromEntries(Object.entries(ctx.query ?? {}).filter(([name]) => spec.extraQuery?.(name)))
     const input: HandlerInput<unknown, unknown, unknown> = {
       params,
@@ -269,11 +270,27 @@ export const replyWith = <T extends { position: number }>(
   })(result)
 
 /**
- * Appends the searches' citations still waiting (commands/citations.ts) and waits for the read models to count them.
+ * Appends the searches' records still waiting (commands/citations.ts) and waits for the read models
+ * to count them, each for at most `maxMs` (the read-your-writes bound unless given).
  */
-export const settleCitations = async (deps: Pick<Deps, 'citations' | 'runner' | 'config'>) => {
-  const position = await deps.citations.settle()
-  if (position > 0) await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs)
+export const settleCitations = async (
+  deps: Pick<Deps, 'citations' | 'runner' | 'config'>,
+  maxMs = deps.config.readYourWritesTimeoutMs,
+) => {
+  const position = await deps.citations.settle(maxMs)
+  if (position > 0) await deps.runner.waitFor(position, maxMs)
+}
+
+/**
+ * `?settle=true` on any GET: the answer counts every search answered before it (exact cited
+ * counts). Taken out of the query before the route's codec sees it.
+ */
+const takeSettle = (ctx: Context, problems: string[]) => {
+  const { settle, ...rest } = ctx.query ?? {}
+  if (settle === undefined) return false
+  ctx.query = rest
+  if (settle !== 'true' && settle !== 'false') problems.push('settle: must be true or false')
+  return settle === 'true'
 }
 
 /**

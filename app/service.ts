@@ -4,6 +4,7 @@ import { type Database, openDatabase } from '../adapters/db'
 import { eventStoreEngine, openEventStore } from '../adapters/eventstore'
 import type { Logger } from '../adapters/logger'
 import { CitationLog } from '../commands/citations'
+import { ReceiptKeys } from '../adapters/receiptKeys'
 import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
@@ -53,6 +54,8 @@ export interface Service {
 
 /** Share of SHUTDOWN_TIMEOUT_MS that requests get to finish; the rest is for appending and closing. */
 const HTTP_SHARE = 0.6
+/** Share of it that the searches' records still waiting get (the log may be refusing them). */
+const SETTLE_SHARE = 0.2
 
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config, log))
@@ -157,6 +160,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     parsers,
     queue,
     citations: new CitationLog(log, config.packs.citationsFlushMs),
+    receiptKeys: await ReceiptKeys.open(db),
     credentials: new CredentialCache(),
     process: {
       roles: config.roles,
@@ -192,7 +196,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       // The searches' citations still waiting are appended, and counted before the runner stops.
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
       const steps: [string, () => Promise<unknown>][] = [
-        ['appending the citations pending', () => settleCitations(deps)],
+        ['appending the citations pending', () => settleCitations(deps, config.shutdownTimeoutMs * SETTLE_SHARE)],
         ['stopping the schedules', async () => scheduling?.stop()],
         ['stopping the webhook deliveries', async () => delivering?.stop()],
         ['closing the job queue', () => queue.close()],

@@ -3,16 +3,23 @@ import type { Logger } from 'pino'
 
 type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
 
+/** Records kept while the log refuses them; beyond, the oldest are given up (and logged). */
+const MAX_PENDING = 10_000
+const RETRY_FIRST_MS = 100
+const RETRY_MAX_MS = 5000
+
 /**
- * What searches served (SearchServed, PageSearchServed: the citations, and the answer receipt) is
- * appended by group commit: a record waits only while the batch before it is being appended, then
- * every record waiting goes at once, which the event store writes in one transaction and the
- * projections apply in one each. A signed-for search answers once its record is in the log, so a
- * receipt it hands out is never lost to a crash. Serves nobody signed for (a public pack's) are
- * tallied instead: one event per pack and mode for each period, so a flood of anonymous calls
- * cannot grow the log by one event per call; a crash loses the tally of the period under way. A
- * read that shows citation counts calls `settle` first, so a client sees the serves tallied so
- * far; shutdown settles too.
+ * What searches served (SearchServed, PageSearchServed: the citations, and the record behind an
+ * answer's receipt) is appended after the answer, off its path, by group commit: a record waits
+ * only while the batch before it is being appended, then every record waiting goes at once, which
+ * the event store writes in one transaction and the projections apply in one each. A search never
+ * waits for it: the receipt it hands out is a signed token the service checks without the record
+ * (commands/receiptToken.ts). Records the log refuses (an outage) are kept, up to MAX_PENDING, and
+ * tried again with backoff until it takes them; a crash loses those still waiting, normally the last
+ * moment's. Serves nobody signed for (a public pack's) are tallied instead: one event per pack and
+ * mode for each period, so a flood of anonymous calls cannot grow the log by one event per call; a
+ * crash loses the tally of the period under way. A read that must show exact citation counts calls
+ * `settle` first; shutdown settles too.
  */
 export class CitationLog {
   private pending: Array<{ append: Append; recorded: (position: number) => void }> = []
@@ -52,32 +59,60 @@ export class CitationLog {
     this.tallies.clear()
   }
 
-  /** Appends a search's record with the next batch; answers its log position once it is there (0: it failed). */
+  /** Appends a search's record with the next batch; answers its log position once it is there (0: given up). */
   record(append: Append): Promise<number> {
     const recorded = new Promise<number>((resolve) => this.pending.push({ append, recorded: resolve }))
     this.draining ??= this.drain()
     return recorded
   }
 
-  /** Appends what is waiting and tallied; answers the position of the last record appended (0 if none). */
-  async settle(): Promise<number> {
+  /**
+   * Appends what is waiting and tallied, for at most `maxMs`; answers the position of the last
+   * record appended (0 if none).
+   */
+  async settle(maxMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.closeTallies()
-    await this.draining
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<void>((resolve) => {
+      if (Number.isFinite(maxMs)) timer = setTimeout(resolve, maxMs)
+    })
+    await Promise.race([this.draining, late])
+    clearTimeout(timer)
     return this.last
   }
 
   private async drain() {
+    let backoff = RETRY_FIRST_MS
+    let refused = false
     while (this.pending.length > 0) {
       const batch = this.pending
       this.pending = []
+      const failed: typeof batch = []
       await Promise.all(
-        batch.map(async ({ append, recorded }) => {
-          const done = await append().catch((error: Error) => E.left(error))
-          if (E.isRight(done)) this.last = Math.max(this.last, done.right.position)
-          else this.log.warn({ reason: done.left.message }, 'a search could not be recorded')
-          recorded(E.isRight(done) ? done.right.position : 0)
+        batch.map(async (item) => {
+          const done = await item.append().catch((error: Error) => E.left(error))
+          if (E.isLeft(done)) return void failed.push(item)
+          this.last = Math.max(this.last, done.right.position)
+          item.recorded(done.right.position)
         }),
       )
+      if (failed.length === 0) {
+        if (refused) this.log.warn('the log takes search records again')
+        refused = false
+        backoff = RETRY_FIRST_MS
+        continue
+      }
+      if (!refused)
+        this.log.warn({ waiting: failed.length }, 'the log refuses search records; they are kept and retried')
+      refused = true
+      this.pending = [...failed, ...this.pending]
+      const over = this.pending.length - MAX_PENDING
+      if (over > 0) {
+        for (const item of this.pending.splice(0, over)) item.recorded(0)
+        this.log.warn({ dropped: over }, 'search records given up: too many waiting for the log')
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoff))
+      backoff = Math.min(backoff * 2, RETRY_MAX_MS)
     }
     this.draining = undefined
   }

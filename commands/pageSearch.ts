@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { sha256Hex } from '../adapters/text'
 import { type PageSearchServed, pageSearch } from '../domain/search'
-import { type DomainError, fail } from '../domain/shared'
+import type { DomainError } from '../domain/shared'
 import { type CommandContext, handle } from './handle'
 import type { Mode } from '../queries/ranking'
 import { type PageResult, type PageScope, findPages } from '../queries/pageSearch'
-import type { Receipt, SearchDeps } from './search'
+import { type Receipt, type SearchDeps, issueReceipt } from './search'
 import { streams } from './streams'
 
 /** The append of one PageSearchServed event, for the citation log to run. */
@@ -16,7 +16,7 @@ const pageSearchRecord =
     ctx: CommandContext,
     workspaceId: string,
     data: Omit<PageSearchServed['data'], 'searchId' | 'workspaceId'>,
-    searchId = randomUUID(),
+    searchId: string = randomUUID(),
   ) =>
   () => {
     return handle(
@@ -72,11 +72,21 @@ export const searchPages = async (
     )
     return E.right({ ...answer, receipt: { id, position } })
   }
-  // Signed for: one event per search, which is also its answer receipt, handed out once in the log.
-  const searchId = randomUUID()
-  const recorded = await deps.citations.record(
-    pageSearchRecord(deps, ctx, scope.workspaceId, { mode, citations, query: req.query, position }, searchId),
+  // Signed for: a signed receipt at once, and one event per search appended after the answer.
+  const { receipt, searchId } = await issueReceipt(deps.receiptKeys, {
+    kind: 'pages',
+    workspaceId: scope.workspaceId,
+    position,
+    results: citations.map((c) => ({ id: c.pageId, version: c.version, chunkIndex: 0, sha256: c.sha256 })),
+  })
+  void deps.citations.record(
+    pageSearchRecord(
+      deps,
+      ctx,
+      scope.workspaceId,
+      { mode, citations, query: req.query, position, receipt: receipt.id },
+      searchId,
+    ),
   )
-  if (recorded === 0) return fail('SERVICE_UNAVAILABLE', 'the search could not be recorded; try again')
-  return E.right({ ...answer, receipt: { id: searchId, position } })
+  return E.right({ ...answer, receipt })
 }

@@ -4,6 +4,8 @@ import type { EventStore } from '../adapters/eventstore/port'
 import { sha256Hex } from '../adapters/text'
 import { EntryEvent } from '../domain/entry'
 import { streams } from './streams'
+import type { ReceiptKeys } from '../adapters/receiptKeys'
+import { readReceipt as readToken, signedBy } from './receiptToken'
 
 interface ReceiptRow {
   id: string
@@ -54,7 +56,8 @@ const entryStatus = async (db: Queryable, store: EventStore, r: ResultRow): Prom
   )
   if (!rows[0]) return { status: 'deleted' }
   const now = rows[0].content ?? ''
-  if (sha256Hex(now) === r.sha256) return { status: 'current' }
+  // A token keeps the hash's first bytes (commands/receiptToken.ts); a record keeps it whole.
+  if (sha256Hex(now).startsWith(r.sha256)) return { status: 'current' }
   const { rows: latest } = await db.query<{ revision: number }>(
     'SELECT max(revision) AS revision FROM kb_chunks WHERE entry_id = $1',
     [r.item_id],
@@ -63,7 +66,7 @@ const entryStatus = async (db: Queryable, store: EventStore, r: ResultRow): Prom
   return {
     status: 'changed',
     currentVersion: Number(latest[0]?.revision ?? r.version),
-    ...(served !== undefined && sha256Hex(served) === r.sha256
+    ...(served !== undefined && sha256Hex(served).startsWith(r.sha256)
       ? { diff: unifiedDiff(served, now, `served (revision ${r.version})`, 'now') }
       : {}),
   }
@@ -87,30 +90,66 @@ const pageStatus = async (db: Queryable, r: ResultRow): Promise<Status> => {
   }
 }
 
-/**
- * An answer receipt as served (query, mode, who, when, each result's version and hash) and, for
- * each result, whether it still holds: current, changed since (with a diff of the served text
- * against today's when the log still has it), or deleted.
- */
-export const readReceipt = async (deps: { db: Queryable; store: EventStore }, workspaceId: string, id: string) => {
-  const { rows } = await deps.db.query<ReceiptRow>(
-    'SELECT id, kind, query, mode, actor, at, position, as_of FROM kb_receipts WHERE id = $1 AND workspace_id = $2',
-    [id, workspaceId],
+/** Whether each result served still holds: current, changed since (with a diff when the log has it), or deleted. */
+const checkResults = (deps: { db: Queryable; store: EventStore }, kind: 'knowledge' | 'pages', results: ResultRow[]) =>
+  Promise.all(
+    results.map(async (r) => ({
+      ...(kind === 'knowledge'
+        ? { entryId: r.item_id, version: r.version, chunkIndex: r.chunk_index ?? 0 }
+        : { pageId: r.item_id, version: r.version }),
+      sha256: r.sha256,
+      ...(kind === 'knowledge' ? await entryStatus(deps.db, deps.store, r) : await pageStatus(deps.db, r)),
+    })),
   )
-  const receipt = rows[0]
+
+const recordOf = async (db: Queryable, workspaceId: string, id: string) =>
+  (
+    await db.query<ReceiptRow>(
+      'SELECT id, kind, query, mode, actor, at, position, as_of FROM kb_receipts WHERE id = $1 AND workspace_id = $2',
+      [id, workspaceId],
+    )
+  ).rows[0]
+
+/**
+ * An answer receipt: a signed token (commands/receiptToken.ts), or the id of a record in the log (a
+ * public pack's answer, a search from before tokens). Each result as served (version and hash) and
+ * whether it still holds. A token is checked against its key and needs no record: where the
+ * search's record has reached the log, its query, mode and who are added. Undefined for a token
+ * that is malformed, altered, signed by no key here, or another workspace's.
+ */
+export const readReceipt = async (
+  deps: { db: Queryable; store: EventStore; receiptKeys: ReceiptKeys },
+  workspaceId: string,
+  id: string,
+) => {
+  const claim = readToken(id)
+  if (claim) {
+    const key = await deps.receiptKeys.byId(claim.keyId)
+    if (!key || !signedBy(id, workspaceId, key.secret)) return undefined
+    const record = await recordOf(deps.db, workspaceId, claim.searchId)
+    const results = claim.results.map((r, i) => ({
+      rank: i + 1,
+      item_id: r.id,
+      version: r.version,
+      chunk_index: claim.kind === 'knowledge' ? r.chunkIndex : null,
+      sha256: r.sha256,
+    }))
+    return {
+      id: claim.searchId,
+      kind: claim.kind,
+      ...(record ? { query: record.query, mode: record.mode, actor: record.actor } : {}),
+      at: (record?.at ?? claim.issuedAt).toISOString(),
+      position: claim.position,
+      ...(claim.asOf !== undefined ? { asOf: claim.asOf } : {}),
+      recorded: record !== undefined,
+      results: await checkResults(deps, claim.kind, results),
+    }
+  }
+  const receipt = await recordOf(deps.db, workspaceId, id)
   if (!receipt) return undefined
   const { rows: results } = await deps.db.query<ResultRow>(
     'SELECT rank, item_id, version, chunk_index, sha256 FROM kb_receipt_results WHERE receipt_id = $1 ORDER BY rank',
     [id],
-  )
-  const checked = await Promise.all(
-    results.map(async (r) => ({
-      ...(receipt.kind === 'knowledge'
-        ? { entryId: r.item_id, version: r.version, chunkIndex: r.chunk_index ?? 0 }
-        : { pageId: r.item_id, version: r.version }),
-      sha256: r.sha256,
-      ...(receipt.kind === 'knowledge' ? await entryStatus(deps.db, deps.store, r) : await pageStatus(deps.db, r)),
-    })),
   )
   return {
     id: receipt.id,
@@ -121,6 +160,7 @@ export const readReceipt = async (deps: { db: Queryable; store: EventStore }, wo
     at: receipt.at.toISOString(),
     position: Number(receipt.position),
     ...(receipt.as_of !== null ? { asOf: Number(receipt.as_of) } : {}),
-    results: checked,
+    recorded: true,
+    results: await checkResults(deps, receipt.kind, results),
   }
 }

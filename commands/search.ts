@@ -1,16 +1,20 @@
-import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../adapters/eventstore/port'
 import { search as searchDecider } from '../domain/search'
-import { type DomainError, fail } from '../domain/shared'
+import type { DomainError } from '../domain/shared'
 import type { AsOf } from '../queries/asOf'
 import type { Engines, RankDeps } from '../queries/ranking'
 import { type Mode, type SearchRequest, type SearchResult, findKnowledge, searchSettings } from '../queries/search'
+import type { ReceiptKeys } from '../adapters/receiptKeys'
 import type { CitationLog } from './citations'
+import { type ReceiptClaim, signReceipt } from './receiptToken'
 import { type CommandContext, handle } from './handle'
 import { streams } from './streams'
 
-/** An answer's receipt: its record's id (the search id, or a pack answer's hash) and the read models' position. */
+/**
+ * An answer's receipt: a signed token of what was served (commands/receiptToken.ts), or a public
+ * pack answer's hash; and the read models' position it answered from.
+ */
 export interface Receipt {
   id: string
   position: number
@@ -19,11 +23,24 @@ export interface Receipt {
 export interface SearchDeps extends RankDeps {
   store: EventStore
   citations: CitationLog
+  receiptKeys: ReceiptKeys
+}
+
+/** Signs what an answer served with the current receipt key: the receipt, and the id its search's record takes. */
+export const issueReceipt = async (
+  keys: ReceiptKeys,
+  claim: Omit<ReceiptClaim, 'keyId' | 'issuedAt'>,
+): Promise<{ receipt: Receipt; searchId: string }> => {
+  const key = await keys.signing()
+  const { token, searchId } = signReceipt({ ...claim, keyId: key.id, issuedAt: new Date() }, key.secret)
+  return { receipt: { id: token, position: claim.position }, searchId }
 }
 
 /**
- * A search over entries (queries/search.ts finds the results), recorded as one SearchServed event,
- * which counts one citation for each entry served and is the answer's receipt (commands/citations.ts).
+ * A search over entries (queries/search.ts finds the results). Its answer carries a signed receipt
+ * and waits for nothing else: its record, one SearchServed event (one citation for each entry
+ * served, and the query, mode and who behind the receipt), is appended after the answer
+ * (commands/citations.ts).
  */
 export const searchKnowledge = async (
   deps: SearchDeps,
@@ -48,8 +65,15 @@ export const searchKnowledge = async (
   const found = await findKnowledge(deps, workspaceId, req, settings)
   if (E.isLeft(found)) return found
   const { results, position, mode } = found.right
-  const searchId = randomUUID()
-  const recorded = await deps.citations.record(() =>
+  const served = results.map((r) => ({ entryId: r.id, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 }))
+  const { receipt, searchId } = await issueReceipt(deps.receiptKeys, {
+    kind: 'knowledge',
+    workspaceId,
+    position,
+    ...(req.asOf ? { asOf: req.asOf.position } : {}),
+    results: served.map((r) => ({ id: r.entryId, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 })),
+  })
+  void deps.citations.record(() =>
     handle(
       deps.store,
       streams.search(searchId),
@@ -64,12 +88,8 @@ export const searchKnowledge = async (
           entryIds: results.map((r) => r.id),
           query: req.query,
           position,
-          served: results.map((r) => ({
-            entryId: r.id,
-            version: r.version,
-            chunkIndex: r.chunkIndex,
-            sha256: r.sha256,
-          })),
+          served,
+          receipt: receipt.id,
           ...(req.asOf ? { asOf: req.asOf.position } : {}),
         },
       },
@@ -77,8 +97,6 @@ export const searchKnowledge = async (
       { fresh: true },
     ),
   )
-  // The receipt is handed out once it is in the log.
-  if (recorded === 0) return fail('SERVICE_UNAVAILABLE', 'the search could not be recorded; try again')
   const { position: _, ...answer } = found.right
-  return E.right({ ...answer, receipt: { id: searchId, position }, ...(req.asOf ? { asOf: req.asOf } : {}) })
+  return E.right({ ...answer, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
 }

@@ -194,7 +194,8 @@ export type EntryState =
 
 /** Equal as JSON whatever the order of the keys. */
 const sameJson = (a: object, b: object) => {
-  const sorted = (o: object) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([x], [y]) => (x < y ? -1 : 1))))
+  const sorted = (o: object) =>
+    JSON.stringify(Object.fromEntries(Object.entries(o).sort(([x], [y]) => (x < y ? -1 : 1))))
   return sorted(a) === sorted(b)
 }
 

@@ -19,7 +19,14 @@ export const SearchServed = t.type({
     // The receipt (searches recorded before receipts have none): the query, the position the read
     // models had reached, and each result as served.
     // asOf: the log position a search as of a past moment answered for.
-    t.partial({ query: t.string, position: t.number, served: t.array(ServedEntry), asOf: t.number }),
+    // receipt: the signed token the answer handed out.
+    t.partial({
+      query: t.string,
+      position: t.number,
+      served: t.array(ServedEntry),
+      asOf: t.number,
+      receipt: t.string,
+    }),
   ]),
 })
 export type SearchServed = t.TypeOf<typeof SearchServed>
@@ -57,7 +64,13 @@ export const PageSearchServed = t.type({
   data: t.intersection([
     t.type({ searchId: t.string, workspaceId: t.string, mode: t.string, citations: t.array(PageCitation) }),
     // Set when the search came through a public pack; a receipt's query and position otherwise.
-    t.partial({ packSlug: t.string, query: t.string, position: t.number, receipts: t.array(PackReceipt) }),
+    t.partial({
+      packSlug: t.string,
+      query: t.string,
+      position: t.number,
+      receipts: t.array(PackReceipt),
+      receipt: t.string,
+    }),
   ]),
 })
 export type PageSearchServed = t.TypeOf<typeof PageSearchServed>

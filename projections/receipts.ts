@@ -14,13 +14,13 @@ const Event = t.union([SearchServed, PageSearchServed])
  */
 export const receiptsProjector: Projector = {
   name: 'receipts',
-  version: 2,
+  version: 3,
   tables: ['kb_receipts', 'kb_receipt_results'],
   schema: `
     CREATE TABLE kb_receipts (
       id text PRIMARY KEY, workspace_id text NOT NULL, kind text NOT NULL, query text NOT NULL, mode text NOT NULL,
       actor jsonb NOT NULL, actor_id text NOT NULL, at timestamptz NOT NULL, position bigint NOT NULL,
-      as_of bigint);
+      as_of bigint, token text);
     CREATE TABLE kb_receipt_results (
       receipt_id text NOT NULL, rank integer NOT NULL, workspace_id text NOT NULL, item_id text NOT NULL,
       version integer NOT NULL, chunk_index integer, sha256 text NOT NULL, at timestamptz NOT NULL,
@@ -54,6 +54,7 @@ export const receiptsProjector: Projector = {
       query: d.query,
       position: d.position,
       asOf: 'asOf' in d ? d.asOf : undefined,
+      token: d.receipt,
       results:
         e.type === 'SearchServed'
           ? (e.data.served ?? []).map((r) => ({
@@ -77,14 +78,16 @@ interface Receipt {
   at: string
   position: number
   asOf?: number
+  /** The signed token the answer handed out (searches recorded before tokens have none). */
+  token?: string
   results: Array<{ item: string; version: number; chunk: number | null; sha: string }>
 }
 
 /** A receipt and its results, once (a replay, or a pack's answer served again, keeps the first). */
 const keepReceipt = async (tx: Client, r: Receipt) => {
   const { rowCount } = await tx.query(
-    `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position, as_of)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO kb_receipts (id, workspace_id, kind, query, mode, actor, actor_id, at, position, as_of, token)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
     [
       r.id,
       r.workspaceId,
@@ -96,6 +99,7 @@ const keepReceipt = async (tx: Client, r: Receipt) => {
       r.at,
       r.position,
       r.asOf ?? null,
+      r.token ?? null,
     ],
   )
   if (!rowCount || r.results.length === 0) return

@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../adapters/db'
 import { openEventStore } from '../adapters/eventstore'
 import type { ChainReport } from '../adapters/eventstore/chain'
 import { createLogger } from '../adapters/logger'
+import { ReceiptKeys } from '../adapters/receiptKeys'
 import { loadConfig } from '../app/config'
 import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
@@ -20,7 +21,7 @@ import { streamCandidates } from '../commands/streams'
 
 const usage =
   'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace ' +
-  '<id>] | kb verify-chain [--workspace <id>] | kb --help'
+  '<id>] | kb verify-chain [--workspace <id>] | kb receipt-keys list|rotate|remove <id> | kb --help'
 
 const help = `kb: the operator's command line of the knowledge-base service
 
@@ -29,6 +30,8 @@ const help = `kb: the operator's command line of the knowledge-base service
   kb stream <streamId>              a stream's events, one JSON object a line
   kb reembed [--workspace <id>]     after an embedding-model change: new vectors, swapped in at once
   kb verify-chain [--workspace <id>] check the hash chain of the events; names the first broken event
+  kb receipt-keys list|rotate       the keys answer receipts are signed with; rotate makes a new one sign
+  kb receipt-keys remove <id>       an older key's receipts are no longer checkable
   kb --help                         this text
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
@@ -42,7 +45,17 @@ only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refu
 chain), 2 a mistake.
 `
 
-const COMMANDS = ['projections status', 'projections rebuild', 'stream', 'reembed', 'verify-chain', '--help']
+const COMMANDS = [
+  'projections status',
+  'projections rebuild',
+  'stream',
+  'reembed',
+  'verify-chain',
+  'receipt-keys list',
+  'receipt-keys rotate',
+  'receipt-keys remove',
+  '--help',
+]
 
 // Help needs nothing else: not even a valid configuration.
 if (['--help', '-h', 'help'].includes(process.argv[2] ?? '')) {
@@ -84,7 +97,11 @@ const requestOf = (args: string[]): Request => {
     return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
   if (a === 'verify-chain' && (b === undefined || (b === '--workspace' && c)))
     return { method: 'POST', path: '/api/v1/admin/verify-chain', body: c ? { workspaceId: c } : {} }
-  const asked = a === 'projections' ? `${a} ${b ?? ''}`.trim() : (a ?? '')
+  if (a === 'receipt-keys' && b === 'list') return { method: 'GET', path: '/api/v1/admin/receipt-keys' }
+  if (a === 'receipt-keys' && b === 'rotate') return { method: 'POST', path: '/api/v1/admin/receipt-keys' }
+  if (a === 'receipt-keys' && b === 'remove' && c)
+    return { method: 'DELETE', path: `/api/v1/admin/receipt-keys/${encodeURIComponent(c)}` }
+  const asked = a === 'projections' || a === 'receipt-keys' ? `${a} ${b ?? ''}`.trim() : (a ?? '')
   const known = COMMANDS.some((command) => command === asked || command.startsWith(`${asked} `))
   return die(
     known || !asked ? usage : `kb: unknown command "${asked}"; did you mean "${closest(asked, COMMANDS)}"?\n${usage}`,
@@ -171,6 +188,17 @@ const direct = async (args: string[]) => {
       await new ProjectionRunner(db, store, projectors, log).catchUp()
       return { reembedded: reports }
     }
+    if (a === 'receipt-keys') {
+      const keys = await ReceiptKeys.open(db)
+      if (b === 'rotate') return { id: await keys.rotate(), keys: await keys.list() }
+      if (b === 'remove') {
+        const outcome = await keys.remove(c)
+        if (outcome !== 'removed')
+          refuse(outcome === 'signing' ? 'the signing key cannot be removed; rotate first' : `no receipt key ${c}`)
+        return { removed: true, id: c }
+      }
+      return { keys: await keys.list() }
+    }
     if (a === 'verify-chain')
       return store.verifyChain ? await store.verifyChain(c) : refuse('the event store in use keeps no hash chain')
     for (const streamId of streamCandidates(b)) {
@@ -211,6 +239,12 @@ const print = (args: string[], data: any) => {
     process.stdout.write(`verified ${report.verified} events; ${report.cut} cut by deletions, their hashes kept\n`)
     const b = report.broken
     if (b) failure(`broken at position ${b.position} (stream ${b.streamId}, revision ${b.revision}): ${b.reason}`)
+    return
+  }
+  if (args[0] === 'receipt-keys') {
+    if (data.removed) process.stdout.write(`removed receipt key ${data.id}\n`)
+    for (const k of data.keys ?? [])
+      process.stdout.write(`${k.id}  created ${k.createdAt}${k.signing ? '  signing' : ''}\n`)
     return
   }
   if (args[1] === 'status') {

@@ -97,4 +97,41 @@ export const operatorRoutes: AnyRoute[] = [
       return fail('NOT_FOUND', `no stream ${params.streamId}`)
     },
   }),
+  route({
+    method: 'get',
+    path: '/api/v1/admin/receipt-keys',
+    tag: 'operators',
+    auth: 'admin',
+    summary: 'The keys answer receipts are signed with: ids and ages, the signing one last (never the secrets)',
+    uses: ['receiptKeys'],
+    handler: async (_input, { receiptKeys }) => E.right({ data: { keys: await receiptKeys.list() } }),
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/admin/receipt-keys',
+    tag: 'operators',
+    auth: 'admin',
+    summary: 'Rotate: a new key signs from now on; receipts signed by the older keys stay checkable',
+    uses: ['receiptKeys'],
+    handler: async (_input, { receiptKeys }) => {
+      const id = await receiptKeys.rotate()
+      return E.right({ data: { id, keys: await receiptKeys.list() }, status: 201 })
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/api/v1/admin/receipt-keys/:id',
+    tag: 'operators',
+    auth: 'admin',
+    summary: 'Remove an older key: the receipts it signed are no longer checkable (the signing key stays)',
+    params: t.type({ id: c.string(1, 100) }),
+    uses: ['receiptKeys'],
+    handler: async ({ params }, { receiptKeys }) => {
+      const outcome = await receiptKeys.remove(params.id)
+      if (outcome === 'unknown') return fail('NOT_FOUND', `no receipt key ${params.id}`)
+      if (outcome === 'signing')
+        return fail('CONFLICT', 'the signing key cannot be removed; rotate first', ['id: is the signing key'])
+      return E.right({ data: { removed: true, id: params.id } })
+    },
+  }),
 ]

@@ -32,7 +32,8 @@ export const receiptRoutes: AnyRoute[] = [
     summary:
       'What a search answer served (query, mode, who, when, each result with its version and hash), and whether ' +
       'each result is still current, changed since (with a diff) or deleted',
-    params: t.type({ id: c.id }),
+    // A signed token (up to 50 results: about 3 kB), or a record's id.
+    params: t.type({ id: c.string(1, 8000) }),
     response: {
       type: 'object',
       properties: {
@@ -43,12 +44,18 @@ export const receiptRoutes: AnyRoute[] = [
         actor: { type: 'object' },
         at: { type: 'string', format: 'date-time' },
         position: { type: 'integer' },
+        asOf: { type: 'integer' },
+        recorded: {
+          type: 'boolean',
+          description:
+            "Whether the search's record (query, mode, who) has reached the log; a token is checked without it",
+        },
         results: { type: 'array', items: result },
       },
     },
-    uses: ['db', 'store'],
-    handler: async ({ identity, params }, { db, store }) => {
-      const receipt = await readReceipt({ db: db.pool, store }, memberOf(identity).workspaceId, params.id)
+    uses: ['db', 'store', 'receiptKeys'],
+    handler: async ({ identity, params }, { db, store, receiptKeys }) => {
+      const receipt = await readReceipt({ db: db.pool, store, receiptKeys }, memberOf(identity).workspaceId, params.id)
       return receipt ? E.right({ data: receipt }) : fail('NOT_FOUND', 'receipt not found')
     },
   }),

@@ -158,7 +158,7 @@ export const searchRoutes: AnyRoute[] = [
     // compact: each result's title, citation, score and matching sentences, as the agent tools answer.
     query: t.partial({ view: t.keyof({ full: null, compact: null }) }),
     response: SearchAnswer,
-    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations', 'runner', 'config'],
+    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations', 'receiptKeys', 'runner', 'config'],
     handler: async ({ body, query, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))

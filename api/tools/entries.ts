@@ -26,7 +26,6 @@ const KbSearchArguments = c.object(
 
 const kbSearch = defineTool({
   name: 'native:kb_search',
-  searches: true,
   description:
     "Search the workspace's knowledge entries (uploaded documents, web pages, text) before answering from memory. " +
     'Returns the best matches with their matching sentences and a citation for each.',

@@ -1,5 +1,4 @@
 import * as E from 'fp-ts/Either'
-import { settleCitations } from '../route'
 import { entryTools } from './entries'
 import { pageUndoTools } from './pageUndo'
 import { pageTools } from './pages'
@@ -11,9 +10,8 @@ export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export const tools: Tool[] = [...pageTools, ...proposalTools, ...pageUndoTools, ...entryTools]
 
-/** Runs a tool; a tool that reads first counts the searches still waiting (their citations show). */
+/** Runs a tool. */
 export const runTool = async <A, O>(deps: ToolDeps, tool: Tool<A, O>, ctx: ToolContext, args: A) => {
-  if (!tool.searches) await settleCitations(deps)
   // Encoded by the output codec: the answer has exactly the fields its outputSchema declares.
   return E.map((out: ToolOutput<O>) => ({ ...out, data: tool.output.encode(out.data) }))(
     await tool.run(deps, ctx, args),

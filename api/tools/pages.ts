@@ -235,7 +235,6 @@ export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, search
 
 const pageSearch = defineTool({
   name: 'native:page_search',
-  searches: true,
   description:
     'Search the brain pages (the team wiki agents and people write) before answering or writing. Returns the best ' +
     'matches with their matching sentences and the citation "<title> · v<version>" to quote.',

@@ -8,7 +8,7 @@ import { type ObjectSchema, inputSchemaOf, outputSchemaOf } from '../openapi'
 /** The services tools are given: the store to write, the read models, search's parts, the citation log. */
 export type ToolDeps = Pick<
   Deps,
-  'db' | 'store' | 'embedder' | 'textIndex' | 'vectors' | 'citations' | 'runner' | 'config'
+  'db' | 'store' | 'embedder' | 'textIndex' | 'vectors' | 'citations' | 'receiptKeys' | 'runner' | 'config'
 >
 
 /** Names of the services in ToolDeps, for the routes that run tools. */
@@ -19,6 +19,7 @@ export const TOOL_SERVICES = [
   'textIndex',
   'vectors',
   'citations',
+  'receiptKeys',
   'runner',
   'config',
 ] as const
@@ -67,8 +68,6 @@ export interface ToolSpec<A, O> {
   /** The answer's shape; what a tool answers is encoded by it, so the declared shape is the served one. */
   output: t.Type<O, unknown, unknown>
   run(deps: ToolDeps, ctx: ToolContext, args: A): Promise<E.Either<DomainError, ToolOutput<O>>>
-  /** A search: it records citations, so it does not wait for the pending ones to be counted. */
-  searches?: true
 }
 
 /** A tool, served over `POST /api/v1/tools/{name}/execute` and over MCP (without the `native:` prefix). */

@@ -41,7 +41,7 @@ test(
       assert.is(r.results[0].citation, 'Kubernetes upgrade runbook · v2')
       assert.is(r.results[0].version, 2)
     }
-    const page = ok(await svc.call('GET', `/api/v1/pages/${w.pageId}`, { token: m.token }))
+    const page = ok(await svc.call('GET', `/api/v1/pages/${w.pageId}?settle=true`, { token: m.token }))
     assert.is(page.citedCount, 3)
     const none = ok(await tool(svc.call, key, 'page_search', { query: 'zzqx unheard of', mode: 'text', minScore: 0 }))
     assert.equal(none.results, [])

@@ -150,7 +150,7 @@ test(
     } finally {
       await client.close()
     }
-    const page = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.drifted}`, { token: ctx.m.token }))
+    const page = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.drifted}?settle=true`, { token: ctx.m.token }))
     assert.is(page.citedCount, 1, 'a serve through the pack is a citation')
     assert.equal([page.version, page.verification.state], [2, 'changed_since_verified'])
   },
@@ -172,8 +172,9 @@ test(
     'one event',
   async (ctx) => {
     const events = await pageSearchEvents(ctx)
-    const cited = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
-      .citedCount as number
+    const cited = ok(
+      await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}?settle=true`, { token: ctx.m.token }),
+    ).citedCount as number
     const client = new Client({ name: 'flood', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${ctx.svc.url}/packs/acme-docs/mcp`)))
     let searches = 0
@@ -204,9 +205,11 @@ test(
     assert.is(page.status, 429)
     assert.ok(Number(page.headers.get('retry-after')) >= 1)
     assert.is((await page.json()).error.code, 'RATE_LIMITED')
-    // Nothing appended per call: the tally waits for its period (or, here, for a read that shows counts).
+    // Nothing appended per call: the tally waits for its period (or, here, for a read asked to settle).
     assert.is(await pageSearchEvents(ctx), events)
-    const after = ok(await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}`, { token: ctx.m.token }))
+    const after = ok(
+      await ctx.svc.call('GET', `/api/v1/pages/${ctx.pages.verified}?settle=true`, { token: ctx.m.token }),
+    )
     assert.is(after.citedCount, cited + searches, 'every serve is counted')
     assert.is(await pageSearchEvents(ctx), events + 1, 'in one event')
     // Each distinct answer has one receipt, kept with the tally: the same answer, the same receipt.

@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { readReceipt as readToken, signReceipt } from '../../commands/receiptToken'
+import { until } from '../helpers/until'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/brain'
@@ -26,23 +28,24 @@ test('a receipt of a search goes from current to changed (with a diff) to delete
   const answer = ok(
     await call('POST', '/api/v1/knowledge/search', { query: 'wombats burrows', mode: 'text', minScore: 0 }),
   )
-  // The receipt is in the log when the answer arrives: a crash right after cannot lose it.
-  const [recorded] = await svc.deps.store.readStream(`search-${answer.receipt.id}`)
-  assert.equal([recorded?.type, (recorded?.data as any)?.query], ['SearchServed', 'wombats burrows'])
   const [hit] = answer.results
   assert.is(hit.id, e.id)
   assert.is(hit.sha256, sha(hit.content))
   assert.is(typeof hit.version, 'number')
-  assert.match(answer.receipt.id, /^[0-9a-f-]{36}$/)
+  // A signed token; the search's record reaches the log after the answer (asked to settle, it is there).
+  assert.match(answer.receipt.id, /^[A-Za-z0-9_-]{80,}$/)
   assert.ok(answer.receipt.position > 0)
-  let receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`))
+  let receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}?settle=true`))
+  const [recorded] = await svc.deps.store.readStream(`search-${receipt.id}`)
+  assert.equal([recorded?.type, (recorded?.data as any)?.query], ['SearchServed', 'wombats burrows'])
   assert.equal(
-    [receipt.query, receipt.mode, receipt.kind, receipt.position],
-    ['wombats burrows', 'text', 'knowledge', answer.receipt.position],
+    [receipt.query, receipt.mode, receipt.kind, receipt.position, receipt.recorded],
+    ['wombats burrows', 'text', 'knowledge', answer.receipt.position, true],
   )
   assert.equal(receipt.actor, { kind: 'human', userId: m.userId })
   assert.equal(receipt.results, [
-    { entryId: e.id, version: hit.version, chunkIndex: 0, sha256: hit.sha256, status: 'current' },
+    // The receipt keeps the hash's first 16 bytes.
+    { entryId: e.id, version: hit.version, chunkIndex: 0, sha256: hit.sha256.slice(0, 32), status: 'current' },
   ])
   // A title change is not a change of what was served.
   ok(await call('PATCH', `/api/v1/knowledge/${e.id}`, { title: 'Wombats (renamed)' }))
@@ -78,7 +81,7 @@ test('agents get receipts from kb_search and page_search; a page receipt goes st
   const kb = ok(await tool(svc.call, key, 'kb_search', { query: 'numbats termites', mode: 'text', minScore: 0 }))
   assert.ok(kb.receipt.id && kb.receipt.position > 0)
   assert.is(kb.results[0].sha256.length, 64)
-  const byAgent = ok(await call('GET', `/api/v1/receipts/${kb.receipt.id}`))
+  const byAgent = ok(await call('GET', `/api/v1/receipts/${kb.receipt.id}?settle=true`))
   assert.equal(byAgent.actor, { kind: 'agent', client: 'helper-agent' })
   assert.is(byAgent.results[0].status, 'current')
 
@@ -152,7 +155,112 @@ test('another workspace: 404; a bad id: 400', async ({ svc, m }) => {
   )
   const other = await seedMember(svc.call, 'owner')
   expectError(await svc.call('GET', `/api/v1/receipts/${answer.receipt.id}`, { token: other.token }), 404, 'NOT_FOUND')
-  expectError(await svc.call('GET', `/api/v1/receipts/${'x'.repeat(300)}`, { token: m.token }), 400, 'VALIDATION_ERROR')
+  expectError(await svc.call('GET', `/api/v1/receipts/${'x'.repeat(300)}`, { token: m.token }), 404, 'NOT_FOUND')
+  expectError(
+    await svc.call('GET', `/api/v1/receipts/${'x'.repeat(9000)}`, { token: m.token }),
+    400,
+    'VALIDATION_ERROR',
+  )
+})
+
+/** An entry and a text search that serves it; answers the search's receipt token. */
+const servedReceipt = async (svc: TestService, m: Member, words: string) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const e = ok(await call('POST', '/api/v1/knowledge', { title: words, content: `${words}.`, source: 'text' }), 201)
+  const answer = ok(await call('POST', '/api/v1/knowledge/search', { query: words, mode: 'text', minScore: 0 }))
+  assert.is(answer.results[0].id, e.id)
+  return { entry: e, token: answer.receipt.id as string }
+}
+
+test('a receipt altered anywhere, signed by an unknown key, or of another workspace: 404, nothing told', async ({
+  svc,
+  m,
+}) => {
+  const { token } = await servedReceipt(svc, m, 'Kangaroos box')
+  const get = (t: string, as = m.token) => svc.call('GET', `/api/v1/receipts/${t}`, { token: as })
+  ok(await get(token))
+  // Every byte (each field: format, kind, key id, workspace, search id, position, moment, time, each
+  // result's id, version, chunk and hash, and the tag) flipped in turn.
+  const raw = Buffer.from(token, 'base64url')
+  for (let i = 0; i < raw.length; i++) {
+    const altered = Buffer.from(raw)
+    altered[i] ^= 0x01
+    const r = await get(altered.toString('base64url'))
+    assert.is(r.status, 404, `byte ${i}: ${JSON.stringify(r.body)}`)
+    assert.equal(r.body.error, { code: 'NOT_FOUND', message: 'receipt not found' })
+  }
+  // A well-formed claim signed by a key this service does not have.
+  const claim = { ...readToken(token)!, workspaceId: m.workspaceId }
+  const forged = signReceipt({ ...claim, keyId: 'zzzz' }, randomBytes(32))
+  expectError(await get(forged.token), 404, 'NOT_FOUND')
+  const stolen = signReceipt(claim, randomBytes(32))
+  expectError(await get(stolen.token), 404, 'NOT_FOUND')
+  const other = await seedMember(svc.call, 'owner')
+  expectError(await get(token, other.token), 404, 'NOT_FOUND')
+})
+
+test('a rotated key: new receipts are signed by the new one, older ones stay checkable until their key goes', async ({
+  svc,
+  m,
+}) => {
+  const before = await servedReceipt(svc, m, 'Wallabies graze')
+  const admin = (method: string, path: string) => svc.call(method, path, { token: ADMIN })
+  const oldKey = readToken(before.token)!.keyId
+  const rotated = ok(await admin('POST', '/api/v1/admin/receipt-keys'), 201)
+  assert.is.not(rotated.id, oldKey)
+  assert.equal(rotated.keys.map((k: any) => [k.id, k.signing]).slice(-2), [
+    [oldKey, false],
+    [rotated.id, true],
+  ])
+  const after = await servedReceipt(svc, m, 'Possums climb')
+  assert.is(readToken(after.token)!.keyId, rotated.id)
+  const check = (t: string) => svc.call('GET', `/api/v1/receipts/${t}`, { token: m.token })
+  assert.is(ok(await check(before.token)).results[0].status, 'current')
+  assert.is(ok(await check(after.token)).results[0].status, 'current')
+  expectError(await admin('DELETE', `/api/v1/admin/receipt-keys/${rotated.id}`), 409, 'CONFLICT')
+  ok(await admin('DELETE', `/api/v1/admin/receipt-keys/${oldKey}`))
+  expectError(await check(before.token), 404, 'NOT_FOUND')
+  assert.is(ok(await check(after.token)).results[0].status, 'current')
+  expectError(await admin('DELETE', `/api/v1/admin/receipt-keys/${oldKey}`), 404, 'NOT_FOUND')
+})
+
+test('a search answers while the log refuses appends; its receipt checks out, and its record lands later', async ({
+  svc,
+  m,
+}) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const e = ok(
+    await call('POST', '/api/v1/knowledge', { title: 'Emus', content: 'Emus run fast.', source: 'text' }),
+    201,
+  )
+  const store = svc.deps.store
+  const append = store.append
+  let refused = 0
+  store.append = async () => {
+    refused++
+    throw new Error('the event store refuses appends (test)')
+  }
+  let answer: any
+  try {
+    answer = ok(await call('POST', '/api/v1/knowledge/search', { query: 'emus run', mode: 'text', minScore: 0 }))
+    assert.is(answer.results[0].id, e.id)
+    const receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}`))
+    assert.equal(
+      [receipt.recorded, receipt.query, receipt.results.map((r: any) => r.status)],
+      [false, undefined, ['current']],
+    )
+    await until('the record tried', () => refused > 0)
+  } finally {
+    store.append = append
+  }
+  const claim = readToken(answer.receipt.id)!
+  await until('the record appended once the log takes it', async () => {
+    const events = await store.readStream(`search-${claim.searchId}`)
+    return events.length === 1
+  })
+  const receipt = ok(await call('GET', `/api/v1/receipts/${answer.receipt.id}?settle=true`))
+  assert.equal([receipt.recorded, receipt.query], [true, 'emus run'])
+  assert.is(ok(await call('GET', `/api/v1/knowledge/${e.id}?settle=true`)).citedCount, 1)
 })
 
 test.run()

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto'
+import { type Database, type Queryable, inTransaction } from './db'
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS kb_receipt_keys (
+  id text PRIMARY KEY, secret bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT clock_timestamp())`
+const LOCK = 7_300_011
+/** Another process may have rotated: the newest key is looked up again after this long. */
+const REFRESH_MS = 60_000
+
+export interface ReceiptKey {
+  id: string
+  secret: Buffer
+  createdAt: Date
+}
+
+/**
+ * The keys answer receipts are signed with, kept in the database so that every process of a
+ * deployment signs and checks alike. The newest key signs; every key still here checks the
+ * receipts it signed, so a rotation leaves older receipts checkable until their key is removed.
+ */
+export class ReceiptKeys {
+  private keys = new Map<string, ReceiptKey>()
+  private newest?: ReceiptKey
+  private loadedAt = 0
+
+  private constructor(private readonly db: Queryable) {}
+
+  /** Opens the key set, making its first key when there is none. */
+  static async open(db: Database) {
+    await inTransaction(db.pool, async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK])
+      await tx.query(SCHEMA)
+      const { rows } = await tx.query('SELECT 1 FROM kb_receipt_keys LIMIT 1')
+      if (rows.length === 0) await insertKey(tx)
+    })
+    const keys = new ReceiptKeys(db.pool)
+    await keys.load()
+    return keys
+  }
+
+  private async load() {
+    const { rows } = await this.db.query<{ id: string; secret: Buffer; created_at: Date }>(
+      'SELECT id, secret, created_at FROM kb_receipt_keys ORDER BY created_at, id',
+    )
+    this.keys = new Map(rows.map((r) => [r.id, { id: r.id, secret: r.secret, createdAt: r.created_at }]))
+    this.newest = [...this.keys.values()].at(-1)
+    this.loadedAt = Date.now()
+  }
+
+  /** The key that signs now. */
+  async signing(): Promise<ReceiptKey> {
+    if (!this.newest || Date.now() - this.loadedAt > REFRESH_MS) await this.load()
+    if (!this.newest) throw new Error('no receipt key: rotate one in (kb receipt-keys rotate)')
+    return this.newest
+  }
+
+  /** A key by its id (looked up again once when this process has not seen it), or undefined. */
+  async byId(id: string): Promise<ReceiptKey | undefined> {
+    if (!this.keys.has(id)) await this.load()
+    return this.keys.get(id)
+  }
+
+  /** Makes a new key the signing one; the older keys still check what they signed. Answers its id. */
+  async rotate(): Promise<string> {
+    const id = await insertKey(this.db)
+    await this.load()
+    return id
+  }
+
+  /** Removes a key: the receipts it signed are no longer checkable. The signing key cannot be removed. */
+  async remove(id: string): Promise<'removed' | 'signing' | 'unknown'> {
+    await this.load()
+    if (this.newest?.id === id) return 'signing'
+    const { rowCount } = await this.db.query('DELETE FROM kb_receipt_keys WHERE id = $1', [id])
+    await this.load()
+    return rowCount ? 'removed' : 'unknown'
+  }
+
+  /** The keys' ids and ages, newest (signing) last; never their secrets. */
+  async list() {
+    await this.load()
+    return [...this.keys.values()].map((k) => ({
+      id: k.id,
+      createdAt: k.createdAt.toISOString(),
+      signing: k.id === this.newest?.id,
+    }))
+  }
+}
+
+const insertKey = async (q: Queryable) => {
+  const id = randomBytes(2).toString('hex')
+  await q.query('INSERT INTO kb_receipt_keys (id, secret) VALUES ($1, $2)', [id, randomBytes(32)])
+  return id
+}
