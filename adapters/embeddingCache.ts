@@ -14,6 +14,13 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (model, text_hash)
 );
+CREATE TABLE IF NOT EXISTS embedding_pending (
+  model text NOT NULL,
+  text_hash text NOT NULL,
+  text text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (model, text_hash)
+);
 `
 
 /** What is embedded for a chunk: its entry's title gives the passage its subject. */
@@ -45,6 +52,26 @@ export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: st
       [embedder.model, missing.map(([h]) => h), float4Array(vectors)],
     )
   }
+  return hashes
+}
+
+/**
+ * For a projection, which never calls the model: the texts' hashes, for its rows to read their
+ * vectors from the cache (`cachedVector`). A text the cache lacks gets no vector now; it is recorded
+ * as pending, and the embedding filler (workers/embeddings.ts) embeds it off every transaction and
+ * fills the rows in.
+ */
+export const cachedOrPending = async (q: Queryable, model: string, texts: string[]): Promise<string[]> => {
+  if (texts.length === 0) return []
+  const hashes = texts.map(hashOf)
+  const distinct = [...new Map(hashes.map((h, i) => [h, texts[i]] as const))]
+  await q.query(
+    `INSERT INTO embedding_pending (model, text_hash, text)
+     SELECT $1, u.h, u.t FROM unnest($2::text[], $3::text[]) AS u(h, t)
+     WHERE NOT EXISTS (SELECT 1 FROM embedding_cache c WHERE c.model = $1 AND c.text_hash = u.h)
+     ON CONFLICT DO NOTHING`,
+    [model, distinct.map(([h]) => h), distinct.map(([, t]) => t)],
+  )
   return hashes
 }
 

@@ -20,6 +20,7 @@ import { ParserPool } from '../ingestion/parserPool'
 import { startWebhookDelivery } from '../workers/webhooks'
 import { startSyncScheduler } from '../workers/sync'
 import { startMaintenance } from '../workers/maintenance'
+import { startEmbeddingFiller } from '../workers/embeddings'
 import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from '../api/app'
 import { CredentialCache } from '../api/credentials'
@@ -73,7 +74,11 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         // A rebuild the last holder left half done is dropped; only the holder rebuilds.
         await dropShadowSchemas(db)
         await runner.start()
+        const filler = startEmbeddingFiller(db, embedder, log)
+        const offWritten = ['chunks', 'page-index'].map((name) => runner.onWritten(name, filler.kick))
         return async () => {
+          for (const off of offWritten) off()
+          await filler.stop()
           await runner.stop()
           // Lost the lease: follow whoever takes it (a failure here is retried by the next takeover or restart).
           if (!closing)

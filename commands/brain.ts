@@ -16,6 +16,7 @@ import {
   revertPage,
   versionContent,
   writePage,
+  type PageDeps,
 } from './pages'
 import { proposedContent } from '../queries/pages'
 import { nameKey } from './reservations'
@@ -110,12 +111,13 @@ const APPEND_WAIT_MS = 10_000
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
 export const writeBrainPage = async (
-  store: EventStore,
+  deps: PageDeps,
   ctx: CommandContext,
   input: PageWriteInput,
   attempt = 0,
   since = Date.now(),
 ): Result<PageWriteOutcome> => {
+  const { store } = deps
   if (input.mode === 'create' && input.expectedVersion !== undefined) {
     return fail('VALIDATION_ERROR', 'the request is not valid', [
       'expectedVersion: a create makes version 1; expectedVersion guards append and replace',
@@ -141,12 +143,12 @@ export const writeBrainPage = async (
   if (input.author.kind === 'agent' && target?.writePolicy === 'hold_for_review')
     return propose(store, ctx, input, found, collectionId!)
   const written = found
-    ? await writePage(store, ctx, {
+    ? await writePage(deps, ctx, {
         ...input,
         pageId: found.id,
         mode: input.mode === 'create' ? 'replace' : input.mode,
       })
-    : await createPage(store, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
+    : await createPage(deps, ctx, { ...input, title: input.title ?? '', ...(collectionId ? { collectionId } : {}) })
   // Appends creating the same page at once: the others append to the page the first made, once
   // it exists (its title is reserved a moment before its first version is written).
   if (
@@ -157,7 +159,7 @@ export const writeBrainPage = async (
     Date.now() - since < APPEND_WAIT_MS
   ) {
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
-    return writeBrainPage(store, ctx, input, attempt + 1, since)
+    return writeBrainPage(deps, ctx, input, attempt + 1, since)
   }
   return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(written)
 }
@@ -168,10 +170,11 @@ export const writeBrainPage = async (
  * refused if one of them is someone else's.
  */
 export const revertAsAgent = async (
-  store: EventStore,
+  deps: PageDeps,
   ctx: CommandContext,
   input: { workspaceId: string; pageId: string; version: number; expectedVersion?: number; author: Author },
 ): Result<PageWriteOutcome> => {
+  const { store } = deps
   const found = await resolve(store, { ...input, mode: 'replace', content: '' })
   if (!found) return fail('NOT_FOUND', 'page not found', ['pageId: no such page in this workspace'])
   const { collectionId } = found.state
@@ -189,7 +192,7 @@ export const revertAsAgent = async (
   // An agent without a key (none today) undoes nothing of anyone's.
   const keyId = input.author.kind === 'agent' ? (input.author.keyId ?? '') : undefined
   const reverted = await revertPage(
-    store,
+    deps,
     ctx,
     input.workspaceId,
     found.id,

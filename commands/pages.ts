@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { appended, changeSize } from '../adapters/diff'
+import type { Queryable } from '../adapters/db'
+import { embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
+import type { Embedder } from '../adapters/embedders/port'
 import type { EventStore } from '../adapters/eventstore/port'
+import { PAGE_EMBED_CHARS } from '../projections/pageIndex'
 import { type Author, type PageCommand, type PageEvent, type PageState, type Person, page } from '../domain/page'
 import { reservation } from '../domain/reservation'
 import { type DomainError, fail } from '../domain/shared'
@@ -10,6 +14,31 @@ import { nameKey, release, reserve } from './reservations'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** What writing a version takes: the log, and the model and cache that embed the version before it is written. */
+export interface PageDeps {
+  store: EventStore
+  db: Queryable
+  embedder: Embedder
+}
+
+/** The page services out of a handler's (the database as its pool). */
+export const pageDeps = (deps: { store: EventStore; db: { pool: Queryable }; embedder: Embedder }): PageDeps => ({
+  store: deps.store,
+  db: deps.db.pool,
+  embedder: deps.embedder,
+})
+
+/**
+ * A version's vector, made before its event is appended: the page index only reads it from the
+ * cache, so no projection transaction waits for the model. A model that fails here does not fail
+ * the write: the index records the vector as missing and it is filled in later.
+ */
+const embedVersion = async (deps: PageDeps, title: string, content: string) => {
+  await ensureEmbedded(deps.db, deps.embedder, [embeddingInput(title, content.slice(0, PAGE_EMBED_CHARS))]).catch(
+    () => undefined,
+  )
+}
 
 /** A page's content, whole, may not grow past this (an append that would is refused). */
 export const PAGE_MAX_CHARS = 500_000
@@ -56,10 +85,12 @@ export interface CreatePageInput {
   approvedBy?: Person
 }
 
-export const createPage = async (store: EventStore, ctx: CommandContext, input: CreatePageInput): Result<Written> => {
+export const createPage = async (deps: PageDeps, ctx: CommandContext, input: CreatePageInput): Result<Written> => {
+  const { store } = deps
   const pageId = input.pageId ?? randomUUID()
   const title = input.title.trim()
   if (input.content.length > PAGE_MAX_CHARS) return tooLong(input.content.length)
+  await embedVersion(deps, title, input.content)
   if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), nameKey(title), pageId, streams.page))) {
     return fail('CONFLICT', `a page titled "${title}" already exists`, [`title: "${title}" is taken`])
   }
@@ -88,13 +119,22 @@ export const createPage = async (store: EventStore, ctx: CommandContext, input: 
   return E.map((h: { position: number }) => ({ pageId, title, version: 1, ...size, position: h.position }))(done)
 }
 
-/** Sends a command built from the page's current state; answers the version written (or already there). */
+/**
+ * Sends a command built from the page's current state; answers the version written (or already
+ * there). The version the state read now would give is embedded first (a concurrent write may
+ * change it: the index then fills its vector in later).
+ */
 const writeWith = async (
-  store: EventStore,
+  deps: PageDeps,
   ctx: CommandContext,
   pageId: string,
   build: (state: PageState) => E.Either<DomainError, PageCommand>,
 ): Result<Written> => {
+  const { store } = deps
+  const now = (await load(store, streams.page(pageId), page)).state
+  const planned = build(now)
+  if (now.status === 'active' && E.isRight(planned) && 'content' in planned.right.data)
+    await embedVersion(deps, now.title, planned.right.data.content)
   let seen: PageState = page.initialState()
   const done = await handle(
     store,
@@ -134,8 +174,8 @@ export interface WritePageInput {
 }
 
 /** Appends a version: the content appended to the latest, or replacing it. Nothing is overwritten. */
-export const writePage = (store: EventStore, ctx: CommandContext, input: WritePageInput): Result<Written> =>
-  writeWith(store, ctx, input.pageId, (state) => {
+export const writePage = (deps: PageDeps, ctx: CommandContext, input: WritePageInput): Result<Written> =>
+  writeWith(deps, ctx, input.pageId, (state) => {
     const { workspaceId, pageId, mode, content, author, expectedVersion, proposalId, approvedBy } = input
     const before = state.status === 'none' ? '' : state.content
     const after = mode === 'append' ? appended(before, content) : content
@@ -169,7 +209,7 @@ export const versionContent = async (store: EventStore, pageId: string, state: P
 
 /** A new version restoring the content of `version`; the history stays as it was. */
 export const revertPage = async (
-  store: EventStore,
+  deps: PageDeps,
   ctx: CommandContext,
   workspaceId: string,
   pageId: string,
@@ -180,9 +220,10 @@ export const revertPage = async (
   ownWritesOf?: string,
 ): Result<Written> => {
   // Versions never change: the content read before the command is still that version's.
+  const { store } = deps
   const restored =
     (await versionContent(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
-  return writeWith(store, ctx, pageId, (state) => {
+  return writeWith(deps, ctx, pageId, (state) => {
     const before = state.status === 'none' ? '' : state.content
     return E.right({
       type: 'RevertPage',

@@ -5,7 +5,7 @@ import { proposal } from '../domain/proposal'
 import { type DomainError, fail } from '../domain/shared'
 import { activeCollection } from './collections'
 import { type CommandContext, handle, load } from './handle'
-import { createPage, writePage } from './pages'
+import { type PageDeps, createPage, writePage } from './pages'
 import { streams } from './streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -21,13 +21,14 @@ const loadProposal = async (store: EventStore, workspaceId: string, proposalId: 
  * newer versions stay in the history). A retried approval publishes nothing twice.
  */
 export const approveProposal = async (
-  store: EventStore,
+  deps: PageDeps,
   ctx: CommandContext,
   workspaceId: string,
   proposalId: string,
   by: Person,
   confirm: boolean,
 ): Result<{ proposalId: string; status: 'approved'; pageId: string; version: number }> => {
+  const { store } = deps
   const state = await loadProposal(store, workspaceId, proposalId)
   if (!state) return fail('NOT_FOUND', 'proposal not found')
   if (state.status !== 'pending')
@@ -45,7 +46,7 @@ export const approveProposal = async (
     // A collection deleted since leaves its pages outside any collection, this one too.
     const collectionId =
       p.collectionId && (await activeCollection(store, workspaceId, p.collectionId)) ? p.collectionId : undefined
-    written = await createPage(store, ctx, {
+    written = await createPage(deps, ctx, {
       workspaceId,
       pageId: p.pageId,
       title: p.title,
@@ -68,7 +69,7 @@ export const approveProposal = async (
         [`currentVersion: ${live.version}`, `baseVersion: ${p.baseVersion}`],
       )
     }
-    written = await writePage(store, ctx, {
+    written = await writePage(deps, ctx, {
       workspaceId,
       pageId: p.pageId,
       mode: p.mode === 'append' ? 'append' : 'replace',

@@ -136,7 +136,7 @@ const run = async (deps: UndoDeps, ctx: CommandContext, workspaceId: string, by:
   if (item.kind === 'page')
     return item.action === 'delete'
       ? deletePage(deps.store, ctx, workspaceId, item.id)
-      : revertPage(deps.store, ctx, workspaceId, item.id, item.toVersion!, by)
+      : revertPage(deps, ctx, workspaceId, item.id, item.toVersion!, by)
   if (item.action === 'delete')
     return deleteEntry(deps.store, ctx, workspaceId, item.id, by.kind === 'human' ? by.userId : 'undo', deps.files)
   // The fields an update sets, then the metadata whole: keys the actor added do not survive a merge.

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import type { Client } from '../adapters/db'
-import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
+import { cachedOrPending, cachedVector, embeddingInput } from '../adapters/embeddingCache'
 import type { Embedder } from '../adapters/embedders/port'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
@@ -43,7 +43,7 @@ export const CHUNK_STATS = 'kb_chunk'
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 9,
+  version: 10,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
@@ -71,8 +71,11 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
-      model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      model text, text_hash text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
     ${historyDdl('kb_passages', 'entry_id', 'id')}
+    CREATE INDEX kb_passages_unembedded ON kb_passages (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
+    CREATE INDEX kb_passages_history_unembedded ON kb_passages_history (text_hash)
+      WHERE embedding IS NULL AND model IS NOT NULL;
     CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
     ${vectors ? hnswIndexDdl('kb_passages') + hnswIndexDdl('kb_passages_history') : ''}
     ${termStatsSchema(CHUNK_STATS)}
@@ -269,16 +272,16 @@ const writeChunks = async (
   )
   const passages = entryPassages(content, spans, embedder.passageWords)
   const hashes = embed
-    ? await ensureEmbedded(
+    ? await cachedOrPending(
         tx,
-        embedder,
+        embedder.model,
         passages.map((p) => embeddingInput(title, p.text)),
       )
     : []
   await tx.query(
     `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled,
-      source, category, tags, model, embedding)
-     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2,
+      source, category, tags, model, text_hash, embedding)
+     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, h,
        ${cachedVector('$2', 'h', pgvector)}
      FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(n, ci, so, eo, c, h)
      JOIN kb_chunk_entries x ON x.entry_id = $1`,
@@ -315,13 +318,13 @@ const writeVectors = async (
     [arg],
   )
   if (rows.length === 0) return
-  const hashes = await ensureEmbedded(
+  const hashes = await cachedOrPending(
     tx,
-    embedder,
+    embedder.model,
     rows.map((r) => embeddingInput(r.title, r.content)),
   )
   await tx.query(
-    `UPDATE kb_passages${suffix} p SET model = $1, embedding = ${cachedVector('$1', 'u.h', pgvector)}
+    `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h, embedding = ${cachedVector('$1', 'u.h', pgvector)}
      FROM unnest($2::tid[], $3::text[]) AS u(id, h) WHERE p.ctid = u.id`,
     [embedder.model, rows.map((r) => r.id), hashes],
   )

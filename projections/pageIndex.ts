@@ -1,5 +1,5 @@
 import type { Client } from '../adapters/db'
-import { cachedVector, embeddingInput, ensureEmbedded } from '../adapters/embeddingCache'
+import { cachedOrPending, cachedVector, embeddingInput } from '../adapters/embeddingCache'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
@@ -21,7 +21,7 @@ export const PAGE_STATS = 'kb_page'
  */
 export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'page-index',
-  version: 4,
+  version: 5,
   tables: ['kb_page_index', 'kb_page_index_pages', `${PAGE_STATS}_terms`, `${PAGE_STATS}_fields`],
   schema: `
     CREATE TABLE kb_page_index (
@@ -29,8 +29,10 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         collection_id text,
       title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL,
         pinned boolean NOT NULL,
-      tf jsonb NOT NULL, len integer NOT NULL, model text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      tf jsonb NOT NULL, len integer NOT NULL, model text, text_hash text,
+      embedding ${vectors ? 'vector(1536)' : 'real[]'});
     CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
+    CREATE INDEX kb_page_index_unembedded ON kb_page_index (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
     ${vectors ? hnswIndexDdl('kb_page_index') : ''}
     ${textIndex.indexDdl('kb_page_index', 'searchable_text')}
     CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL,
@@ -54,7 +56,8 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           pageId,
         ])
         if (!rows[0]) return
-        const [hash] = await ensureEmbedded(tx, embedder, [
+        // The command embedded the version before writing it; a miss is filled in later, never here.
+        const [hash] = await cachedOrPending(tx, embedder.model, [
           embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS)),
         ])
         await countTerms(
@@ -62,10 +65,10 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           PAGE_STATS,
           `added AS (
             INSERT INTO kb_page_index (id, page_id, version, workspace_id, collection_id, title, content,
-              searchable_text, latest, pinned, tf, len, model, embedding)
+              searchable_text, latest, pinned, tf, len, model, text_hash, embedding)
             SELECT $1 || ':' || $2::int, $1, $2::int, workspace_id, collection_id, title, $3, $4,
               NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND version > $2::int), false, t.tf,
-              ${lenSql('t.tf')}, $5, ${cachedVector('$5', '$6', vectors)}
+              ${lenSql('t.tf')}, $5, $6, ${cachedVector('$5', '$6', vectors)}
             FROM kb_page_index_pages, (SELECT ${tfSql('$4::text')} AS tf) t WHERE page_id = $1 ON CONFLICT DO NOTHING
             RETURNING workspace_id, tf, len)`,
           pageFields('added', 1),

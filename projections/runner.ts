@@ -13,6 +13,13 @@ import { BATCH, type Projector, ProjectionError, applyBatch, handles, installPro
  */
 const IDLE_CHECKPOINT_MS = 1000
 
+/**
+ * A batch's transaction holds the database (PGlite's one connection) from reads: a batch is
+ * applied in slices, each its own transaction, sized from the time events took lately so that
+ * each commits within this long (an event that alone takes longer is a slice of one).
+ */
+const SLICE_MS = 20
+
 export interface ProjectorStatus {
   name: string
   /** following: another process runs it; this one follows its position (process roles). */
@@ -131,13 +138,28 @@ export class ProjectionRunner {
       } catch (error) {
         this.log.error({ err: error }, 'projections could not read the log; retrying')
       }
-      if (events.length > 0) await this.applyAll(running, events)
+      if (events.length > 0) await this.applySliced(events)
       // Also under constant writes: a process that follows by the rows sees idle projectors move on.
       if (Date.now() - this.idleSavedAt >= IDLE_CHECKPOINT_MS) await this.saveIdleCheckpoints(running)
       if (events.length < BATCH) await idle
     }
     await this.saveIdleCheckpoints(this.projectors.filter((p) => this.status.get(p.name)!.state === 'running'))
     for (const s of this.status.values()) if (s.state === 'running') s.state = 'stopped'
+  }
+
+  /** Time an event took to apply, lately (ms): it sizes the slices. */
+  private msPerEvent = 1
+
+  private async applySliced(events: RecordedEvent[]) {
+    for (let i = 0; i < events.length && !this.stopping; ) {
+      const running = this.projectors.filter((p) => this.status.get(p.name)!.state === 'running')
+      if (running.length === 0) return
+      const n = Math.min(events.length - i, Math.max(1, Math.floor(SLICE_MS / this.msPerEvent)))
+      const started = performance.now()
+      await this.applyAll(running, events.slice(i, i + n))
+      this.msPerEvent = 0.5 * this.msPerEvent + 0.5 * ((performance.now() - started) / n)
+      i += n
+    }
   }
 
   private async applyAll(running: Projector[], events: RecordedEvent[]) {

@@ -11,6 +11,7 @@ import type { Database } from '../../adapters/db'
 import { type AnyRoute, readBack, route } from '../route'
 import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../../queries/pages'
 import { personOf } from './pages'
+import { pageDeps } from '../../commands/pages'
 
 const IdParam = t.type({ id: c.id })
 const Fields = { description: c.string(0, 500), writePolicy: WritePolicy }
@@ -157,11 +158,11 @@ export const collectionRoutes: AnyRoute[] = [
     summary: 'Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true }',
     params: IdParam,
     body: c.exact({ confirm: t.boolean }),
-    uses: ['db', 'store'],
+    uses: ['db', 'store', 'embedder'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const approved = await approveProposal(
-        deps.store,
+        pageDeps(deps),
         command,
         workspaceId,
         params.id,

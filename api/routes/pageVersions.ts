@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { changeSize, unifiedDiff } from '../../adapters/diff'
-import { revertPage } from '../../commands/pages'
+import { pageDeps, revertPage } from '../../commands/pages'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
@@ -105,11 +105,11 @@ export const pageVersionRoutes: AnyRoute[] = [
     summary: 'A new version restoring the content of { version }; the history is untouched',
     params: IdParam,
     body: c.object({ version: VersionNumber }, { expectedVersion: VersionNumber }),
-    uses: ['db', 'store'],
+    uses: ['db', 'store', 'embedder'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       const reverted = await revertPage(
-        deps.store,
+        pageDeps(deps),
         command,
         workspaceId,
         params.id,

@@ -3,7 +3,7 @@ import * as t from 'io-ts'
 import { writeBrainPage } from '../../commands/brain'
 import { activeCollection, collectionNotFound } from '../../commands/collections'
 import { loadKbConfig } from '../../commands/kbConfig'
-import { deletePage, setPageCollection, verifyPage, writePage } from '../../commands/pages'
+import { deletePage, pageDeps, setPageCollection, verifyPage, writePage } from '../../commands/pages'
 import type { Author } from '../../domain/page'
 import { fail } from '../../domain/shared'
 import { type Identity, memberOf } from '../auth'
@@ -64,10 +64,10 @@ export const pageRoutes: AnyRoute[] = [
     permission: 'write:knowledge',
     summary: 'Create a page (a person is its author; never held for review)',
     body: c.object({ title: c.line(1, PAGE_TITLE_MAX), content: c.string(1, PAGE_WRITE_MAX) }, { collectionId: c.id }),
-    uses: ['db', 'store'],
+    uses: ['db', 'store', 'embedder'],
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const written = await writeBrainPage(deps.store, command, {
+      const written = await writeBrainPage(pageDeps(deps), command, {
         workspaceId,
         author: humanAuthor(identity),
         mode: 'create',
@@ -152,7 +152,7 @@ export const pageRoutes: AnyRoute[] = [
       expectedVersion: VersionNumber,
       collectionId: t.union([c.id, t.null]),
     }),
-    uses: ['db', 'store'],
+    uses: ['db', 'store', 'embedder'],
     handler: async ({ params, body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
       if (body.content === undefined && body.collectionId === undefined)
@@ -162,7 +162,7 @@ export const pageRoutes: AnyRoute[] = [
         return collectionNotFound()
       let position = 0
       if (body.content !== undefined) {
-        const w = await writePage(deps.store, command, {
+        const w = await writePage(pageDeps(deps), command, {
           workspaceId,
           pageId: params.id,
           mode: 'replace',

@@ -6,6 +6,7 @@ import { fail } from '../../domain/shared'
 import * as c from '../codecs'
 import { PageWritten, VersionNumber } from './pages'
 import { type ToolContext, defineTool } from './tool'
+import { pageDeps } from '../../commands/pages'
 
 const d = c.described
 
@@ -40,7 +41,7 @@ const pageRevert = defineTool({
   run: async (deps, ctx, args) => {
     const author = agentOf(ctx)
     const reverted = await revertAsAgent(
-      deps.store,
+      pageDeps(deps),
       { ...ctx.command, actor: author },
       {
         workspaceId: ctx.workspaceId,

@@ -21,6 +21,7 @@ import {
   searchNotes,
 } from './shapes'
 import { READS, defineTool } from './tool'
+import { pageDeps } from '../../commands/pages'
 
 export const PAGE_TITLE_MAX = 500
 export const PAGE_WRITE_MAX = 100_000
@@ -102,7 +103,7 @@ const pageWrite = defineTool({
     if (!args.pageId && !args.title) return noRef
     const author = { kind: 'agent' as const, client, keyId, ...(args.skill ? { skill: args.skill } : {}) }
     const written = await writeBrainPage(
-      deps.store,
+      pageDeps(deps),
       { ...command, actor: author },
       {
         workspaceId,

@@ -1,0 +1,98 @@
+import type { Database } from '../adapters/db'
+import { cachedVector, ensureEmbedded } from '../adapters/embeddingCache'
+import type { Embedder } from '../adapters/embedders/port'
+import type { Logger } from '../adapters/logger'
+
+/** Texts embedded at once. */
+const BATCH = 32
+/** How often it looks for pending texts when nothing woke it. */
+const POLL_MS = 2000
+const RETRY_MAX_MS = 30_000
+
+/** The tables whose rows read their vectors from the cache by `text_hash`. */
+const TABLES = ['kb_passages', 'kb_passages_history', 'kb_page_index']
+
+/**
+ * The embedding filler. Commands and tasks embed what they write before they append it, so the
+ * projections only read vectors from the cache; a text a projection found no vector for (the model
+ * was down when a page was written, a re-embedding's history, a rebuild after the cache was
+ * cleared) is recorded as pending. This loop embeds pending texts of the current model, in batches,
+ * with no transaction open while the model runs, then sets the vectors of the rows that wait for
+ * them, each table in one short statement. What it writes is a function of each row's own text, so
+ * a rebuild gives the same rows. Runs in the process that holds the projections.
+ */
+export const startEmbeddingFiller = (db: Database, embedder: Embedder, log: Logger) => {
+  let stopped = false
+  let wake: () => void = () => undefined
+  let backoff = 0
+  const loop = (async () => {
+    // Rows a rebuild or an earlier run left without the vector the cache now has.
+    await fillRows(db, embedder, undefined).catch((error) => log.warn({ err: error }, 'embedding fill failed'))
+    while (!stopped) {
+      let done = 0
+      try {
+        done = await fillBatch(db, embedder)
+        backoff = 0
+      } catch (error) {
+        backoff = Math.min(RETRY_MAX_MS, (backoff || 500) * 2)
+        log.warn({ err: error, retryMs: backoff }, 'pending embeddings could not be made; trying again')
+      }
+      if (done === BATCH && backoff === 0) continue
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoff || POLL_MS)
+        wake = () => (clearTimeout(timer), resolve())
+      })
+    }
+  })()
+  return {
+    /** Looks for pending texts now (a projection batch recorded some). */
+    kick: () => wake(),
+    stop: async () => {
+      stopped = true
+      wake()
+      await loop
+    },
+  }
+}
+
+/** Embeds one batch of pending texts and fills their rows in; answers how many it took. */
+const fillBatch = async (db: Database, embedder: Embedder) => {
+  const { rows } = await db.pool.query<{ text_hash: string; text: string }>(
+    'SELECT text_hash, text FROM embedding_pending WHERE model = $1 ORDER BY created_at LIMIT $2',
+    [embedder.model, BATCH],
+  )
+  if (rows.length === 0) return 0
+  await ensureEmbedded(
+    db.pool,
+    embedder,
+    rows.map((r) => r.text),
+  )
+  const hashes = rows.map((r) => r.text_hash)
+  await fillRows(db, embedder, hashes)
+  await db.pool.query('DELETE FROM embedding_pending WHERE model = $1 AND text_hash = ANY($2::text[])', [
+    embedder.model,
+    hashes,
+  ])
+  return rows.length
+}
+
+/** Sets the cached vector of the rows of this model still without one (of these hashes, or all). */
+const fillRows = async (db: Database, embedder: Embedder, hashes: string[] | undefined) => {
+  for (const table of TABLES) {
+    const { rows } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [table])
+    if (!rows[0].t) continue
+    const { rows: kind } = await db.pool.query<{ type: string }>(
+      `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+       WHERE attrelid = $1::regclass AND attname = 'embedding'`,
+      [table],
+    )
+    const pgvector = kind[0]?.type.startsWith('vector') ?? false
+    await db.pool.query(
+      `UPDATE ${table} SET embedding = ${cachedVector('$1', `${table}.text_hash`, pgvector)}
+       WHERE embedding IS NULL AND model = $1 AND text_hash IS NOT NULL
+         AND ($2::text[] IS NULL OR text_hash = ANY($2::text[]))
+         AND EXISTS (SELECT 1 FROM embedding_cache c WHERE c.model = $1 AND c.text_hash = ${table}.text_hash)`,
+      [embedder.model, hashes ?? null],
+    )
+  }
+}
