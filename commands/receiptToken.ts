@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /**
  * An answer receipt as a claim the service checks without a stored record: what a search served,
@@ -9,7 +9,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
  * Agents carry it in their context, so every byte counts. Layout (integers as unsigned LEB128
  * varints, ids as a UUID's 16 bytes or a length-prefixed string): format 1, kind (0 entries, 1
  * pages), key id, the read models' log position, the moment searched (position + 1; 0 for now), the
- * time issued (seconds), then each result: its id, version, chunk index and the first 16 bytes of
+ * time issued (seconds), 4 random bytes (two searches alike in every other way are two receipts,
+ * and two records), then each result: its id, version, chunk index and the first 16 bytes of
  * the SHA-256 of the text served. The tag is the first 16 bytes of HMAC-SHA256(key, "kb-receipt" ‖
  * workspace id ‖ payload): the workspace is signed for without being written, so a receipt checks
  * out only in its own workspace. The token is base64url of payload and tag; the search's id (its
@@ -31,7 +32,7 @@ export const HASH_BYTES = 16
 
 const FORMAT = 1
 const TAG_BYTES = 16
-
+const NONCE_BYTES = 4
 const DOMAIN = Buffer.from('kb-receipt')
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -135,6 +136,7 @@ export const signReceipt = (claim: ReceiptClaim, secret: Buffer): { token: strin
   w.varint(claim.position)
   w.varint(claim.asOf === undefined ? 0 : claim.asOf + 1)
   w.varint(Math.floor(claim.issuedAt.getTime() / 1000))
+  w.bytes(randomBytes(NONCE_BYTES))
   w.varint(claim.results.length)
   for (const r of claim.results) {
     w.id(r.id)
@@ -166,6 +168,7 @@ export const readReceipt = (token: string): ReadClaim | undefined => {
     const position = r.varint()
     const asOf = r.varint()
     const issuedAt = new Date(r.varint() * 1000)
+    r.bytes(NONCE_BYTES)
     const results: ReceiptClaim['results'] = []
     for (let n = r.varint(); n > 0; n--)
       results.push({

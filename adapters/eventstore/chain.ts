@@ -4,11 +4,15 @@ import type { Queryable } from '../db'
 /**
  * The hash chain of the Postgres event store: each workspace's events (and, as chain '', the events
  * of no workspace) are chained in log order. An event's content hash is the SHA-256 of its
- * canonical form (id, stream, revision, type, data and metadata as one JSON array, in Postgres'
- * jsonb rendering, which orders keys); its link is SHA-256(previous link ‖ content hash). Both are
- * written with the event, in the append's transaction. Content cut by a deletion takes its event
- * rows but leaves their chain rows: the chain still verifies without the content, and the stream
- * records how far it was cut, so a row removed by hand is told apart from a cut.
+ * canonical form; its link is SHA-256(previous link ‖ content hash). Both are written with the
+ * event, in the append's transaction. Content cut by a deletion takes its event rows but leaves
+ * their chain rows: the chain still verifies without the content, and the stream records how far
+ * it was cut, so a row removed by hand is told apart from a cut.
+ *
+ * Two canonical forms, recorded per row (`form`): 2, computed in TypeScript by the appender for the
+ * whole batch (id, stream, type, data and metadata as one JSON array with object keys sorted; the
+ * row's stream and revision are checked against the event's on their own); 1, of chains written
+ * before, by Postgres (id, stream, revision, type, data and metadata in its jsonb rendering).
  */
 export const chainSchema = `
 CREATE TABLE IF NOT EXISTS es_chain (
@@ -32,6 +36,7 @@ DO $$ BEGIN
   END IF;
 END $$;
 CREATE INDEX IF NOT EXISTS es_chain_time ON es_chain (chain, time);
+ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS form smallint NOT NULL DEFAULT 1;
 CREATE OR REPLACE FUNCTION es_canonical(e es_events) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
   SELECT convert_to(jsonb_build_array(e.event_id::text, e.stream_id, e.revision, e.type, e.data, e.metadata)::text,
     'UTF8')
@@ -77,6 +82,30 @@ $$;
 /** Chains the events appended before the chain existed (a database older than it), in log order. */
 export const chainUnchained = async (q: Queryable) => {
   await q.query('SELECT es_chain_pending()')
+}
+
+/** The canonical form 2 of an event, whose SHA-256 is its content hash. */
+export const canonicalEvent = (e: { id: string; streamId: string; type: string; data: unknown; metadata: unknown }) =>
+  JSON.stringify([e.id, e.streamId, e.type, e.data, e.metadata], (_key, value) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, value[k]]),
+        )
+      : value,
+  )
+
+export const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest()
+
+/** The link after `previous` (none: the chain's first event) for an event of this content hash. */
+export const linkAfter = (previous: Buffer | null | undefined, content: Buffer) =>
+  sha256(Buffer.concat([previous ?? Buffer.alloc(0), content]))
+
+/** Every chain's head, for an appender to link its batches from. */
+export const chainHeads = async (q: Queryable) => {
+  const { rows } = await q.query<{ chain: string; hash: Buffer }>('SELECT chain, hash FROM es_chain_heads')
+  return new Map(rows.map((r) => [r.chain, r.hash]))
 }
 
 export interface ChainHead {
@@ -131,10 +160,34 @@ interface Row {
   revision: number
   content_hash: Buffer
   hash: Buffer
+  form: number
   present: boolean
   computed: Buffer | null
   truncated_before: number | null
+  /** The stored event, for a form-2 row (its hash is computed here). */
+  event_id: string | null
+  event_stream: string | null
+  event_revision: number | null
+  type: string | null
+  data: unknown
+  metadata: unknown
 }
+
+/** A present event's content hash as its row's form computes it, or why it cannot match. */
+const computedHash = (r: Row): Buffer | string =>
+  r.form === 1
+    ? r.computed!
+    : r.event_stream !== r.stream_id || Number(r.event_revision) !== Number(r.revision)
+      ? 'the event was moved: its stream or revision is not the one chained'
+      : sha256(
+          canonicalEvent({
+            id: r.event_id!,
+            streamId: r.event_stream!,
+            type: r.type!,
+            data: r.data,
+            metadata: r.metadata,
+          }),
+        )
 
 const PAGE = 5000
 
@@ -157,8 +210,12 @@ export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainRe
   })
   for (let after = 0; ; ) {
     const { rows } = await q.query<Row>(
-      `SELECT c.position, c.chain, c.stream_id, c.revision, c.content_hash, c.hash, e.position IS NOT NULL AS present,
-         CASE WHEN e.position IS NOT NULL THEN sha256(es_canonical(e)) END AS computed,
+      `SELECT c.position, c.chain, c.stream_id, c.revision, c.content_hash, c.hash, c.form,
+         e.position IS NOT NULL AS present,
+         CASE WHEN e.position IS NOT NULL AND c.form = 1 THEN sha256(es_canonical(e)) END AS computed,
+         CASE WHEN c.form = 2 THEN e.event_id::text END AS event_id, e.stream_id AS event_stream,
+         e.revision AS event_revision, CASE WHEN c.form = 2 THEN e.type END AS type,
+         CASE WHEN c.form = 2 THEN e.data END AS data, CASE WHEN c.form = 2 THEN e.metadata END AS metadata,
          -- A cut is only where the stream still holds the deletion it was cut for.
          (SELECT s.truncated_before FROM es_streams s JOIN es_events d ON d.stream_id = s.stream_id
             AND d.revision = s.truncated_before AND d.type LIKE '%Deleted'
@@ -169,13 +226,13 @@ export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainRe
     )
     for (const r of rows) {
       if (r.present) {
-        if (!r.computed!.equals(r.content_hash)) return broken(r, 'the event was edited: it no longer has its hash')
+        const computed = computedHash(r)
+        if (typeof computed === 'string') return broken(r, computed)
+        if (!computed.equals(r.content_hash)) return broken(r, 'the event was edited: it no longer has its hash')
         verified++
       } else if (r.revision < (r.truncated_before ?? 0)) cut++
       else return broken(r, 'the event was deleted: it is missing from the store, and no deletion of its stream cut it')
-      const link = createHash('sha256')
-        .update(Buffer.concat([links.get(r.chain) ?? Buffer.alloc(0), r.content_hash]))
-        .digest()
+      const link = linkAfter(links.get(r.chain), r.content_hash)
       if (!link.equals(r.hash)) return broken(r, "the chain was altered: this event's link does not follow")
       links.set(r.chain, link)
       heads.set(r.chain, { chain: r.chain, position: r.position, hash: link.toString('hex') })

@@ -12,7 +12,17 @@ import {
   type RecordedEvent,
   WrongExpectedVersion,
 } from './port'
-import { chainHead, chainSchema, chainUnchained, lastChainedAt, verifyChain } from './chain'
+import {
+  canonicalEvent,
+  chainHead,
+  chainHeads,
+  chainSchema,
+  chainUnchained,
+  lastChainedAt,
+  linkAfter,
+  sha256,
+  verifyChain,
+} from './chain'
 import { pollingSubscription } from './subscription'
 
 const NOTIFY_CHANNEL = 'kb_events'
@@ -37,47 +47,71 @@ CREATE TABLE IF NOT EXISTS es_streams (
   revision bigint NOT NULL
 );
 -- One round trip for a batch of appends (each with its own stream and expected revision), in one
--- transaction under the append lock: concurrent appends of a process share one commit.
-CREATE OR REPLACE FUNCTION es_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
-  p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean)
-RETURNS TABLE (idx int, next_revision bigint, last_position bigint, actual_revision text) LANGUAGE plpgsql AS $$
+-- transaction under the append lock: concurrent appends of a process share one commit. The caller
+-- links the batch's events into their chains (content hashes and links, computed in TypeScript)
+-- from the heads it expects; nothing is written when a head moved (another process appended to
+-- that chain: the heads come back, to link again from) or when an expected revision does not
+-- hold (those are answered, to be retried without them). The loops run per stream, not per event.
+CREATE OR REPLACE FUNCTION es_append_chained(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
+  p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean, p_chains text[], p_contents bytea[],
+  p_links bytea[], p_head_chains text[], p_head_hashes bytea[])
+RETURNS TABLE (idx int, next_revision bigint, last_position bigint, actual_revision text, head_chain text,
+  head_hash bytea) LANGUAGE plpgsql AS $$
 DECLARE
   actual bigint;
   first_revision bigint;
   last_pos bigint;
   lo int := 1;
   hi int;
-  top bigint := NULL;
+  refused boolean := false;
 BEGIN
   PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
+  IF EXISTS (SELECT 1 FROM unnest(p_head_chains, p_head_hashes) AS x(chain, hash)
+      LEFT JOIN es_chain_heads h ON h.chain = x.chain WHERE h.hash IS DISTINCT FROM x.hash) THEN
+    RETURN QUERY SELECT NULL::int, NULL::bigint, NULL::bigint, NULL::text, x.chain, h.hash
+      FROM unnest(p_head_chains) AS x(chain) LEFT JOIN es_chain_heads h ON h.chain = x.chain;
+    RETURN;
+  END IF;
   FOR i IN 1 .. cardinality(p_streams) LOOP
-    hi := lo + p_counts[i] - 1;
     SELECT s.revision INTO actual FROM es_streams s WHERE s.stream_id = p_streams[i];
     IF NOT (p_expected[i] = 'any'
         OR (p_expected[i] = 'no_stream' AND actual IS NULL)
         OR (p_expected[i] = 'stream_exists' AND actual IS NOT NULL)
         OR (p_expected[i] ~ '^[0-9]+$' AND actual IS NOT NULL AND actual = p_expected[i]::bigint)) THEN
       -- Answered as a row, not raised: PGlite's node-postgres bridge mishandles errors raised mid-query.
-      RETURN QUERY SELECT i, NULL::bigint, NULL::bigint, coalesce(actual::text, 'no_stream');
-    ELSE
-      first_revision := coalesce(actual + 1, 0);
-      WITH ins AS (
-        INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
-        SELECT p_streams[i], first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
-        FROM unnest(p_ids[lo:hi], p_types[lo:hi], p_data[lo:hi], p_metadata[lo:hi])
-           WITH ORDINALITY AS e(id, type, data, metadata, n)
-        ORDER BY e.n
-        RETURNING es_events.position
-      ) SELECT max(ins.position) INTO last_pos FROM ins;
-      INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_streams[i], first_revision + p_counts[i] - 1)
-      ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
-      top := last_pos;
-      RETURN QUERY SELECT i, first_revision + p_counts[i] - 1, last_pos, NULL::text;
+      RETURN QUERY SELECT i, NULL::bigint, NULL::bigint, coalesce(actual::text, 'no_stream'), NULL::text, NULL::bytea;
+      refused := true;
     END IF;
+  END LOOP;
+  IF refused THEN RETURN; END IF;
+  FOR i IN 1 .. cardinality(p_streams) LOOP
+    hi := lo + p_counts[i] - 1;
+    SELECT s.revision INTO actual FROM es_streams s WHERE s.stream_id = p_streams[i];
+    first_revision := coalesce(actual + 1, 0);
+    WITH ins AS (
+      INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
+      SELECT p_streams[i], first_revision + e.n - 1, e.id, e.type, e.data, e.metadata
+      FROM unnest(p_ids[lo:hi], p_types[lo:hi], p_data[lo:hi], p_metadata[lo:hi])
+         WITH ORDINALITY AS e(id, type, data, metadata, n)
+      ORDER BY e.n
+      RETURNING es_events.position
+    ) SELECT max(ins.position) INTO last_pos FROM ins;
+    INSERT INTO es_streams AS s (stream_id, revision) VALUES (p_streams[i], first_revision + p_counts[i] - 1)
+    ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
+    RETURN QUERY SELECT i, first_revision + p_counts[i] - 1, last_pos, NULL::text, NULL::text, NULL::bytea;
     lo := hi + 1;
   END LOOP;
-  IF top IS NOT NULL THEN PERFORM es_chain_pending(); END IF;
-  IF p_notify AND top IS NOT NULL THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', top::text); END IF;
+  INSERT INTO es_chain (position, chain, stream_id, revision, content_hash, hash, time, form)
+  SELECT e.position, c.chain, e.stream_id, e.revision, c.content, c.link, e.created_at, 2
+  FROM unnest(p_ids, p_chains, p_contents, p_links) AS c(id, chain, content, link)
+  JOIN es_events e ON e.event_id = c.id;
+  INSERT INTO es_chain_heads (chain, position, hash)
+  SELECT DISTINCT ON (c.chain) c.chain, e.position, c.link
+  FROM unnest(p_ids, p_chains, p_links) WITH ORDINALITY AS c(id, chain, link, n)
+  JOIN es_events e ON e.event_id = c.id
+  ORDER BY c.chain, c.n DESC
+  ON CONFLICT (chain) DO UPDATE SET position = EXCLUDED.position, hash = EXCLUDED.hash;
+  IF p_notify THEN PERFORM pg_notify('${NOTIFY_CHANNEL}', last_pos::text); END IF;
 END
 $$;
 `
@@ -107,6 +141,8 @@ const toRecorded = (r: Row): RecordedEvent => ({
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
 
 const MAX_BATCH = 200
+/** Times a batch is linked again after heads moved under it (other processes appending) before it fails. */
+const MAX_RELINKS = 50
 
 interface PendingAppend {
   streamId: string
@@ -119,6 +155,8 @@ interface PendingAppend {
 export class PostgresEventStore implements EventStore {
   private readonly local = new EventEmitter()
   private pending: PendingAppend[] = []
+  /** Each chain's head as this process last saw it (linked to, or told by a refused batch). */
+  private heads = new Map<string, Buffer | null>()
   private flushing = false
   private listener?: pg.Client
   /** The highest position this process appended: its own appends' NOTIFY wakes no one twice. */
@@ -137,6 +175,7 @@ export class PostgresEventStore implements EventStore {
       await chainUnchained(tx)
     })
     const store = new PostgresEventStore(db)
+    store.heads = await chainHeads(db.pool)
     if (db.url) await store.listen(db.url)
     return store
   }
@@ -182,43 +221,83 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  /**
+   * Appends a batch in one round trip, its events linked into their chains here: each event's
+   * content hash, then each link from the head its chain had. A head another process moved since
+   * comes back, and the batch is linked again from it; appends whose expected revision does not
+   * hold are refused, and the rest go again without them.
+   */
   private async appendBatch(batch: PendingAppend[]) {
-    const events = batch.flatMap((b) => b.events)
-    const { rows } = await this.db.pool.query<{
-      idx: number
-      next_revision: number | null
-      last_position: number | null
-      actual_revision: string | null
-    }>(
-      'SELECT idx, next_revision, last_position, actual_revision FROM es_append_batch($1, $2, $3::int[], $4::uuid[], ' +
-        '$5::text[], $6::jsonb[], $7::jsonb[], $8)',
-      [
-        batch.map((b) => b.streamId),
-        batch.map((b) => String(b.expected)),
-        batch.map((b) => b.events.length),
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => JSON.stringify(e.metadata)),
-        this.db.kind === 'postgres',
-      ],
+    const hashed = new Map(
+      batch.map((b) => [
+        b,
+        b.events.map((e) =>
+          sha256(canonicalEvent({ id: e.id, streamId: b.streamId, type: e.type, data: e.data, metadata: e.metadata })),
+        ),
+      ]),
     )
-    for (const row of rows) {
-      const item = batch[row.idx - 1]
-      if (row.actual_revision !== null) {
-        item.reject(
-          new WrongExpectedVersion(
-            item.streamId,
-            item.expected,
-            row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision),
-          ),
-        )
-      } else {
-        this.appendedUpTo = Math.max(this.appendedUpTo, row.last_position!)
-        item.resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
+    let items = batch
+    for (let attempt = 0; items.length > 0; attempt++) {
+      if (attempt > MAX_RELINKS) throw new Error('the chain heads kept moving; the batch was not appended')
+      const events = items.flatMap((b) => b.events)
+      const contents = items.flatMap((b) => hashed.get(b)!)
+      const chains = events.map((e) => e.metadata.workspaceId ?? '')
+      const involved = [...new Set(chains)]
+      const heads = new Map(involved.map((c) => [c, this.heads.get(c) ?? null]))
+      const links = contents.map((content, i) => {
+        const link = linkAfter(heads.get(chains[i]), content)
+        heads.set(chains[i], link)
+        return link
+      })
+      const { rows } = await this.db.pool.query<{
+        idx: number | null
+        next_revision: number | null
+        last_position: number | null
+        actual_revision: string | null
+        head_chain: string | null
+        head_hash: Buffer | null
+      }>(
+        'SELECT * FROM es_append_chained($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8, ' +
+          '$9::text[], $10::bytea[], $11::bytea[], $12::text[], $13::bytea[])',
+        [
+          items.map((b) => b.streamId),
+          items.map((b) => String(b.expected)),
+          items.map((b) => b.events.length),
+          events.map((e) => e.id),
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data)),
+          events.map((e) => JSON.stringify(e.metadata)),
+          this.db.kind === 'postgres',
+          chains,
+          contents,
+          links,
+          involved,
+          involved.map((c) => this.heads.get(c) ?? null),
+        ],
+      )
+      if (rows.some((r) => r.head_chain !== null)) {
+        for (const r of rows) this.heads.set(r.head_chain!, r.head_hash)
+        continue
       }
+      const refused = rows.filter((r) => r.actual_revision !== null)
+      if (refused.length > 0) {
+        for (const row of refused) {
+          const item = items[row.idx! - 1]
+          const actual = row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision)
+          item.reject(new WrongExpectedVersion(item.streamId, item.expected, actual))
+        }
+        const gone = new Set(refused.map((r) => items[r.idx! - 1]))
+        items = items.filter((b) => !gone.has(b))
+        continue
+      }
+      for (const [chain, link] of heads) this.heads.set(chain, link)
+      for (const row of rows) {
+        this.appendedUpTo = Math.max(this.appendedUpTo, row.last_position!)
+        items[row.idx! - 1].resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
+      }
+      this.local.emit('append')
+      return
     }
-    this.local.emit('append')
   }
 
   private async revisionOf(q: Queryable, streamId: string): Promise<number | 'no_stream'> {

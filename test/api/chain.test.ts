@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { promisify } from 'node:util'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const run = promisify(execFile)
@@ -127,6 +129,59 @@ test('an event row deleted in the database is found; a chain row altered or remo
   assert.equal([report.broken?.position, report.broken?.streamId], [p1, `entry-${first.id}`])
   await pool.query('INSERT INTO es_events SELECT * FROM saved')
   await pool.query('UPDATE es_streams SET truncated_before = 0 WHERE stream_id = $1', [`entry-${first.id}`])
+  assert.is((await verify(svc)).broken, undefined)
+})
+
+test('batches from two appenders on one log, with refused revisions among them: the chain verifies', async (ctx) => {
+  const { svc, m } = ctx
+  const first = svc.deps.store
+  // A second appender on the same database: another process, linking from heads it last saw.
+  const second = await PostgresEventStore.open(svc.deps.db)
+  const metadata = (workspaceId: string) => ({
+    actor: { kind: 'system' as const, process: 'chain-test' },
+    correlationId: randomUUID(),
+    causationId: null,
+    at: new Date().toISOString(),
+    workspaceId,
+  })
+  const other = await seedMember(svc.call, 'owner')
+  const appends = []
+  for (let i = 0; i < 60; i++) {
+    const store = i % 2 ? first : second
+    const workspaceId = i % 3 ? m.workspaceId : other.workspaceId
+    const event = { id: randomUUID(), type: 'ChainTested', data: { i, text: 'é'.repeat(i), nested: { b: 1, a: [i] } } }
+    appends.push(store.append(`chaintest-${i % 7}`, [{ ...event, metadata: metadata(workspaceId) }], 'any'))
+    // One in five expects a revision the stream does not have: refused, the rest of its batch goes on.
+    if (i % 5 === 0)
+      appends.push(
+        store.append(`chaintest-${i % 7}`, [{ ...event, id: randomUUID(), metadata: metadata(workspaceId) }], 999).then(
+          () => 'appended',
+          (e: Error) => e.name,
+        ),
+      )
+  }
+  const outcomes = await Promise.all(appends)
+  assert.is(outcomes.filter((o) => o === 'WrongExpectedVersion').length, 12)
+  await second.close()
+  for (const workspaceId of [m.workspaceId, other.workspaceId, undefined]) {
+    const report = await verify(svc, workspaceId)
+    assert.is(report.broken, undefined, JSON.stringify(report.broken))
+  }
+  // An event moved to another revision is named, though its content is unchanged.
+  const { rows } = await svc.deps.db.pool.query<{ position: number }>(
+    "SELECT position FROM es_events WHERE stream_id = 'chaintest-3' ORDER BY revision DESC LIMIT 1",
+  )
+  await svc.deps.db.pool.query('UPDATE es_events SET revision = revision + 1000 WHERE position = $1', [
+    rows[0].position,
+  ])
+  const moved = await verify(svc)
+  assert.equal(
+    [moved.broken?.position, moved.broken?.reason],
+    [rows[0].position, 'the event was moved: its stream or revision is not the one chained'],
+  )
+  await svc.deps.db.pool.query('UPDATE es_events SET revision = revision - 1000 WHERE position = $1', [
+    rows[0].position,
+  ])
   assert.is((await verify(svc)).broken, undefined)
 })
 

@@ -314,7 +314,8 @@ test(
       'multipart/form-data',
     ])
     const listPages = doc.paths['/api/v1/pages'].get.parameters.map((p: any) => p.name).sort()
-    assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'state'])
+    // Every GET also takes settle (exact cited counts).
+    assert.equal(listPages, ['collectionId', 'limit', 'page', 'search', 'settle', 'state'])
     assert.equal(doc.paths['/mcp'].post.security, [{ apiKey: [] }])
     // The bounds it documents are the ones the service holds: the folder name's maxLength.
     const max =
