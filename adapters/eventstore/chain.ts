@@ -104,8 +104,10 @@ export const linkAfter = (previous: Buffer | null | undefined, content: Buffer) 
 
 /** Every chain's head, for an appender to link its batches from. */
 export const chainHeads = async (q: Queryable) => {
-  const { rows } = await q.query<{ chain: string; hash: Buffer }>('SELECT chain, hash FROM es_chain_heads')
-  return new Map(rows.map((r) => [r.chain, r.hash]))
+  const { rows } = await q.query<{ chain: string; hash: Buffer; position: number }>(
+    'SELECT chain, hash, position FROM es_chain_heads',
+  )
+  return new Map(rows.map((r) => [r.chain, { hash: r.hash, position: r.position }]))
 }
 
 export interface ChainHead {
