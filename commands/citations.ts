@@ -3,6 +3,11 @@ import type { Logger } from 'pino'
 
 type Append = () => Promise<E.Either<{ message: string }, { position: number }>>
 
+/**
+ * How long a record waits for others to go with it: the appends and the projections' commits are
+ * shared by the searches of this long (a crash loses at most about this much of them).
+ */
+const GATHER_MS = 250
 /** Records kept while the log refuses them; beyond, the oldest are given up (and logged). */
 const MAX_PENDING = 10_000
 const RETRY_FIRST_MS = 100
@@ -14,9 +19,10 @@ const RETRY_MAX_MS = 5000
  * only while the batch before it is being appended, then every record waiting goes at once, which
  * the event store writes in one transaction and the projections apply in one each. A search never
  * waits for it: the receipt it hands out is a signed token the service checks without the record
- * (commands/receiptToken.ts). Records the log refuses (an outage) are kept, up to MAX_PENDING, and
+ * (commands/receiptToken.ts). A record waits up to GATHER_MS for others, so that searches one
+ * after another share an append and a projection commit. Records the log refuses (an outage) are kept, up to MAX_PENDING, and
  * tried again with backoff until it takes them; a crash loses those still waiting, normally the last
- * moment's. Serves nobody signed for (a public pack's) are tallied instead: one event per pack and
+ * quarter second's. Serves nobody signed for (a public pack's) are tallied instead: one event per pack and
  * mode for each period, so a flood of anonymous calls cannot grow the log by one event per call; a
  * crash loses the tally of the period under way. A read that must show exact citation counts calls
  * `settle` first; shutdown settles too.
@@ -31,6 +37,8 @@ export class CitationLog {
     { counts: Map<string, number>; receipts: Map<string, unknown>; append: Tallied<unknown> }
   >()
   private tallyTimer?: NodeJS.Timeout
+  /** Ends the wait of the records gathering now. */
+  private hurry?: () => void
 
   /** `tallyMs`: how long anonymous serves are counted together before their one event is appended. */
   constructor(
@@ -62,7 +70,7 @@ export class CitationLog {
   /** Appends a search's record with the next batch; answers its log position once it is there (0: given up). */
   record(append: Append): Promise<number> {
     const recorded = new Promise<number>((resolve) => this.pending.push({ append, recorded: resolve }))
-    this.draining ??= this.drain()
+    this.draining ??= this.drain(GATHER_MS)
     return recorded
   }
 
@@ -72,6 +80,7 @@ export class CitationLog {
    */
   async settle(maxMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.closeTallies()
+    this.hurry?.()
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<void>((resolve) => {
       if (Number.isFinite(maxMs)) timer = setTimeout(resolve, maxMs)
@@ -81,7 +90,14 @@ export class CitationLog {
     return this.last
   }
 
-  private async drain() {
+  /** Appends what waits, after `gatherMs` (cut short by `settle`), until nothing does. */
+  private async drain(gatherMs = 0) {
+    if (gatherMs > 0)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, gatherMs)
+        this.hurry = () => (clearTimeout(timer), resolve())
+      })
+    this.hurry = undefined
     let backoff = RETRY_FIRST_MS
     let refused = false
     while (this.pending.length > 0) {

@@ -49,9 +49,8 @@ test(
     const d = ok(await execute(svc, key, { arguments: { query: 'borborygmus' } }))
     assert.is(d.results.length, 3)
     assert.is(d.mode, 'text')
-    await svc.deps.runner.waitFor(await svc.deps.store.headPosition(), 5000)
     const events = ok(
-      await svc.call('GET', '/api/v1/audit/events?type=SearchServed&limit=1', { token: m.token }),
+      await svc.call('GET', '/api/v1/audit/events?type=SearchServed&limit=1&settle=true', { token: m.token }),
     ).events
     assert.equal(events[0].actor, { kind: 'agent', client: 'claude-desktop' })
   },

@@ -113,6 +113,7 @@ test.before(async (ctx) => {
     'a delivery try',
     async () => ok(await call('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).deliveries.length > 0,
   )
+  await ctx.svc.deps.citations.settle()
   await ctx.svc.deps.runner.waitFor(await ctx.svc.deps.store.headPosition(), 10000)
 })
 test.after(async ({ svc, site }) => (await svc.stop(), await site.close()))
