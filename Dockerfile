@@ -29,7 +29,7 @@ COPY api ./api
 COPY app ./app
 COPY scripts ./scripts
 COPY --from=web /app/web/dist ./web/dist
-# DATA_DIR holds uploaded files (processes sharing a database share it: mount one volume in all of them).
+# DATA_DIR holds uploaded files only on the embedded database; with DATABASE_URL they are in the database.
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

@@ -22,6 +22,7 @@ import { characters } from './codecs'
 import { inputProblems } from './route'
 import { skills } from './skills'
 import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
+import { endMcpSession, mcpSessionClient, openMcpSession, sweepMcpSessions } from '../adapters/mcpSessions'
 import { nextStepOf } from './tools/nextStep'
 import { describeErrors } from './validation'
 
@@ -53,7 +54,14 @@ export const toolError = (tool: string, error: DomainError) => ({
 const describeIssue = (i: { path: PropertyKey[]; message: string }) =>
   `params.${i.path.slice(1).map(String).join('.')}: ${i.message}`
 
-export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPrompts: boolean) => {
+export const mcpServer = (
+  deps: Deps,
+  name: string,
+  served: McpTool[],
+  withPrompts: boolean,
+  /** The author of the session's writes: the client name its `initialize` gave. */
+  client: () => string,
+) => {
   const server = new Server(
     { name, version: '0.1.0' },
     { capabilities: { tools: {}, ...(withPrompts ? { prompts: {} } : {}) } },
@@ -79,7 +87,7 @@ export const mcpServer = (deps: Deps, name: string, served: McpTool[], withPromp
         }),
       }
     // The author of a write is the client that opened the session, never anything in the arguments.
-    const result = await tool.call(request.params.arguments ?? {}, server.getClientVersion()?.name ?? 'unknown-client')
+    const result = await tool.call(request.params.arguments ?? {}, client())
     if (E.isLeft(result)) return toolError(tool.name, result.left)
     if (result.right.position) await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs)
     const data = result.right.data as Record<string, unknown>
@@ -137,29 +145,30 @@ export const checked = async <A>(
   return run(decoded.right)
 }
 
-interface Session {
-  transport: StreamableHTTPServerTransport
-  keyId: string
-  lastSeen: number
-}
-
-const IDLE_MS = 60 * 60 * 1000
-
 /**
  * `/mcp`: MCP over Streamable HTTP, every request authenticated by x-api-key. A session is opened
  * by `initialize` and bound to its key (and so to the key's workspace); its client name, given at
- * initialize, is the author of its writes. Sessions idle for an hour are closed.
+ * initialize, is the author of its writes. Sessions live in the database (adapters/mcpSessions.ts)
+ * and every request is served by a server and transport of its own, so any API process answers
+ * any request of a session. Answers are JSON; there is no server-to-client stream (GET is 405),
+ * as the tools and prompts send no notifications. Sessions idle for an hour are gone.
  */
 export const mountMcp = (router: Router, deps: Deps) => {
-  const sessions = new Map<string, Session>()
-  const sweeper = setInterval(() => {
-    for (const s of sessions.values()) if (Date.now() - s.lastSeen > IDLE_MS) void s.transport.close()
-  }, 60_000)
+  const db = deps.db.pool
+  const sweeper = setInterval(() => void sweepMcpSessions(db).catch(() => undefined), 60_000)
   sweeper.unref()
 
   const handler = async (ctx: Context) => {
     const identity = await authenticate(deps, ctx, 'apiKey')
     if (identity.kind !== 'apiKey') throw new Error('an API key identity')
+    const sessionId = ctx.get('mcp-session-id')
+    if (ctx.method === 'DELETE') {
+      if (!sessionId || !(await endMcpSession(db, sessionId, identity.keyId)))
+        throw new ApiError('NOT_FOUND', 'no such MCP session for this key')
+      ctx.status = 200
+      ctx.body = ''
+      return
+    }
     await readJson(ctx)
     const body = (ctx.request as { body?: unknown }).body
     const problems = inputProblems(body, '', [])
@@ -170,54 +179,63 @@ export const mountMcp = (router: Router, deps: Deps) => {
     const name = initialize?.params?.clientInfo?.name
     if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200))
       problems.push("params.clientInfo.name: must be the client's name, 1-200 characters")
+    if (!initialize && !sessionId)
+      problems.push('Mcp-Session-Id: send the id the initialize answer gave (or initialize a session first)')
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
-    const sessionId = ctx.get('mcp-session-id')
-    let session = sessionId ? sessions.get(sessionId) : undefined
-    if (sessionId && (!session || session.keyId !== identity.keyId))
-      throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
-    if (!session) {
-      const served: McpTool[] = tools.map((tool) => ({
-        name: mcpName(tool),
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: tool.annotations,
-        call: (args, client) =>
-          checked(tool, args, async (a) => {
-            authorize(identity, tool.permission)
-            const command = {
-              actor: { kind: 'agent' as const, client },
-              at: new Date().toISOString(),
-              correlationId: randomUUID(),
-              workspaceId: identity.workspaceId,
-            }
-            return runTool(deps, tool, { workspaceId: identity.workspaceId, client, keyId: identity.keyId, command }, a)
-          }),
-      }))
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, keyId: identity.keyId, lastSeen: Date.now() })
-        },
-      })
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId)
-      }
-      await mcpServer(deps, 'kb-service', served, true).connect(transport)
-      session = { transport, keyId: identity.keyId, lastSeen: Date.now() }
+    let client: string
+    if (initialize) {
+      const id = randomUUID()
+      client = name as string
+      await openMcpSession(db, id, identity.keyId, client)
+      ctx.set('mcp-session-id', id)
+    } else {
+      const known = await mcpSessionClient(db, sessionId, identity.keyId)
+      if (known === undefined) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
+      client = known
     }
-    session.lastSeen = Date.now()
+    const served: McpTool[] = tools.map((tool) => ({
+      name: mcpName(tool),
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+      call: (args, author) =>
+        checked(tool, args, async (a) => {
+          authorize(identity, tool.permission)
+          const command = {
+            actor: { kind: 'agent' as const, client: author },
+            at: new Date().toISOString(),
+            correlationId: randomUUID(),
+            workspaceId: identity.workspaceId,
+          }
+          return runTool(
+            deps,
+            tool,
+            { workspaceId: identity.workspaceId, client: author, keyId: identity.keyId, command },
+            a,
+          )
+        }),
+    }))
+    const server = mcpServer(deps, 'kb-service', served, true, () => client)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    ctx.res.on('close', () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
     ctx.respond = false
-    await session.transport.handleRequest(ctx.req, ctx.res, body)
+    await transport.handleRequest(ctx.req, ctx.res, body)
   }
-  // POST carries JSON-RPC; GET opens the session's server-to-client stream; DELETE ends the session.
+  const noStream = async (ctx: Context) => {
+    await authenticate(deps, ctx, 'apiKey')
+    ctx.set('Allow', 'POST, DELETE')
+    throw new ApiError('METHOD_NOT_ALLOWED', 'this MCP server sends no server-to-client stream; POST requests to /mcp')
+  }
+  // POST carries JSON-RPC; DELETE ends the session.
   router.post('/mcp', handler)
-  router.get('/mcp', handler)
+  router.get('/mcp', noStream)
   router.delete('/mcp', handler)
   return {
-    close: async () => {
-      clearInterval(sweeper)
-      await Promise.all([...sessions.values()].map((s) => s.transport.close()))
-    },
+    close: async () => clearInterval(sweeper),
   }
 }

@@ -5,7 +5,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { takeHit } from '../adapters/rateLimit'
 import { loadKbConfig } from '../commands/kbConfig'
 import { searchPages } from '../commands/pageSearch'
 import { type PinnedPage, collectionBySlug, pinnedPages } from '../queries/packs'
@@ -186,30 +186,24 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
 const PACK_JSON_LIMIT = '64kb'
 
 /**
- * Anonymous requests per client address (the socket's, never a header a client could set), per
- * process: over the limit, 429 with Retry-After, before anything is read or looked up.
+ * Anonymous requests per client address (the socket's, never a header a client could set),
+ * counted in the database, so that the limit holds across every API process: over it, 429 with
+ * Retry-After, before anything is read or looked up.
  */
-const addressLimiter = (perMinute: number) => {
-  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 })
-  return async (ctx: Context, next: () => Promise<unknown>) => {
-    try {
-      await limiter.consume(ctx.request.ip || 'unknown')
-    } catch (refused) {
-      if (!(refused instanceof RateLimiterRes)) throw refused
-      const seconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
-      throw new ApiError(
-        'RATE_LIMITED',
-        `at most ${perMinute} requests a minute per address to public packs; retry in ${seconds} s`,
-        undefined,
-        { 'Retry-After': String(seconds) },
-      )
-    }
-    await next()
-  }
+const addressLimiter = (deps: Deps, perMinute: number) => async (ctx: Context, next: () => Promise<unknown>) => {
+  const verdict = await takeHit(deps.db, `pack-address:${ctx.request.ip || 'unknown'}`, perMinute, 60)
+  if (!verdict.allowed)
+    throw new ApiError(
+      'RATE_LIMITED',
+      `at most ${perMinute} requests a minute per address to public packs; retry in ${verdict.retryAfterSeconds} s`,
+      undefined,
+      { 'Retry-After': String(verdict.retryAfterSeconds) },
+    )
+  await next()
 }
 
 export const mountPacks = (router: Router, deps: Deps) => {
-  const limited = addressLimiter(deps.config.packs.requestsPerMinute)
+  const limited = addressLimiter(deps, deps.config.packs.requestsPerMinute)
   router.get('/packs/:slug', limited, async (ctx: Context) => {
     const pack = await findPack(deps, String(ctx.params.slug))
     ctx.set('Content-Security-Policy', CSP)
@@ -229,7 +223,7 @@ export const mountPacks = (router: Router, deps: Deps) => {
     await readJson(ctx, PACK_JSON_LIMIT)
     const problems = inputProblems((ctx.request as { body?: unknown }).body, '', [])
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
-    const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false)
+    const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false, () => 'public-pack')
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     ctx.res.on('close', () => {
       void transport.close()

@@ -36,6 +36,16 @@ const postgresUrl = new t.Type<string, unknown, unknown>(
   String,
 )
 
+const blobUrl = new t.Type<string, unknown, unknown>(
+  'an s3://bucket/prefix or file:///absolute/directory URL',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && (/^s3:\/\/[a-z0-9][a-z0-9.-]{1,62}(\/\S*)?$/.test(u) || /^file:\/\/\/\S+$/.test(u))
+      ? t.success(u)
+      : t.failure(u, c),
+  String,
+)
+
 const amqpUrl = new t.Type<string, unknown, unknown>(
   'an amqp:// or amqps:// URL',
   (u): u is string => typeof u === 'string',
@@ -116,6 +126,7 @@ export const ConfigCodec = t.type({
   DATABASE_URL: optional(postgresUrl),
   EVENTSTORE_URL: optional(eventStoreUrl),
   ELASTICSEARCH_URL: optional(httpUrl),
+  BLOB_URL: optional(blobUrl),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
     t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }),
@@ -157,6 +168,11 @@ export interface Config {
   eventStoreUrl?: string
   /** Elasticsearch for BM25 candidates; the database's own text index when unset. */
   elasticsearchUrl?: string
+  /**
+   * Where uploaded files go: s3://bucket/prefix, or file:///a/directory; unset, the database's
+   * table on a PostgreSQL server, else DATA_DIR/blobs.
+   */
+  blobUrl?: string
   adminToken?: string
   logLevel: string
   readYourWritesTimeoutMs: number
@@ -218,6 +234,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     databaseUrl: c.DATABASE_URL,
     eventStoreUrl: c.EVENTSTORE_URL,
     elasticsearchUrl: c.ELASTICSEARCH_URL,
+    blobUrl: c.BLOB_URL,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,

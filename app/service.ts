@@ -9,11 +9,12 @@ import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
 import { dropShadowSchemas } from '../projections/rebuild'
 import { ProjectionRunner } from '../projections/runner'
-import { BlobStore } from '../adapters/blobs'
+import { openBlobStore } from '../adapters/blobs'
 import { MemoryQueue } from '../adapters/queue/memory'
 import type { JobQueue } from '../adapters/queue/port'
 import { RabbitQueue } from '../adapters/queue/rabbitmq'
 import { rateLimitSchema } from '../adapters/rateLimit'
+import { mcpSessionSchema } from '../adapters/mcpSessions'
 import { WorkspaceLimiter, failDeadJob, runTask } from '../workers/ingest'
 import { startOutbox } from '../workers/outbox'
 import { ParserPool } from '../ingestion/parserPool'
@@ -63,6 +64,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const store = await openEventStore(db, config.eventStoreUrl)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   await db.pool.query(rateLimitSchema)
+  await db.pool.query(mcpSessionSchema)
   const has = (role: Role) => config.roles.includes(role)
   let closing = false
   // The projectors run in one process of the cluster, the holder of their lease; every other process follows
@@ -91,7 +93,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const queue: JobQueue = config.amqpUrl
     ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue)
     : new MemoryQueue()
-  const blobs = new BlobStore(path.join(config.dataDir, 'blobs'))
+  const blobs = await openBlobStore(config, db)
   const parsers = new ParserPool(config.parser)
   void parsers.warm()
   let outbox: Awaited<ReturnType<typeof startOutbox>> | undefined
@@ -206,6 +208,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         ['stopping the webhook deliveries', async () => delivering?.stop()],
         ['closing the job queue', () => queue.close()],
         ['closing the parser workers', () => parsers.close()],
+        ['closing the blob store', async () => blobs.close?.()],
         ['stopping the projections', async () => (await projecting?.stop(), await runner.stop())],
         ['closing the embedder', async () => embedder.close?.()],
         ['closing the event store', () => store.close()],

@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   pages: () => import('./bench/pages'),
   scale: () => import('./bench/scale'),
   upkeep: () => import('./bench/upkeep'),
+  uploads: () => import('./bench/blobStores'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

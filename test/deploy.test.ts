@@ -49,12 +49,15 @@ test('the stack: two api, two worker, two projector and one scheduler process on
     const s = services[name]
     assert.match(s.environment.DATABASE_URL, /@postgres:5432\//)
     assert.match(s.environment.AMQP_URL, /@rabbitmq:5672$/)
-    assert.ok(s.volumes.includes('kb-data:/data'), `${name} shares the uploaded files`)
+    assert.is(s.volumes, undefined, `${name} shares no volume: uploaded files are in the database`)
     assert.equal(s.depends_on.postgres.condition, 'service_healthy')
   }
   assert.match(services.postgres.image, /^pgvector\/pgvector:/)
   for (const name of ['postgres', 'rabbitmq']) assert.ok(services[name].healthcheck.test.length > 1)
-  assert.equal(Object.keys(volumes).sort(), ['es-data', 'eventstore-data', 'kb-data', 'pg-data', 'rabbitmq-data'])
+  assert.equal(Object.keys(volumes).sort(), ['es-data', 'eventstore-data', 'minio-data', 'pg-data', 'rabbitmq-data'])
+  // Object storage, optional: MinIO in a profile, reached when BLOB_URL names a bucket.
+  assert.equal(services.minio.profiles, ['objects'])
+  assert.is(services.api.environment.BLOB_URL, '${BLOB_URL:-}')
 })
 
 test('the engines profile: EventStoreDB and Elasticsearch, chosen by the URLs the processes get', () => {

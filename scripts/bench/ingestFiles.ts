@@ -13,11 +13,11 @@ import { sniffType } from '../../ingestion/sniff'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { freshPostgres } from '../../testkit/db'
-import { docx, pdf } from '../../testkit/files'
 import { chunkText } from '../../ingestion/chunker'
 import { ParserPool } from '../../ingestion/parserPool'
 import { entryPassages } from '../../ingestion/passages'
 import { apiClient, workspaceTokens } from './client'
+import { DOCX_TYPE, type File, corpus } from './fileCorpus'
 import { runUploads } from './uploads'
 
 const FILES = Number(process.env.BENCH_FILES ?? 200)
@@ -37,56 +37,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const ROWS = process.env.BENCH_ROWS?.split(',') ?? ['']
 /** Whether a row, or a prefix of rows such as `hashing/`, is among those asked for. */
 const wanted = (key: string) => ROWS.some((r) => key.startsWith(r) || r.startsWith(key))
-const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
-
-const WORDS =
-  'river delta sediment basin erosion flood plain channel meander levee tide estuary marsh silt gravel ' +
-  'current discharge gauge catchment aquifer spring'.split(' ')
-let seed = 7
-const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
-const pageText = (i: number, p: number) => {
-  let text = `File ${i} page ${p}. `
-  while (text.length < 1500) {
-    const s = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(
-      ' ',
-    )
-    text += `${s[0].toUpperCase()}${s.slice(1)}. `
-  }
-  return text
-}
-
-interface File {
-  name: string
-  bytes: Buffer
-}
-
-const corpus = async (n: number): Promise<File[]> => {
-  seed = 7
-  const files: File[] = []
-  for (let i = 0; i < n; i++) {
-    const pages = Array.from({ length: 1 + Math.floor(rand() * 50) }, (_, p) => pageText(i, p))
-    switch (i % 4) {
-      case 0:
-        files.push({ name: `f${i}.pdf`, bytes: await pdf(pages) })
-        break
-      case 1:
-        files.push({ name: `f${i}.docx`, bytes: await docx(pages) })
-        break
-      case 2:
-        files.push({
-          name: `f${i}.html`,
-          bytes: Buffer.from(
-            `<!doctype html><html><head><title>File ${i}</title></head><body><article>` +
-              `${pages.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`,
-          ),
-        })
-        break
-      default:
-        files.push({ name: `f${i}.md`, bytes: Buffer.from(`# File ${i}\n\n${pages.join('\n\n')}\n`) })
-    }
-  }
-  return files
-}
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]

@@ -132,10 +132,8 @@ if (!serverUrl) {
   test('two service processes on one database: they share the upload limit, and a queued task runs once', async ({
     svc,
   }) => {
-    // The same DATA_DIR: processes share uploaded files (a mounted volume in a deployment).
-    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5), {
-      dataDir: svc.dataDir,
-    })
+    // A DATA_DIR of its own: the processes share the database alone (uploaded files are in it).
+    const second = await startTestService({}, await openPostgres(svc.deps.db.pool.options.connectionString!, 5))
     try {
       const m = await seedMember(svc.call, 'owner')
       const text = (i: number) => ({ token: m.token, body: { sourceType: 'text', content: `Note ${i} about otters.` } })
@@ -156,6 +154,26 @@ if (!serverUrl) {
       assert.is(rows[0].n, 20, 'each task completed once')
     } finally {
       await second.stop()
+    }
+  })
+
+  test("two service processes on one database share the public packs' limit per address", async () => {
+    const db = await testPostgres()
+    const url = db.url!
+    const env = { PACK_REQUESTS_PER_MINUTE: '4' }
+    const [a, b] = [
+      await startTestService(env, await openPostgres(url, 5)),
+      await startTestService(env, await openPostgres(url, 5)),
+    ]
+    try {
+      // Counted before anything is looked up: requests for a pack that does not exist count too.
+      const statuses = []
+      for (const s of [a, b, a, b, a, b]) statuses.push((await fetch(`${s.url}/packs/no-such-pack`)).status)
+      assert.equal(statuses, [404, 404, 404, 404, 429, 429])
+    } finally {
+      await a.stop()
+      await b.stop()
+      await db.close()
     }
   })
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -38,8 +40,10 @@ if (!server || !amqpUrl) {
     const port = 45000 + Math.floor(Math.random() * 1500)
     const procs: Proc[] = []
     const site = await startSite()
+    // Each process on a "machine" of its own: a DATA_DIR it shares with no other, so an upload
+    // through one API process reaches a worker through the database alone.
     const run = async (role: string, n: number) => {
-      const proc = await start(dataDir, port + n, {
+      const proc = await start(path.join(dataDir, `machine-${n}`), port + n, {
         DATABASE_URL: db.url!,
         AMQP_URL: amqpUrl,
         AMQP_QUEUE: queue,
@@ -79,7 +83,8 @@ if (!server || !amqpUrl) {
         201,
       )
       assert.is(ok(await call2('GET', `/api/v1/knowledge/${entry.id}`, { token: owner.token })).title, 'Okapi')
-      // A file uploaded through one, processed by a worker, followed and searched through the other.
+      // A file uploaded through one, processed by a worker (on another machine: the file reaches it
+      // through the database), followed and searched through the other.
       const file = Buffer.from('# Tapirs\n\nTapirs use their prehensile snout to grab leaves and fruit.\n')
       const res = await upload(a2.base, owner.token, { source: 'file' }, { bytes: file, name: 'tapirs.md' })
       assert.is(res.status, 201, JSON.stringify(res.body))
@@ -117,6 +122,39 @@ if (!server || !amqpUrl) {
       const key = (await newKey(call1, owner.workspaceId, 'agent')).api_key
       const page = ok(await tool(call1, key, 'page_write', { title: 'Field notes', content: 'Okapis are shy.' }))
       assert.is(ok(await tool(call2, key, 'page_read', { pageId: page.pageId })).content, 'Okapis are shy.')
+      // An agent behind a balancer that sticks to no process: each of its MCP requests goes to the
+      // other API process in turn, for a whole flow.
+      const served: string[] = []
+      const alternating = (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : input.toString())
+        const base = [a1.base, a2.base][served.length % 2]
+        served.push(base)
+        return fetch(new URL(url.pathname + url.search, base), init)
+      }
+      const agent = new Client({ name: 'roaming-agent', version: '1.0.0' })
+      await agent.connect(
+        new StreamableHTTPClientTransport(new URL(`${a1.base}/mcp`), {
+          requestInit: { headers: { 'x-api-key': key } },
+          fetch: alternating,
+        }),
+      )
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = await agent.callTool({ name, arguments: args })
+        assert.not.ok(r.isError, `${name}: ${JSON.stringify(r.content)}`)
+        return r.structuredContent as any
+      }
+      assert.ok((await agent.listTools()).tools.some((t) => t.name === 'page_write'))
+      const seen = await call('kb_search', { query: 'okapi giraffid', mode: 'text', minScore: 0 })
+      assert.is(seen.results[0].title, 'Okapi')
+      const notes = await call('page_write', { title: 'Roaming notes', content: 'Okapis live in the Congo.' })
+      assert.is((await call('page_read', { pageId: notes.pageId })).content, 'Okapis live in the Congo.')
+      const versions = ok(await call1('GET', `/api/v1/pages/${notes.pageId}/versions`, { token: owner.token }))
+      assert.equal(versions.versions[0].author.client, 'roaming-agent')
+      await call(notes.undo.tool, notes.undo.arguments)
+      const gone = await agent.callTool({ name: 'page_read', arguments: { pageId: notes.pageId } })
+      assert.ok(gone.isError, 'undone: the page it made is gone')
+      await agent.close()
+      assert.ok(served.includes(a1.base) && served.includes(a2.base) && served.length >= 8, served.join(' '))
 
       // The projector dies: the process waiting for its lease takes over, from the checkpoints.
       projector.child.kill('SIGKILL')

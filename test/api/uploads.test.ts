@@ -3,7 +3,7 @@ import http from 'node:http'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { BlobStore } from '../../adapters/blobs'
+import { hashOf } from '../../adapters/blobs'
 import { DOCX } from '../../ingestion/sniff'
 import { ORPHAN_AGE_MS, removeOrphanFiles } from '../../workers/retention'
 import { docx, encryptedPdf, exe, pdf, plainZip } from '../../testkit/files'
@@ -428,8 +428,7 @@ test(
   async ({ service }) => {
     const m = await seedMember(service.call)
     const files = { blobs: service.deps.blobs, db: service.deps.db.pool }
-    const blobOf = (bytes: Buffer) =>
-      path.join(service.dataDir, 'blobs', BlobStore.hashOf(bytes).slice(0, 2), BlobStore.hashOf(bytes))
+    const blobOf = (bytes: Buffer) => path.join(service.dataDir, 'blobs', hashOf(bytes).slice(0, 2), hashOf(bytes))
     const kept = Buffer.from('Echidnas lay eggs.')
     const refused = Buffer.from('Platypuses lay eggs too.')
     ok(await send(service, m, kept, 'kept.txt'), 201)

@@ -1,25 +1,19 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { BlobMissing, type BlobStore, checkHash, hashOf } from './port'
 
-/**
- * Uploaded files under DATA_DIR/blobs, named by the SHA-256 of their bytes (never by the
- * client's file name): the same file uploaded twice is stored once.
- */
-export class BlobStore {
+/** Uploaded files under a directory (DATA_DIR/blobs), in shards by the first two hex digits of their hash. */
+export class LocalBlobStore implements BlobStore {
+  readonly kind = 'local' as const
   constructor(private dir: string) {}
 
-  static hashOf(bytes: Uint8Array) {
-    return createHash('sha256').update(bytes).digest('hex')
-  }
-
   private pathOf(hash: string) {
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`)
-    return path.join(this.dir, hash.slice(0, 2), hash)
+    return path.join(this.dir, checkHash(hash).slice(0, 2), hash)
   }
 
   async put(bytes: Uint8Array): Promise<string> {
-    const hash = BlobStore.hashOf(bytes)
+    const hash = hashOf(bytes)
     const file = this.pathOf(hash)
     await fs.mkdir(path.dirname(file), { recursive: true })
     // Written aside then renamed: a crash never leaves a half file under the hash's name.
@@ -30,7 +24,9 @@ export class BlobStore {
   }
 
   read(hash: string): Promise<Buffer> {
-    return fs.readFile(this.pathOf(hash))
+    return fs.readFile(this.pathOf(hash)).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? new BlobMissing(hash) : error
+    })
   }
 
   async remove(hash: string) {
