@@ -15,17 +15,17 @@ const RETRY_MAX_MS = 5000
 
 /**
  * What searches served (SearchServed, PageSearchServed: the citations, and the record behind an
- * answer's receipt) is appended after the answer, off its path, by group commit: a record waits
- * only while the batch before it is being appended, then every record waiting goes at once, which
- * the event store writes in one transaction and the projections apply in one each. A search never
+ * answer's receipt) is appended after the answer, off its path, by group commit. A search never
  * waits for it: the receipt it hands out is a signed token the service checks without the record
  * (commands/receiptToken.ts). A record waits up to GATHER_MS for others, so that searches one
- * after another share an append and a projection commit. Records the log refuses (an outage) are kept, up to MAX_PENDING, and
- * tried again with backoff until it takes them; a crash loses those still waiting, normally the last
- * quarter second's. Serves nobody signed for (a public pack's) are tallied instead: one event per pack and
- * mode for each period, so a flood of anonymous calls cannot grow the log by one event per call; a
- * crash loses the tally of the period under way. A read that must show exact citation counts calls
- * `settle` first; shutdown settles too.
+ * after another share an append and a projection commit; then every record waiting goes at once,
+ * which the event store writes in one transaction and the projections apply in one each. Records
+ * the log refuses (an outage) are kept, up to MAX_PENDING, and tried again with backoff until it
+ * takes them; a crash loses those still waiting, normally the last quarter second's. Serves nobody
+ * signed for (a public pack's) are tallied instead: one event per pack and mode for each period,
+ * so a flood of anonymous calls cannot grow the log by one event per call; a crash loses the tally
+ * of the period under way. A read that must show exact citation counts calls `settle` first;
+ * shutdown settles too.
  */
 export class CitationLog {
   private pending: Array<{ append: Append; recorded: (position: number) => void }> = []

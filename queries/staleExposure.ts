@@ -25,7 +25,8 @@ const MAX_SERVES = 20_000
 export const staleExposure = async (db: Queryable, workspaceId: string, since: Date, page: number, limit: number) => {
   const { rows } = await db.query<Row>(
     `WITH served AS (
-       SELECT r.kind, x.item_id, x.version, x.chunk_index, x.sha256, coalesce(r.token, r.id) AS receipt_id, r.at AS served_at, r.actor,
+       SELECT r.kind, x.item_id, x.version, x.chunk_index, x.sha256, coalesce(r.token, r.id) AS receipt_id,
+         r.at AS served_at, r.actor,
          r.position
        FROM kb_receipt_results x JOIN kb_receipts r ON r.id = x.receipt_id
        WHERE x.workspace_id = $1 AND x.at >= $2 ORDER BY x.at DESC LIMIT ${MAX_SERVES}),

@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'ingest-text': () => import('./bench/ingestText'),
   'ingest-files': () => import('./bench/ingestFiles'),
   search: () => import('./bench/search'),
+  'search-ingest': () => import('./bench/searchWhileEmbedding'),
   'as-of': () => import('./bench/asOf'),
   pages: () => import('./bench/pages'),
   scale: () => import('./bench/scale'),

@@ -40,8 +40,9 @@ export const needsVacuum = (s: TableStats) => s.n_dead_tup > VACUUM_BASE + VACUU
  * Every second it reads the tables' counters: a table a bulk load or a batch of rewrites changed
  * enough is analyzed at once (a few milliseconds: ANALYZE samples); a table with enough dead rows
  * is vacuumed, and analyzed with it, once the connection has been quiet for two seconds (other
- * statements took under 50 ms of it: background polls, no requests), one table at a time, so that reads arriving meanwhile wait for one table's vacuum at most. A Postgres
- * server's autovacuum does all of it there.
+ * statements took under 50 ms of it: background polls, no requests), one table at a time, so that
+ * reads arriving meanwhile wait for one table's vacuum at most. A Postgres server's autovacuum
+ * does all of it there.
  */
 export const startMaintenance = (db: Database, log: Logger) => {
   const busyMs = db.busyMs

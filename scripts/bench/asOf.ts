@@ -4,7 +4,7 @@
 // sentence, so the index's history holds (rewrites + 1) versions of every chunk. The past moment is
 // the middle of the rewrites. Each mode is measured in rounds alternating now and then (ABBA).
 import { analyzeSearchTables } from '../../workers/maintenance'
-import { apiClient, workspaceTokens } from './client'
+import { apiClient, inParallel, workspaceTokens } from './client'
 import { benchDocs, benchQueries } from './corpus'
 import { openClients } from './load'
 import { BENCH_ADMIN, benchService, pct } from './service'
@@ -21,15 +21,6 @@ const { deps } = service
 const call = apiClient(service.url)
 const count = async (table: string) =>
   (await deps.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n
-/** Runs `write(i)` for i in [0, n) from WRITERS loops. */
-const inParallel = async (n: number, write: (i: number) => Promise<unknown>) => {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: WRITERS }, async () => {
-      while (next < n) await write(next++)
-    }),
-  )
-}
 try {
   const [token] = await workspaceTokens(call, BENCH_ADMIN, 1)
   await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 1_000_000 })
@@ -41,7 +32,7 @@ try {
   const ids: string[] = []
   while ((await count('kb_chunks')) < CHUNKS) {
     const from = ids.length
-    await inParallel(50, async (k) => {
+    await inParallel(50, WRITERS, async (k) => {
       const i = from + k
       const d = docs[i % docs.length]
       ids[i] = (
@@ -57,7 +48,9 @@ try {
   const built = Date.now() - t0
   let middle = ''
   for (let r = 1; r <= REWRITES; r++) {
-    await inParallel(ids.length, (i) => call('PATCH', `/api/v1/knowledge/${ids[i]}`, token, { content: text(i, r) }))
+    await inParallel(ids.length, WRITERS, (i) =>
+      call('PATCH', `/api/v1/knowledge/${ids[i]}`, token, { content: text(i, r) }),
+    )
     if (r === Math.ceil(REWRITES / 2)) {
       await new Promise((resolve) => setTimeout(resolve, 20))
       middle = new Date().toISOString()

@@ -9,15 +9,12 @@ import { createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { freshPostgres } from '../../testkit/db'
-import { apiClient, workspaceTokens } from './client'
-import { DOCX_TYPE, type File, corpus } from './fileCorpus'
+import { type File, corpus, uploadAll } from './fileCorpus'
 import { BENCH_ADMIN, pct } from './service'
-import { runUploads } from './uploads'
 
 const FILES = Number(process.env.BENCH_FILES ?? 100)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const PER_WORKSPACE = 20
 
 const run = async (files: File[], store: 'local' | 'postgres') => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-blobs-'))
@@ -34,17 +31,7 @@ const run = async (files: File[], store: 'local' | 'postgres') => {
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(config.right, createLogger('silent'), db)
   if (service.deps.blobs.kind !== store) throw new Error(`expected the ${store} store, got ${service.deps.blobs.kind}`)
-  const call = apiClient(service.url)
-  const tokens = await workspaceTokens(call, BENCH_ADMIN, Math.ceil(files.length / PER_WORKSPACE))
-  for (const token of tokens)
-    await call('PATCH', '/api/v1/knowledge/config', token, {
-      allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE],
-    })
-  const r = await runUploads({
-    url: service.url,
-    files: files.map((f, i) => ({ name: f.name, bytes: f.bytes, token: tokens[Math.floor(i / PER_WORKSPACE)] })),
-    pollMs: 250,
-  })
+  const r = await uploadAll(service.url, BENCH_ADMIN, files)
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })
   return r

@@ -30,3 +30,13 @@ export const workspaceTokens = async (call: Call, admin: string, count: number) 
   }
   return tokens
 }
+
+/** Runs `write(i)` for i in [0, n) from `writers` concurrent loops. */
+export const inParallel = async (n: number, writers: number, write: (i: number) => Promise<unknown>) => {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (next < n) await write(next++)
+    }),
+  )
+}

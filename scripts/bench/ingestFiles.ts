@@ -16,9 +16,7 @@ import { freshPostgres } from '../../testkit/db'
 import { chunkText } from '../../ingestion/chunker'
 import { ParserPool } from '../../ingestion/parserPool'
 import { entryPassages } from '../../ingestion/passages'
-import { apiClient, workspaceTokens } from './client'
-import { DOCX_TYPE, type File, corpus } from './fileCorpus'
-import { runUploads } from './uploads'
+import { type File, corpus, uploadAll } from './fileCorpus'
 
 const FILES = Number(process.env.BENCH_FILES ?? 200)
 const LOCAL_FILES = Number(process.env.BENCH_LOCAL_FILES ?? 40)
@@ -26,7 +24,6 @@ const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672'
 /** A Postgres server: the hashing rows run on it too, each in a database of its own. */
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const ADMIN = 'bench-admin-token-0123456789'
-const PER_WORKSPACE = 20
 const POLL_MS = 250
 /** BENCH_ROUNDS: pairs of measurements per row, alternating (default 2: floor, service, service, floor). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
@@ -97,19 +94,7 @@ const throughService = async (
     createLogger('silent'),
     database === 'server' ? await freshPostgres(SERVER_URL, 10) : undefined,
   )
-  const call = apiClient(service.url)
-  const tokens = await workspaceTokens(call, ADMIN, Math.ceil(files.length / PER_WORKSPACE))
-  for (const token of tokens)
-    await call('PATCH', '/api/v1/knowledge/config', token, {
-      allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX_TYPE],
-    })
-  // The client on its own thread; each workspace's task list read every POLL_MS (a client
-  // watching progress; reading them every 100 ms cost the service 1.5 s of its thread in 25).
-  const r = await runUploads({
-    url: service.url,
-    files: files.map((f, i) => ({ name: f.name, bytes: f.bytes, token: tokens[Math.floor(i / PER_WORKSPACE)] })),
-    pollMs: POLL_MS,
-  })
+  const r = await uploadAll(service.url, ADMIN, files, POLL_MS)
   if (queue === 'rabbitmq') await (service.deps.queue as unknown as { deleteQueues(): Promise<void> }).deleteQueues()
   await service.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })

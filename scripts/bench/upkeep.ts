@@ -2,7 +2,7 @@
 // and on a workspace left as the service leaves it after rewrites, each against the same searches
 // once the search tables were vacuumed and analyzed by hand (the baseline, measured in the same run).
 // PGlite runs no autovacuum: this shows what the service's own upkeep leaves behind.
-import { apiClient, workspaceTokens } from './client'
+import { apiClient, inParallel, workspaceTokens } from './client'
 import { benchDocs, benchQueries } from './corpus'
 import { BENCH_ADMIN, benchService, pct } from './service'
 
@@ -17,14 +17,6 @@ const TABLES = ['kb_chunks', 'kb_entries', 'kb_chunk_entries', 'kb_passages'].fl
 const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'hashing'
 const { service, stop } = await benchService('upkeep', EMBEDDER)
 const call = apiClient(service.url)
-const inParallel = async (n: number, write: (i: number) => Promise<unknown>) => {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: WRITERS }, async () => {
-      while (next < n) await write(next++)
-    }),
-  )
-}
 try {
   const [token] = await workspaceTokens(call, BENCH_ADMIN, 1)
   const docs = benchDocs()
@@ -45,7 +37,7 @@ try {
   const text = (i: number, r: number) => `${docs[i % docs.length].text}\n\nCopy ${i}${r ? `, rewrite ${r}` : ''}.`
   const ids: string[] = []
   const t0 = Date.now()
-  await inParallel(ENTRIES, async (i) => {
+  await inParallel(ENTRIES, WRITERS, async (i) => {
     ids[i] = (
       await call('POST', '/api/v1/knowledge', token, {
         title: docs[i % docs.length].title,
@@ -58,7 +50,9 @@ try {
   const firstMinute: number[][] = []
   for (let w = 0; w < 60 / WINDOW_S; w++) firstMinute.push(await searchFor(WINDOW_S))
   for (let r = 1; r <= REWRITES; r++)
-    await inParallel(ENTRIES, (i) => call('PATCH', `/api/v1/knowledge/${ids[i]}`, token, { content: text(i, r) }))
+    await inParallel(ENTRIES, WRITERS, (i) =>
+      call('PATCH', `/api/v1/knowledge/${ids[i]}`, token, { content: text(i, r) }),
+    )
   // A pause with nothing asked (upkeep waits for quiet), then the workspace as the service left it.
   await new Promise((r) => setTimeout(r, 15_000))
   const settled = await searchFor(20)
@@ -66,7 +60,8 @@ try {
   const baseline = await searchFor(20)
   const base = pct(baseline, 50)
   const row = (label: string, ms: number[]) =>
-    `| ${label} | ${ms.length} | ${pct(ms, 50).toFixed(1)} | ${pct(ms, 95).toFixed(1)} | ${(pct(ms, 50) / base).toFixed(2)} |`
+    `| ${label} | ${ms.length} | ${pct(ms, 50).toFixed(1)} | ${pct(ms, 95).toFixed(1)} | ` +
+    `${(pct(ms, 50) / base).toFixed(2)} |`
   console.log(`\nHybrid search through the API, ${ENTRIES} entries, one client (PGlite, ${EMBEDDER} embedder)\n`)
   console.log('| when | searches | p50 ms | p95 ms | p50 / baseline |')
   console.log('|---|---:|---:|---:|---:|')

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { heldCreate, whenHealthy } from '../helpers/process'
 import { ADMIN, client, seedMember } from '../helpers/service'
 
 const test = suite('npm start: a group SIGTERM or SIGINT during a large request answers it and stops cleanly')
@@ -39,15 +40,13 @@ const startNpm = async (dataDir: string, port: number): Promise<Started> => {
   child.stderr!.on('data', (d) => (out += d))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
-    } catch {}
-    if (child.exitCode !== null) break
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  process.kill(-child.pid!, 'SIGKILL')
-  throw new Error(`npm start did not start: ${out}`)
+  await whenHealthy(
+    child,
+    base,
+    () => out,
+    () => process.kill(-child.pid!, 'SIGKILL'),
+  )
+  return { child, base, exited, output: () => out }
 }
 
 /**
@@ -56,23 +55,12 @@ const startNpm = async (dataDir: string, port: number): Promise<Started> => {
  * once, while the service parses, chunks and embeds it.
  */
 const createDuringSignal = async (base: string, token: string, title: string, signal: () => void) => {
-  const body = new TextEncoder().encode(
-    JSON.stringify({ title, source: 'text', content: 'Numbats eat termites, up to 20,000 a day. '.repeat(10_700) }),
-  )
-  let push!: ReadableStreamDefaultController<Uint8Array>
-  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) })
-  const answer = fetch(`${base}/api/v1/knowledge`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: stream,
-    duplex: 'half',
-  } as RequestInit)
-  push.enqueue(body.subarray(0, 1000))
+  const content = 'Numbats eat termites, up to 20,000 a day. '.repeat(10_700)
+  const held = heldCreate(base, token, { title, source: 'text', content }, 1000)
   await new Promise((r) => setTimeout(r, 400))
-  push.enqueue(body.subarray(1000))
-  push.close()
+  held.finish()
   setImmediate(signal)
-  const res = await answer
+  const res = await held.answer
   return { status: res.status, body: await res.json() }
 }
 

@@ -121,7 +121,7 @@ test('stale exposure: served results changed or deleted since, by entry or page,
   // After the serves: the bilby entry changes, then the koala page is deleted; the dingo entry stays.
   ok(await call('PATCH', `/api/v1/knowledge/${a.id}`, { content: 'Bilbies dig spiral burrows.' }))
   ok(await call('DELETE', `/api/v1/pages/${p.id}`))
-  const report = ok(await call('GET', `/api/v1/reports/stale-exposure?since=${encodeURIComponent(since)}`))
+  const report = ok(await call('GET', `/api/v1/reports/stale-exposure?since=${encodeURIComponent(since)}&settle=true`))
   assert.equal(
     report.items.map((i: any) => [i.pageId ?? i.entryId, i.status]),
     [

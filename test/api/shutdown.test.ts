@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type Proc, start } from '../helpers/process'
+import { type Proc, heldCreate, start } from '../helpers/process'
 import { type Call, client, ok, seedMember } from '../helpers/service'
 
 const test = suite('stopping cleanly: SIGTERM with keep-alive clients, requests in flight, a burst of creates')
@@ -193,36 +193,24 @@ test(
   },
 )
 
-/** A create sent through fetch with its body held back after the first bytes: `finish` sends the rest. */
-const heldCreate = (base: string, token: string, title: string) => {
-  const body = new TextEncoder().encode(JSON.stringify({ title, source: 'text', content: 'Quokkas hop. '.repeat(500) }))
-  let push!: ReadableStreamDefaultController<Uint8Array>
-  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) })
-  const answer = fetch(`${base}/api/v1/knowledge`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: stream,
-    duplex: 'half',
-  } as RequestInit).then(
-    (r) => r.status,
-    (error: Error) => `failed: ${error.message}`,
-  )
-  push.enqueue(body.subarray(0, 100))
+/** A create whose body is held back after its first bytes; its answer a status or the transport's failure. */
+const heldUntilFinished = (base: string, token: string, title: string) => {
+  const held = heldCreate(base, token, { title, source: 'text', content: 'Quokkas hop. '.repeat(500) }, 100)
   return {
-    answer,
-    finish: () => {
-      push.enqueue(body.subarray(100))
-      push.close()
-    },
+    answer: held.answer.then(
+      (r) => r.status,
+      (error: Error) => `failed: ${error.message}`,
+    ),
+    finish: held.finish,
   }
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-test('a second signal during a stop says a stop is under way the request is answered', async () => {
+test('a second signal during a stop is logged as a stop under way; the request is answered', async () => {
   await withService(async (s) => {
     const m = await seedMember(client(s.proc.base))
-    const held = heldCreate(s.proc.base, m.token, 'Held while stopping')
+    const held = heldUntilFinished(s.proc.base, m.token, 'Held while stopping')
     await pause(300)
     s.proc.child.kill('SIGTERM')
     await pause(200)
@@ -239,7 +227,7 @@ test('a second signal during a stop says a stop is under way the request is answ
 test('a third signal forces the exit (code 1) and logs the request still open', async () => {
   await withService(async (s) => {
     const m = await seedMember(client(s.proc.base))
-    const held = heldCreate(s.proc.base, m.token, 'Never finished')
+    const held = heldUntilFinished(s.proc.base, m.token, 'Never finished')
     await pause(300)
     for (const signal of ['SIGTERM', 'SIGTERM', 'SIGINT'] as const) {
       s.proc.child.kill(signal)

@@ -22,7 +22,7 @@ const ROUNDS = 3
 if (!server || !amqpUrl) {
   test.skip('terminated backends (TEST_DATABASE_URL or TEST_AMQP_URL unset)', () => undefined)
 } else {
-  test(`${ROUNDS} rounds of pg_terminate_backend on every backend of the service, during writes and tasks`, async () => {
+  test(`${ROUNDS} rounds of pg_terminate_backend on every backend, during writes and tasks`, async () => {
     const db = await freshPostgres(server)
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-terminate-'))
     const dbName = new URL(db.url!).pathname.slice(1)

@@ -37,14 +37,53 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
     child.on('exit', (code) => (running.delete(child), resolve(code))),
   )
   const base = `http://127.0.0.1:${port}`
-  // Up to a minute: seven processes starting at once on a loaded machine compile and open the database slowly.
+  await whenHealthy(
+    child,
+    base,
+    () => out,
+    () => child.kill('SIGKILL'),
+  )
+  return { child, base, exited, output: () => out }
+}
+
+/**
+ * Waits for a started service to answer /health: up to a minute, since seven processes starting
+ * at once on a loaded machine compile and open the database slowly. If it exits or never answers,
+ * `kill` and throw with what it printed.
+ */
+export const whenHealthy = async (child: ChildProcess, base: string, output: () => string, kill: () => void) => {
   for (let i = 0; i < 600; i++) {
     try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, output: () => out }
+      if ((await fetch(`${base}/health`)).ok) return
     } catch {}
     if (child.exitCode !== null) break
     await new Promise((r) => setTimeout(r, 100))
   }
-  child.kill('SIGKILL')
-  throw new Error(`service did not start: ${out}`)
+  kill()
+  throw new Error(`service did not start: ${output()}`)
+}
+
+/**
+ * A create sent through Node's fetch with its body held back after the first `head` bytes, so
+ * that the service has received the request while its body is still coming: `finish` sends the
+ * rest. The answer is the response, or the transport's failure.
+ */
+export const heldCreate = (base: string, token: string, body: object, head: number) => {
+  const bytes = new TextEncoder().encode(JSON.stringify(body))
+  let push!: ReadableStreamDefaultController<Uint8Array>
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) })
+  const answer = fetch(`${base}/api/v1/knowledge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit)
+  push.enqueue(bytes.subarray(0, head))
+  return {
+    answer,
+    finish: () => {
+      push.enqueue(bytes.subarray(head))
+      push.close()
+    },
+  }
 }
