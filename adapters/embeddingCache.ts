@@ -19,8 +19,10 @@ CREATE TABLE IF NOT EXISTS embedding_pending (
   text_hash text NOT NULL,
   text text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
+  attempts integer NOT NULL DEFAULT 0,
   PRIMARY KEY (model, text_hash)
 );
+ALTER TABLE embedding_pending ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 0;
 `
 
 /** What is embedded for a chunk: its entry's title gives the passage its subject. */

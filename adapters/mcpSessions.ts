@@ -21,8 +21,16 @@ export const MCP_IDLE_MS = 60 * 60 * 1000
 /** A session's last use is written at most this often (a request in the same minute writes nothing). */
 const TOUCH_MS = 60_000
 
+/** Live sessions a key may hold: opening one more ends its least recently used. */
+export const MCP_SESSIONS_PER_KEY = 100
+
 export const openMcpSession = async (db: Queryable, id: string, keyId: string, client: string) => {
   await db.query('INSERT INTO mcp_sessions (id, key_id, client) VALUES ($1, $2, $3)', [id, keyId, client])
+  await db.query(
+    `DELETE FROM mcp_sessions WHERE key_id = $1 AND id NOT IN
+       (SELECT id FROM mcp_sessions WHERE key_id = $1 ORDER BY last_seen DESC, id LIMIT $2)`,
+    [keyId, MCP_SESSIONS_PER_KEY],
+  )
 }
 
 /** The client name of a live session of this key (undefined: no such session, another key's, or idle too long). */

@@ -47,3 +47,7 @@ export const takeHit = (db: Database, scope: string, limit: number, windowSecond
     }
     return { allowed: true as const, release }
   })
+
+/** Forgets hits older than a day: a scope hit once (an address never seen again) leaves no row behind. */
+export const sweepRateLimits = (db: Pick<Database['pool'], 'query'>) =>
+  db.query("DELETE FROM rate_limit_hits WHERE at < clock_timestamp() - interval '1 day'")

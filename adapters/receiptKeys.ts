@@ -4,8 +4,13 @@ import { type Database, type Queryable, inTransaction } from './db'
 const SCHEMA = `CREATE TABLE IF NOT EXISTS kb_receipt_keys (
   id text PRIMARY KEY, secret bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT clock_timestamp())`
 const LOCK = 7_300_011
-/** Another process may have rotated: the newest key is looked up again after this long. */
+/**
+ * Another process may have rotated or removed a key: the keys are looked up again after this long
+ * (and a key an older one replaced is kept at least this long, while processes may still sign with it).
+ */
 const REFRESH_MS = 60_000
+/** A token naming a key this process has not seen makes it look again at most this often. */
+const MISS_MS = 1000
 
 export interface ReceiptKey {
   id: string
@@ -22,6 +27,7 @@ export class ReceiptKeys {
   private keys = new Map<string, ReceiptKey>()
   private newest?: ReceiptKey
   private loadedAt = 0
+  private missedAt = 0
 
   private constructor(private readonly db: Queryable) {}
 
@@ -54,9 +60,17 @@ export class ReceiptKeys {
     return this.newest
   }
 
-  /** A key by its id (looked up again once when this process has not seen it), or undefined. */
+  /**
+   * A key by its id, or undefined. The keys are looked up again when they are older than
+   * REFRESH_MS (a key removed elsewhere stops checking), and for an id this process has not seen,
+   * at most every MISS_MS (tokens naming made-up keys cost no lookup each).
+   */
   async byId(id: string): Promise<ReceiptKey | undefined> {
-    if (!this.keys.has(id)) await this.load()
+    const now = Date.now()
+    if (now - this.loadedAt > REFRESH_MS || (!this.keys.has(id) && now - this.missedAt > MISS_MS)) {
+      if (!this.keys.has(id)) this.missedAt = now
+      await this.load()
+    }
     return this.keys.get(id)
   }
 
@@ -67,10 +81,14 @@ export class ReceiptKeys {
     return id
   }
 
-  /** Removes a key: the receipts it signed are no longer checkable. The signing key cannot be removed. */
-  async remove(id: string): Promise<'removed' | 'signing' | 'unknown'> {
+  /**
+   * Removes a key: the receipts it signed are no longer checkable. The signing key cannot be
+   * removed, nor the one it replaced while other processes may still sign with that (REFRESH_MS).
+   */
+  async remove(id: string): Promise<'removed' | 'signing' | 'recent' | 'unknown'> {
     await this.load()
     if (this.newest?.id === id) return 'signing'
+    if (this.keys.has(id) && this.newest && Date.now() - this.newest.createdAt.getTime() < REFRESH_MS) return 'recent'
     const { rowCount } = await this.db.query('DELETE FROM kb_receipt_keys WHERE id = $1', [id])
     await this.load()
     return rowCount ? 'removed' : 'unknown'
@@ -87,8 +105,11 @@ export class ReceiptKeys {
   }
 }
 
-const insertKey = async (q: Queryable) => {
-  const id = randomBytes(2).toString('hex')
-  await q.query('INSERT INTO kb_receipt_keys (id, secret) VALUES ($1, $2)', [id, randomBytes(32)])
-  return id
+const insertKey = async (q: Queryable): Promise<string> => {
+  const id = randomBytes(3).toString('hex')
+  const { rowCount } = await q.query(
+    'INSERT INTO kb_receipt_keys (id, secret) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+    [id, randomBytes(32)],
+  )
+  return rowCount ? id : insertKey(q)
 }

@@ -105,6 +105,9 @@ export const createHttpServer = (handle: http.RequestListener, log: Pick<Logger,
 
   const server = http.createServer((req, res) => {
     const connection = connections.get(req.socket)
+    // A request pipelined behind a refused body, while that body is being discarded: the answer
+    // before said Connection: close, so it is not served.
+    if (connection?.lingering) return void req.socket.destroy()
     if (connection) {
       connection.busy = true
       connection.served++

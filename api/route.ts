@@ -216,8 +216,10 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       correlationId: String(ctx.state.requestId ?? randomUUID()),
       ...('workspaceId' in identity ? { workspaceId: identity.workspaceId } : {}),
     }
-    // Searches' records are appended after their answers: a read asked to settle waits for them.
-    if (settle) await settleCitations(deps)
+    // Searches' records are appended after their answers: a read asked to settle waits for them
+    // (this process's; another API process's follow within a quarter second), and says when it
+    // could not (the log refusing them, or the read models behind).
+    if (settle && !(await settleCitations(deps))) ctx.set(LAG_HEADER, 'true')
     const extraQuery = Object.fromEntries(Object.entries(ctx.query ?? {}).filter(([name]) => spec.extraQuery?.(name)))
     const input: HandlerInput<unknown, unknown, unknown> = {
       params,
@@ -276,9 +278,10 @@ export const replyWith = <T extends { position: number }>(
 export const settleCitations = async (
   deps: Pick<Deps, 'citations' | 'runner' | 'config'>,
   maxMs = deps.config.readYourWritesTimeoutMs,
-) => {
-  const position = await deps.citations.settle(maxMs)
-  if (position > 0) await deps.runner.waitFor(position, maxMs)
+): Promise<boolean> => {
+  const { position, complete } = await deps.citations.settle(maxMs)
+  const caughtUp = position > 0 ? await deps.runner.waitFor(position, maxMs) : true
+  return complete && caughtUp
 }
 
 /**

@@ -70,15 +70,24 @@ export class CitationLog {
   /** Appends a search's record with the next batch; answers its log position once it is there (0: given up). */
   record(append: Append): Promise<number> {
     const recorded = new Promise<number>((resolve) => this.pending.push({ append, recorded: resolve }))
+    this.giveUpOver(MAX_PENDING)
     this.draining ??= this.drain(GATHER_MS)
     return recorded
+  }
+
+  /** Gives up the oldest records beyond `most` waiting (the log refusing or slow for long), and says so. */
+  private giveUpOver(most: number) {
+    const over = this.pending.length - most
+    if (over <= 0) return
+    for (const item of this.pending.splice(0, over)) item.recorded(0)
+    this.log.warn({ dropped: over }, 'search records given up: too many waiting for the log')
   }
 
   /**
    * Appends what is waiting and tallied, for at most `maxMs`; answers the position of the last
    * record appended (0 if none).
    */
-  async settle(maxMs = Number.POSITIVE_INFINITY): Promise<number> {
+  async settle(maxMs = Number.POSITIVE_INFINITY): Promise<{ position: number; complete: boolean }> {
     this.closeTallies()
     this.hurry?.()
     let timer: NodeJS.Timeout | undefined
@@ -87,7 +96,12 @@ export class CitationLog {
     })
     await Promise.race([this.draining, late])
     clearTimeout(timer)
-    return this.last
+    return { position: this.last, complete: this.pending.length === 0 && this.draining === undefined }
+  }
+
+  /** Records still waiting (a stop logs those it leaves behind). */
+  waiting() {
+    return this.pending.length
   }
 
   /** Appends what waits, after `gatherMs` (cut short by `settle`), until nothing does. */
@@ -106,10 +120,17 @@ export class CitationLog {
       const failed: typeof batch = []
       await Promise.all(
         batch.map(async (item) => {
-          const done = await item.append().catch((error: Error) => E.left(error))
-          if (E.isLeft(done)) return void failed.push(item)
-          this.last = Math.max(this.last, done.right.position)
-          item.recorded(done.right.position)
+          const done = await item.append().catch((error: Error) => E.left({ message: error.message, thrown: error }))
+          if (E.isRight(done)) {
+            this.last = Math.max(this.last, done.right.position)
+            return item.recorded(done.right.position)
+          }
+          // A refusal the log will repeat (a decision, data it cannot take) is given up at once.
+          if (!transient(done.left)) {
+            this.log.warn({ reason: done.left.message }, 'a search record was refused; it is given up')
+            return item.recorded(0)
+          }
+          failed.push(item)
         }),
       )
       if (failed.length === 0) {
@@ -122,16 +143,25 @@ export class CitationLog {
         this.log.warn({ waiting: failed.length }, 'the log refuses search records; they are kept and retried')
       refused = true
       this.pending = [...failed, ...this.pending]
-      const over = this.pending.length - MAX_PENDING
-      if (over > 0) {
-        for (const item of this.pending.splice(0, over)) item.recorded(0)
-        this.log.warn({ dropped: over }, 'search records given up: too many waiting for the log')
-      }
+      this.giveUpOver(MAX_PENDING)
       await new Promise((resolve) => setTimeout(resolve, backoff))
       backoff = Math.min(backoff * 2, RETRY_MAX_MS)
     }
     this.draining = undefined
   }
+}
+
+/**
+ * Whether a failed append may succeed if tried again. A decision (a domain error) is final, unless
+ * it says the service was unavailable. Of errors thrown, PostgreSQL's say by their class: the
+ * server unreachable, restarting, out of resources or in a conflict (08, 40, 53, 57, 58) pass; data
+ * it cannot take does not. Anything else thrown (a lost connection, another store) is tried again.
+ */
+const transient = (failure: { message: string; code?: string; thrown?: unknown }) => {
+  if (!('thrown' in failure)) return failure.code === 'SERVICE_UNAVAILABLE'
+  const error = failure.thrown as { code?: unknown; severity?: unknown }
+  if (typeof error?.severity === 'string' && typeof error.code === 'string') return /^(08|40|53|57|58)/.test(error.code)
+  return true
 }
 
 /** The append of a period's tally: each item's count, and each distinct receipt (id, value). */

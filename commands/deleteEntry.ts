@@ -16,9 +16,14 @@ export interface StoredFiles {
   db: Queryable
 }
 
-/** Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash). */
+/**
+ * Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash),
+ * or they were uploaded again meanwhile (an entry on its way, not in the read model yet).
+ */
 export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
-  if (storage && !(await heldByAnEntry(files.db, storage.blob, entryId))) await files.blobs.remove(storage.blob)
+  const asked = new Date()
+  if (storage && !(await heldByAnEntry(files.db, storage.blob, entryId)))
+    await files.blobs.removeIfWrittenBefore(storage.blob, asked)
 }
 
 /**

@@ -193,8 +193,9 @@ const direct = async (args: string[]) => {
       if (b === 'rotate') return { id: await keys.rotate(), keys: await keys.list() }
       if (b === 'remove') {
         const outcome = await keys.remove(c)
-        if (outcome !== 'removed')
-          refuse(outcome === 'signing' ? 'the signing key cannot be removed; rotate first' : `no receipt key ${c}`)
+        if (outcome === 'signing') refuse('the signing key cannot be removed; rotate first')
+        if (outcome === 'recent') refuse('other processes may still sign with this key for a minute after a rotation')
+        if (outcome === 'unknown') refuse(`no receipt key ${c}`)
         return { removed: true, id: c }
       }
       return { keys: await keys.list() }

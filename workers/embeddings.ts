@@ -5,6 +5,10 @@ import type { Logger } from '../adapters/logger'
 
 /** Texts embedded at once. */
 const BATCH = 32
+/** Tries of a text the model refuses before it is set aside (its rows keep no vector; the log says so). */
+const MAX_ATTEMPTS = 5
+/** How long a stop waits for a model call under way (the rows it would fill are filled by the next holder). */
+const STOP_WAIT_MS = 5000
 /** How often it looks for pending texts when nothing woke it. */
 const POLL_MS = 2000
 const RETRY_MAX_MS = 30_000
@@ -31,7 +35,10 @@ export const startEmbeddingFiller = (db: Database, embedder: Embedder, log: Logg
     while (!stopped) {
       let done = 0
       try {
-        done = await fillBatch(db, embedder)
+        done = await fillBatch(db, embedder, log)
+        // Rows whose vector reached the cache some other way: a rebuild's rows swapped in, or a row
+        // a projection wrote while its text's vector was being made (its pending row was taken).
+        if (done === 0) await fillRows(db, embedder, undefined)
         backoff = 0
       } catch (error) {
         backoff = Math.min(RETRY_MAX_MS, (backoff || 500) * 2)
@@ -50,30 +57,61 @@ export const startEmbeddingFiller = (db: Database, embedder: Embedder, log: Logg
     stop: async () => {
       stopped = true
       wake()
-      await loop
+      await Promise.race([loop, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
     },
   }
 }
 
-/** Embeds one batch of pending texts and fills their rows in; answers how many it took. */
-const fillBatch = async (db: Database, embedder: Embedder) => {
+/**
+ * Embeds one batch of pending texts and fills their rows in; answers how many it took. A batch the
+ * model refuses is tried text by text, so one text it cannot read holds back no other; a text
+ * refused MAX_ATTEMPTS times is set aside.
+ */
+const fillBatch = async (db: Database, embedder: Embedder, log: Logger) => {
   const { rows } = await db.pool.query<{ text_hash: string; text: string }>(
-    'SELECT text_hash, text FROM embedding_pending WHERE model = $1 ORDER BY created_at LIMIT $2',
-    [embedder.model, BATCH],
+    `SELECT text_hash, text FROM embedding_pending WHERE model = $1 AND attempts < $3 ORDER BY created_at LIMIT $2`,
+    [embedder.model, BATCH, MAX_ATTEMPTS],
   )
   if (rows.length === 0) return 0
-  await ensureEmbedded(
-    db.pool,
-    embedder,
-    rows.map((r) => r.text),
-  )
-  const hashes = rows.map((r) => r.text_hash)
+  let embedded = rows
+  try {
+    await ensureEmbedded(
+      db.pool,
+      embedder,
+      rows.map((r) => r.text),
+    )
+  } catch (error) {
+    if (rows.length === 1) throw await refused(db, embedder, rows[0].text_hash, error, log)
+    embedded = []
+    for (const r of rows) {
+      const one = await ensureEmbedded(db.pool, embedder, [r.text]).then(
+        () => true,
+        (e: Error) => refused(db, embedder, r.text_hash, e, log).then(() => false),
+      )
+      if (one) embedded.push(r)
+    }
+  }
+  const hashes = embedded.map((r) => r.text_hash)
   await fillRows(db, embedder, hashes)
   await db.pool.query('DELETE FROM embedding_pending WHERE model = $1 AND text_hash = ANY($2::text[])', [
     embedder.model,
     hashes,
   ])
   return rows.length
+}
+
+/** Counts a refusal of one text; answers the error. */
+const refused = async (db: Database, embedder: Embedder, hash: string, error: unknown, log: Logger) => {
+  const { rows } = await db.pool.query<{ attempts: number }>(
+    'UPDATE embedding_pending SET attempts = attempts + 1 WHERE model = $1 AND text_hash = $2 RETURNING attempts',
+    [embedder.model, hash],
+  )
+  if ((rows[0]?.attempts ?? 0) >= MAX_ATTEMPTS)
+    log.error(
+      { err: error, textHash: hash },
+      'the model refused a text again and again; its rows stay without a vector',
+    )
+  return error
 }
 
 /** Sets the cached vector of the rows of this model still without one (of these hashes, or all). */

@@ -3,6 +3,8 @@ import type { Logger } from '../adapters/logger'
 
 // The search tables and their history (searched as of a past moment).
 const TABLES = ['kb_chunks', 'kb_entries', 'kb_chunk_entries', 'kb_passages'].flatMap((t) => [t, `${t}_history`])
+// Tables kept to the same rules: the pages' index, and operational state written on every request.
+const KEPT = [...TABLES, 'kb_page_index', 'embedding_pending', 'rate_limit_hits', 'mcp_sessions']
 
 /**
  * A Postgres server's autovacuum rules: analyze once 50 rows plus 10 % of the table changed since
@@ -60,7 +62,7 @@ export const startMaintenance = (db: Database, log: Logger) => {
       const { rows } = await db.pool.query<TableStats>(
         `SELECT relname, n_live_tup, n_dead_tup, n_mod_since_analyze FROM pg_stat_user_tables
          WHERE relname = ANY($1) AND schemaname = current_schema()`,
-        [TABLES],
+        [KEPT],
       )
       for (const table of rows.filter(needsAnalyze)) {
         await db.pool.query(`ANALYZE ${table.relname}`)

@@ -5,6 +5,7 @@ import type { EventStore } from '../adapters/eventstore/port'
 import type { Logger } from '../adapters/logger'
 import { type StoredFiles, deleteEntry, removeStoredFile } from '../commands/deleteEntry'
 import { heldByAnEntry } from '../queries/knowledge'
+import { sweepRateLimits } from '../adapters/rateLimit'
 import type { EntryCreated } from '../domain/entry'
 import { defaultKbConfig } from '../domain/kbConfig'
 
@@ -101,6 +102,7 @@ export const startRetentionSweeper = (
   const sweep = () =>
     completeDeletions(db, store, files)
       .then(() => sweepRetention(db, store, log, new Date(), files))
+      .then(() => sweepRateLimits(db))
       .then(async () => {
         const removed = files && (await entriesComplete?.()) ? await removeOrphanFiles(files) : 0
         if (removed) log.info({ removed }, 'removed stored files no entry holds')

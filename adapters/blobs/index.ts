@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { Database } from '../db'
 import { LocalBlobStore } from './local'
 import type { BlobStore } from './port'
@@ -17,7 +18,7 @@ export const openBlobStore = async (
   db: Database,
 ): Promise<BlobStore> => {
   if (config.blobUrl?.startsWith('s3://')) return new S3BlobStore(config.blobUrl)
-  if (config.blobUrl?.startsWith('file://')) return new LocalBlobStore(new URL(config.blobUrl).pathname)
+  if (config.blobUrl?.startsWith('file://')) return new LocalBlobStore(fileURLToPath(config.blobUrl))
   if (db.kind === 'postgres') return PostgresBlobStore.open(db.pool)
   return new LocalBlobStore(path.join(config.dataDir, 'blobs'))
 }

@@ -191,7 +191,8 @@ const computedHash = (r: Row): Buffer | string =>
           }),
         )
 
-const PAGE = 5000
+/** Chain rows read at once: form-2 rows bring their event's content (a page version holds up to 500,000 characters). */
+const PAGE = 200
 
 /**
  * Walks the chain (of one workspace, or all of them) from its start: each event still stored must

@@ -27,9 +27,16 @@ CREATE TABLE IF NOT EXISTS es_streams (
 -- from the heads it expects; nothing is written when a head moved (another process appended to
 -- that chain: the heads come back, to link again from) or when an expected revision does not
 -- hold (those are answered, to be retried without them). The loops run per stream, not per event.
-DROP FUNCTION IF EXISTS es_append_chained(text[], text[], int[], uuid[], text[], jsonb[], jsonb[], boolean, text[],
-  bytea[], bytea[], text[], bytea[]);
-CREATE FUNCTION es_append_chained(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
+-- Replaced in place (an append of another process meanwhile keeps working); dropped first only
+-- where an older shape of it answers other columns.
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'es_append_chained'
+      AND pg_get_function_result(oid) NOT LIKE '%head_position%') THEN
+    DROP FUNCTION es_append_chained(text[], text[], int[], uuid[], text[], jsonb[], jsonb[], boolean, text[],
+      bytea[], bytea[], text[], bytea[]);
+  END IF;
+END $$;
+CREATE OR REPLACE FUNCTION es_append_chained(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
   p_types text[], p_data jsonb[], p_metadata jsonb[], p_notify boolean, p_chains text[], p_contents bytea[],
   p_links bytea[], p_head_chains text[], p_head_hashes bytea[])
 RETURNS TABLE (idx int, next_revision bigint, last_position bigint, actual_revision text, head_chain text,

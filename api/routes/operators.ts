@@ -131,6 +131,12 @@ export const operatorRoutes: AnyRoute[] = [
       if (outcome === 'unknown') return fail('NOT_FOUND', `no receipt key ${params.id}`)
       if (outcome === 'signing')
         return fail('CONFLICT', 'the signing key cannot be removed; rotate first', ['id: is the signing key'])
+      if (outcome === 'recent')
+        return fail(
+          'CONFLICT',
+          'other processes may still sign with this key for a minute after a rotation; try then',
+          ['id: replaced less than a minute ago'],
+        )
       return E.right({ data: { removed: true, id: params.id } })
     },
   }),

@@ -120,4 +120,46 @@ test('a page whose vector the model could not make is written, then filled in by
   }
 })
 
+test('a text the model never takes holds back no other: it is set aside, the rest are filled in', async ({
+  svc,
+  m,
+}) => {
+  let down = true
+  const restore = gateLongTexts(svc, async (texts) => {
+    if (down || texts.some((t) => t.includes('POISON'))) throw new Error('the model refuses (test)')
+  })
+  try {
+    const write = async (title: string, word: string) =>
+      ok(
+        await svc.call('POST', '/api/v1/pages', {
+          token: m.token,
+          body: { title, content: `${word} wombats tunnel at night. `.repeat(200) },
+        }),
+        201,
+      ).id as string
+    const poisoned = await write('Poisoned notes', 'POISON')
+    const healthy = await write('Healthy notes', 'Healthy')
+    down = false
+    const embedded = async (id: string) =>
+      (
+        await svc.deps.db.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM kb_page_index WHERE page_id = $1 AND embedding IS NOT NULL',
+          [id],
+        )
+      ).rows[0].n
+    await until('the healthy page filled in', async () => (await embedded(healthy)) === 1, 30_000)
+    await until(
+      'the poisoned text set aside',
+      async () =>
+        (await svc.deps.db.pool.query<{ attempts: number }>('SELECT attempts FROM embedding_pending')).rows.some(
+          (r) => r.attempts >= 5,
+        ),
+      60_000,
+    )
+    assert.is(await embedded(poisoned), 0)
+  } finally {
+    restore()
+  }
+})
+
 test.run()
