@@ -22,7 +22,7 @@ import { characters } from './codecs'
 import { inputProblems } from './route'
 import { skills } from './skills'
 import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
-import { endMcpSession, mcpSessionClient, openMcpSession, sweepMcpSessions } from '../adapters/mcpSessions'
+import { endMcpSession, mcpSessionClient, openMcpSession } from '../adapters/mcpSessions'
 import { nextStepOf } from './tools/nextStep'
 import { describeErrors } from './validation'
 
@@ -151,12 +151,11 @@ export const checked = async <A>(
  * initialize, is the author of its writes. Sessions live in the database (adapters/mcpSessions.ts)
  * and every request is served by a server and transport of its own, so any API process answers
  * any request of a session. Answers are JSON; there is no server-to-client stream (GET is 405),
- * as the tools and prompts send no notifications. Sessions idle for an hour are gone.
+ * as the tools and prompts send no notifications. Sessions idle for an hour are gone (the
+ * scheduler's sweep removes their rows).
  */
 export const mountMcp = (router: Router, deps: Deps) => {
   const db = deps.db.pool
-  const sweeper = setInterval(() => void sweepMcpSessions(db).catch(() => undefined), 60_000)
-  sweeper.unref()
 
   const handler = async (ctx: Context) => {
     const identity = await authenticate(deps, ctx, 'apiKey')
@@ -236,6 +235,6 @@ export const mountMcp = (router: Router, deps: Deps) => {
   router.get('/mcp', noStream)
   router.delete('/mcp', handler)
   return {
-    close: async () => clearInterval(sweeper),
+    close: async () => undefined,
   }
 }

@@ -11,6 +11,7 @@ import { readJson } from './body'
 import type { UploadedFile } from '../commands/newEntry'
 import { takeUploadSlot } from './upload'
 import type { Deps } from './deps'
+import { settleCitations, takeSettle } from './settle'
 import { ApiError } from './errors'
 import { describeErrors } from './validation'
 
@@ -270,31 +271,6 @@ export const replyWith = <T extends { position: number }>(
     const { position, ...data } = r
     return { data: pick ? pick(r) : data, position, status }
   })(result)
-
-/**
- * Appends the searches' records still waiting (commands/citations.ts) and waits for the read models
- * to count them, each for at most `maxMs` (the read-your-writes bound unless given).
- */
-export const settleCitations = async (
-  deps: Pick<Deps, 'citations' | 'runner' | 'config'>,
-  maxMs = deps.config.readYourWritesTimeoutMs,
-): Promise<boolean> => {
-  const { position, complete } = await deps.citations.settle(maxMs)
-  const caughtUp = position > 0 ? await deps.runner.waitFor(position, maxMs) : true
-  return complete && caughtUp
-}
-
-/**
- * `?settle=true` on any GET: the answer counts every search answered before it (exact cited
- * counts). Taken out of the query before the route's codec sees it.
- */
-const takeSettle = (ctx: Context, problems: string[]) => {
-  const { settle, ...rest } = ctx.query ?? {}
-  if (settle === undefined) return false
-  ctx.query = rest
-  if (settle !== 'true' && settle !== 'false') problems.push('settle: must be true or false')
-  return settle === 'true'
-}
 
 /**
  * After a write: the answer is what `read` finds once the read models reached `position`. When the wait

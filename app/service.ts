@@ -26,7 +26,7 @@ import { startRetentionSweeper } from '../workers/retention'
 import { createApp } from '../api/app'
 import { CredentialCache } from '../api/credentials'
 import { type HttpServer, createHttpServer } from '../api/httpServer'
-import { settleCitations } from '../api/route'
+import { settleCitations } from '../api/settle'
 import type { Config, Role } from './config'
 import { holdLease } from '../adapters/lease'
 import type { Deps } from '../api/deps'
@@ -76,7 +76,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         // A rebuild the last holder left half done is dropped; only the holder rebuilds.
         await dropShadowSchemas(db)
         await runner.start()
-        const filler = startEmbeddingFiller(db, embedder, log)
+        const filler = startEmbeddingFiller(db, embedder, vectors, log)
         const offWritten = ['chunks', 'page-index'].map((name) => runner.onWritten(name, filler.kick))
         return async () => {
           for (const off of offWritten) off()
@@ -203,7 +203,14 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       // The searches' citations still waiting are appended, and counted before the runner stops.
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
       const steps: [string, () => Promise<unknown>][] = [
-        ['appending the citations pending', () => settleCitations(deps, config.shutdownTimeoutMs * SETTLE_SHARE)],
+        [
+          'appending the citations pending',
+          async () => {
+            const settled = await settleCitations(deps, config.shutdownTimeoutMs * SETTLE_SHARE)
+            if (!settled && deps.citations.waiting() > 0)
+              log.warn({ lost: deps.citations.waiting() }, 'search records still waiting for the log are lost')
+          },
+        ],
         ['stopping the schedules', async () => scheduling?.stop()],
         ['stopping the webhook deliveries', async () => delivering?.stop()],
         ['closing the job queue', () => queue.close()],

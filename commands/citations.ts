@@ -71,7 +71,7 @@ export class CitationLog {
   record(append: Append): Promise<number> {
     const recorded = new Promise<number>((resolve) => this.pending.push({ append, recorded: resolve }))
     this.giveUpOver(MAX_PENDING)
-    this.draining ??= this.drain(GATHER_MS)
+    this.draining ??= this.drain()
     return recorded
   }
 
@@ -104,13 +104,12 @@ export class CitationLog {
     return this.pending.length
   }
 
-  /** Appends what waits, after `gatherMs` (cut short by `settle`), until nothing does. */
-  private async drain(gatherMs = 0) {
-    if (gatherMs > 0)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, gatherMs)
-        this.hurry = () => (clearTimeout(timer), resolve())
-      })
+  /** Appends what waits, after GATHER_MS (cut short by `settle`), until nothing does. */
+  private async drain() {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, GATHER_MS)
+      this.hurry = () => (clearTimeout(timer), resolve())
+    })
     this.hurry = undefined
     let backoff = RETRY_FIRST_MS
     let refused = false

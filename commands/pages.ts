@@ -90,10 +90,10 @@ export const createPage = async (deps: PageDeps, ctx: CommandContext, input: Cre
   const pageId = input.pageId ?? randomUUID()
   const title = input.title.trim()
   if (input.content.length > PAGE_MAX_CHARS) return tooLong(input.content.length)
-  await embedVersion(deps, title, input.content)
   if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), nameKey(title), pageId, streams.page))) {
     return fail('CONFLICT', `a page titled "${title}" already exists`, [`title: "${title}" is taken`])
   }
+  await embedVersion(deps, title, input.content)
   const { collectionId, proposalId, approvedBy } = input
   const size = changeSize('', input.content)
   const done = await handle(

@@ -155,7 +155,7 @@ export type ReadClaim = Omit<ReceiptClaim, 'workspaceId'> & { searchId: string }
  * A token's claim, unchecked (`signedBy` checks it): which key signed it, and what it says was
  * served. Undefined for anything malformed.
  */
-export const readReceipt = (token: string): ReadClaim | undefined => {
+export const readClaim = (token: string): ReadClaim | undefined => {
   if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined
   const raw = Buffer.from(token, 'base64url')
   // One spelling per token: a variant that decodes to the same bytes is not the token handed out.

@@ -5,7 +5,7 @@ import { sha256Hex } from '../adapters/text'
 import { EntryEvent } from '../domain/entry'
 import { streams } from './streams'
 import type { ReceiptKeys } from '../adapters/receiptKeys'
-import { readReceipt as readToken, signedBy } from './receiptToken'
+import { readClaim, signedBy } from './receiptToken'
 
 interface ReceiptRow {
   id: string
@@ -122,7 +122,7 @@ export const readReceipt = async (
   workspaceId: string,
   id: string,
 ) => {
-  const claim = readToken(id)
+  const claim = readClaim(id)
   if (claim) {
     const key = await deps.receiptKeys.byId(claim.keyId)
     if (!key || !signedBy(id, workspaceId, key.secret)) return undefined

@@ -25,20 +25,22 @@ const TABLES = ['kb_passages', 'kb_passages_history', 'kb_page_index']
  * them, each table in one short statement. What it writes is a function of each row's own text, so
  * a rebuild gives the same rows. Runs in the process that holds the projections.
  */
-export const startEmbeddingFiller = (db: Database, embedder: Embedder, log: Logger) => {
+/** `vectors`: whether the tables keep pgvector vectors (else `real[]`). */
+export const startEmbeddingFiller = (db: Database, embedder: Embedder, vectors: boolean, log: Logger) => {
+  const fill = (hashes?: string[]) => fillRows(db, embedder, vectors, hashes)
   let stopped = false
   let wake: () => void = () => undefined
   let backoff = 0
   const loop = (async () => {
     // Rows a rebuild or an earlier run left without the vector the cache now has.
-    await fillRows(db, embedder, undefined).catch((error) => log.warn({ err: error }, 'embedding fill failed'))
+    await fill().catch((error) => log.warn({ err: error }, 'embedding fill failed'))
     while (!stopped) {
       let done = 0
       try {
-        done = await fillBatch(db, embedder, log)
+        done = await fillBatch(db, embedder, log, fill)
         // Rows whose vector reached the cache some other way: a rebuild's rows swapped in, or a row
         // a projection wrote while its text's vector was being made (its pending row was taken).
-        if (done === 0) await fillRows(db, embedder, undefined)
+        if (done === 0) await fill()
         backoff = 0
       } catch (error) {
         backoff = Math.min(RETRY_MAX_MS, (backoff || 500) * 2)
@@ -67,7 +69,7 @@ export const startEmbeddingFiller = (db: Database, embedder: Embedder, log: Logg
  * model refuses is tried text by text, so one text it cannot read holds back no other; a text
  * refused MAX_ATTEMPTS times is set aside.
  */
-const fillBatch = async (db: Database, embedder: Embedder, log: Logger) => {
+const fillBatch = async (db: Database, embedder: Embedder, log: Logger, fill: (hashes: string[]) => Promise<void>) => {
   const { rows } = await db.pool.query<{ text_hash: string; text: string }>(
     `SELECT text_hash, text FROM embedding_pending WHERE model = $1 AND attempts < $3 ORDER BY created_at LIMIT $2`,
     [embedder.model, BATCH, MAX_ATTEMPTS],
@@ -92,7 +94,7 @@ const fillBatch = async (db: Database, embedder: Embedder, log: Logger) => {
     }
   }
   const hashes = embedded.map((r) => r.text_hash)
-  await fillRows(db, embedder, hashes)
+  await fill(hashes)
   await db.pool.query('DELETE FROM embedding_pending WHERE model = $1 AND text_hash = ANY($2::text[])', [
     embedder.model,
     hashes,
@@ -115,22 +117,13 @@ const refused = async (db: Database, embedder: Embedder, hash: string, error: un
 }
 
 /** Sets the cached vector of the rows of this model still without one (of these hashes, or all). */
-const fillRows = async (db: Database, embedder: Embedder, hashes: string[] | undefined) => {
-  for (const table of TABLES) {
-    const { rows } = await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [table])
-    if (!rows[0].t) continue
-    const { rows: kind } = await db.pool.query<{ type: string }>(
-      `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
-       WHERE attrelid = $1::regclass AND attname = 'embedding'`,
-      [table],
-    )
-    const pgvector = kind[0]?.type.startsWith('vector') ?? false
+const fillRows = async (db: Database, embedder: Embedder, vectors: boolean, hashes: string[] | undefined) => {
+  for (const table of TABLES)
     await db.pool.query(
-      `UPDATE ${table} SET embedding = ${cachedVector('$1', `${table}.text_hash`, pgvector)}
+      `UPDATE ${table} SET embedding = ${cachedVector('$1', `${table}.text_hash`, vectors)}
        WHERE embedding IS NULL AND model = $1 AND text_hash IS NOT NULL
          AND ($2::text[] IS NULL OR text_hash = ANY($2::text[]))
          AND EXISTS (SELECT 1 FROM embedding_cache c WHERE c.model = $1 AND c.text_hash = ${table}.text_hash)`,
       [embedder.model, hashes ?? null],
     )
-  }
 }

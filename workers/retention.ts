@@ -6,6 +6,7 @@ import type { Logger } from '../adapters/logger'
 import { type StoredFiles, deleteEntry, removeStoredFile } from '../commands/deleteEntry'
 import { heldByAnEntry } from '../queries/knowledge'
 import { sweepRateLimits } from '../adapters/rateLimit'
+import { sweepMcpSessions } from '../adapters/mcpSessions'
 import type { EntryCreated } from '../domain/entry'
 import { defaultKbConfig } from '../domain/kbConfig'
 
@@ -103,6 +104,7 @@ export const startRetentionSweeper = (
     completeDeletions(db, store, files)
       .then(() => sweepRetention(db, store, log, new Date(), files))
       .then(() => sweepRateLimits(db))
+      .then(() => sweepMcpSessions(db))
       .then(async () => {
         const removed = files && (await entriesComplete?.()) ? await removeOrphanFiles(files) : 0
         if (removed) log.info({ removed }, 'removed stored files no entry holds')

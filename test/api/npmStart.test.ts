@@ -1,53 +1,20 @@
 // The service started exactly as the README says (`npm start`), in a process group of its own, and
 // stopped the way a terminal's Ctrl-C or a process manager does: a signal to the whole group.
-import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { heldCreate, whenHealthy } from '../helpers/process'
-import { ADMIN, client, seedMember } from '../helpers/service'
+import { type Proc, heldCreate, start } from '../helpers/process'
+import { client, seedMember } from '../helpers/service'
 
 const test = suite('npm start: a group SIGTERM or SIGINT during a large request answers it and stops cleanly')
 
 const RUNS = 10
 
-interface Started {
-  child: ChildProcess
-  base: string
-  exited: Promise<number | null>
-  output: () => string
-}
-
-const startNpm = async (dataDir: string, port: number): Promise<Started> => {
-  const child = spawn('npm', ['start'], {
-    detached: true,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      KB_ADMIN_TOKEN: ADMIN,
-      LOG_LEVEL: 'info',
-      EMBEDDER: 'hashing',
-      SHUTDOWN_TIMEOUT_MS: '20000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const base = `http://127.0.0.1:${port}`
-  await whenHealthy(
-    child,
-    base,
-    () => out,
-    () => process.kill(-child.pid!, 'SIGKILL'),
-  )
-  return { child, base, exited, output: () => out }
-}
+/** The README's command, `npm start`, in a process group of its own. */
+const startNpm = (dataDir: string, port: number) =>
+  start(dataDir, port, { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '20000' }, { npm: true })
 
 /**
  * A 450 kB entry through Node's fetch: its head and the start of its body first, so that the
@@ -67,7 +34,7 @@ const createDuringSignal = async (base: string, token: string, title: string, si
 test(`${RUNS} runs, SIGTERM and SIGINT in turn: answered 201, "service stopped" logged, exit 0`, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-npm-start-'))
   const port = 46000 + Math.floor(Math.random() * 2000)
-  let proc: Started | undefined
+  let proc: Proc | undefined
   try {
     proc = await startNpm(dataDir, port)
     const member = await seedMember(client(proc.base))

@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { readReceipt as readToken, signReceipt } from '../../commands/receiptToken'
+import { promisify } from 'node:util'
+import { readClaim, signReceipt } from '../../commands/receiptToken'
 import { until } from '../helpers/until'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/brain'
 import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+
+const run = promisify(execFile)
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
 
@@ -190,7 +194,7 @@ test('a receipt altered anywhere, signed by an unknown key, or of another worksp
     assert.equal(r.body.error, { code: 'NOT_FOUND', message: 'receipt not found' })
   }
   // A well-formed claim signed by a key this service does not have.
-  const claim = { ...readToken(token)!, workspaceId: m.workspaceId }
+  const claim = { ...readClaim(token)!, workspaceId: m.workspaceId }
   const forged = signReceipt({ ...claim, keyId: 'zzzz' }, randomBytes(32))
   expectError(await get(forged.token), 404, 'NOT_FOUND')
   const stolen = signReceipt(claim, randomBytes(32))
@@ -205,7 +209,7 @@ test('a rotated key: new receipts are signed by the new one, older ones stay che
 }) => {
   const before = await servedReceipt(svc, m, 'Wallabies graze')
   const admin = (method: string, path: string) => svc.call(method, path, { token: ADMIN })
-  const oldKey = readToken(before.token)!.keyId
+  const oldKey = readClaim(before.token)!.keyId
   const rotated = ok(await admin('POST', '/api/v1/admin/receipt-keys'), 201)
   assert.is.not(rotated.id, oldKey)
   assert.equal(rotated.keys.map((k: any) => [k.id, k.signing]).slice(-2), [
@@ -213,7 +217,7 @@ test('a rotated key: new receipts are signed by the new one, older ones stay che
     [rotated.id, true],
   ])
   const after = await servedReceipt(svc, m, 'Possums climb')
-  assert.is(readToken(after.token)!.keyId, rotated.id)
+  assert.is(readClaim(after.token)!.keyId, rotated.id)
   const check = (t: string) => svc.call('GET', `/api/v1/receipts/${t}`, { token: m.token })
   assert.is(ok(await check(before.token)).results[0].status, 'current')
   assert.is(ok(await check(after.token)).results[0].status, 'current')
@@ -226,6 +230,26 @@ test('a rotated key: new receipts are signed by the new one, older ones stay che
   expectError(await check(before.token), 404, 'NOT_FOUND')
   assert.is(ok(await check(after.token)).results[0].status, 'current')
   expectError(await admin('DELETE', `/api/v1/admin/receipt-keys/${oldKey}`), 404, 'NOT_FOUND')
+})
+
+test('the kb CLI lists and rotates the receipt keys through the running service', async ({ svc }) => {
+  const kb = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], {
+      env: { ...process.env, KB_URL: svc.url, KB_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent' },
+    })
+  const before = ok(await svc.call('GET', '/api/v1/admin/receipt-keys', { token: ADMIN })).keys
+  const listed = await kb('receipt-keys', 'list')
+  for (const k of before) assert.match(listed.stdout, new RegExp(`^${k.id}  created ${k.createdAt}`, 'm'))
+  const rotated = await kb('receipt-keys', 'rotate')
+  const after = ok(await svc.call('GET', '/api/v1/admin/receipt-keys', { token: ADMIN })).keys
+  assert.is(after.length, before.length + 1)
+  assert.match(rotated.stdout, new RegExp(`^${after.at(-1).id}  created .*  signing$`, 'm'))
+  // A refusal of the service: exit 1 with its reason.
+  const refused = await kb('receipt-keys', 'remove', after.at(-1).id).then(
+    () => ({ code: 0, stderr: '' }),
+    (e: { code: number; stderr: string }) => e,
+  )
+  assert.equal([refused.code, /rotate first/.test(refused.stderr)], [1, true])
 })
 
 test('a search answers while the log refuses appends; its receipt checks out, and its record lands later', async ({
@@ -257,7 +281,7 @@ test('a search answers while the log refuses appends; its receipt checks out, an
   } finally {
     store.append = append
   }
-  const claim = readToken(answer.receipt.id)!
+  const claim = readClaim(answer.receipt.id)!
   await until('the record appended once the log takes it', async () => {
     const events = await store.readStream(`search-${claim.searchId}`)
     return events.length === 1

@@ -1,4 +1,4 @@
-// The service as a child process (npm start's entry point), for crash and shutdown tests.
+// The service as a child process (npm start's entry point, or npm start itself), for crash and shutdown tests.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { ADMIN } from './service'
 
@@ -10,13 +10,28 @@ export interface Proc {
 }
 
 // A test that fails before it stops its service must not leave it running (holding its port and DATA_DIR).
-const running = new Set<ChildProcess>()
+const running = new Set<() => void>()
 process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL')
+  for (const kill of running) {
+    try {
+      kill()
+    } catch {}
+  }
 })
 
-export const start = async (dataDir: string, port: number, env: Record<string, string> = {}): Promise<Proc> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
+/**
+ * The service as a process on `port` and `dataDir`: `node --import tsx app/main.ts`, or with `npm`
+ * the README's `npm start`, in a process group of its own (a group signal reaches npm and node).
+ */
+export const start = async (
+  dataDir: string,
+  port: number,
+  env: Record<string, string> = {},
+  { npm = false } = {},
+): Promise<Proc> => {
+  const [command, args] = npm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'app/main.ts']]
+  const child = spawn(command, args, {
+    detached: npm,
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -32,17 +47,13 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
-  running.add(child)
+  const kill = () => (npm ? process.kill(-child.pid!, 'SIGKILL') : child.kill('SIGKILL'))
+  running.add(kill)
   const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => (running.delete(child), resolve(code))),
+    child.on('exit', (code) => (running.delete(kill), resolve(code))),
   )
   const base = `http://127.0.0.1:${port}`
-  await whenHealthy(
-    child,
-    base,
-    () => out,
-    () => child.kill('SIGKILL'),
-  )
+  await whenHealthy(child, base, () => out, kill)
   return { child, base, exited, output: () => out }
 }
 
@@ -51,7 +62,7 @@ export const start = async (dataDir: string, port: number, env: Record<string, s
  * at once on a loaded machine compile and open the database slowly. If it exits or never answers,
  * `kill` and throw with what it printed.
  */
-export const whenHealthy = async (child: ChildProcess, base: string, output: () => string, kill: () => void) => {
+const whenHealthy = async (child: ChildProcess, base: string, output: () => string, kill: () => void) => {
   for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`${base}/health`)).ok) return
