@@ -1,6 +1,8 @@
 import { sha256Hex } from './text'
 import type { Queryable } from './db'
-import { DIMENSIONS, type Embedder } from './embedders/port'
+import type { Embedder } from './embedders/port'
+import { LOCAL_MODEL } from './embedders/local'
+import { STORED_VECTOR } from './vectorIndex'
 
 /**
  * Embeddings by (model, sha256 of the text): not a read model (nothing rebuilds it), so a
@@ -23,7 +25,20 @@ CREATE TABLE IF NOT EXISTS embedding_pending (
   PRIMARY KEY (model, text_hash)
 );
 ALTER TABLE embedding_pending ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 0;
+${unpadded(`${LOCAL_MODEL}:pad1536`, LOCAL_MODEL, 512)}
 `
+
+/**
+ * The local model's vectors were once kept zero-padded to 1536 under another id: the cache keeps
+ * them, cut to the model's own length, so no text is embedded again.
+ */
+function unpadded(old: string, model: string, dimensions: number) {
+  return `INSERT INTO embedding_cache (model, text_hash, vector, created_at)
+    SELECT '${model}', text_hash, vector[1:${dimensions}], created_at FROM embedding_cache WHERE model = '${old}'
+    ON CONFLICT DO NOTHING;
+  DELETE FROM embedding_cache WHERE model = '${old}';
+  DELETE FROM embedding_pending WHERE model = '${old}';`
+}
 
 /** What is embedded for a chunk: its entry's title gives the passage its subject. */
 export const embeddingInput = (title: string, text: string) => `${title}\n\n${text}`
@@ -49,9 +64,9 @@ export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: st
     // The vectors travel as one flat real[] in binary: PGlite parses 1536 floats of text in about 1 ms.
     await q.query(
       `INSERT INTO embedding_cache (model, text_hash, vector)
-       SELECT $1, h, ($3::real[])[(i - 1) * ${DIMENSIONS} + 1 : i * ${DIMENSIONS}] FROM unnest($2::text[])
+       SELECT $1, h, ($3::real[])[(i - 1) * $4 + 1 : i * $4] FROM unnest($2::text[])
          WITH ORDINALITY AS x(h, i) ON CONFLICT DO NOTHING`,
-      [embedder.model, missing.map(([h]) => h), float4Array(vectors)],
+      [embedder.model, missing.map(([h]) => h), float4Array(vectors, embedder.dimensions), embedder.dimensions],
     )
   }
   return hashes
@@ -78,12 +93,12 @@ export const cachedOrPending = async (q: Queryable, model: string, texts: string
 }
 
 /**
- * Vectors of DIMENSIONS floats each as one flat real[] in PostgreSQL's binary format (node-postgres
+ * Vectors of `dimensions` floats each as one flat real[] in PostgreSQL's binary format (node-postgres
  * sends a Buffer parameter as binary): a one-dimensional array of float4 (type 700), every element
  * its length (4) and its big-endian bytes.
  */
-export const float4Array = (vectors: number[][]): Buffer => {
-  const n = vectors.length * DIMENSIONS
+export const float4Array = (vectors: number[][], dimensions: number): Buffer => {
+  const n = vectors.length * dimensions
   const buf = Buffer.alloc(20 + n * 8)
   buf.writeInt32BE(1, 0)
   buf.writeInt32BE(0, 4)
@@ -92,7 +107,7 @@ export const float4Array = (vectors: number[][]): Buffer => {
   buf.writeInt32BE(1, 16)
   let at = 20
   for (const v of vectors) {
-    if (v.length !== DIMENSIONS) throw new Error(`a vector of length ${v.length}, expected ${DIMENSIONS}`)
+    if (v.length !== dimensions) throw new Error(`a vector of length ${v.length}, expected ${dimensions}`)
     for (const x of v) {
       buf.writeInt32BE(4, at)
       buf.writeFloatBE(x, at + 4)
@@ -103,12 +118,12 @@ export const float4Array = (vectors: number[][]): Buffer => {
 }
 
 /**
- * SQL for the cached vector of a model (a SQL expression) and a text hash (another), as a pgvector `vector` or a
- * `real[]`.
+ * SQL for the cached vector of a model (a SQL expression) and a text hash (another), as the read models keep it:
+ * pgvector's type (STORED_VECTOR), or a `real[]`.
  */
 export const cachedVector = (model: string, hash: string, pgvector: boolean) =>
   `(SELECT ec.vector FROM embedding_cache ec WHERE ec.model = ${model} AND ec.text_hash = ` +
-  `${hash})::${pgvector ? 'vector' : 'real[]'}`
+  `${hash})::${pgvector ? STORED_VECTOR : 'real[]'}`
 
 /** Whether pgvector can be used here (PGlite ships it; a server may not have it installed). */
 export const enableVectors = async (q: Queryable): Promise<boolean> => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pgvector from 'pgvector'
 import type { Queryable } from './db'
 import { type Scope, scopeSql } from './textIndex/port'
@@ -12,31 +13,88 @@ export interface VectorHit {
 }
 
 export interface VectorQuery {
-  /** A table with `id`, `model` and an HNSW-indexed `embedding` column. */
+  /** A table with `id`, `model`, `text_hash` and an `embedding` column (./vectorIndex.ts's `vectorColumn`). */
   table: string
   key: string
   /** The column naming the chunk a row stands for, if the table has one. */
   chunk?: string
   vector: number[]
   model: string
+  /** The model's vector length. */
+  dimensions: number
   scope: Scope
   limit: number
-  /** The model's own dimensions (the rest are zeros): an exact scan reads only those. */
-  dimensions?: number
+  /**
+   * The table keeps no vectors of its own (a history): each row's comes from the embedding cache
+   * by its text's hash, and every row in scope is compared (no index).
+   */
+  cached?: boolean
 }
 
 /**
- * The HNSW index of a table's `embedding` column. m = 8 (pgvector's default is 16) makes an
- * insertion about 2.7 times cheaper, which every write pays on the service's thread in PGlite; the
- * searches make up the recall with a wider candidate list (EF_SEARCH). Measured (docs/benchmarks.md, the
- * search benchmark and the evaluation): at ef_search 300, m = 8 finds about as many of the true
- * nearest rows as m = 16 at 100, and gives the evaluation's exact-search vector results.
+ * How the read models keep a vector where pgvector is installed: `halfvec`, 2 bytes a dimension,
+ * at the model's own length (the column has no fixed length, so two models' vectors can sit side
+ * by side during a re-embedding). Measured against 4-byte `vector` (docs/benchmarks.md): the same
+ * nearest rows within the recall the benchmark reports, at half the bytes.
  */
-export const hnswIndexDdl = (table: string) =>
-  `CREATE INDEX ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops) WITH (m = 8, ef_construction = 64);`
+export const STORED_VECTOR = 'halfvec'
+
+/** The `embedding` column's type: pgvector's, or `real[]` on a server without it. */
+export const vectorColumn = (pgvector: boolean) => (pgvector ? STORED_VECTOR : 'real[]')
+
+/** A SQL string literal. */
+const literal = (s: string) => `'${s.replace(/'/g, "''")}'`
+
+/** The cast that makes a row's vector (and the query's) comparable by the model's index. */
+const typed = (dimensions: number) => `${STORED_VECTOR}(${Math.floor(dimensions)})`
+
+/** A model's index on a table is named by a digest of the model and its length. */
+const indexName = (table: string, model: string, dimensions: number) =>
+  `${table}_hnsw_${createHash('sha256').update(`${model}:${dimensions}`).digest('hex').slice(0, 10)}`
+
+/**
+ * The HNSW index of one model's vectors in a table: an index of the rows of that model, over their
+ * vectors cast to its length. m = 8 (pgvector's default is 16) makes an insertion about 2.7 times
+ * cheaper, which every write pays on the service's thread in PGlite; the searches make up the
+ * recall with a wider candidate list (EF_SEARCH). Measured (docs/benchmarks.md, the search
+ * benchmark and the evaluation): at ef_search 300, m = 8 finds about as many of the true nearest
+ * rows as m = 16 at 100, and gives the evaluation's exact-search vector results.
+ */
+export const vectorIndexDdl = (table: string, model: string, dimensions: number) =>
+  `CREATE INDEX IF NOT EXISTS ${indexName(table, model, dimensions)} ON ${table} USING hnsw
+     ((embedding::${typed(dimensions)}) ${STORED_VECTOR}_cosine_ops) WITH (m = 8, ef_construction = 64)
+     WHERE model = ${literal(model)};`
+
+/**
+ * The index of the configured model on a table, and no other: after a change of model (and its
+ * re-embedding) the former model's index would only hold space.
+ */
+export const ensureVectorIndex = async (q: Queryable, table: string, model: string, dimensions: number) => {
+  await q.query(vectorIndexDdl(table, model, dimensions))
+  const { rows } = await q.query<{ name: string }>(
+    `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1
+       AND indexname LIKE $2 AND indexname <> $3`,
+    [table, `${table}\\_hnsw\\_%`, indexName(table, model, dimensions)],
+  )
+  for (const { name } of rows) await q.query(`DROP INDEX IF EXISTS ${name}`)
+}
 
 /** Candidates the HNSW scan keeps (pgvector's hnsw.ef_search; its default is 40, too few for m = 8). */
 const EF_SEARCH = 300
+
+/**
+ * Nearest rows: over the model's HNSW index where pgvector is installed and the table keeps its
+ * vectors; otherwise by comparing every row in scope (`exactVectorSearch`).
+ */
+export const nearestRows = (tx: Queryable, pgvector: boolean, q: VectorQuery) =>
+  !pgvector ? exactVectorSearch(tx, q) : q.cached ? exactPgvectorSearch(tx, q) : vectorSearch(tx, q)
+
+/** The rows a query reads: the table, or (cached) its rows each with its text's vector from the cache. */
+const rowsOf = (table: string, cached?: boolean) =>
+  cached
+    ? `(SELECT r.*, ec.vector AS embedding FROM ${table} r
+        JOIN embedding_cache ec ON ec.model = r.model AND ec.text_hash = r.text_hash) AS ${table}`
+    : table
 
 /**
  * Nearest rows by cosine distance over the HNSW index. The scope's conditions sit in the same
@@ -46,7 +104,7 @@ const EF_SEARCH = 300
  */
 export const vectorSearch = async (
   tx: Queryable,
-  { table, key, chunk, vector, model, scope, limit }: VectorQuery,
+  { table, key, chunk, vector, model, dimensions, scope, limit }: VectorQuery,
 ): Promise<VectorHit[]> => {
   const s = scopeSql(scope, 4)
   // The planner underrates the cost of computing distances and may prefer sorting every row
@@ -56,9 +114,10 @@ export const vectorSearch = async (
       SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off;
     SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`,
   )
+  const distance = `embedding::${typed(dimensions)} <=> $1::${typed(dimensions)}`
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
-    `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, embedding <=> $1::vector AS distance FROM ${table}
-     WHERE model = $3${s.sql} ORDER BY embedding <=> $1::vector LIMIT $2`,
+    `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, ${distance} AS distance FROM ${table}
+     WHERE model = $3${s.sql} ORDER BY ${distance} LIMIT $2`,
     [pgvector.toSql(vector), limit, model, ...s.args],
   )
   // Back to the planner's own choices for whatever else the transaction reads.
@@ -71,6 +130,17 @@ export const vectorSearch = async (
     .sort((a, b) => b.score - a.score)
 }
 
+/** Nearest rows by pgvector's exact cosine distance, every row in scope compared (cached vectors). */
+export const exactPgvectorSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
+  const s = scopeSql(q.scope, 4)
+  const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
+    `SELECT id, ${q.key} AS key, ${q.chunk ?? 'NULL::int'} AS chunk, embedding::vector <=> $1::vector AS distance
+     FROM ${rowsOf(q.table, q.cached)} WHERE model = $3${s.sql} ORDER BY distance LIMIT $2`,
+    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+  )
+  return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
+}
+
 const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
 
 /**
@@ -78,34 +148,31 @@ const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))
  * every row in scope is compared, in SQL, so it is slower than the HNSW scan, and exact. The query is
  * made unit length here, so each row's similarity is its dot product over its own length.
  */
-export const exactVectorSearch = async (
-  tx: Queryable,
-  { table, key, chunk, vector, model, scope, limit, dimensions = vector.length }: VectorQuery,
-): Promise<VectorHit[]> => {
+export const exactVectorSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
+  const { key, chunk, vector, model, scope, limit } = q
   const length = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
-  // Vectors of a smaller model are zero-padded: their first `dimensions` decide (a third of the work for 512).
   if (length === 0) return []
   const s = scopeSql(scope, 4)
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; cosine: number | null }>(
     `SELECT id, key, chunk, cosine FROM (
        SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk,
          (SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)), 0)
-            FROM unnest(embedding[1:${Math.floor(dimensions)}], $1::real[]) AS u(a, b)) AS cosine
-       FROM ${table} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
+            FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
+       FROM ${rowsOf(q.table, q.cached)} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
      WHERE cosine IS NOT NULL AND cosine <> 'NaN' ORDER BY cosine DESC LIMIT $2`,
-    [vector.slice(0, dimensions).map((x) => x / length), limit, model, ...s.args],
+    [vector.map((x) => x / length), limit, model, ...s.args],
   )
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(1 - Number(r.cosine)) }))
 }
 
-/** Whether any row in scope has a vector of this model. */
-export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope) => {
+/** Whether any row in scope has a vector of this model (in the table, or in the cache for a `cached` one). */
+export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope, cached = false) => {
   const s = scopeSql(scope, 2)
-  const { rows } = await q.query(`SELECT 1 FROM ${table} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`, [
-    model,
-    ...s.args,
-  ])
-  return rows.length > 0
+  const { rows: found } = await q.query(
+    `SELECT 1 FROM ${rowsOf(table, cached)} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`,
+    [model, ...s.args],
+  )
+  return found.length > 0
 }
 
 /** The engine comparing vectors: pgvector's HNSW index, or the exact scan of real[]. */

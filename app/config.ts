@@ -139,6 +139,8 @@ export const ConfigCodec = t.type({
   OPENAI_API_KEY: optional(t.string),
   OPENAI_BASE_URL: optional(t.string),
   EMBEDDING_MODEL: withDefault(t.string, 'text-embedding-3-small'),
+  EMBEDDING_DIMENSIONS: withDefault(intInRange(1, 16000), 1536),
+  EMBED_WORKERS: optional(intInRange(1, 256)),
   RETENTION_SWEEP_MS: withDefault(intInRange(1000, 86_400_000), 3_600_000),
   AMQP_URL: optional(amqpUrl),
   AMQP_QUEUE: withDefault(t.string, 'kb.tasks'),
@@ -182,6 +184,10 @@ export interface Config {
   openAiApiKey?: string
   openAiBaseUrl?: string
   embeddingModel: string
+  /** The OpenAI-compatible model's vector length (1536 for text-embedding-3-small). */
+  embeddingDimensions: number
+  /** Threads running the local model; one per core when unset. */
+  embedWorkers?: number
   retentionSweepMs: number
   /** RabbitMQ for the job queue; the in-process queue when unset. */
   amqpUrl?: string
@@ -244,6 +250,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     openAiApiKey: c.OPENAI_API_KEY,
     openAiBaseUrl: c.OPENAI_BASE_URL,
     embeddingModel: c.EMBEDDING_MODEL,
+    embeddingDimensions: c.EMBEDDING_DIMENSIONS,
+    embedWorkers: c.EMBED_WORKERS,
     retentionSweepMs: c.RETENTION_SWEEP_MS,
     amqpUrl: c.AMQP_URL,
     amqpQueue: c.AMQP_QUEUE,

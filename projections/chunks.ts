@@ -6,7 +6,7 @@ import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import type { TextIndex } from '../adapters/textIndex/port'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
-import { hnswIndexDdl } from '../adapters/vectorIndex'
+import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../domain/embeddings'
 import { type ChunkSpans, EntryEvent } from '../domain/entry'
 import { entryPassages } from '../ingestion/passages'
@@ -43,7 +43,7 @@ export const CHUNK_STATS = 'kb_chunk'
  */
 export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 10,
+  version: 11,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
@@ -71,13 +71,13 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
-      model text, text_hash text, embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      model text, text_hash text, embedding ${vectorColumn(vectors)});
     ${historyDdl('kb_passages', 'entry_id', 'id')}
+    -- The history finds its vectors in the embedding cache by text hash: it keeps none of its own, and no index.
+    ALTER TABLE kb_passages_history DROP COLUMN embedding;
     CREATE INDEX kb_passages_unembedded ON kb_passages (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
-    CREATE INDEX kb_passages_history_unembedded ON kb_passages_history (text_hash)
-      WHERE embedding IS NULL AND model IS NOT NULL;
     CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
-    ${vectors ? hnswIndexDdl('kb_passages') + hnswIndexDdl('kb_passages_history') : ''}
+    ${vectors ? vectorIndexDdl('kb_passages', embedder.model, embedder.dimensions) : ''}
     ${termStatsSchema(CHUNK_STATS)}
   `,
   handles: [
@@ -141,6 +141,9 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     // An index outside the database gets the entry's rows as they now are.
     for (const rows of [{ table: 'kb_chunks' }, { table: 'kb_chunk_entries', id: 'entry_id' }])
       await textIndex.mirror?.(tx, { ...rows, key: 'entry_id', value: e.data.entryId, position: recorded.position })
+  },
+  prepare: async (tx) => {
+    if (vectors) await ensureVectorIndex(tx, 'kb_passages', embedder.model, embedder.dimensions)
   },
   afterBatch: async () => textIndex.refresh?.(['kb_chunks', 'kb_chunk_entries']),
 })
@@ -311,6 +314,8 @@ const writeVectors = async (
   history = false,
 ) => {
   const [suffix, then] = history ? ['_history', ' AND x.valid_from = p.valid_from'] : ['', '']
+  // The history keeps no vectors: its rows name theirs in the cache by model and hash.
+  const embedding = history ? '' : `, embedding = ${cachedVector('$1', 'u.h', pgvector)}`
   // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
   const { rows } = await tx.query<{ id: string; content: string; title: string }>(
     `SELECT p.ctid::text AS id, p.content, x.title FROM kb_passages${suffix} p
@@ -324,7 +329,7 @@ const writeVectors = async (
     rows.map((r) => embeddingInput(r.title, r.content)),
   )
   await tx.query(
-    `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h, embedding = ${cachedVector('$1', 'u.h', pgvector)}
+    `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h${embedding}
      FROM unnest($2::tid[], $3::text[]) AS u(id, h) WHERE p.ctid = u.id`,
     [embedder.model, rows.map((r) => r.id), hashes],
   )

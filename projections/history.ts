@@ -5,7 +5,8 @@ import type { Client, Queryable } from '../adapters/db'
  * (from `valid_from`, up to but not including `valid_to`; still current while that is null). Answers
  * "as of" a past moment read it (queries/asOf.ts says which rows). The projector that owns the
  * table records a key's rows into it after each event that changes them, in the same transaction:
- * copies of rows already computed, vectors included, so going back in time never embeds anything.
+ * copies of rows already computed (vectors named by their hash in the embedding cache), so going
+ * back in time never embeds anything.
  * A row that an event leaves as it was stays one row: an edit of one chunk adds one chunk's row.
  *
  * The DDL goes right after the table's own CREATE TABLE, before any column an index adds to it: the
@@ -19,14 +20,20 @@ export const historyDdl = (table: string, key: string, id?: string) => `
 
 const written = new Map<string, Promise<string[]>>()
 
-/** A table's columns that are written (generated ones are computed again by the history). */
+/**
+ * A table's columns that its history keeps and that are written (generated ones are computed again
+ * by the history; a history may leave out a column it finds elsewhere, as vectors in the cache).
+ */
 const writtenColumns = (q: Queryable, table: string) => {
   let columns = written.get(table)
   if (!columns) {
     columns = q
       .query<{ name: string }>(
-        `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema()
-           AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+        `SELECT c.column_name AS name FROM information_schema.columns c
+         JOIN information_schema.columns h ON h.table_schema = c.table_schema AND h.table_name = $1 || '_history'
+           AND h.column_name = c.column_name
+         WHERE c.table_schema = current_schema() AND c.table_name = $1 AND c.is_generated = 'NEVER'
+         ORDER BY c.ordinal_position`,
         [table],
       )
       .then(({ rows }) => rows.map((r) => r.name))

@@ -3,7 +3,7 @@ import { cachedOrPending, cachedVector, embeddingInput } from '../adapters/embed
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import { searchableText } from '../adapters/text'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../adapters/textIndex/terms'
-import { hnswIndexDdl } from '../adapters/vectorIndex'
+import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../adapters/vectorIndex'
 import { PageEvent } from '../domain/page'
 import type { ChunksOptions } from './chunks'
 import { type Projector, decodeEvent } from './projector'
@@ -21,7 +21,7 @@ export const PAGE_STATS = 'kb_page'
  */
 export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'page-index',
-  version: 5,
+  version: 6,
   tables: ['kb_page_index', 'kb_page_index_pages', `${PAGE_STATS}_terms`, `${PAGE_STATS}_fields`],
   schema: `
     CREATE TABLE kb_page_index (
@@ -30,10 +30,10 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
       title text NOT NULL, content text NOT NULL, searchable_text text NOT NULL, latest boolean NOT NULL,
         pinned boolean NOT NULL,
       tf jsonb NOT NULL, len integer NOT NULL, model text, text_hash text,
-      embedding ${vectors ? 'vector(1536)' : 'real[]'});
+      embedding ${vectorColumn(vectors)});
     CREATE INDEX kb_page_index_page ON kb_page_index (page_id);
     CREATE INDEX kb_page_index_unembedded ON kb_page_index (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
-    ${vectors ? hnswIndexDdl('kb_page_index') : ''}
+    ${vectors ? vectorIndexDdl('kb_page_index', embedder.model, embedder.dimensions) : ''}
     ${textIndex.indexDdl('kb_page_index', 'searchable_text')}
     CREATE TABLE kb_page_index_pages (page_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL,
       collection_id text);
@@ -113,6 +113,9 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
       value: e.data.pageId,
       position: recorded.position,
     })
+  },
+  prepare: async (tx) => {
+    if (vectors) await ensureVectorIndex(tx, 'kb_page_index', embedder.model, embedder.dimensions)
   },
   afterBatch: async () => textIndex.refresh?.(['kb_page_index']),
 })

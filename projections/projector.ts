@@ -39,6 +39,11 @@ export interface Projector {
    * (a projector that writes one row per event does it in one statement).
    */
   applyEvents?(tx: Client, events: RecordedEvent[]): Promise<void>
+  /**
+   * Optional: what follows the configuration rather than the version (the configured model's vector
+   * index), brought up to date on the live tables each time the process running the projector starts.
+   */
+  prepare?(tx: Client): Promise<void>
   /** Optional: runs after a batch's events, before its checkpoint is written (an outside index's refresh). */
   afterBatch?(tx: Client): Promise<void>
 }
@@ -118,11 +123,13 @@ export const installProjector = async (db: Database, projector: Projector, { onl
       'SELECT version FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
       [projector.name],
     )
-    if (rows[0]?.version === projector.version || (onlyIfMissing && rows[0])) return
+    if (onlyIfMissing && rows[0]) return
+    await tx.query('SET LOCAL search_path TO public')
+    if (rows[0]?.version === projector.version) return projector.prepare?.(tx)
     // New projector, or its meaning changed: start its tables again from position 0.
     for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${table} CASCADE`)
-    await tx.query('SET LOCAL search_path TO public')
     await tx.query(projector.schema)
+    await projector.prepare?.(tx)
     await tx.query(
       `INSERT INTO projection_checkpoints (name, position, version) VALUES ($1, 0, $2)
        ON CONFLICT (name) DO UPDATE SET position = 0, version = EXCLUDED.version, updated_at = now()`,

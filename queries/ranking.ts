@@ -4,7 +4,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import { bm25 } from '../adapters/textIndex/bm25'
 import { type Scope, type TextIndex, scopeSql } from '../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../adapters/textIndex/terms'
-import { type VectorHit, exactVectorSearch, hasVectors, vectorEngine, vectorSearch } from '../adapters/vectorIndex'
+import { type VectorHit, hasVectors, nearestRows, vectorEngine } from '../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
@@ -33,7 +33,8 @@ export interface SearchIndex {
   key: string
   rows: { table: string; field: string }
   entries?: { table: string }
-  vectors: { table: string; chunk?: string }
+  /** `cached`: a table that keeps no vectors, its rows' are read from the embedding cache (a history). */
+  vectors: { table: string; chunk?: string; cached?: boolean }
 }
 
 export interface RankQuery {
@@ -218,20 +219,20 @@ const vectorLeg = async (
   q: RankQuery,
   vector: QueryVector,
 ): Promise<E.Either<string, VectorHit[]>> => {
-  const { table } = q.index.vectors
-  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope)))
+  const { table, cached } = q.index.vectors
+  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope, cached)))
     return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
-  // Without pgvector the vectors are real[]: compared one by one, exactly.
-  const search = deps.vectors ? vectorSearch : exactVectorSearch
-  const hits = await search(tx, {
+  // Without pgvector (or in a history) every row in scope is compared, exactly.
+  const hits = await nearestRows(tx, deps.vectors, {
     table,
     key: q.index.key,
     chunk: q.index.vectors.chunk,
     vector: vector.right,
     model: deps.embedder.model,
     dimensions: deps.embedder.dimensions,
+    cached,
     scope: q.scope,
     limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
   })

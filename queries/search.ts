@@ -99,7 +99,7 @@ export const knowledgeIndex = (history = false): SearchIndex => {
     key: 'entry_id',
     rows: { table: `kb_chunks${h}`, field: 'chunk' },
     entries: { table: `kb_chunk_entries${h}` },
-    vectors: { table: `kb_passages${h}`, chunk: 'chunk_index' },
+    vectors: { table: `kb_passages${h}`, chunk: 'chunk_index', cached: history },
   }
 }
 

@@ -13,8 +13,8 @@ const STOP_WAIT_MS = 5000
 const POLL_MS = 2000
 const RETRY_MAX_MS = 30_000
 
-/** The tables whose rows read their vectors from the cache by `text_hash`. */
-const TABLES = ['kb_passages', 'kb_passages_history', 'kb_page_index']
+/** The tables whose rows keep a copy of their vector from the cache (a history reads the cache itself). */
+const TABLES = ['kb_passages', 'kb_page_index']
 
 /**
  * The embedding filler. Commands and tasks embed what they write before they append it, so the

@@ -1,4 +1,6 @@
-import { DIMENSIONS, type Embedder, normalize } from './port'
+import { type Embedder, normalize } from './port'
+
+const DIMENSIONS = 1536
 
 // FNV-1a: a fast, stable hash; the same text always gives the same vector.
 const fnv = (s: string) => {
@@ -20,6 +22,7 @@ export const hashingEmbedder = (): Embedder => ({
   model: 'hashing-v1',
   // As the local model: tests index entries as passages, as the default service does.
   passageWords: 40,
+  dimensions: DIMENSIONS,
   embed: async (texts) =>
     texts.map((text) => {
       const v = new Array<number>(DIMENSIONS).fill(0)

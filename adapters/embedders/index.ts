@@ -9,6 +9,9 @@ export interface EmbedderSettings {
   openAiApiKey?: string
   openAiBaseUrl?: string
   embeddingModel: string
+  embeddingDimensions?: number
+  /** Threads running the local model (one per core when unset). */
+  embedWorkers?: number
 }
 
 /** The embedder the configuration names (EMBEDDER=local | hashing | openai). */
@@ -17,12 +20,13 @@ export const createEmbedder = (config: EmbedderSettings): Embedder => {
     case 'hashing':
       return hashingEmbedder()
     case 'local':
-      return localEmbedder()
+      return localEmbedder(config.embedWorkers)
     case 'openai':
       return openAiEmbedder({
         apiKey: config.openAiApiKey ?? '',
         baseURL: config.openAiBaseUrl,
         model: config.embeddingModel,
+        dimensions: config.embeddingDimensions,
       })
   }
 }

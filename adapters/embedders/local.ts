@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { type Embedder, normalize, padTo } from './port'
+import { type Embedder, normalize } from './port'
 
 /**
  * Texts a worker takes at once, at most: an entry's passages are spread over every worker, in
@@ -41,12 +41,14 @@ const modelWorker = () => {
   }
 }
 
+/** The model's id: its vectors are kept at its own 512 dimensions. */
+export const LOCAL_MODEL = 'use-lite-512:t128'
+
 /** The embedding workers by default: one per core. */
 export const defaultEmbedWorkers = () => availableParallelism()
 
 /**
- * The local model (Universal Sentence Encoder lite, 512 dimensions, zero-padded to
- * 1536) in a pool of worker threads, so the API's event loop never blocks and every core embeds.
+ * The local model (Universal Sentence Encoder lite, 512 dimensions) in a pool of worker threads, so the API's event loop never blocks and every core embeds.
  * Work waits in one queue and each worker takes the next part when it is free; a search's query
  * (one or two texts) goes before the parts of ingestion waiting, and one more worker takes only
  * queries, so a search never waits for a part of ingestion to finish (measured: hybrid p95 while
@@ -79,15 +81,16 @@ export const localEmbedder = (workers = defaultEmbedWorkers()): Embedder => {
       dispatch()
     })
   return {
-    model: 'use-lite-512:t128:pad1536',
+    model: LOCAL_MODEL,
     // About 80 of the model's tokens in English prose, more in code: most passages are read whole.
     passageWords: 40,
     dimensions: 512,
+    workers: pool.length,
     embed: async (texts) => {
       const parts: Promise<number[][]>[] = []
       const size = Math.min(MAX_PART, Math.ceil(texts.length / pool.length))
       for (let i = 0; i < texts.length; i += size) parts.push(submit(texts.slice(i, i + size)))
-      return (await Promise.all(parts)).flat().map((v) => padTo(normalize(v)))
+      return (await Promise.all(parts)).flat().map(normalize)
     },
     close: async () => {
       await Promise.all([forQueries, ...pool].map((w) => w.terminate()))

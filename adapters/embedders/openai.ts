@@ -5,6 +5,8 @@ export interface OpenAiOptions {
   apiKey: string
   baseURL?: string
   model: string
+  /** The model's vector length; every answer is checked against it. */
+  dimensions?: number
   batchSize?: number
   maxRetries?: number
 }
@@ -22,8 +24,10 @@ export const openAiEmbedder = (options: OpenAiOptions): Embedder => {
   })
   const batchSize = options.batchSize ?? 96
   const model = `openai:${options.model}`
+  const dimensions = options.dimensions ?? 1536
   return {
     model,
+    dimensions,
     embed: async (texts) => {
       const out: number[][] = []
       for (let i = 0; i < texts.length; i += batchSize) {
@@ -32,7 +36,7 @@ export const openAiEmbedder = (options: OpenAiOptions): Embedder => {
         if (res.data.length !== input.length)
           throw new Error(`${model} answered ${res.data.length} vectors for ${input.length} inputs`)
         const ordered = [...res.data].sort((a, b) => a.index - b.index)
-        for (const d of ordered) out.push(checkVector(d.embedding, model))
+        for (const d of ordered) out.push(checkVector(d.embedding, model, dimensions))
       }
       return out
     },

@@ -1,6 +1,3 @@
-/** Vectors are 1536-dimensional; `model` is stored with every vector. */
-export const DIMENSIONS = 1536
-
 export interface Embedder {
   /** Identifies the model and its preprocessing; vectors of two models are never compared. */
   readonly model: string
@@ -10,8 +7,10 @@ export interface Embedder {
    * chunk: one vector per chunk.
    */
   readonly passageWords?: number
-  /** The model's own dimensions, when fewer than DIMENSIONS: the rest of every vector is zeros. */
-  readonly dimensions?: number
+  /** The length of the model's vectors: they are stored at that length, never padded. */
+  readonly dimensions: number
+  /** Threads running the model on this machine (a model behind an API has none here). */
+  readonly workers?: number
   embed(texts: string[]): Promise<number[][]>
   close?(): Promise<void>
 }
@@ -21,18 +20,11 @@ export const normalize = (v: number[]): number[] => {
   return norm > 0 ? v.map((x) => x / norm) : v
 }
 
-/** Zero-padding keeps cosine similarity exactly. */
-export const padTo = (v: ArrayLike<number>, n = DIMENSIONS): number[] => {
-  const out = new Array<number>(n).fill(0)
-  for (let i = 0; i < Math.min(v.length, n); i++) out[i] = v[i]
-  return out
-}
-
 /** A vector of the wrong length or with a non-finite value is refused, never stored. */
-export const checkVector = (v: unknown, model: string): number[] => {
-  if (!Array.isArray(v) || v.length !== DIMENSIONS)
+export const checkVector = (v: unknown, model: string, dimensions: number): number[] => {
+  if (!Array.isArray(v) || v.length !== dimensions)
     throw new Error(
-      `${model} returned a vector of length ${Array.isArray(v) ? v.length : typeof v}, expected ${DIMENSIONS}`,
+      `${model} returned a vector of length ${Array.isArray(v) ? v.length : typeof v}, expected ${dimensions}`,
     )
   if (!v.every((x) => typeof x === 'number' && Number.isFinite(x)))
     throw new Error(`${model} returned a vector with a non-finite value`)

@@ -14,6 +14,8 @@ export const mountHealth = (router: Router, deps: Deps) => {
       dependencies.jobQueue = { kind: deps.queue.kind, unpublished: unpublishedJobs }
       // Which engines answer searches here: the text index, and pgvector's HNSW or an exact scan of real[].
       dependencies.search = { text: deps.textIndex.name, vectors: vectorEngine(deps.vectors) }
+      const { model, dimensions, workers } = deps.embedder
+      dependencies.embedder = { model, dimensions, ...(workers ? { workers } : {}) }
     } catch (error) {
       ready = false
       dependencies.database = { status: 'down', kind: deps.db.kind, reason: (error as Error).message }

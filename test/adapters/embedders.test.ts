@@ -1,11 +1,12 @@
 import http from 'node:http'
+import { availableParallelism } from 'node:os'
 import type { AddressInfo } from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { createEmbedder } from '../../adapters/embedders'
 import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { localEmbedder } from '../../adapters/embedders/local'
 import { openAiEmbedder } from '../../adapters/embedders/openai'
-import { DIMENSIONS } from '../../adapters/embedders/port'
 import { expectError, seedMember, startTestService } from '../helpers/service'
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
@@ -39,6 +40,9 @@ const embeddings = (input: string[], length = DIMENSIONS) => ({
   data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorFor(text, length) })),
   usage: { prompt_tokens: 1, total_tokens: 1 },
 })
+
+/** The OpenAI model's length (text-embedding-3-small), and the hashing embedder's. */
+const DIMENSIONS = 1536
 
 const test = suite('embedders: hashing, OpenAI-compatible (against a local server), local model')
 
@@ -108,6 +112,10 @@ test('OpenAI: vectors of the wrong length or with a non-number are refused', asy
         () => assert.unreachable('should refuse'),
         (e: Error) => assert.match(e.message, /length 512, expected 1536/),
       )
+    // A model configured with its own length (EMBEDDING_DIMENSIONS=512) takes them, as they are.
+    const e = openAiEmbedder({ apiKey: 'k', baseURL: short.baseURL, model: 'm', dimensions: 512 })
+    assert.is(e.dimensions, 512)
+    assert.is((await e.embed(['abc']))[0].length, 512)
   } finally {
     await short.close()
   }
@@ -128,33 +136,49 @@ test('OpenAI: vectors of the wrong length or with a non-number are refused', asy
   }
 })
 
-test(
-  'local model: 512 dimensions zero-padded to 1536, paraphrases closer than unrelated text, event loop ' + 'free',
-  async () => {
-    const e = localEmbedder()
-    try {
-      let ticks = 0
-      const timer = setInterval(() => ticks++, 5)
-      const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
-      const [a, b, c, d] = await e.embed([
-        'the cat sat on the mat',
-        'a kitten was sitting on the rug',
-        'quarterly revenue grew by ten percent',
-        long,
-      ])
-      clearInterval(timer)
-      assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
-      for (const v of [a, b, c, d]) {
-        assert.is(v.length, DIMENSIONS)
-        assert.ok(v.slice(512).every((x) => x === 0))
-        assert.ok(Math.abs(cosine(v, v) - 1) < 1e-6)
-      }
-      assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
-    } finally {
-      await e.close?.()
+test('local model: vectors of its own 512 dimensions, paraphrases closer than unrelated text, event loop free', async () => {
+  const e = localEmbedder()
+  try {
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    const long = 'Vacuum reclaims storage occupied by dead tuples in PostgreSQL tables. '.repeat(40)
+    const [a, b, c, d] = await e.embed([
+      'the cat sat on the mat',
+      'a kitten was sitting on the rug',
+      'quarterly revenue grew by ten percent',
+      long,
+    ])
+    clearInterval(timer)
+    assert.ok(ticks > 3, `the event loop ran ${ticks} times while embedding`)
+    assert.is(e.dimensions, 512)
+    assert.is(e.workers, availableParallelism(), 'one thread per core by default')
+    for (const v of [a, b, c, d]) {
+      assert.is(v.length, 512)
+      assert.ok(Math.abs(cosine(v, v) - 1) < 1e-6)
     }
-  },
-)
+    assert.ok(cosine(a, b) > cosine(a, c) + 0.1, `${cosine(a, b)} vs ${cosine(a, c)}`)
+  } finally {
+    await e.close?.()
+  }
+})
+
+test('local model: EMBED_WORKERS threads, and they embed as one', async () => {
+  const e = createEmbedder({ embedder: 'local', embeddingModel: '', embedWorkers: 3 })
+  try {
+    assert.is(e.workers, 3)
+    const texts = Array.from({ length: 9 }, (_, i) => `passage number ${i} about tuples and pages`)
+    const spread = await e.embed(texts)
+    const one = localEmbedder(1)
+    try {
+      const alone = await one.embed(texts)
+      spread.forEach((v, i) => assert.ok(cosine(v, alone[i]) > 0.9999, `text ${i}`))
+    } finally {
+      await one.close?.()
+    }
+  } finally {
+    await e.close?.()
+  }
+})
 
 test('a failing embedder: the create answers 503 SERVICE_UNAVAILABLE and writes nothing', async () => {
   const server = await fakeOpenAi(() => ({ status: 400, body: { error: { message: 'model not found' } } }))

@@ -41,15 +41,15 @@ if (!serverUrl) {
     db,
   }) => {
     const query = pad([0.9, 0.3, 0.1])
-    const search = (dimensions?: number) =>
+    const search = () =>
       exactVectorSearch(db.pool, {
         table: 'vecs',
         key: 'entry_id',
         vector: query,
         model: 'm',
+        dimensions: 8,
         scope: [['workspace_id = ?', 'w1']],
         limit: 10,
-        ...(dimensions ? { dimensions } : {}),
       })
     const hits = await search()
     assert.equal(
@@ -60,8 +60,6 @@ if (!serverUrl) {
       const v = [pad([1, 0, 0]), pad([0.6, 0.8, 0]), pad([0, 0, 2])][i]
       assert.ok(Math.abs(h.score - cosine(query, v)) < 1e-6, `${h.id}: ${h.score}`)
     })
-    // A model of 3 dimensions padded to 8: reading the first 3 gives the same answer.
-    assert.equal(await search(3), hits)
     // A query of zeros matches nothing.
     assert.equal(
       await exactVectorSearch(db.pool, {
@@ -69,6 +67,7 @@ if (!serverUrl) {
         key: 'entry_id',
         vector: pad([]),
         model: 'm',
+        dimensions: 8,
         scope: [],
         limit: 5,
       }),

@@ -19,6 +19,8 @@ test('GET /health reports readiness and each dependency', async ({ svc }) => {
   assert.is(data.dependencies.database.status, 'up')
   assert.equal([data.dependencies.eventStore.status, data.dependencies.eventStore.kind], ['up', 'pglite'])
   assert.equal(data.dependencies.search, { text: 'pg_textsearch', vectors: 'pgvector' })
+  // The model, and the length its vectors are kept at.
+  assert.equal(data.dependencies.embedder, { model: 'hashing-v1', dimensions: 1536 })
   assert.ok(data.dependencies.projections.length >= 4)
   assert.ok(data.dependencies.projections.every((p: any) => p.state === 'running'))
 })
@@ -352,6 +354,15 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   assert.is((good as E.Right<any>).right.port, 3000)
   assert.is((good as E.Right<any>).right.dataDir, './data')
   assert.is((good as E.Right<any>).right.publicUrl, undefined)
+  // The local model's threads: one per core unless EMBED_WORKERS says; an OpenAI model's length.
+  assert.is((good as E.Right<any>).right.embedWorkers, undefined)
+  assert.is((loadConfig({ EMBED_WORKERS: '3' }) as E.Right<any>).right.embedWorkers, 3)
+  assert.match(
+    (loadConfig({ EMBED_WORKERS: '0' }) as E.Left<string>).left,
+    /^Invalid configuration: EMBED_WORKERS must be an integer between 1 and 256/,
+  )
+  assert.is((good as E.Right<any>).right.embeddingDimensions, 1536)
+  assert.is((loadConfig({ EMBEDDING_DIMENSIONS: '3072' }) as E.Right<any>).right.embeddingDimensions, 3072)
   assert.match(
     (loadConfig({ PUBLIC_URL: 'kb.example.com' }) as E.Left<string>).left,
     /^Invalid configuration: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/,

@@ -1,0 +1,128 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { type Database, inTransaction } from '../../adapters/db'
+import { embeddingCacheSchema, enableVectors, float4Array } from '../../adapters/embeddingCache'
+import { ensureVectorIndex, nearestRows, vectorColumn } from '../../adapters/vectorIndex'
+import { testPglite } from '../../testkit/db'
+
+// Vectors kept at each model's own length in pgvector (PGlite), one HNSW index per model, and a
+// history that keeps none and reads the cache.
+const test = suite<{ db: Database }>('vector index: each model at its own length')
+
+const unit = (v: number[]) => {
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0))
+  return v.map((x) => x / n)
+}
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
+// A deterministic spread of vectors of a given length.
+const vectorOf = (i: number, length: number) =>
+  unit(Array.from({ length }, (_, k) => Math.sin(i * 12.9898 + k * 78.233)))
+const SMALL = { model: 'small', dimensions: 12 }
+const LARGE = { model: 'large', dimensions: 40 }
+
+test.before(async (ctx) => {
+  ctx.db = await testPglite()
+  await ctx.db.pool.query(embeddingCacheSchema)
+  assert.ok(await enableVectors(ctx.db.pool))
+  await ctx.db.pool.query(
+    `CREATE TABLE vecs (id text PRIMARY KEY, entry_id text, workspace_id text, model text, text_hash text,
+       embedding ${vectorColumn(true)});
+     CREATE TABLE vecs_history (id text, entry_id text, workspace_id text, model text, text_hash text)`,
+  )
+  // 60 rows of each model, side by side in one column; the history names the small ones' hashes.
+  for (const { model, dimensions } of [SMALL, LARGE]) {
+    const vectors = Array.from({ length: 60 }, (_, i) => vectorOf(i, dimensions))
+    await ctx.db.pool.query(
+      `INSERT INTO embedding_cache (model, text_hash, vector)
+       SELECT $1, 'h' || i, ($2::real[])[(i - 1) * $3 + 1 : i * $3] FROM generate_series(1, 60) AS i`,
+      [model, float4Array(vectors, dimensions), dimensions],
+    )
+    await ctx.db.pool.query(
+      `INSERT INTO vecs SELECT $1 || i, 'e' || (i % 20), 'w' || (i % 2), $1, 'h' || i,
+         (SELECT vector FROM embedding_cache WHERE model = $1 AND text_hash = 'h' || i)::${vectorColumn(true)}
+       FROM generate_series(1, 60) AS i`,
+      [model],
+    )
+  }
+  await ctx.db.pool.query(`INSERT INTO vecs_history SELECT id, entry_id, workspace_id, model, text_hash FROM vecs`)
+})
+test.after(async ({ db }) => db.close())
+
+const search = (db: Database, q: { model: string; dimensions: number }, vector: number[], cached = false) =>
+  inTransaction(db.pool, (tx) =>
+    nearestRows(tx, true, {
+      table: cached ? 'vecs_history' : 'vecs',
+      key: 'entry_id',
+      vector,
+      ...q,
+      cached,
+      scope: [['workspace_id = ?', 'w1']],
+      limit: 10,
+    }),
+  )
+
+/** The true nearest rows of a model in workspace w1, by cosine over the vectors as stored. */
+const exact = (q: { dimensions: number }, model: string, vector: number[]) =>
+  Array.from({ length: 60 }, (_, k) => k + 1)
+    .filter((i) => i % 2 === 1)
+    .map((i) => ({ id: `${model}${i}`, score: cosine(vectorOf(i - 1, q.dimensions), vector) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, 10)
+
+test('a model of 12 dimensions and one of 40 in one column: each searched through its own index', async ({ db }) => {
+  await ensureVectorIndex(db.pool, 'vecs', SMALL.model, SMALL.dimensions)
+  const query = vectorOf(7, SMALL.dimensions)
+  const hits = await search(db, SMALL, query)
+  assert.ok(
+    hits.every((h) => h.id.startsWith('small')),
+    'only the model asked',
+  )
+  const truth = exact(SMALL, 'small', query)
+  const found = new Set(hits.map((h) => h.id))
+  assert.ok(truth.filter((t) => found.has(t.id)).length >= 9, 'the true nearest rows')
+  assert.is(hits[0].id, truth[0].id)
+  // The plan reads the small model's index.
+  const plan = await inTransaction(db.pool, async (tx) => {
+    await tx.query('SET LOCAL enable_seqscan = off')
+    const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM vecs WHERE model = 'small'
+       ORDER BY embedding::halfvec(12) <=> '[${query.join(',')}]'::halfvec(12) LIMIT 5`,
+    )
+    return rows.map((r) => r['QUERY PLAN']).join('\n')
+  })
+  assert.match(plan, /Index Scan using vecs_hnsw_/)
+})
+
+test('the configured model keeps the only index: a change of model drops the former one', async ({ db }) => {
+  const names = async () =>
+    (
+      await db.pool.query<{ name: string }>(
+        "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'vecs' AND indexname LIKE 'vecs\\_hnsw\\_%'",
+      )
+    ).rows.map((r) => r.name)
+  await ensureVectorIndex(db.pool, 'vecs', SMALL.model, SMALL.dimensions)
+  const [small] = await names()
+  await ensureVectorIndex(db.pool, 'vecs', LARGE.model, LARGE.dimensions)
+  const after = await names()
+  assert.is(after.length, 1)
+  assert.is.not(after[0], small)
+  const query = vectorOf(3, LARGE.dimensions)
+  const hits = await search(db, LARGE, query)
+  assert.is(hits[0].id, exact(LARGE, 'large', query)[0].id)
+  assert.ok(hits.every((h) => h.id.startsWith('large')))
+})
+
+test('a history with no vectors of its own finds them in the cache, exactly', async ({ db }) => {
+  const query = vectorOf(11, SMALL.dimensions)
+  const hits = await search(db, SMALL, query, true)
+  const truth = exact(SMALL, 'small', query)
+  assert.equal(
+    hits.map((h) => h.id),
+    truth.map((t) => t.id),
+  )
+  hits.forEach((h, i) => assert.ok(Math.abs(h.score - truth[i].score) < 1e-5, `${h.id}: ${h.score}`))
+  // Another model's rows are never compared.
+  assert.ok((await search(db, LARGE, vectorOf(1, LARGE.dimensions), true)).every((h) => h.id.startsWith('large')))
+})
+
+test.run()
