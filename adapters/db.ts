@@ -61,6 +61,19 @@ const holdDataDir = (dataDir: string): (() => void) => {
   }
 }
 
+/**
+ * PGlite's own start-up settings, and a write-ahead log kept to 64 MB between checkpoints (PostgreSQL
+ * keeps up to 1 GB by default, recycled files included: on a knowledge base of a few MB of text, the
+ * larger part of the data directory).
+ */
+const START_PARAMS = [
+  ...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams,
+  '-c',
+  'max_wal_size=64MB',
+  '-c',
+  'min_wal_size=32MB',
+]
+
 export const openPglite = async (dataDir: string | PGlite): Promise<Database> => {
   let db: PGlite
   let release: () => void = () => {}
@@ -69,10 +82,12 @@ export const openPglite = async (dataDir: string | PGlite): Promise<Database> =>
       fs.mkdirSync(dataDir, { recursive: true })
       release = holdDataDir(dataDir)
     }
-    db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch } }).catch((error: Error) => {
-      release()
-      throw error
-    })
+    db = await PGlite.create({ dataDir, extensions: { vector, pg_textsearch }, startParams: START_PARAMS }).catch(
+      (error: Error) => {
+        release()
+        throw error
+      },
+    )
   } else db = dataDir
   const pglite = connection(db)
   const busyMs = () => pglite.busyMs

@@ -32,12 +32,13 @@ export interface VectorQuery {
 }
 
 /**
- * How the read models keep a vector where pgvector is installed: `halfvec`, 2 bytes a dimension,
- * at the model's own length (the column has no fixed length, so two models' vectors can sit side
- * by side during a re-embedding). Measured against 4-byte `vector` (docs/benchmarks.md): the same
- * nearest rows within the recall the benchmark reports, at half the bytes.
+ * How the read models keep a vector where pgvector is installed: `vector`, at the model's own length
+ * (the column has no fixed length, so two models' vectors can sit side by side during a
+ * re-embedding). `halfvec` would halve the bytes with the same recall, but in PGlite's WebAssembly
+ * (no hardware half-float conversion) its index took 3 to 5 times as long to build and its searches
+ * twice as long (docs/benchmarks.md, ingest-text).
  */
-export const STORED_VECTOR = 'halfvec'
+export const STORED_VECTOR = 'vector'
 
 /** The `embedding` column's type: pgvector's, or `real[]` on a server without it. */
 export const vectorColumn = (pgvector: boolean) => (pgvector ? STORED_VECTOR : 'real[]')

@@ -4,6 +4,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   eventstore: () => import('./bench/eventstore'),
   'ingest-text': () => import('./bench/ingestText'),
   'ingest-files': () => import('./bench/ingestFiles'),
+  'model-floor': () => import('./bench/modelFloor'),
   search: () => import('./bench/search'),
   'search-ingest': () => import('./bench/searchWhileEmbedding'),
   'as-of': () => import('./bench/asOf'),

@@ -1,5 +1,6 @@
-// `npm run bench -- ingest-text`: text entries of ~5,000 characters created through the HTTP API,
-// against the same chunk + embed steps run in-process without the service, in the same run.
+// `npm run bench -- ingest-text`: text entries of ~5,000 characters created through the HTTP API with
+// the hashing embedder, against the same chunk + embed steps run in-process without the service, in
+// the same run; then the local model's row on reference pages (./ingestReference.ts).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,9 +12,9 @@ import { startService } from '../../app/service'
 import { chunkText } from '../../ingestion/chunker'
 import { runLoad } from './load'
 import { apiClient, workspaceTokens } from './client'
+import { printReference, referenceRow } from './ingestReference'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)
-const LOCAL_ENTRIES = Number(process.env.BENCH_LOCAL_ENTRIES ?? 100)
 const ADMIN = 'bench-admin-token-0123456789'
 
 // A deterministic corpus: sentences drawn from a fixed vocabulary by a small LCG.
@@ -39,7 +40,7 @@ const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 const chunking = { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true }
 
-const run = async (embedderName: 'hashing' | 'local', n: number) => {
+const run = async (embedderName: 'hashing', n: number) => {
   const texts = corpus(n)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-ingest-'))
   const config = loadConfig({
@@ -100,7 +101,7 @@ const run = async (embedderName: 'hashing' | 'local', n: number) => {
   }
 }
 
-const rows = [await run('hashing', ENTRIES), await run('local', LOCAL_ENTRIES)]
+const rows = [await run('hashing', ENTRIES)]
 const f = (x: number, d = 1) => x.toFixed(d)
 process.stdout.write(
   '\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ' +
@@ -113,4 +114,5 @@ for (const r of rows) {
       `${f(r.apiP95)} | ${f(r.apiP50 / r.floorP50, 2)} | ${f(r.floorChunksPerSecond)} |\n`,
   )
 }
+if (process.env.BENCH_LOCAL_DOCS !== '0') printReference(await referenceRow())
 process.exit(0)

@@ -14,8 +14,11 @@ export const BENCH_ADMIN = 'bench-admin-token-0123456789'
 export const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
-/** The service on a free port with the admin token BENCH_ADMIN; `stop` also removes its data directory. */
-export const benchService = async (name: string, embedder = 'hashing') => {
+/**
+ * The service on a free port with the admin token BENCH_ADMIN (`env`: more of its configuration); `stop` also removes
+ * its data directory.
+ */
+export const benchService = async (name: string, embedder = 'hashing', env: Record<string, string> = {}) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `kb-bench-${name}-`))
   const config = loadConfig({
     PORT: '0',
@@ -24,11 +27,13 @@ export const benchService = async (name: string, embedder = 'hashing') => {
     KB_ADMIN_TOKEN: BENCH_ADMIN,
     EMBEDDER: embedder,
     LOG_LEVEL: 'silent',
+    ...env,
   })
   if (E.isLeft(config)) throw new Error(config.left)
   const service = await startService(config.right, createLogger('silent'))
   return {
     service,
+    dataDir,
     stop: async () => {
       await service.stop()
       fs.rmSync(dataDir, { recursive: true, force: true })

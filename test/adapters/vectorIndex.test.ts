@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type Database, inTransaction } from '../../adapters/db'
 import { embeddingCacheSchema, enableVectors, float4Array } from '../../adapters/embeddingCache'
-import { ensureVectorIndex, nearestRows, vectorColumn } from '../../adapters/vectorIndex'
+import { STORED_VECTOR, ensureVectorIndex, nearestRows, vectorColumn } from '../../adapters/vectorIndex'
 import { testPglite } from '../../testkit/db'
 
 // Vectors kept at each model's own length in pgvector (PGlite), one HNSW index per model, and a
@@ -86,7 +86,7 @@ test('a model of 12 dimensions and one of 40 in one column: each searched throug
     await tx.query('SET LOCAL enable_seqscan = off')
     const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN SELECT id FROM vecs WHERE model = 'small'
-       ORDER BY embedding::halfvec(12) <=> '[${query.join(',')}]'::halfvec(12) LIMIT 5`,
+       ORDER BY embedding::${STORED_VECTOR}(12) <=> '[${query.join(',')}]'::${STORED_VECTOR}(12) LIMIT 5`,
     )
     return rows.map((r) => r['QUERY PLAN']).join('\n')
   })
