@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Router from '@koa/router'
 import Koa from 'koa'
 import type { Deps } from './deps'
+import { AppendTooLarge } from '../adapters/eventstore/port'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { openApiDocument } from './openapi'
 import { type AnyRoute, mount } from './route'
@@ -208,6 +209,7 @@ const checkPath = (path: string) => {
 const writeError = (ctx: Koa.Context, error: unknown) => {
   let apiError: ApiError
   if (error instanceof ApiError) apiError = error
+  else if (error instanceof AppendTooLarge) apiError = new ApiError('PAYLOAD_TOO_LARGE', error.message)
   else {
     const status =
       (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode

@@ -14,7 +14,7 @@ import type { Queryable } from '../db'
  * row's stream and revision are checked against the event's on their own); 1, of chains written
  * before, by Postgres (id, stream, revision, type, data and metadata in its jsonb rendering).
  */
-export const chainSchema = `
+export const chainTablesSchema = `
 CREATE TABLE IF NOT EXISTS es_chain (
   position bigint PRIMARY KEY,
   chain text NOT NULL,
@@ -25,6 +25,11 @@ CREATE TABLE IF NOT EXISTS es_chain (
 );
 CREATE INDEX IF NOT EXISTS es_chain_chain ON es_chain (chain, position);
 CREATE TABLE IF NOT EXISTS es_chain_heads (chain text PRIMARY KEY, position bigint NOT NULL, hash bytea NOT NULL);
+`
+
+/** The chain of the events in the database's own tables: its rows, with what reads and links them there. */
+export const chainSchema = `
+${chainTablesSchema}
 ALTER TABLE es_streams ADD COLUMN IF NOT EXISTS truncated_before bigint NOT NULL DEFAULT 0;
 -- Each chained event's time, which outlives a cut of its content: "as of" a moment resolves to a
 -- position through it. Chains older than the column take the time of the events still stored.

@@ -60,6 +60,18 @@ export class WrongExpectedVersion extends Error {
   }
 }
 
+/** An append larger than the store takes at once (EventStoreDB's maximum append size). */
+export class AppendTooLarge extends Error {
+  constructor(
+    readonly streamId: string,
+    /** The store's limit in bytes. */
+    readonly limit: number,
+  ) {
+    super(`this write is over the event store's limit of ${limit} bytes for one append; send less at once`)
+    this.name = 'AppendTooLarge'
+  }
+}
+
 export interface ReadStreamOptions {
   /** First revision to read (inclusive), default 0. */
   fromRevision?: number

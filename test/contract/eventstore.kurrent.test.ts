@@ -1,6 +1,16 @@
+import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { KurrentEventStore, positionNumber, streamState } from '../../adapters/eventstore/kurrent'
+import type { AllStreamResolvedEvent } from '@kurrent/kurrentdb-client'
+import {
+  KurrentEventStore,
+  positionNumber,
+  resubscribing,
+  streamState,
+  toRecorded,
+  withoutCredentials,
+} from '../../adapters/eventstore/kurrent'
+import { testPglite } from '../../testkit/db'
 import { eventStoreContract } from './eventstore'
 
 // The mapping of the port onto the client's types, checked without a server.
@@ -18,6 +28,111 @@ mapping('a position is one number when commit and prepare agree, and refused oth
   assert.throws(() => positionNumber({ commit: 1234n, prepare: 1300n }), /differ/)
   assert.throws(() => positionNumber({ commit: 2n ** 60n, prepare: 2n ** 60n }), /2\^53/)
 })
+
+const resolved = (position: bigint, revision = 0n) =>
+  ({
+    event: {
+      id: randomUUID(),
+      type: 'Thing',
+      streamId: 's-1',
+      revision,
+      isJson: true,
+      data: {},
+      metadata: {},
+      created: new Date(),
+      position: { commit: position, prepare: position },
+    },
+  }) as unknown as AllStreamResolvedEvent
+
+mapping('a stream read from a server before 22.6 (position 2^64 - 1) reads as no position', () => {
+  assert.is(toRecorded(resolved(2n ** 64n - 1n))!.position, 0)
+  assert.is(toRecorded(resolved(4096n))!.position, 4096)
+})
+
+mapping('the credentials never show: a password with "/" or "@", and a string the client refuses', async () => {
+  assert.is(
+    withoutCredentials('kurrentdb://admin:pa/ss@w@rd@es.example:2113?tls=false'),
+    'kurrentdb://es.example:2113?tls=false',
+  )
+  assert.is(withoutCredentials('esdb+discover://node1:2113,node2:2113'), 'esdb+discover://node1:2113,node2:2113')
+  const db = await testPglite()
+  try {
+    const refused = await KurrentEventStore.open('kurrentdb://admin:s3cr/et@127.0.0.1:1?tls=maybe', db).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    assert.ok(refused, 'opening fails')
+    assert.not.match(refused!.message, /s3cr/)
+    assert.match(refused!.message, /^cannot reach the event store at kurrentdb:\/\/127\.0\.0\.1:1\?tls=maybe/)
+  } finally {
+    await db.close()
+  }
+})
+
+/**
+ * A subscription of the client: yields some events, then fails as a dropped connection does, or waits
+ * for more until unsubscribed (which ends it, as the client's does).
+ */
+const dropping = (events: AllStreamResolvedEvent[], drop: boolean) => {
+  let i = 0
+  let end: (() => void) | undefined
+  const ended = new Promise<IteratorResult<AllStreamResolvedEvent>>((resolve) => {
+    end = () => resolve({ done: true, value: undefined })
+  })
+  const iterator: AsyncIterator<AllStreamResolvedEvent> = {
+    next: async () => {
+      if (i < events.length) return { done: false, value: events[i++] }
+      if (drop) throw new Error('14 UNAVAILABLE: Connection dropped')
+      return ended
+    },
+    return: async () => (end?.(), { done: true, value: undefined }),
+  }
+  return { [Symbol.asyncIterator]: () => iterator, unsubscribe: async () => end?.() }
+}
+
+mapping('a dropped subscription subscribes again from the last event delivered, each event once', async () => {
+  const log = Array.from({ length: 6 }, (_, i) => resolved(BigInt(100 * (i + 1)), BigInt(i)))
+  const opened: (number | undefined)[] = []
+  const warned: unknown[] = []
+  const seen: number[] = []
+  const subscription = resubscribing(
+    (after) => {
+      opened.push(after)
+      // Each subscription reads from the position asked, that event included, as the server does.
+      const from = log.filter((e) => positionNumber(e.event!.position!) >= (after ?? 0))
+      return dropping(from.slice(0, 3), opened.length < 3)
+    },
+    0,
+    async (r) => {
+      const p = positionNumber(r.event!.position!)
+      if (seen.includes(p) || p <= (seen[seen.length - 1] ?? 0)) return undefined
+      seen.push(p)
+      return p
+    },
+    { warn: (o: unknown) => void warned.push(o) },
+  )
+  for (let i = 0; i < 100 && seen.length < 6; i++) await new Promise((r) => setTimeout(r, 100))
+  await subscription.unsubscribe()
+  assert.equal(seen, [100, 200, 300, 400, 500, 600])
+  assert.equal(opened.slice(0, 3), [0, 300, 500])
+  assert.is(warned.length, 2, 'each drop is logged')
+})
+
+mapping('the handler failing ends the subscription with its error, without subscribing again', async () => {
+  let opened = 0
+  const subscription = resubscribing(
+    () => (opened++, dropping([resolved(10n)], false)),
+    0,
+    async () => {
+      throw new Error('projection failed')
+    },
+  )
+  await subscription.done.then(
+    () => assert.unreachable('should fail'),
+    (e: Error) => assert.is(e.message, 'projection failed'),
+  )
+  assert.is(opened, 1)
+})
 mapping.run()
 
 const url = process.env.EVENTSTORE_URL
@@ -30,8 +145,16 @@ if (!url) {
   eventStoreContract(
     'kurrent adapter on EventStoreDB',
     async () => {
-      const store = await KurrentEventStore.open(url)
-      return { store, close: () => store.close() }
+      const db = await testPglite()
+      const store = await KurrentEventStore.open(url, db)
+      return {
+        store,
+        drop: async () => store.dropSubscriptions(),
+        close: async () => {
+          await store.close()
+          await db.close()
+        },
+      }
     },
     { refusesLoneSurrogates: false },
   ).run()

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Database } from '../../adapters/db'
@@ -16,7 +17,22 @@ if (!serverUrl) {
   eventStoreContract('postgres adapter on the Postgres server', async () => {
     const db = await testPostgres()
     const store = await PostgresEventStore.open(db)
-    return { store, close: async () => (await store.close(), await db.close()) }
+    return {
+      store,
+      // Every connection of the database ended by the server, as a restart or a failover does.
+      drop: async () => {
+        const admin = new pg.Client({ connectionString: serverUrl })
+        await admin.connect()
+        try {
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+            new URL(db.url!).pathname.slice(1),
+          ])
+        } finally {
+          await admin.end()
+        }
+      },
+      close: async () => (await store.close(), await db.close()),
+    }
   }).run()
 
   const concurrency = suite<{ db: Database; store: PostgresEventStore }>(

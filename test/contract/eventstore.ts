@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
+  AppendTooLarge,
   type EventData,
   type EventStore,
   type RecordedEvent,
@@ -32,15 +33,28 @@ const expectWrong = async (p: Promise<unknown>, actual: number | 'no_stream') =>
   assert.unreachable('append should have failed with WrongExpectedVersion')
 }
 
+/** Waits for a condition, failing after `ms`. */
+const until = async (what: string, ok: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 export const eventStoreContract = (
   name: string,
-  open: () => Promise<{ store: EventStore; close: () => Promise<void> }>,
+  /** `drop`: what a lost connection does to the store's reads (an embedded database has none to lose). */
+  open: () => Promise<{ store: EventStore; close: () => Promise<void>; drop?: () => Promise<void> }>,
   /** Whether the backend refuses JSON holding a lone UTF-16 surrogate (Postgres does). */
   { refusesLoneSurrogates = true } = {},
 ) => {
-  const test = suite<{ store: EventStore; close: () => Promise<void>; id: () => string }>(
-    `event store contract: ${name}`,
-  )
+  const test = suite<{
+    store: EventStore
+    close: () => Promise<void>
+    drop?: () => Promise<void>
+    id: () => string
+  }>(`event store contract: ${name}`)
   test.before(async (ctx) => {
     Object.assign(ctx, await open())
     ctx.id = () => `test-${randomUUID()}`
@@ -235,6 +249,106 @@ export const eventStoreContract = (
       seen.map((e) => e.type),
       ['E0', 'E1', 'E2', 'E3'],
     )
+  })
+
+  test('a multi-event append reaches a live subscription whole, in order', async ({ store, id }) => {
+    const head = await store.headPosition()
+    const s = id()
+    const seen: string[] = []
+    const sub = store.subscribeToAll({ after: head }, async (e) => void (e.streamId === s && seen.push(e.type)))
+    await store.append(
+      s,
+      ['A', 'B', 'C', 'D', 'E'].map((t) => event(t)),
+      'no_stream',
+    )
+    await until('the five events', () => seen.length >= 5)
+    await sub.unsubscribe()
+    assert.equal(seen, ['A', 'B', 'C', 'D', 'E'])
+  })
+
+  test('a cut is kept by $all reads and by a subscription from the start (what a rebuild reads)', async ({
+    store,
+    id,
+  }) => {
+    const s = id()
+    const appended = await store.append(
+      s,
+      ['Secret', 'Secret', 'Deleted'].map((t) => event(t)),
+      'no_stream',
+    )
+    await store.truncateBefore(s, 2)
+    const all = await store.readAll({})
+    assert.equal(
+      all.filter((e) => e.streamId === s).map((e) => e.type),
+      ['Deleted'],
+    )
+    const replayed: string[] = []
+    const sub = store.subscribeToAll({ after: 0 }, async (e) => void (e.streamId === s && replayed.push(e.type)))
+    let reached = false
+    const marker = id()
+    const probe = store.subscribeToAll(
+      { after: appended.position },
+      async (e) => void (reached ||= e.streamId === marker),
+    )
+    await store.append(marker, [event('Marker')], 'no_stream')
+    await until('the subscription to pass the cut stream', () => reached)
+    await until('the replay to reach the deletion', () => replayed.includes('Deleted'))
+    await Promise.all([sub.unsubscribe(), probe.unsubscribe()])
+    assert.equal(replayed, ['Deleted'])
+  })
+
+  test('a cut only moves forward: an earlier revision afterwards brings nothing back', async ({ store, id }) => {
+    const s = id()
+    await store.append(
+      s,
+      ['A', 'B', 'C', 'D'].map((t) => event(t)),
+      'no_stream',
+    )
+    await store.truncateBefore(s, 3)
+    await store.truncateBefore(s, 1)
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.type),
+      ['D'],
+    )
+    assert.equal(
+      (await store.readAll({})).filter((e) => e.streamId === s).map((e) => e.type),
+      ['D'],
+    )
+  })
+
+  test('a large append is stored whole, or refused as too large with the limit and nothing written', async ({
+    store,
+    id,
+  }) => {
+    const s = id()
+    // 1.5 MB of multi-byte text: over EventStoreDB's default maximum append size (1 MB).
+    const text = 'é'.repeat(750_000)
+    try {
+      await store.append(s, [event('Big', { text })], 'no_stream')
+      const [read] = await store.readStream(s)
+      assert.is((read.data as { text: string }).text.length, text.length)
+    } catch (error) {
+      assert.instance(error, AppendTooLarge)
+      assert.ok((error as AppendTooLarge).limit > 0)
+      assert.match((error as Error).message, /limit of \d+ bytes/)
+      assert.is(await store.streamRevision(s), 'no_stream')
+    }
+  })
+
+  test('a subscription goes on after its connection drops: every event once, in order', async ({ store, drop, id }) => {
+    const head = await store.headPosition()
+    const s = id()
+    const seen: string[] = []
+    const sub = store.subscribeToAll({ after: head }, async (e) => void (e.streamId === s && seen.push(e.type)))
+    await store.append(s, [event('Before')], 'no_stream')
+    await until('the first event', () => seen.length === 1)
+    await drop?.()
+    await store.append(s, [event('After1'), event('After2')], 0)
+    await until('the events after the drop', () => seen.length >= 3, 30_000)
+    await store.append(s, [event('Later')], 2)
+    await until('a later event', () => seen.length >= 4, 30_000)
+    await sub.unsubscribe()
+    assert.equal(seen, ['Before', 'After1', 'After2', 'Later'])
   })
 
   return test
