@@ -1,9 +1,6 @@
 import { EventEmitter } from 'node:events'
 import {
   AccessDeniedError,
-  type AllStreamResolvedEvent,
-  ANY,
-  type AppendStreamState,
   BACKWARDS,
   END,
   FORWARDS,
@@ -12,17 +9,24 @@ import {
   KurrentDBClient,
   MaxAppendSizeExceededError,
   NO_STREAM,
-  type Position,
-  type ResolvedEvent,
   START,
-  STREAM_EXISTS,
-  StreamNotFoundError,
-  streamNameFilter,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client'
 import type { Database } from '../db'
 import type { Logger } from '../logger'
-import { lastChainedAt, chainHead } from './chain'
+import { chainHead, lastChainedAt } from './chain'
+import {
+  OWN_STREAMS,
+  collect,
+  masked,
+  missingAsEmpty,
+  positionNumber,
+  positionOf,
+  resubscribing,
+  streamState,
+  toRecorded,
+  withoutCredentials,
+} from './kurrentClient'
 import {
   type ReadLog,
   chainPending,
@@ -36,7 +40,6 @@ import {
   AppendTooLarge,
   type AppendResult,
   type EventData,
-  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type ReadAllOptions,
@@ -45,136 +48,8 @@ import {
   WrongExpectedVersion,
 } from './port'
 
-/** $all is read with this server-side filter: every stream but the server's own (`$`-prefixed). */
-const OWN_STREAMS = streamNameFilter({ regex: '^[^$]' })
-
-/**
- * The port's positions are numbers; EventStoreDB's are `{commit, prepare}` byte offsets in its log.
- * An event appended without an explicit transaction (the only way this adapter appends) has one
- * position for both, so the number is that offset (exact below 2^53 bytes of log). An event whose
- * two differ could not be resumed from by number, so it is refused loudly rather than skipped.
- */
-export const positionNumber = (p: Position): number => {
-  if (p.commit !== p.prepare)
-    throw new Error(`event store position ${p.commit}/${p.prepare}: commit and prepare differ (explicit transaction)`)
-  if (p.commit > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`event store position ${p.commit} exceeds 2^53`)
-  return Number(p.commit)
-}
-
-const positionOf = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) })
-
-export const streamState = (expected: ExpectedRevision): AppendStreamState =>
-  expected === 'any'
-    ? ANY
-    : expected === 'no_stream'
-      ? NO_STREAM
-      : expected === 'stream_exists'
-        ? STREAM_EXISTS
-        : BigInt(expected)
-
-/** What servers before 22.6 put where a stream read's event has no log position. */
-const NO_POSITION = 2n ** 64n - 1n
-
-export const toRecorded = (resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined => {
-  const e = resolved.event
-  if (!e?.isJson) return undefined
-  return {
-    id: e.id,
-    type: e.type,
-    data: e.data,
-    metadata: e.metadata as unknown as EventMetadata,
-    streamId: e.streamId,
-    revision: Number(e.revision),
-    // Reads of one stream may come without log positions (none, or 2^64 - 1 from servers before 22.6);
-    // nothing reading a stream uses them. Reads of $all always carry them.
-    position: e.position && e.position.commit !== NO_POSITION ? positionNumber(e.position) : 0,
-    time: e.created.toISOString(),
-  }
-}
-
-const collect = async (events: AsyncIterable<ResolvedEvent | AllStreamResolvedEvent>) => {
-  const out: RecordedEvent[] = []
-  for await (const resolved of events) {
-    const e = toRecorded(resolved)
-    if (e) out.push(e)
-  }
-  return out
-}
-
-const missingAsEmpty = (error: unknown): RecordedEvent[] => {
-  if (error instanceof StreamNotFoundError) return []
-  throw error
-}
-
-/** A connection string with its user and password (everything before the host's `@`) left out. */
-export const withoutCredentials = (url: string) => url.replace(/^([a-z+]+:\/\/)[^?]*@/i, '$1')
-
-/** A message that may quote the connection string, with the credentials taken out. */
-const masked = (message: string, url: string) => {
-  const credentials = /^[a-z+]+:\/\/([^?]*)@/i.exec(url)?.[1]
-  return credentials ? message.split(credentials).join('***') : message
-}
-
-const RETRY_MAX_MS = 30_000
 /** Tries of a `$tb` write that another writer's metadata raced. */
 const METADATA_TRIES = 5
-
-/**
- * Follows a subscription, opened again from the last event delivered whenever it drops (a lost
- * connection, a server restart), after a wait that doubles up to 30 s; the handler's own error ends
- * it. `open(after)` subscribes from a log position (0: the start; undefined: the end).
- */
-export const resubscribing = (
-  open: (after: number | undefined) => AsyncIterable<AllStreamResolvedEvent> & { unsubscribe(): Promise<void> },
-  after: number | undefined,
-  handler: (resolved: AllStreamResolvedEvent) => Promise<number | undefined>,
-  log?: Pick<Logger, 'warn'>,
-) => {
-  let stopped = false
-  let current: ReturnType<typeof open> | undefined
-  let wake = () => undefined as void
-  let last = after
-  const done = (async () => {
-    for (let backoff = 0; !stopped; ) {
-      current = open(last)
-      let failure: unknown
-      try {
-        for await (const resolved of current) {
-          backoff = 0
-          const position = await handler(resolved).catch((error) => {
-            stopped = true
-            throw { handler: error }
-          })
-          if (position !== undefined) last = position
-        }
-      } catch (error) {
-        if ((error as { handler?: unknown })?.handler !== undefined) throw (error as { handler: unknown }).handler
-        failure = error
-      }
-      if (stopped) return
-      backoff = Math.min(RETRY_MAX_MS, Math.max(500, backoff * 2))
-      log?.warn(
-        { err: failure, after: last ?? 'end', retryMs: backoff },
-        'the event store subscription dropped; subscribing again',
-      )
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, backoff)
-        wake = () => (clearTimeout(timer), resolve())
-      })
-    }
-  })()
-  return {
-    done,
-    unsubscribe: async () => {
-      stopped = true
-      wake()
-      await current?.unsubscribe().catch(() => undefined)
-      await done.catch(() => undefined)
-    },
-    /** Ends the current subscription as a dropped connection would (tests). */
-    drop: () => (current as unknown as { destroy?: (e: Error) => void })?.destroy?.(new Error('connection dropped')),
-  }
-}
 
 /**
  * The event store on EventStoreDB / KurrentDB (EVENTSTORE_URL, a `kurrentdb://` or `esdb://`

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AllStreamResolvedEvent } from '@kurrent/kurrentdb-client'
+import { KurrentEventStore } from '../../adapters/eventstore/kurrent'
 import {
-  KurrentEventStore,
   positionNumber,
   resubscribing,
   streamState,
   toRecorded,
   withoutCredentials,
-} from '../../adapters/eventstore/kurrent'
+} from '../../adapters/eventstore/kurrentClient'
 import { testPglite } from '../../testkit/db'
 import { eventStoreContract } from './eventstore'
 
