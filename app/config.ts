@@ -126,6 +126,7 @@ export const ConfigCodec = t.type({
   DATABASE_URL: optional(postgresUrl),
   EVENTSTORE_URL: optional(eventStoreUrl),
   ELASTICSEARCH_URL: optional(httpUrl),
+  ELASTICSEARCH_REPLICAS: withDefault(intInRange(0, 16), 0),
   BLOB_URL: optional(blobUrl),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
@@ -170,6 +171,8 @@ export interface Config {
   eventStoreUrl?: string
   /** Elasticsearch for BM25 candidates; the database's own text index when unset. */
   elasticsearchUrl?: string
+  /** Replicas of each Elasticsearch index: 0 on a single node. */
+  elasticsearchReplicas: number
   /**
    * Where uploaded files go: s3://bucket/prefix, or file:///a/directory; unset, the database's
    * table on a PostgreSQL server, else DATA_DIR/blobs.
@@ -240,6 +243,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     databaseUrl: c.DATABASE_URL,
     eventStoreUrl: c.EVENTSTORE_URL,
     elasticsearchUrl: c.ELASTICSEARCH_URL,
+    elasticsearchReplicas: c.ELASTICSEARCH_REPLICAS,
     blobUrl: c.BLOB_URL,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,

@@ -61,7 +61,7 @@ const SETTLE_SHARE = 0.2
 
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config, log))
-  const store = await openEventStore(db, config.eventStoreUrl)
+  const store = await openEventStore(db, config.eventStoreUrl, log)
   const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
   await db.pool.query(rateLimitSchema)
   await db.pool.query(mcpSessionSchema)
@@ -76,6 +76,15 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         // A rebuild the last holder left half done is dropped; only the holder rebuilds.
         await dropShadowSchemas(db)
         await runner.start()
+        // An index outside the database: built from the tables where it is missing or on an older mapping.
+        void textIndex
+          .open?.(
+            db,
+            projectors.flatMap((p) => p.mirrored ?? []),
+          )
+          .catch((error: Error) =>
+            log.warn({ err: error }, 'the text index could not be prepared; searches use the database meanwhile'),
+          )
         const filler = startEmbeddingFiller(db, embedder, vectors, log)
         const offWritten = ['chunks', 'page-index'].map((name) => runner.onWritten(name, filler.kick))
         return async () => {

@@ -27,6 +27,12 @@ const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
 /** Columns whose change alone makes no new row of history. */
 const UNVERSIONED: Record<string, string[]> = { kb_chunks: ['revision'] }
 
+/** What an index outside the database holds: chunks, and entries' titles and text. */
+const MIRRORED = [
+  { table: 'kb_chunks', key: 'entry_id' },
+  { table: 'kb_chunk_entries', id: 'entry_id', key: 'entry_id' },
+]
+
 /** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
 export const CHUNK_STATS = 'kb_chunk'
 
@@ -139,8 +145,12 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
       for (const table of TABLES)
         await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
     // An index outside the database gets the entry's rows as they now are.
-    for (const rows of [{ table: 'kb_chunks' }, { table: 'kb_chunk_entries', id: 'entry_id' }])
-      await textIndex.mirror?.(tx, { ...rows, key: 'entry_id', value: e.data.entryId, position: recorded.position })
+    for (const rows of MIRRORED)
+      await textIndex.mirror?.(tx, { ...rows, value: e.data.entryId, position: recorded.position })
+  },
+  mirrored: MIRRORED,
+  afterRebuild: async (db) => {
+    for (const t of MIRRORED) await textIndex.rebuild?.(db, t)
   },
   prepare: async (tx) => {
     if (vectors) await ensureVectorIndex(tx, 'kb_passages', embedder.model, embedder.dimensions)

@@ -39,7 +39,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
 /** The embedder, the embedding cache, pgvector and the text index the projectors need, then the projectors. */
 export const setupProjectors = async (
   db: Database,
-  config: EmbedderSettings & { elasticsearchUrl?: string },
+  config: EmbedderSettings & { elasticsearchUrl?: string; elasticsearchReplicas?: number },
   log: Logger,
 ) => {
   await db.pool.query(embeddingCacheSchema)
@@ -47,6 +47,9 @@ export const setupProjectors = async (
   if (!vectors)
     log.warn('pgvector is not installed: vectors are stored as real[] and searched by comparing each (slower, exact)')
   const embedder = createEmbedder(config)
-  const textIndex = await openTextIndex(db.pool, config.elasticsearchUrl)
+  const textIndex = await openTextIndex(db.pool, config.elasticsearchUrl, {
+    replicas: config.elasticsearchReplicas,
+    log,
+  })
   return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }
 }

@@ -11,6 +11,9 @@ import { type Projector, decodeEvent } from './projector'
 /** A page's vector comes from its title and the head of its content (pages are searched whole). */
 export const PAGE_EMBED_CHARS = 8000
 
+/** What an index outside the database holds: each page's rows. */
+const MIRRORED = { table: 'kb_page_index', key: 'page_id' }
+
 /** Statistics of the page search's one field, `page` (a version's title and content). */
 export const PAGE_STATS = 'kb_page'
 
@@ -107,13 +110,10 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         break
     }
     // An index outside the database gets the page's rows as they now are.
-    await textIndex.mirror?.(tx, {
-      table: 'kb_page_index',
-      key: 'page_id',
-      value: e.data.pageId,
-      position: recorded.position,
-    })
+    await textIndex.mirror?.(tx, { ...MIRRORED, value: e.data.pageId, position: recorded.position })
   },
+  mirrored: [MIRRORED],
+  afterRebuild: async (db) => textIndex.rebuild?.(db, MIRRORED),
   prepare: async (tx) => {
     if (vectors) await ensureVectorIndex(tx, 'kb_page_index', embedder.model, embedder.dimensions)
   },

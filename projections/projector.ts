@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either'
 import type * as t from 'io-ts'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
+import type { MirroredTable } from '../adapters/textIndex/port'
 
 /**
  * A recorded event read by its decider's codec, not cast: an event that does not match the
@@ -44,6 +45,10 @@ export interface Projector {
    * index), brought up to date on the live tables each time the process running the projector starts.
    */
   prepare?(tx: Client): Promise<void>
+  /** Tables of its own that an index outside the database mirrors (the text index's `mirror`). */
+  mirrored?: MirroredTable[]
+  /** Optional: runs once a rebuild's tables are swapped in (an outside index built again from them). */
+  afterRebuild?(db: Database): Promise<void>
   /** Optional: runs after a batch's events, before its checkpoint is written (an outside index's refresh). */
   afterBatch?(tx: Client): Promise<void>
 }

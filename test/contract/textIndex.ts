@@ -123,5 +123,53 @@ export const textIndexContract = (name: string, open: () => Promise<{ db: Databa
     holdingFirst(await find(ctx, 'koala', [['workspace_id = ?', 'w1']]), ['a1', 'b1'])
   })
 
+  test('more rows hold the query than one page of candidates: the limit is filled, each row once', async (ctx) => {
+    for (let i = 0; i < 40; i++)
+      await ctx.db.pool.query(`INSERT INTO ${ctx.table} VALUES ($1, $2, 'w3', true, '{}', $3)`, [
+        `p${i}`,
+        `k${i % 20}`,
+        `Numbat sighting number ${i}.`,
+      ])
+    for (let i = 0; i < 20; i++)
+      await ctx.index.mirror?.(ctx.db.pool, { table: ctx.table, key: 'key', value: `k${i}`, position: 30 })
+    await ctx.index.refresh?.([ctx.table])
+    const found = await ctx.index.candidates(ctx.db.pool, {
+      table: ctx.table,
+      column: 'body',
+      key: 'key',
+      query: 'numbat',
+      // A condition only SQL can check: an outside index reads on, page after page.
+      scope: [
+        ['workspace_id = ?', 'w3'],
+        ['(key IN (SELECT key FROM (VALUES (?)) AS v(key)) OR true)', 'k1'],
+      ],
+      limit: 35,
+    })
+    assert.is(found.length, 35)
+    assert.is(new Set(found.map((r) => r.id)).size, 35)
+    assert.ok(found.every((r) => r.id.startsWith('p')))
+  })
+
+  test('titles and tags that look like dates or numbers stay text; later rows are indexed as well', async (ctx) => {
+    const rows: Array<[string, string[], string]> = [
+      ['x1', ['2024-06-01'], '2024-06-01 release notes'],
+      ['x2', ['42'], '1999 was a year of echidnas'],
+      ['x3', ['ops'], 'Echidna care, plainly.'],
+    ]
+    for (const [id, tags, body] of rows)
+      await ctx.db.pool.query(`INSERT INTO ${ctx.table} VALUES ($1, $1, 'w4', true, $2, $3)`, [id, tags, body])
+    for (const [id] of rows)
+      await ctx.index.mirror?.(ctx.db.pool, { table: ctx.table, key: 'key', value: id, position: 40 })
+    await ctx.index.refresh?.([ctx.table])
+    holdingFirst(await find(ctx, 'echidna', [['workspace_id = ?', 'w4']]), ['x2', 'x3'])
+    holdingFirst(
+      await find(ctx, 'release', [
+        ['workspace_id = ?', 'w4'],
+        ['tags @> ARRAY[?]::text[]', '2024-06-01'],
+      ]),
+      ['x1'],
+    )
+  })
+
   return test
 }

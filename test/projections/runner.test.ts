@@ -6,6 +6,7 @@ import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import type { Projector } from '../../projections/projector'
 import { rebuildProjector } from '../../projections/rebuild'
 import { installProjector } from '../../projections/projector'
+import { DependencyUnavailable } from '../../adapters/unavailable'
 import { ProjectionRunner } from '../../projections/runner'
 import { event } from '../contract/eventstore'
 import { testPglite } from '../../testkit/db'
@@ -242,6 +243,44 @@ test(
     await db.close()
   },
 )
+
+test('a projector whose outside dependency is down waits and tries again; it catches up when it answers', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  let up = false
+  let tries = 0
+  const mirror: Projector = {
+    name: 'mirror',
+    version: 1,
+    tables: ['mirror_rows'],
+    schema: 'CREATE TABLE mirror_rows (position bigint PRIMARY KEY)',
+    handles: ['Good'],
+    async apply(tx, e) {
+      await tx.query('INSERT INTO mirror_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
+      tries++
+      if (!up) throw new DependencyUnavailable('Elasticsearch', 'connect ECONNREFUSED')
+    },
+  }
+  const last = await store.append('s-3', [event('Good'), event('Good')], 'no_stream')
+  const runner = new ProjectionRunner(db, store, [mirror], silent)
+  await runner.start()
+  for (let i = 0; i < 100 && runner.statuses()[0].state !== 'waiting'; i++) await new Promise((r) => setTimeout(r, 20))
+  const [waiting] = runner.statuses()
+  assert.is(waiting.state, 'waiting')
+  assert.match(waiting.error!.message, /Elasticsearch is unreachable/)
+  assert.ok(Date.parse(waiting.retryAt!) > Date.now() - 1000)
+  // Nothing of the batch was kept while it waited.
+  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM mirror_rows')).rows[0].n, 0)
+  const before = tries
+  up = true
+  assert.ok(await runner.waitFor(last.position, 10_000), 'caught up once the dependency answered')
+  assert.ok(tries > before)
+  assert.equal([runner.statuses()[0].state, runner.statuses()[0].error], ['running', undefined])
+  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM mirror_rows')).rows[0].n, 2)
+  await runner.stop()
+  await store.close()
+  await db.close()
+})
 
 test('a projector whose version changed is rebuilt from position 0 at start', async () => {
   const db = await testPglite()
