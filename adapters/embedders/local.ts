@@ -48,7 +48,8 @@ export const LOCAL_MODEL = 'use-lite-512:t128'
 export const defaultEmbedWorkers = () => availableParallelism()
 
 /**
- * The local model (Universal Sentence Encoder lite, 512 dimensions) in a pool of worker threads, so the API's event loop never blocks and every core embeds.
+ * The local model (Universal Sentence Encoder lite, 512 dimensions) in a pool of worker threads
+ * (EMBED_WORKERS, one per core by default), so the API's event loop never blocks and every core embeds.
  * Work waits in one queue and each worker takes the next part when it is free; a search's query
  * (one or two texts) goes before the parts of ingestion waiting, and one more worker takes only
  * queries, so a search never waits for a part of ingestion to finish (measured: hybrid p95 while

@@ -135,21 +135,24 @@ const f = (x: number, d = 2) => x.toFixed(d)
 export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>) => {
   const out = (line = '') => process.stdout.write(`${line}\n`)
   out(
-    `\nLocal model: ${r.docs} reference pages (${f(r.textMb)} MB of text, ${r.passages} passages), ${IN_FLIGHT} in flight`,
+    `\nLocal model: ${r.docs} reference pages (${f(r.textMb)} MB of text, ${r.passages} passages), ` +
+      `${IN_FLIGHT} in flight`,
   )
   out('\n| | pages/s | ratio | create p50 / p95 s | model wait share | service thread busy | SQL s |')
   out('|---|---:|---:|---:|---:|---:|---:|')
   out(`| model alone (floor) | ${f(r.floorPerSecond, 3)} | | | | | |`)
   out(
     `| service (API) | ${f(r.servicePerSecond, 3)} | ${f(r.servicePerSecond / r.floorPerSecond)} | ` +
-      `${f(r.p50 / 1000, 1)} / ${f(r.p95 / 1000, 1)} | ${f(r.modelShare)} | ${f(r.threadBusy)} | ${f(r.sqlSeconds, 1)} |`,
+      `${f(r.p50 / 1000, 1)} / ${f(r.p95 / 1000, 1)} | ${f(r.modelShare)} | ${f(r.threadBusy)} | ` +
+      `${f(r.sqlSeconds, 1)} |`,
   )
   out(`\nThe service's thread over the ${f(r.serviceSeconds, 0)} s (CPU profile, ms):`)
   for (const [name, ms] of r.where) out(`- ${name}: ${ms.toFixed(0)}`)
   out('\nSQL statements by time (ms, count):')
   for (const [text, s] of r.sql) out(`- ${s.ms.toFixed(0)} (${s.n}): ${text}`)
   out(
-    `\nOn disk: ${f(r.diskMbPerTextMb, 1)} MB per MB of text (the data directory's growth). Largest tables, MB per MB of text:`,
+    `\nOn disk: ${f(r.diskMbPerTextMb, 1)} MB per MB of text (the data directory's growth). ` +
+      'Largest tables, MB per MB of text:',
   )
   for (const t of r.tables) out(`- ${t.name}: ${f(t.mbPerTextMb)}`)
   out(`\nVector layouts, HNSW (m = 8, ef_search 300) against the exact nearest, ${r.queries} questions:`)
@@ -157,6 +160,7 @@ export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>) => {
   out('|---|---:|---:|---:|---:|')
   for (const v of r.recall)
     out(
-      `| ${v.layout} | ${f(v.recall, 3)} | ${v.bytesPerVector.toFixed(0)} | ${f(v.indexSeconds, 1)} | ${f(v.queryMs)} |`,
+      `| ${v.layout} | ${f(v.recall, 3)} | ${v.bytesPerVector.toFixed(0)} | ${f(v.indexSeconds, 1)} | ` +
+        `${f(v.queryMs)} |`,
     )
 }

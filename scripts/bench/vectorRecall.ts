@@ -66,7 +66,8 @@ export const vectorRecall = async (db: Database, model: string, dimensions: numb
     for (const [i, q] of queries.entries()) {
       const ids = await inTransaction(db.pool, async (tx) => {
         await tx.query(
-          "SET LOCAL hnsw.ef_search = 300; SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off",
+          "SET LOCAL hnsw.ef_search = 300; SET LOCAL hnsw.iterative_scan = 'relaxed_order'; " +
+            'SET LOCAL enable_seqscan = off',
         )
         const r = await tx.query<{ id: string }>(
           `SELECT id FROM bench_vectors ORDER BY embedding <=> $1::${column} LIMIT 10`,

@@ -136,7 +136,7 @@ test('OpenAI: vectors of the wrong length or with a non-number are refused', asy
   }
 })
 
-test('local model: vectors of its own 512 dimensions, paraphrases closer than unrelated text, event loop free', async () => {
+test('local model: its own 512 dimensions, paraphrases closer than unrelated text, event loop free', async () => {
   const e = localEmbedder()
   try {
     let ticks = 0
