@@ -88,7 +88,51 @@ const EF_SEARCH = 300
  * vectors; otherwise by comparing every row in scope (`exactVectorSearch`).
  */
 export const nearestRows = (tx: Queryable, pgvector: boolean, q: VectorQuery) =>
-  !pgvector ? exactVectorSearch(tx, q) : q.cached ? exactPgvectorSearch(tx, q) : vectorSearch(tx, q)
+  !pgvector ? exactVectorSearch(tx, q) : q.cached ? pastSearch(tx, q) : vectorSearch(tx, q)
+
+/** Sets the planner to walk the HNSW index in distance order (see vectorSearch); `reset` undoes it. */
+const indexOrder = (limit: number) =>
+  `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))};
+   SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off;
+   SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_hashjoin = off;
+   SET LOCAL enable_mergejoin = off`
+const reset =
+  'SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT; ' +
+  'SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT'
+
+/**
+ * Nearest rows of a history (`cached`: no vectors of its own) as of the moment its scope names, in
+ * two parts. The rows of then that are still current (their history row is open) are the current
+ * table's rows with the same id and text: found through today's HNSW index, each checked against
+ * its open history row (filters as of then included). The rows of then that changed since (their
+ * history row closed after the moment) are compared exactly, their vectors read from the cache by
+ * hash: only what changed since is scanned.
+ */
+const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
+  const current = q.table.replace(/_history$/, '')
+  const s = scopeSql(q.scope, 4)
+  const chunk = (alias: string) => (q.chunk ? `${alias}.${q.chunk}` : 'NULL::int')
+  const distance = `p.embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
+  await tx.query(indexOrder(q.limit))
+  const still = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
+    `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${distance} AS distance FROM ${current} p
+     CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND valid_to IS NULL AND model = p.model
+       AND text_hash = p.text_hash${s.sql} LIMIT 1) h
+     WHERE p.model = $3 ORDER BY ${distance} LIMIT $2`,
+    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+  )
+  await tx.query(reset)
+  const changed = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
+    `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ec.vector::vector <=> $1::vector AS distance
+     FROM (SELECT * FROM ${q.table} WHERE valid_to IS NOT NULL AND model = $3${s.sql}) h
+     JOIN embedding_cache ec ON ec.model = h.model AND ec.text_hash = h.text_hash ORDER BY distance LIMIT $2`,
+    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+  )
+  return [...still.rows, ...changed.rows]
+    .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, q.limit)
+}
 
 /** The rows a query reads: the table, or (cached) its rows each with its text's vector from the cache. */
 const rowsOf = (table: string, cached?: boolean) =>
@@ -110,11 +154,7 @@ export const vectorSearch = async (
   const s = scopeSql(scope, 4)
   // The planner underrates the cost of computing distances and may prefer sorting every row
   // of the workspace (tens of ms at 10,000 chunks) to the HNSW scan: take that choice away.
-  await tx.query(
-    `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))};
-      SET LOCAL hnsw.iterative_scan = 'relaxed_order'; SET LOCAL enable_seqscan = off;
-    SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off`,
-  )
+  await tx.query(indexOrder(limit))
   const distance = `embedding::${typed(dimensions)} <=> $1::${typed(dimensions)}`
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk, ${distance} AS distance FROM ${table}
@@ -122,24 +162,10 @@ export const vectorSearch = async (
     [pgvector.toSql(vector), limit, model, ...s.args],
   )
   // Back to the planner's own choices for whatever else the transaction reads.
-  await tx.query(
-    'SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO ' +
-      'DEFAULT; SET LOCAL enable_sort TO DEFAULT',
-  )
+  await tx.query(reset)
   return rows
     .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
     .sort((a, b) => b.score - a.score)
-}
-
-/** Nearest rows by pgvector's exact cosine distance, every row in scope compared (cached vectors). */
-export const exactPgvectorSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
-  const s = scopeSql(q.scope, 4)
-  const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
-    `SELECT id, ${q.key} AS key, ${q.chunk ?? 'NULL::int'} AS chunk, embedding::vector <=> $1::vector AS distance
-     FROM ${rowsOf(q.table, q.cached)} WHERE model = $3${s.sql} ORDER BY distance LIMIT $2`,
-    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
-  )
-  return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
 }
 
 const similarity = (distance: number) => Math.min(1, Math.max(0, 1 - distance))

@@ -27,7 +27,8 @@ test.before(async (ctx) => {
   await ctx.db.pool.query(
     `CREATE TABLE vecs (id text PRIMARY KEY, entry_id text, workspace_id text, model text, text_hash text,
        embedding ${vectorColumn(true)});
-     CREATE TABLE vecs_history (id text, entry_id text, workspace_id text, model text, text_hash text)`,
+     CREATE TABLE vecs_history (id text, entry_id text, workspace_id text, model text, text_hash text,
+       valid_from bigint NOT NULL, valid_to bigint)`,
   )
   // 60 rows of each model, side by side in one column; the history names the small ones' hashes.
   for (const { model, dimensions } of [SMALL, LARGE]) {
@@ -44,19 +45,25 @@ test.before(async (ctx) => {
       [model],
     )
   }
-  await ctx.db.pool.query(`INSERT INTO vecs_history SELECT id, entry_id, workspace_id, model, text_hash FROM vecs`)
+  await ctx.db.pool.query(
+    'INSERT INTO vecs_history SELECT id, entry_id, workspace_id, model, text_hash, 1, NULL FROM vecs',
+  )
 })
 test.after(async ({ db }) => db.close())
 
-const search = (db: Database, q: { model: string; dimensions: number }, vector: number[], cached = false) =>
+/** Nearest rows of workspace w1 now, or (at) in the history as of a position. */
+const search = (db: Database, q: { model: string; dimensions: number }, vector: number[], at?: number) =>
   inTransaction(db.pool, (tx) =>
     nearestRows(tx, true, {
-      table: cached ? 'vecs_history' : 'vecs',
+      table: at === undefined ? 'vecs' : 'vecs_history',
       key: 'entry_id',
       vector,
       ...q,
-      cached,
-      scope: [['workspace_id = ?', 'w1']],
+      cached: at !== undefined,
+      scope: [
+        ['workspace_id = ?', 'w1'],
+        ...(at === undefined ? [] : [`valid_from <= ${at} AND (valid_to IS NULL OR valid_to > ${at})`]),
+      ],
       limit: 10,
     }),
   )
@@ -112,17 +119,40 @@ test('the configured model keeps the only index: a change of model drops the for
   assert.ok(hits.every((h) => h.id.startsWith('large')))
 })
 
-test('a history with no vectors of its own finds them in the cache, exactly', async ({ db }) => {
+test('the past: rows still current through the index, rows changed since exactly from the cache', async ({ db }) => {
+  await ensureVectorIndex(db.pool, 'vecs', SMALL.model, SMALL.dimensions)
   const query = vectorOf(11, SMALL.dimensions)
-  const hits = await search(db, SMALL, query, true)
-  const truth = exact(SMALL, 'small', query)
+  // Nothing changed yet: as of position 3, the same nearest rows as now, with the same scores.
+  const now = await search(db, SMALL, query)
+  const then = await search(db, SMALL, query, 3)
   assert.equal(
-    hits.map((h) => h.id),
-    truth.map((t) => t.id),
+    then.map((h) => h.id),
+    now.map((h) => h.id),
   )
-  hits.forEach((h, i) => assert.ok(Math.abs(h.score - truth[i].score) < 1e-5, `${h.id}: ${h.score}`))
+  then.forEach((h, i) => assert.ok(Math.abs(h.score - now[i].score) < 1e-3, `${h.id}: ${h.score}`))
+  // At position 5, row small7 (workspace w1) got another text, far from its old one.
+  const moved = vectorOf(500, SMALL.dimensions)
+  await db.pool.query(
+    `INSERT INTO embedding_cache (model, text_hash, vector) VALUES ('small', 'h-new', $1);
+     UPDATE vecs SET text_hash = 'h-new', embedding = $1::real[]::vector WHERE id = 'small7';
+     UPDATE vecs_history SET valid_to = 5 WHERE id = 'small7';
+     INSERT INTO vecs_history VALUES ('small7', 'e7', 'w1', 'small', 'h-new', 5, NULL)`.replace(
+      /\$1/g,
+      `'{${moved.join(',')}}'`,
+    ),
+  )
+  const old = vectorOf(6, SMALL.dimensions)
+  const asOf3 = await search(db, SMALL, old, 3)
+  assert.is(asOf3[0].id, 'small7', 'as of 3, its old text is nearest its old vector')
+  assert.ok(asOf3[0].score > 0.999)
+  const asOf6 = await search(db, SMALL, old, 6)
+  assert.ok(
+    asOf6.every((h) => h.id !== 'small7' || h.score < 0.99),
+    'as of 6, it has moved away',
+  )
+  assert.equal((await search(db, SMALL, moved, 6))[0].id, 'small7')
   // Another model's rows are never compared.
-  assert.ok((await search(db, LARGE, vectorOf(1, LARGE.dimensions), true)).every((h) => h.id.startsWith('large')))
+  assert.ok((await search(db, LARGE, vectorOf(1, LARGE.dimensions), 3)).every((h) => h.id.startsWith('large')))
 })
 
 test.run()
