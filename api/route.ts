@@ -20,8 +20,11 @@ export interface Reply {
   status?: number
   /** Position of the events the request appended: the answer waits for the read models to reach it. */
   position?: number
-  /** After a write: the answer is what this finds once the read models reached `position`. */
-  read?: () => Promise<unknown>
+  /**
+   * After a write: the answer is what this finds once the read models reached `position` (told
+   * whether they did, or the wait gave up first).
+   */
+  read?: (caughtUp: boolean) => Promise<unknown>
   headers?: Record<string, string>
   /** A body streamed as it is made (Server-Sent Events): sent as the route's `produces` type. */
   stream?: Readable
@@ -248,11 +251,12 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       ctx.body = reply.stream
       return
     }
+    let caughtUp = true
     if (reply.position && reply.position > 0) {
-      const caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
+      caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
       if (!caughtUp) ctx.set(LAG_HEADER, 'true')
     }
-    const data = reply.read ? await reply.read() : reply.data
+    const data = reply.read ? await reply.read(caughtUp) : reply.data
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
     send(ctx, reply.status ?? 200, data)
   }
@@ -276,5 +280,9 @@ export const replyWith = <T extends { position: number }>(
  * After a write: the answer is what `read` finds once the read models reached `position`. When the wait
  * gives up, the answer says so (`x-read-models-lag`: it may not show the write).
  */
-export const readBack = (position: number, read: () => Promise<unknown>, status = 200): E.Either<DomainError, Reply> =>
+export const readBack = (
+  position: number,
+  read: (caughtUp: boolean) => Promise<unknown>,
+  status = 200,
+): E.Either<DomainError, Reply> =>
   E.right({ position, read, status })

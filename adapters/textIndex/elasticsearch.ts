@@ -76,6 +76,8 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
   /** Indices being built from the database, by table: written to as well until the alias moves. */
   const building = new Map<string, string>()
   let down: string | undefined
+  /** The database and the tables `open` was given: an index found missing later is built again from them. */
+  let opened: { db: Database; tables: Map<string, MirroredTable> } | undefined
 
   /** A request; an unreachable server is a DependencyUnavailable, and is remembered until one succeeds. */
   const call = async <T>(request: () => Promise<T>): Promise<T> => {
@@ -172,6 +174,14 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
     }
   }
 
+  /** A table's index made current: built from the rows where the alias is missing or on an older mapping. */
+  const ready = async (t: MirroredTable) => {
+    const current = await behind(t.table).catch(() => 'unreachable')
+    if (current === 'unreachable' || (current && isCurrent(prefix, t.table, current))) return
+    if (building.has(t.table) || !opened) return
+    await rebuildIndex(opened.db, t.table, t.id, t.key)
+  }
+
   const index: TextIndex & {
     /** Why Elasticsearch is not answering, while it is not. */
     readonly down: string | undefined
@@ -213,8 +223,11 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
       if (operations.length > 0) {
         const result = await call(() => client.bulk({ operations }))
         const refused = refusals(result.items)
-        if (refused.some((r) => r.status === 404))
+        if (refused.some((r) => r.status === 404)) {
+          const t = opened?.tables.get(table)
+          if (t && !building.has(table)) void ready(t).catch(() => undefined)
           throw new DependencyUnavailable('Elasticsearch', `the index of ${table} is missing; it is being built again`)
+        }
         if (refused.length > 0)
           throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
       }
@@ -230,12 +243,9 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
       )
     },
     open: async (db, tables) => {
+      opened = { db, tables: new Map(tables.map((t) => [t.table, t])) }
       await db.pool.query(mirroredSchema)
-      for (const t of tables) {
-        const current = await behind(t.table).catch(() => 'unreachable')
-        if (current === 'unreachable' || (current && isCurrent(prefix, t.table, current))) continue
-        await rebuildIndex(db, t.table, t.id, t.key)
-      }
+      for (const t of tables) await ready(t)
     },
     rebuild: (db, t: MirroredTable) => rebuildIndex(db, t.table, t.id, t.key),
     close: () => client.close(),

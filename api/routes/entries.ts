@@ -106,8 +106,21 @@ export const newEntryDeps = (
 ): NewEntryDeps => ({ ...knowledgeDeps(deps), blobs: deps.blobs, allowPrivateUrls: deps.config.allowPrivateUrls })
 
 /** The entry as the read model holds it once it reached the write. */
+/**
+ * An entry as the read models hold it after a write. `completed` promises a searchable entry: read
+ * before every projection (the search index among them) reached the write, it says `processing`.
+ */
 export const entryReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
-  readBack(position, async () => (await getEntry(db.pool, workspaceId, id)) ?? { id }, status)
+  readBack(
+    position,
+    async (caughtUp) => {
+      const entry = await getEntry(db.pool, workspaceId, id)
+      if (caughtUp) return entry ?? { id }
+      if (!entry) return { id, processingStatus: 'processing' }
+      return entry.processingStatus === 'completed' ? { ...entry, processingStatus: 'processing' } : entry
+    },
+    status,
+  )
 
 export const MULTIPART_JSON_FIELDS = [
   'metadata',

@@ -3,6 +3,9 @@ import { vectorEngine } from '../../adapters/vectorIndex'
 import { databaseHealth } from '../../queries/health'
 import type { Deps } from '../deps'
 
+/** Said of an engine whose adapter's contract suite has not run against its server where the service is tested. */
+const UNVERIFIED = { contractSuite: 'not run here' }
+
 /** Readiness and each dependency's state: 200 when ready, 503 otherwise. */
 export const mountHealth = (router: Router, deps: Deps) => {
   router.get('/health', async (ctx) => {
@@ -13,7 +16,11 @@ export const mountHealth = (router: Router, deps: Deps) => {
       dependencies.database = { status: 'up', kind: deps.db.kind }
       dependencies.jobQueue = { kind: deps.queue.kind, unpublished: unpublishedJobs }
       // Which engines answer searches here: the text index, and pgvector's HNSW or an exact scan of real[].
-      dependencies.search = { text: deps.textIndex.name, vectors: vectorEngine(deps.vectors) }
+      dependencies.search = {
+        text: deps.textIndex.name,
+        vectors: vectorEngine(deps.vectors),
+        ...(deps.textIndex.mirror ? UNVERIFIED : {}),
+      }
       const { model, dimensions, workers } = deps.embedder
       dependencies.embedder = { model, dimensions, ...(workers ? { workers } : {}) }
     } catch (error) {
@@ -22,7 +29,12 @@ export const mountHealth = (router: Router, deps: Deps) => {
     }
     const eventStore = deps.process.eventStore
     try {
-      dependencies.eventStore = { status: 'up', kind: eventStore, head: await deps.store.headPosition() }
+      dependencies.eventStore = {
+        status: 'up',
+        kind: eventStore,
+        head: await deps.store.headPosition(),
+        ...(eventStore === 'eventstoredb' ? UNVERIFIED : {}),
+      }
     } catch (error) {
       ready = false
       dependencies.eventStore = { status: 'down', kind: eventStore, reason: (error as Error).message }
