@@ -284,5 +284,4 @@ export const readBack = (
   position: number,
   read: (caughtUp: boolean) => Promise<unknown>,
   status = 200,
-): E.Either<DomainError, Reply> =>
-  E.right({ position, read, status })
+): E.Either<DomainError, Reply> => E.right({ position, read, status })
