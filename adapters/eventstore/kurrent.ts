@@ -12,7 +12,7 @@ import {
   START,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client'
-import type { Database } from '../db'
+import { type Database, inTransaction } from '../db'
 import type { Logger } from '../logger'
 import { chainHead, lastChainedAt } from './chain'
 import {
@@ -104,7 +104,11 @@ export class KurrentEventStore implements EventStore {
         )
       throw new Error(`cannot reach the event store at ${where}: ${masked((error as Error).message, url)}`)
     }
-    await db.pool.query(ledgerSchema)
+    // Several processes may start at once on one database; DDL runs one at a time.
+    await inTransaction(db.pool, async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('kb-kurrent-ledger')::bigint)")
+      await tx.query(ledgerSchema)
+    })
     const store = new KurrentEventStore(client, db, log)
     await store.chain()
     return store

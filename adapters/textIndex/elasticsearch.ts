@@ -1,5 +1,5 @@
 import { Client, errors } from '@elastic/elasticsearch'
-import type { Database, Queryable } from '../db'
+import { type Database, type Queryable, inTransaction } from '../db'
 import type { Logger } from '../logger'
 import { searchableText } from '../text'
 import { DependencyUnavailable } from '../unavailable'
@@ -146,13 +146,21 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
           throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
         after = rows[rows.length - 1].id
       }
+      // What each key now holds, as the rows say (a write projected meanwhile records the same).
       await db.pool.query(mirroredSchema)
-      await db.pool.query('DELETE FROM public.es_mirrored WHERE table_name = $1', [table])
-      await db.pool.query(
-        `INSERT INTO public.es_mirrored (table_name, key, ids)
-         SELECT $1, ${key}, array_agg(${id}) FROM ${table} GROUP BY ${key}`,
-        [table],
-      )
+      await inTransaction(db.pool, async (tx) => {
+        await tx.query(
+          `DELETE FROM public.es_mirrored m WHERE table_name = $1
+             AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.${key} = m.key)`,
+          [table],
+        )
+        await tx.query(
+          `INSERT INTO public.es_mirrored (table_name, key, ids)
+           SELECT $1, ${key}, array_agg(${id}) FROM ${table} GROUP BY ${key}
+           ON CONFLICT (table_name, key) DO UPDATE SET ids = EXCLUDED.ids`,
+          [table],
+        )
+      })
       const former = await behind(table)
       const alias = aliasOf(prefix, table)
       await call(() => client.indices.refresh({ index }))
