@@ -1,4 +1,4 @@
-import { Client, errors } from '@elastic/elasticsearch'
+import { Client } from '@elastic/elasticsearch'
 import { type Database, type Queryable, inTransaction } from '../db'
 import type { Logger } from '../logger'
 import { searchableText } from '../text'
@@ -11,8 +11,11 @@ import {
   indexNameOf,
   isCurrent,
   mirrorOperations,
+  mirroredSchema,
+  missing,
   refusals,
   scopeFilters,
+  unreachable,
 } from './elasticsearchRequests'
 import { type MirroredTable, type MirrorRows, type TextIndex, scopeSql } from './port'
 import { tsvectorIndex } from './tsvector'
@@ -23,18 +26,6 @@ const OVERFETCH = 4
 const MAX_PAGES = 10
 /** Rows copied at once when an index is built from the database. */
 const BUILD_PAGE = 500
-
-/** The ids each key's documents had when last written: the documents a change leaves behind are found here. */
-export const mirroredSchema = `CREATE TABLE IF NOT EXISTS public.es_mirrored (
-  table_name text NOT NULL, key text NOT NULL, ids text[] NOT NULL, PRIMARY KEY (table_name, key))`
-
-const unreachable = (error: unknown) =>
-  error instanceof errors.ConnectionError ||
-  error instanceof errors.TimeoutError ||
-  error instanceof errors.NoLivingConnectionsError ||
-  (error instanceof errors.ResponseError && (error.statusCode ?? 0) >= 500)
-
-const missing = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404
 
 export interface ElasticsearchOptions {
   /** Prefix of every index and alias name. */
@@ -217,17 +208,17 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
     },
     mirror: async (q: Queryable, { table, id = 'id', key, value, position }: MirrorRows) => {
       // A rebuild's tables (another schema) reach the index once swapped in, when it is built from them.
-      const { rows: schema } = await q.query<{ s: string }>('SELECT current_schema() AS s')
-      if (schema[0].s !== 'public') return
-      const { rows } = await docs(q, table, id, `${key} = $2`, [value])
-      const { rows: before } = await q.query<{ ids: string[] }>(
-        'SELECT ids FROM public.es_mirrored WHERE table_name = $1 AND key = $2',
+      const { rows: at } = await q.query<{ schema: string; ids: string[] | null }>(
+        `SELECT current_schema() AS schema,
+           (SELECT ids FROM public.es_mirrored WHERE table_name = $1 AND key = $2) AS ids`,
         [table, value],
       )
+      if (at[0].schema !== 'public') return
+      const { rows } = await docs(q, table, id, `${key} = $2`, [value])
       const targets = [aliasOf(prefix, table), ...(building.has(table) ? [building.get(table)!] : [])]
       // Through the alias, a write never makes an index of its own: a missing alias (the index deleted from
       // outside) is refused, and the projector waits while the index is built again.
-      const operations = mirrorOperations(targets, rows, before[0]?.ids ?? [], position, aliasOf(prefix, table))
+      const operations = mirrorOperations(targets, rows, at[0].ids ?? [], position, aliasOf(prefix, table))
       if (operations.length > 0) {
         const result = await call(() => client.bulk({ operations }))
         const refused = refusals(result.items)

@@ -1,3 +1,4 @@
+import { errors } from '@elastic/elasticsearch'
 import type { Scope } from './port'
 
 /**
@@ -116,3 +117,17 @@ export const mirrorOperations = (
 /** A document refused for any reason but an older version than the index holds (which is wanted). */
 export const refusals = (items: Array<Record<string, { status: number; error?: { reason?: string | null } }>>) =>
   items.flatMap((item) => Object.values(item)).filter((r) => r.error && r.status !== 409)
+
+/** The ids each key's documents had when last written: the documents a change leaves behind are found here. */
+export const mirroredSchema = `CREATE TABLE IF NOT EXISTS public.es_mirrored (
+  table_name text NOT NULL, key text NOT NULL, ids text[] NOT NULL, PRIMARY KEY (table_name, key))`
+
+/** An error that means the server was not reached (or failed), not that it refused the request. */
+export const unreachable = (error: unknown) =>
+  error instanceof errors.ConnectionError ||
+  error instanceof errors.TimeoutError ||
+  error instanceof errors.NoLivingConnectionsError ||
+  (error instanceof errors.ResponseError && (error.statusCode ?? 0) >= 500)
+
+/** An index or alias that is not there. */
+export const missing = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404
