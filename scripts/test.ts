@@ -1,35 +1,67 @@
-// Runs the uvu suites under test/ and ends with the line `N passed, N failed[, N skipped]`.
-// A suite whose before-hook fails reports fewer passes than tests; those count as failed.
-import { spawn } from 'node:child_process'
+// Runs the uvu suites under test/ in this process and ends with the line `N passed, N failed[, N skipped]`.
+// Suites are queued the way uvu's own runner queues them (`uvu/run`), but this script runs the queue
+// itself, so the counts come from the suites' results, not from parsing printed output; when the
+// last suite is done the process exits, whatever handles a suite left open.
+// A suite whose before-hook fails reports fewer passes than tests; those count as failed, as do a
+// test file that fails to load and an error thrown outside any test.
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parse } from 'uvu/parse'
+
+type SuiteRun = () => Promise<[string | true, number, number, number]>
+type Queue = Array<Array<string | SuiteRun | null>>
+const uvuGlobals = globalThis as typeof globalThis & { UVU_DEFER?: number; UVU_INDEX?: number; UVU_QUEUE?: Queue }
 
 const pattern = process.argv[2] ?? '\\.test\\.ts$'
-const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', pattern, '--no-color'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
-})
+const out = (text: string) => process.stdout.write(text)
 
-let out = ''
-let killer: NodeJS.Timeout | undefined
-child.stdout.on('data', (chunk: Buffer) => {
-  process.stdout.write(chunk)
-  out += chunk.toString()
-  // uvu prints Duration last; a suite that leaves a handle open must not hang the run.
-  if (/Duration:/.test(out) && !killer) killer = setTimeout(() => child.kill('SIGKILL'), 5000)
-})
+let stray = 0
+const outside = (kind: string) => (err: unknown) => {
+  stray++
+  out(`\n  ✘ ${kind} outside any test: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+}
+process.on('uncaughtException', outside('an exception'))
+process.on('unhandledRejection', outside('a rejection'))
 
-child.on('exit', (code) => {
-  if (killer) clearTimeout(killer)
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
-  const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
-  const total = num('Total')
-  const passed = num('Passed')
-  const skipped = num('Skipped')
-  if (Number.isNaN(total)) {
-    console.log(`\nthe test run ended (code ${code}) before its summary`)
-    console.log('0 passed, 1 failed')
-    process.exit(1)
+// Set before uvu is first loaded: its suites then queue themselves instead of running at once.
+uvuGlobals.UVU_DEFER = 1
+uvuGlobals.UVU_QUEUE = []
+const queue = uvuGlobals.UVU_QUEUE
+const started = performance.now()
+const { suites } = await parse(resolve('test'), pattern)
+
+let total = 0
+let passed = 0
+let skipped = 0
+let failed = 0
+for (const [index, file] of suites.entries()) {
+  uvuGlobals.UVU_INDEX = index
+  queue.push([file.name])
+  try {
+    await import(pathToFileURL(file.file).href)
+  } catch (err) {
+    failed++
+    out(`\n  ✘ ${file.name} did not load: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
   }
-  const failed = total - passed
-  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-  process.exit(failed > 0 || (code !== 0 && code !== null) ? 1 : 0)
-})
+}
+
+for (const group of queue) {
+  const [name, ...runs] = group
+  out(`\n${name}\n`)
+  for (const run of runs as SuiteRun[]) {
+    const [errors, ran, skips, max] = await run()
+    total += max
+    passed += ran
+    skipped += skips
+    failed += max - ran
+    if (errors !== true) out(`\n${errors}\n`)
+  }
+}
+
+// A rejection nobody handled is reported once the current task ends: let it.
+await new Promise((done) => setImmediate(done))
+failed += stray
+const seconds = ((performance.now() - started) / 1000).toFixed(1)
+out(`\n  Total: ${total}  Passed: ${passed}  Skipped: ${skipped}  Duration: ${seconds}s\n`)
+out(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
+process.exit(failed > 0 ? 1 : 0)
