@@ -14,6 +14,7 @@ export const WebhookRegistered = t.type({
     secret: t.string,
   }),
 })
+export type WebhookRegistered = t.TypeOf<typeof WebhookRegistered>
 export const WebhookDeleted = t.type({ type: t.literal('WebhookDeleted'), data: t.type({ webhookId: t.string }) })
 export const WebhookDisabled = t.type({
   type: t.literal('WebhookDisabled'),

@@ -12,7 +12,7 @@ import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { pgTextsearchIndex } from '../../adapters/textIndex/pgTextsearch'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
-import { dump } from '../helpers/dump'
+import { dump } from '../../testkit/rows'
 import { start } from '../helpers/process'
 import { ADMIN, client, ok, seedMember } from '../helpers/service'
 

@@ -5,7 +5,7 @@ import { rebuildProjector } from '../../projections/rebuild'
 import { openPostgres } from '../../adapters/db'
 import { serverUrl, testPostgres } from '../../testkit/db'
 import { waitForTask } from '../helpers/ingestion'
-import { dump } from '../helpers/dump'
+import { dump } from '../../testkit/rows'
 import { ADMIN, type Call, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 // The same service on the Postgres server (DATABASE_URL's deployment): read models, read-your-writes,

@@ -1,22 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import * as E from 'fp-ts/Either'
 import { apiKey } from '../../domain/apiKey'
 import { embeddings } from '../../domain/embeddings'
 import { folder } from '../../domain/folder'
 import { defaultKbConfig, kbConfig } from '../../domain/kbConfig'
 import { pageSearch, search } from '../../domain/search'
+import { given } from '../../testkit/spec'
 import type { Decider } from '../../domain/shared'
 import { user } from '../../domain/user'
 import { workspace } from '../../domain/workspace'
-
-// given(events).when(command) -> events or an error code
-const given = <C, Ev, S>(d: Decider<C, Ev, S>, events: NoInfer<Ev>[]) => ({
-  when: (command: C) => {
-    const result = d.decide(command, events.reduce(d.evolve, d.initialState()))
-    return E.isLeft(result) ? { error: result.left.code } : { events: result.right }
-  },
-})
 
 const test = suite('workspace deciders')
 
@@ -38,48 +30,50 @@ const update = (changes: { name?: string; description?: string; color?: string; 
 const deleteFolder = { type: 'DeleteFolder' as const, data: { folderId: FOLDER } }
 
 test('folder: creating a new folder records FolderCreated with all its fields', () => {
-  assert.equal(given(folder, []).when({ type: 'CreateFolder', data: created.data }), {
-    events: [{ type: 'FolderCreated', data: created.data }],
-  })
+  given(folder, [])
+    .when({ type: 'CreateFolder', data: created.data })
+    .then([{ type: 'FolderCreated', data: created.data }])
 })
 
 test('folder: creating a folder with only the required fields records just those', () => {
   const data = { folderId: FOLDER, workspaceId: WS, name: 'Inbox' }
-  assert.equal(given(folder, []).when({ type: 'CreateFolder', data }), {
-    events: [{ type: 'FolderCreated', data: { folderId: FOLDER, workspaceId: WS, name: 'Inbox' } }],
-  })
+  given(folder, [])
+    .when({ type: 'CreateFolder', data })
+    .then([{ type: 'FolderCreated', data: { folderId: FOLDER, workspaceId: WS, name: 'Inbox' } }])
 })
 
 test('folder: creating a folder that already exists is a CONFLICT', () => {
-  assert.equal(given(folder, [created]).when({ type: 'CreateFolder', data: created.data }), { error: 'CONFLICT' })
+  given(folder, [created]).when({ type: 'CreateFolder', data: created.data }).thenFails('CONFLICT')
 })
 
 test('folder: creating a folder again after it was deleted is a CONFLICT', () => {
-  assert.equal(given(folder, [created, folderDeleted]).when({ type: 'CreateFolder', data: created.data }), {
-    error: 'CONFLICT',
-  })
+  given(folder, [created, folderDeleted]).when({ type: 'CreateFolder', data: created.data }).thenFails('CONFLICT')
 })
 
 test('folder: an update records only the fields that differ', () => {
-  assert.equal(given(folder, [created]).when(update({ name: 'Playbooks', description: 'Ops', color: '#445566' })), {
-    events: [{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { name: 'Playbooks', color: '#445566' } } }],
-  })
+  given(folder, [created])
+    .when(update({ name: 'Playbooks', description: 'Ops', color: '#445566' }))
+    .then([{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { name: 'Playbooks', color: '#445566' } } }])
 })
 
 test('folder: an update can set a field the folder was created without', () => {
   const bare = { type: 'FolderCreated' as const, data: { folderId: FOLDER, workspaceId: WS, name: 'Inbox' } }
-  assert.equal(given(folder, [bare]).when(update({ icon: 'tray' })), {
-    events: [{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { icon: 'tray' } } }],
-  })
+  given(folder, [bare])
+    .when(update({ icon: 'tray' }))
+    .then([{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { icon: 'tray' } } }])
 })
 
 test('folder: an update that changes nothing records nothing', () => {
-  assert.equal(given(folder, [created]).when(update({ name: 'Runbooks', color: '#112233' })), { events: [] })
-  assert.equal(given(folder, [created]).when(update({})), { events: [] })
+  given(folder, [created])
+    .when(update({ name: 'Runbooks', color: '#112233' }))
+    .thenNothing()
+  given(folder, [created]).when(update({})).thenNothing()
 })
 
 test('folder: undefined fields in an update are not changes', () => {
-  assert.equal(given(folder, [created]).when(update({ name: undefined, description: undefined })), { events: [] })
+  given(folder, [created])
+    .when(update({ name: undefined, description: undefined }))
+    .thenNothing()
 })
 
 test('folder: an update is compared with the folder as last updated', () => {
@@ -87,33 +81,39 @@ test('folder: an update is compared with the folder as last updated', () => {
     type: 'FolderUpdated' as const,
     data: { folderId: FOLDER, changes: { name: 'Playbooks' } },
   }
-  assert.equal(given(folder, [created, renamed]).when(update({ name: 'Playbooks' })), { events: [] })
-  assert.equal(given(folder, [created, renamed]).when(update({ name: 'Runbooks' })), {
-    events: [{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { name: 'Runbooks' } } }],
-  })
+  given(folder, [created, renamed])
+    .when(update({ name: 'Playbooks' }))
+    .thenNothing()
+  given(folder, [created, renamed])
+    .when(update({ name: 'Runbooks' }))
+    .then([{ type: 'FolderUpdated', data: { folderId: FOLDER, changes: { name: 'Runbooks' } } }])
 })
 
 test('folder: updating a folder that does not exist is NOT_FOUND', () => {
-  assert.equal(given(folder, []).when(update({ name: 'Playbooks' })), { error: 'NOT_FOUND' })
+  given(folder, [])
+    .when(update({ name: 'Playbooks' }))
+    .thenFails('NOT_FOUND')
 })
 
 test('folder: updating a deleted folder is NOT_FOUND, even when it would change nothing', () => {
-  assert.equal(given(folder, [created, folderDeleted]).when(update({ name: 'Playbooks' })), { error: 'NOT_FOUND' })
-  assert.equal(given(folder, [created, folderDeleted]).when(update({})), { error: 'NOT_FOUND' })
+  given(folder, [created, folderDeleted])
+    .when(update({ name: 'Playbooks' }))
+    .thenFails('NOT_FOUND')
+  given(folder, [created, folderDeleted]).when(update({})).thenFails('NOT_FOUND')
 })
 
 test('folder: deleting an active folder records FolderDeleted', () => {
-  assert.equal(given(folder, [created]).when(deleteFolder), {
-    events: [{ type: 'FolderDeleted', data: { folderId: FOLDER } }],
-  })
+  given(folder, [created])
+    .when(deleteFolder)
+    .then([{ type: 'FolderDeleted', data: { folderId: FOLDER } }])
 })
 
 test('folder: deleting a folder that does not exist is NOT_FOUND', () => {
-  assert.equal(given(folder, []).when(deleteFolder), { error: 'NOT_FOUND' })
+  given(folder, []).when(deleteFolder).thenFails('NOT_FOUND')
 })
 
 test('folder: deleting a folder twice is NOT_FOUND the second time', () => {
-  assert.equal(given(folder, [created, folderDeleted]).when(deleteFolder), { error: 'NOT_FOUND' })
+  given(folder, [created, folderDeleted]).when(deleteFolder).thenFails('NOT_FOUND')
 })
 
 // ---------------------------------------------------------------- kbConfig
@@ -135,79 +135,80 @@ test('kbConfig: a workspace starts with the default configuration', () => {
 })
 
 test('kbConfig: a change of top-level fields records KbConfigChanged with the changes', () => {
-  assert.equal(given(kbConfig, []).when(change({ maxDocuments: 50, enabled: false })), {
-    events: [changed({ maxDocuments: 50, enabled: false })],
-  })
+  given(kbConfig, [])
+    .when(change({ maxDocuments: 50, enabled: false }))
+    .then([changed({ maxDocuments: 50, enabled: false })])
 })
 
 test('kbConfig: a change of a nested field records it and keeps its siblings', () => {
-  assert.equal(given(kbConfig, []).when(change({ search: { fusion: 'rrf' } })), {
-    events: [changed({ search: { fusion: 'rrf' } })],
-  })
+  given(kbConfig, [])
+    .when(change({ search: { fusion: 'rrf' } }))
+    .then([changed({ search: { fusion: 'rrf' } })])
   const state = [changed({ search: { fusion: 'rrf' } })].reduce(kbConfig.evolve, kbConfig.initialState())
   assert.equal(state.search, { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'rrf' })
   assert.equal(state.ingestion, defaultKbConfig().ingestion)
 })
 
 test('kbConfig: a change records the requested changes as given, unchanged fields included', () => {
-  assert.equal(given(kbConfig, []).when(change({ retentionDays: 365, freshnessDays: 30 })), {
-    events: [changed({ retentionDays: 365, freshnessDays: 30 })],
-  })
+  given(kbConfig, [])
+    .when(change({ retentionDays: 365, freshnessDays: 30 }))
+    .then([changed({ retentionDays: 365, freshnessDays: 30 })])
 })
 
 test('kbConfig: the allowed file types are replaced, not merged', () => {
   const docx = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
-  assert.equal(given(kbConfig, []).when(change({ allowedFileTypes: ['application/pdf', docx] })), {
-    events: [changed({ allowedFileTypes: ['application/pdf', docx] })],
-  })
+  given(kbConfig, [])
+    .when(change({ allowedFileTypes: ['application/pdf', docx] }))
+    .then([changed({ allowedFileTypes: ['application/pdf', docx] })])
   const state = kbConfig.evolve(kbConfig.initialState(), changed({ allowedFileTypes: ['application/pdf', docx] }))
   assert.equal(state.allowedFileTypes, ['application/pdf', docx])
 })
 
 test('kbConfig: a chunk overlap equal to the chunk size is a VALIDATION_ERROR', () => {
-  assert.equal(given(kbConfig, []).when(change({ ingestion: { chunkSize: 300, chunkOverlap: 300 } })), {
-    error: 'VALIDATION_ERROR',
-  })
-  const result = kbConfig.decide(change({ ingestion: { chunkOverlap: 1000 } }), kbConfig.initialState())
-  assert.ok(E.isLeft(result))
-  if (E.isLeft(result)) {
-    assert.is(result.left.code, 'VALIDATION_ERROR')
-    assert.equal(result.left.details, ['ingestion.chunkOverlap: must be below ingestion.chunkSize'])
-  }
+  given(kbConfig, [])
+    .when(change({ ingestion: { chunkSize: 300, chunkOverlap: 300 } }))
+    .thenFails('VALIDATION_ERROR')
+  const refusal = given(kbConfig, []).when(change({ ingestion: { chunkOverlap: 1000 } })).refusal
+  assert.is(refusal?.code, 'VALIDATION_ERROR')
+  assert.equal(refusal?.details, ['ingestion.chunkOverlap: must be below ingestion.chunkSize'])
 })
 
 test('kbConfig: the overlap is checked against the merged configuration', () => {
   // the default overlap is 200: a chunk size of 200 alone is refused, of 201 is accepted
-  assert.equal(given(kbConfig, []).when(change({ ingestion: { chunkSize: 200 } })), { error: 'VALIDATION_ERROR' })
-  assert.equal(given(kbConfig, []).when(change({ ingestion: { chunkSize: 201 } })), {
-    events: [changed({ ingestion: { chunkSize: 201 } })],
-  })
+  given(kbConfig, [])
+    .when(change({ ingestion: { chunkSize: 200 } }))
+    .thenFails('VALIDATION_ERROR')
+  given(kbConfig, [])
+    .when(change({ ingestion: { chunkSize: 201 } }))
+    .then([changed({ ingestion: { chunkSize: 201 } })])
   // after the size was lowered to 400, an overlap of 400 is refused though the change names no size
   const lowered = changed({ ingestion: { chunkSize: 400, chunkOverlap: 100 } })
-  assert.equal(given(kbConfig, [lowered]).when(change({ ingestion: { chunkOverlap: 400 } })), {
-    error: 'VALIDATION_ERROR',
-  })
-  assert.equal(given(kbConfig, [lowered]).when(change({ ingestion: { chunkOverlap: 399 } })), {
-    events: [changed({ ingestion: { chunkOverlap: 399 } })],
-  })
+  given(kbConfig, [lowered])
+    .when(change({ ingestion: { chunkOverlap: 400 } }))
+    .thenFails('VALIDATION_ERROR')
+  given(kbConfig, [lowered])
+    .when(change({ ingestion: { chunkOverlap: 399 } }))
+    .then([changed({ ingestion: { chunkOverlap: 399 } })])
 })
 
 test('kbConfig: a change that sets the current values records nothing', () => {
-  assert.equal(given(kbConfig, []).when(change({ maxDocuments: 1000, search: { defaultMode: 'hybrid' } })), {
-    events: [],
-  })
-  assert.equal(given(kbConfig, []).when(change({})), { events: [] })
-  assert.equal(given(kbConfig, []).when(change({ ingestion: {}, verification: {} })), { events: [] })
+  given(kbConfig, [])
+    .when(change({ maxDocuments: 1000, search: { defaultMode: 'hybrid' } }))
+    .thenNothing()
+  given(kbConfig, []).when(change({})).thenNothing()
+  given(kbConfig, [])
+    .when(change({ ingestion: {}, verification: {} }))
+    .thenNothing()
 })
 
 test('kbConfig: a change repeated after it was recorded records nothing', () => {
   const earlier = changed({ verification: { enabled: true }, maxFileSize: 1_048_576 })
-  assert.equal(given(kbConfig, [earlier]).when(change({ verification: { enabled: true }, maxFileSize: 1_048_576 })), {
-    events: [],
-  })
-  assert.equal(given(kbConfig, [earlier]).when(change({ verification: { enabled: false } })), {
-    events: [changed({ verification: { enabled: false } })],
-  })
+  given(kbConfig, [earlier])
+    .when(change({ verification: { enabled: true }, maxFileSize: 1_048_576 }))
+    .thenNothing()
+  given(kbConfig, [earlier])
+    .when(change({ verification: { enabled: false } }))
+    .then([changed({ verification: { enabled: false } })])
 })
 
 // ---------------------------------------------------------------- apiKey
@@ -222,32 +223,32 @@ const revoke = { type: 'RevokeApiKey' as const, data: { keyId: KEY, revokedAt: A
 const revoked = { type: 'ApiKeyRevoked' as const, data: revoke.data }
 
 test('api key: issuing a new key records ApiKeyIssued with its hash', () => {
-  assert.equal(given(apiKey, []).when(issue), {
-    events: [{ type: 'ApiKeyIssued', data: { keyId: KEY, workspaceId: WS, name: 'ci-bot', keyHash: 'hash-ab12' } }],
-  })
+  given(apiKey, [])
+    .when(issue)
+    .then([{ type: 'ApiKeyIssued', data: { keyId: KEY, workspaceId: WS, name: 'ci-bot', keyHash: 'hash-ab12' } }])
 })
 
 test('api key: issuing a key that is already issued is a CONFLICT', () => {
-  assert.equal(given(apiKey, [issued]).when(issue), { error: 'CONFLICT' })
+  given(apiKey, [issued]).when(issue).thenFails('CONFLICT')
 })
 
 test('api key: issuing a key again after it was revoked is a CONFLICT', () => {
-  assert.equal(given(apiKey, [issued, revoked]).when(issue), { error: 'CONFLICT' })
+  given(apiKey, [issued, revoked]).when(issue).thenFails('CONFLICT')
 })
 
 test('api key: revoking an active key records ApiKeyRevoked with the time', () => {
-  assert.equal(given(apiKey, [issued]).when(revoke), {
-    events: [{ type: 'ApiKeyRevoked', data: { keyId: KEY, revokedAt: AT } }],
-  })
+  given(apiKey, [issued])
+    .when(revoke)
+    .then([{ type: 'ApiKeyRevoked', data: { keyId: KEY, revokedAt: AT } }])
 })
 
 test('api key: revoking a key that was never issued is NOT_FOUND', () => {
-  assert.equal(given(apiKey, []).when(revoke), { error: 'NOT_FOUND' })
+  given(apiKey, []).when(revoke).thenFails('NOT_FOUND')
 })
 
 test('api key: revoking a revoked key records nothing', () => {
   const later = { type: 'RevokeApiKey' as const, data: { keyId: KEY, revokedAt: '2026-03-02T09:00:00.000Z' } }
-  assert.equal(given(apiKey, [issued, revoked]).when(later), { events: [] })
+  given(apiKey, [issued, revoked]).when(later).thenNothing()
 })
 
 // ---------------------------------------------------------------- user
@@ -258,16 +259,16 @@ const register = {
 }
 
 test('user: registering a new user records UserRegistered', () => {
-  assert.equal(given(user, []).when(register), {
-    events: [{ type: 'UserRegistered', data: { userId: 'user-0001', email: 'ada@example.com', name: 'Ada King' } }],
-  })
+  given(user, [])
+    .when(register)
+    .then([{ type: 'UserRegistered', data: { userId: 'user-0001', email: 'ada@example.com', name: 'Ada King' } }])
 })
 
 test('user: registering a user that exists is a CONFLICT, whatever the email and name', () => {
   const registered = { type: 'UserRegistered' as const, data: register.data }
-  assert.equal(given(user, [registered]).when(register), { error: 'CONFLICT' })
+  given(user, [registered]).when(register).thenFails('CONFLICT')
   const other = { ...register, data: { ...register.data, email: 'other@example.com', name: 'Other' } }
-  assert.equal(given(user, [registered]).when(other), { error: 'CONFLICT' })
+  given(user, [registered]).when(other).thenFails('CONFLICT')
 })
 
 // ---------------------------------------------------------------- workspace
@@ -278,16 +279,16 @@ const createWorkspace = {
 }
 
 test('workspace: creating a new workspace records WorkspaceCreated', () => {
-  assert.equal(given(workspace, []).when(createWorkspace), {
-    events: [{ type: 'WorkspaceCreated', data: { workspaceId: WS, name: 'Acme Support', slug: 'acme-support' } }],
-  })
+  given(workspace, [])
+    .when(createWorkspace)
+    .then([{ type: 'WorkspaceCreated', data: { workspaceId: WS, name: 'Acme Support', slug: 'acme-support' } }])
 })
 
 test('workspace: creating a workspace that exists is a CONFLICT, even with another name and slug', () => {
   const existing = { type: 'WorkspaceCreated' as const, data: createWorkspace.data }
-  assert.equal(given(workspace, [existing]).when(createWorkspace), { error: 'CONFLICT' })
+  given(workspace, [existing]).when(createWorkspace).thenFails('CONFLICT')
   const renamed = { ...createWorkspace, data: { workspaceId: WS, name: 'Acme', slug: 'acme' } }
-  assert.equal(given(workspace, [existing]).when(renamed), { error: 'CONFLICT' })
+  given(workspace, [existing]).when(renamed).thenFails('CONFLICT')
 })
 
 // ---------------------------------------------------------------- search
@@ -301,8 +302,9 @@ const served = {
 }
 
 test('search: recording a search records SearchServed with its citations', () => {
-  assert.equal(given(search, []).when({ type: 'RecordSearch', data: served }), {
-    events: [
+  given(search, [])
+    .when({ type: 'RecordSearch', data: served })
+    .then([
       {
         type: 'SearchServed',
         data: {
@@ -313,22 +315,21 @@ test('search: recording a search records SearchServed with its citations', () =>
           entryIds: ['entry-0001', 'entry-0002'],
         },
       },
-    ],
-  })
+    ])
 })
 
 test('search: a search with no results is still recorded', () => {
   const none = { ...served, resultCount: 0, entryIds: [] }
-  assert.equal(given(search, []).when({ type: 'RecordSearch', data: none }), {
-    events: [{ type: 'SearchServed', data: none }],
-  })
+  given(search, [])
+    .when({ type: 'RecordSearch', data: none })
+    .then([{ type: 'SearchServed', data: none }])
 })
 
 test('search: recording a search that is already recorded records nothing', () => {
   const recorded = { type: 'SearchServed' as const, data: served }
-  assert.equal(given(search, [recorded]).when({ type: 'RecordSearch', data: served }), { events: [] })
+  given(search, [recorded]).when({ type: 'RecordSearch', data: served }).thenNothing()
   const other = { ...served, mode: 'text', resultCount: 1, entryIds: ['entry-0003'] }
-  assert.equal(given(search, [recorded]).when({ type: 'RecordSearch', data: other }), { events: [] })
+  given(search, [recorded]).when({ type: 'RecordSearch', data: other }).thenNothing()
 })
 
 const pageServed = {
@@ -342,8 +343,9 @@ const pageServed = {
 }
 
 test('page search: recording a workspace page search records PageSearchServed', () => {
-  assert.equal(given(pageSearch, []).when({ type: 'RecordPageSearch', data: pageServed }), {
-    events: [
+  given(pageSearch, [])
+    .when({ type: 'RecordPageSearch', data: pageServed })
+    .then([
       {
         type: 'PageSearchServed',
         data: {
@@ -356,8 +358,7 @@ test('page search: recording a workspace page search records PageSearchServed', 
           ],
         },
       },
-    ],
-  })
+    ])
 })
 
 test('page search: a public pack tally records its pack slug and counts', () => {
@@ -368,8 +369,9 @@ test('page search: a public pack tally records its pack slug and counts', () => 
     packSlug: 'acme-faq',
     citations: [{ pageId: 'page-0001', version: 3, count: 7 }],
   }
-  assert.equal(given(pageSearch, []).when({ type: 'RecordPageSearch', data: tally }), {
-    events: [
+  given(pageSearch, [])
+    .when({ type: 'RecordPageSearch', data: tally })
+    .then([
       {
         type: 'PageSearchServed',
         data: {
@@ -380,13 +382,12 @@ test('page search: a public pack tally records its pack slug and counts', () => 
           citations: [{ pageId: 'page-0001', version: 3, count: 7 }],
         },
       },
-    ],
-  })
+    ])
 })
 
 test('page search: recording a page search that is already recorded records nothing', () => {
   const recorded = { type: 'PageSearchServed' as const, data: pageServed }
-  assert.equal(given(pageSearch, [recorded]).when({ type: 'RecordPageSearch', data: pageServed }), { events: [] })
+  given(pageSearch, [recorded]).when({ type: 'RecordPageSearch', data: pageServed }).thenNothing()
 })
 
 // ---------------------------------------------------------------- embeddings
@@ -397,29 +398,27 @@ const rebuild = {
 }
 
 test('embeddings: a rebuild records EmbeddingsRebuilt with the model and chunk count', () => {
-  assert.equal(given(embeddings, []).when(rebuild), {
-    events: [{ type: 'EmbeddingsRebuilt', data: { workspaceId: WS, model: 'embed-small', chunkCount: 42 } }],
-  })
+  given(embeddings, [])
+    .when(rebuild)
+    .then([{ type: 'EmbeddingsRebuilt', data: { workspaceId: WS, model: 'embed-small', chunkCount: 42 } }])
 })
 
 test('embeddings: every rebuild is recorded, even one repeating the last', () => {
   const before = { type: 'EmbeddingsRebuilt' as const, data: rebuild.data }
-  assert.equal(given(embeddings, [before]).when(rebuild), {
-    events: [{ type: 'EmbeddingsRebuilt', data: rebuild.data }],
-  })
+  given(embeddings, [before])
+    .when(rebuild)
+    .then([{ type: 'EmbeddingsRebuilt', data: rebuild.data }])
   const empty = { ...rebuild, data: { workspaceId: WS, model: 'all-minilm', chunkCount: 0 } }
-  assert.equal(given(embeddings, [before, before]).when(empty), {
-    events: [{ type: 'EmbeddingsRebuilt', data: { workspaceId: WS, model: 'all-minilm', chunkCount: 0 } }],
-  })
+  given(embeddings, [before, before])
+    .when(empty)
+    .then([{ type: 'EmbeddingsRebuilt', data: { workspaceId: WS, model: 'all-minilm', chunkCount: 0 } }])
 })
 
 // ---------------------------------------------------------------- codecs
 
 test('every event decided passes its decider codec', () => {
   const decided = <C, Ev, S>(d: Decider<C, Ev, S>, events: Ev[], command: C) => {
-    const result = d.decide(command, events.reduce(d.evolve, d.initialState()))
-    assert.ok(E.isRight(result))
-    const out = E.isRight(result) ? result.right : []
+    const out = given(d, events).when(command).decided()
     assert.ok(out.length > 0)
     for (const e of out) assert.ok(d.events.is(e), JSON.stringify(e))
   }

@@ -1,0 +1,70 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Projector } from '../../projections/projector'
+import { webhook } from '../../domain/webhook'
+import { projectorSpec } from '../../testkit/projectorSpec'
+import { given } from '../../testkit/spec'
+
+/** Whether the check failed (uvu's own `throws` passes its assertion errors through). */
+const fails = (check: () => void) => {
+  try {
+    check()
+  } catch {
+    return true
+  }
+  return false
+}
+
+const test = suite('the spec kit catches what it is there to catch')
+
+/** Counts the events it sees: applying an event twice counts it twice. */
+const counting: Projector = {
+  name: 'counting',
+  version: 1,
+  tables: ['spec_counts'],
+  schema: 'CREATE TABLE spec_counts (id text PRIMARY KEY, n integer NOT NULL)',
+  handles: ['Counted'],
+  async apply(tx) {
+    await tx.query("INSERT INTO spec_counts VALUES ('c', 1) ON CONFLICT (id) DO UPDATE SET n = spec_counts.n + 1")
+  },
+}
+
+test('a projector that is not idempotent fails its spec, after its rows passed the check', async () => {
+  let checked: unknown
+  const error = await projectorSpec(counting)
+    .given([
+      { type: 'Counted', data: {} },
+      { type: 'Other', data: {} },
+    ])
+    .then((rows) => {
+      checked = rows.spec_counts
+    })
+    .then(
+      () => undefined,
+      (err: Error) => err,
+    )
+  assert.equal(checked, [{ id: 'c', n: 1 }], 'only the handled event was applied')
+  assert.match(String(error?.message), 'counting: every event applied twice')
+})
+
+test('a decider spec fails on other events, on a refusal it did not expect, and on an invalid event', () => {
+  const registration = { webhookId: 'h', workspaceId: 'w', url: 'https://x.example', events: ['*'], secret: 's' }
+  const when = given(webhook, []).when({ type: 'RegisterWebhook', data: registration })
+  assert.ok(fails(() => when.then([])))
+  assert.ok(fails(() => when.thenFails('CONFLICT')))
+  assert.ok(
+    fails(() =>
+      given(webhook, [])
+        .when({ type: 'DeleteWebhook', data: { webhookId: 'h' } })
+        .decided(),
+    ),
+  )
+  // The decided event, with a field its codec does not allow, is refused by then().
+  const invalid = {
+    type: 'WebhookRegistered' as const,
+    data: { ...registration, events: 'all' as unknown as string[] },
+  }
+  assert.ok(fails(() => given(webhook, []).when({ type: 'RegisterWebhook', data: invalid.data }).then([invalid])))
+})
+
+test.run()

@@ -1,0 +1,67 @@
+/**
+ * Projector specifications: `projectorSpec(projector).given(events).then(check)` builds the
+ * projector's tables in a fresh database, applies the events, hands every row to `check`, then
+ * applies every event a second time, and all of them again in one `applyEvents` call where the
+ * projector has one, and requires the same rows each time (projectors are idempotent).
+ */
+import * as assert from 'uvu/assert'
+import { inTransaction } from '../adapters/db'
+import type { EventMetadata, RecordedEvent } from '../adapters/eventstore/port'
+import { type Projector, handles, installProjector } from '../projections/projector'
+import { testPglite } from './db'
+import { dump } from './rows'
+
+/** An event as a spec writes it: its type and data, and optionally where and when it was recorded. */
+export type SpecEvent = { type: string; data: unknown } & Partial<Omit<RecordedEvent, 'metadata'>> & {
+    metadata?: Partial<EventMetadata>
+  }
+
+const START = Date.parse('2026-01-01T00:00:00.000Z')
+
+/** Events recorded one second apart, at positions 1, 2, 3…, by a person unless the spec says otherwise. */
+export const recorded = (events: SpecEvent[]): RecordedEvent[] =>
+  events.map(({ metadata, ...event }, i) => {
+    const at = new Date(START + i * 1000).toISOString()
+    return {
+      id: `event-${i + 1}`,
+      streamId: 'spec-1',
+      revision: i,
+      position: i + 1,
+      time: at,
+      ...event,
+      metadata: {
+        actor: { kind: 'human', userId: 'user-1' },
+        correlationId: 'c-1',
+        causationId: null,
+        at,
+        ...metadata,
+      },
+    }
+  })
+
+export const projectorSpec = (projector: Projector) => ({
+  given: (events: SpecEvent[]) => ({
+    then: async (check: (rows: Record<string, Record<string, unknown>[]>) => void) => {
+      const db = await testPglite()
+      try {
+        await installProjector(db, projector)
+        const handled = recorded(events).filter((event) => handles(projector, event))
+        const applyEach = () =>
+          inTransaction(db.pool, async (tx) => {
+            for (const event of handled) await projector.apply(tx, event)
+          })
+        await applyEach()
+        const once = await dump(db, projector)
+        check(once)
+        await applyEach()
+        assert.equal(await dump(db, projector), once, `${projector.name}: every event applied twice`)
+        if (projector.applyEvents) {
+          await inTransaction(db.pool, (tx) => projector.applyEvents!(tx, handled))
+          assert.equal(await dump(db, projector), once, `${projector.name}: all events again in one call`)
+        }
+      } finally {
+        await db.close()
+      }
+    },
+  }),
+})
