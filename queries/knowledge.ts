@@ -238,6 +238,19 @@ export const entryIdsInFolder = async (db: Queryable, workspaceId: string, folde
     ])
   ).rows.map((r) => r.id)
 
+/**
+ * Entries still in a folder that was deleted: written into it while it was deleted and missed by
+ * its sweep, or left there by a crash before the sweep ended. Folder and entry rows come from one
+ * projector in log order, so a folder missing here was deleted, never not yet created.
+ */
+export const entriesInDeletedFolders = async (db: Queryable) =>
+  (
+    await db.query<{ id: string; workspace_id: string }>(
+      `SELECT e.id, e.workspace_id FROM kb_entries e
+       WHERE e.folder_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM kb_folders f WHERE f.id = e.folder_id)`,
+    )
+  ).rows
+
 /** Whether an entry (other than `exceptEntryId`) holds the stored file `blob`. */
 export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId = '') =>
   (await db.query("SELECT 1 FROM kb_entries WHERE storage->>'blob' = $1 AND id <> $2 LIMIT 1", [blob, exceptEntryId]))

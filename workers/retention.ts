@@ -4,13 +4,20 @@ import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { Logger } from '../adapters/logger'
 import { type StoredFiles, deleteEntry, removeStoredFile } from '../commands/deleteEntry'
-import { heldByAnEntry } from '../queries/knowledge'
+import { entriesInDeletedFolders, heldByAnEntry } from '../queries/knowledge'
+import { moveEntry } from '../commands/knowledge'
 import { sweepRateLimits } from '../adapters/rateLimit'
 import { sweepMcpSessions } from '../adapters/mcpSessions'
 import type { EntryCreated } from '../domain/entry'
 import { defaultKbConfig } from '../domain/kbConfig'
 
 const PROCESS = 'retention-sweeper'
+
+const systemContext = (now: Date) => ({
+  actor: { kind: 'system' as const, process: PROCESS },
+  at: now.toISOString(),
+  correlationId: randomUUID(),
+})
 
 /**
  * Deletes the entries whose last activity (updatedAt, verification, last sync) is older than
@@ -32,12 +39,7 @@ export const sweepRetention = async (
   )
   let deleted = 0
   for (const r of rows) {
-    const ctx = {
-      actor: { kind: 'system' as const, process: PROCESS },
-      at: now.toISOString(),
-      correlationId: randomUUID(),
-      workspaceId: r.workspace_id,
-    }
+    const ctx = { ...systemContext(now), workspaceId: r.workspace_id }
     const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS, files)
     if (E.isRight(done)) deleted++
   }
@@ -66,6 +68,19 @@ export const completeDeletions = async (db: Queryable, store: EventStore, files?
     }
   }
   return cut
+}
+
+/**
+ * Moves to root the entries a folder's deletion left in it (written into it while it was deleted,
+ * or a crash before its sweep ended), as the deletion itself would have.
+ */
+export const finishFolderDeletions = async (db: Queryable, store: EventStore, now = new Date()): Promise<number> => {
+  let moved = 0
+  for (const r of await entriesInDeletedFolders(db)) {
+    const ctx = { ...systemContext(now), workspaceId: r.workspace_id }
+    if (E.isRight(await moveEntry(store, ctx, r.workspace_id, r.id, null))) moved++
+  }
+  return moved
 }
 
 /** How old an unreferenced stored file must be before it counts as left behind, not as an upload on its way. */
@@ -102,6 +117,8 @@ export const startRetentionSweeper = (
 ) => {
   const sweep = () =>
     completeDeletions(db, store, files)
+      .then(() => finishFolderDeletions(db, store))
+      .then((moved) => moved && log.info({ moved }, 'moved to root the entries left in deleted folders'))
       .then(() => sweepRetention(db, store, log, new Date(), files))
       .then(() => sweepRateLimits(db))
       .then(() => sweepMcpSessions(db))

@@ -10,6 +10,8 @@ import { getFolder, listFolders } from '../../queries/folders'
 
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })
+/** How long a folder's deletion waits for the read models before sweeping its entries to root. */
+const FOLDER_SWEEP_WAIT_MS = 30_000
 
 const folderReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
   readBack(position, async () => (await getFolder(db.pool, workspaceId, id)) ?? { id }, status)
@@ -94,7 +96,9 @@ export const folderRoutes: AnyRoute[] = [
       const deleted = await folders.deleteFolder(
         deps.store,
         deps.db.pool,
-        (p) => deps.runner.waitFor(p, deps.config.readYourWritesTimeoutMs),
+        // Its sweep must see every entry written into it before it: a longer wait than a read's
+        // (an entry the wait still misses is moved to root by the retention sweeper).
+        (p) => deps.runner.waitFor(p, Math.max(FOLDER_SWEEP_WAIT_MS, deps.config.readYourWritesTimeoutMs)),
         command,
         memberOf(identity).workspaceId,
         params.folderId,

@@ -1,5 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import * as folders from '../../commands/folders'
+import { finishFolderDeletions } from '../../workers/retention'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member }>('API: folders')
@@ -239,6 +241,33 @@ test('entries written into a folder while it is deleted end at root, never in th
     )
     assert.is(rows[0].n, 0, `entries left in the deleted folder (delay ${delay} ms)`)
   }
+})
+
+test('a deletion stopped before its sweep (a crash): the retention sweeper moves the entries left to root', async ({
+  svc,
+  m,
+}) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const f = ok(await call('POST', '/api/v1/knowledge/folders', { name: 'Interrupted' }), 201)
+  const e = ok(
+    await call('POST', '/api/v1/knowledge', { title: 'left', source: 'text', content: 'c.', folderId: f.id }),
+    201,
+  )
+  const { store, db, runner } = svc.deps
+  const ctx = { actor: { kind: 'human' as const, userId: m.userId }, at: new Date().toISOString(), correlationId: 'c' }
+  const crash = new Error('the process stopped after the deletion was appended')
+  await folders
+    .deleteFolder(store, db.pool, () => Promise.reject(crash), ctx, m.workspaceId, f.id)
+    .then(
+      () => assert.unreachable('the deletion went on past the crash'),
+      (error) => assert.is(error, crash),
+    )
+  await runner.waitFor(await store.headPosition(), 10_000)
+  assert.is(ok(await call('GET', `/api/v1/knowledge/${e.id}`)).folderId, f.id, 'left in the deleted folder')
+  assert.is(await finishFolderDeletions(db.pool, store), 1)
+  await runner.waitFor(await store.headPosition(), 10_000)
+  assert.is(ok(await call('GET', `/api/v1/knowledge/${e.id}`)).folderId ?? null, null, 'at root')
+  assert.is(await finishFolderDeletions(db.pool, store), 0, 'nothing left to move')
 })
 
 test(
