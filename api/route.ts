@@ -9,7 +9,8 @@ import { type DomainError, type Permission, managesWorkspace } from '../domain/s
 import { type AuthMode, type Identity, authenticate, authorize, workspaceIdOf } from './auth'
 import { readJson } from './body'
 import type { UploadedFile } from '../commands/newEntry'
-import { takeUploadSlot } from './upload'
+import { requestConfig, takeUploadSlot } from './upload'
+import type { KbConfig } from '../domain/kbConfig'
 import type { Deps } from './deps'
 import { settleCitations, takeSettle } from './settle'
 import { ApiError } from './errors'
@@ -43,6 +44,8 @@ export interface HandlerInput<P, Q, B> {
   upload?: UploadedFile
   /** Counts this request against the workspace's uploads a minute (once; given back if the request is refused). */
   countUpload: () => Promise<void>
+  /** The workspace's knowledge-base configuration, read once per request whoever asks. */
+  workspaceConfig: () => Promise<KbConfig>
   /** Where the client reached the service (scheme and host), for links the answer hands out. */
   origin: string
   /** A request header (`last-event-id`), as sent. */
@@ -236,6 +239,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       countUpload: async () => {
         if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       },
+      workspaceConfig: () => requestConfig(ctx, deps, workspaceIdOf(identity)),
       origin: ctx.origin,
       header: (name) => ctx.get(name) || undefined,
     }

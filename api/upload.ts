@@ -4,9 +4,20 @@ import { koaBody } from 'koa-body'
 import { takeHit } from '../adapters/rateLimit'
 import { parseContentType } from '../adapters/contentType'
 import type { UploadedFile } from '../commands/newEntry'
-import { readKbConfig } from '../queries/kbConfig'
+import { loadKbConfig } from '../commands/kbConfig'
+import type { KbConfig } from '../domain/kbConfig'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
+
+/**
+ * The workspace's knowledge-base configuration as this request sees it: folded from its stream
+ * the first time something asks, then the same for the rest of the request (the multipart reader's
+ * size cap and the admission of the entry read one configuration).
+ */
+export const requestConfig = (ctx: Context, deps: Pick<Deps, 'store'>, workspaceId: string): Promise<KbConfig> => {
+  ctx.state.kbConfig ??= loadKbConfig(deps.store, workspaceId)
+  return ctx.state.kbConfig as Promise<KbConfig>
+}
 
 /** Uploads per minute per workspace: url and file creations, and the deprecated upload endpoints. */
 export const UPLOADS_PER_MINUTE = 20
@@ -39,7 +50,7 @@ const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
  * connection is closed rather than read to the end.
  */
 export const readMultipart = async (ctx: Context, deps: Deps, workspaceId: string, jsonFields: string[]) => {
-  const { maxFileSize } = await readKbConfig(deps.db.pool, workspaceId)
+  const { maxFileSize } = await requestConfig(ctx, deps, workspaceId)
   const parse = koaBody({
     multipart: true,
     json: false,

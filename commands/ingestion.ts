@@ -2,16 +2,10 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { type CrawlOptions, type StorageInfo, entry } from '../domain/entry'
 import { type DomainError, fail } from '../domain/shared'
+import type { Admission } from '../domain/admission'
 import { type TaskInput, type TaskResult, task } from '../domain/task'
 import { type CommandContext, handle, load } from './handle'
-import {
-  type CreateEntryInput,
-  type KnowledgeDeps,
-  actorIdOf,
-  admitEntry,
-  stayInFolder,
-  storedSource,
-} from './knowledge'
+import { type CreateEntryInput, type KnowledgeDeps, actorIdOf, stayInFolder, storedSource } from './knowledge'
 import { loadKbConfig } from './kbConfig'
 import type { Prepared } from './prepareContent'
 import { streams } from './streams'
@@ -25,18 +19,16 @@ export type SourcedInput = Omit<CreateEntryInput, 'content'> &
   ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo })
 
 /**
- * A URL or file entry: created empty with a pending task that fills it. The task is written
+ * A URL or file entry, admitted (`admitEntry`): created empty with a pending task that fills it. The task is written
  * first: a crash before the entry leaves only a task that fails for want of its entry, never an
  * entry stuck pending (the outbox holds a task back until its entry exists).
  */
 export const createSourcedEntry = async (
   deps: KnowledgeDeps,
   ctx: CommandContext,
+  { chunking, embed, maxBytes }: Admission,
   input: SourcedInput,
 ): Result<{ id: string; taskId: string }> => {
-  const admitted = await admitEntry(deps, input)
-  if (E.isLeft(admitted)) return admitted
-  const { config, chunking } = admitted.right
   const id = randomUUID()
   const taskId = randomUUID()
   const taskInput: TaskInput =
@@ -56,8 +48,8 @@ export const createSourcedEntry = async (
         input: taskInput,
         title: input.title,
         chunking,
-        embed: config.ingestion.autoEmbed,
-        maxBytes: config.maxFileSize,
+        embed,
+        maxBytes,
       },
     },
     ctx,
@@ -85,7 +77,7 @@ export const createSourcedEntry = async (
         entryId: id,
         source: storedSource(input.source),
         chunking,
-        embed: config.ingestion.autoEmbed,
+        embed,
         createdBy: actorIdOf(ctx),
         taskId,
         ...('url' in input

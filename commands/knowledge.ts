@@ -6,10 +6,10 @@ import { type EventStore, actorId } from '../adapters/eventstore/port'
 import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../domain/entry'
 import { folder } from '../domain/folder'
 import type { KbConfig } from '../domain/kbConfig'
+import { type Admission, type AdmissionRequest, admit } from '../domain/admission'
 import { type DomainError, fail } from '../domain/shared'
 import type { ParserPool } from '../ingestion/parserPool'
 import { type CommandContext, handle, load } from './handle'
-import { loadKbConfig } from './kbConfig'
 import { prepareContent } from './prepareContent'
 import { streams } from './streams'
 import { entryCount } from '../queries/knowledge'
@@ -67,51 +67,33 @@ export interface CreateEntryInput {
 /** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
 export const actorIdOf = (ctx: CommandContext) => actorId(ctx.actor)
 
-/** What every creation checks first: the knowledge base is on, below its quota, the folder exists. */
+/**
+ * What every creation checks first, decided by `admit` from the configuration the request read
+ * and what the read models and the folder's stream say now (the document count, the folder).
+ */
 export const admitEntry = async (
-  deps: KnowledgeDeps,
+  deps: Pick<KnowledgeDeps, 'store' | 'db'>,
+  config: KbConfig,
   input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
-): Promise<E.Either<DomainError, { config: KbConfig; chunking: Chunking }>> => {
-  const config = await loadKbConfig(deps.store, input.workspaceId)
-  if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-  if ((await entryCount(deps.db, input.workspaceId)) >= config.maxDocuments)
-    return fail('QUOTA_EXCEEDED', `the knowledge base holds its maximum of ${config.maxDocuments} documents`)
-  if (input.folderId && !(await folderExists(deps.store, input.workspaceId, input.folderId)))
-    return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
-  const { chunkSize, chunkOverlap } = config.ingestion
-  const chunkSizeTokens = input.chunkingOptions.chunkSizeTokens ?? chunkSize
-  const chunking: Chunking = {
-    chunkSizeTokens,
-    // The default overlap, unless it would not be below the chunk size the request asks for: then
-    // the same share of it (100-token chunks with the defaults 1000/200 overlap by 20).
-    overlapTokens:
-      input.chunkingOptions.overlapTokens ??
-      (chunkOverlap < chunkSizeTokens ? chunkOverlap : Math.floor((chunkSizeTokens * chunkOverlap) / chunkSize)),
-    preserveSentences: input.chunkingOptions.preserveSentences ?? true,
+  file?: AdmissionRequest['file'],
+): Promise<E.Either<DomainError, Admission>> => {
+  const counts = {
+    entries: await entryCount(deps.db, input.workspaceId),
+    folderExists: !input.folderId || (await folderExists(deps.store, input.workspaceId, input.folderId)),
   }
-  if (chunking.overlapTokens >= chunking.chunkSizeTokens) {
-    return fail('VALIDATION_ERROR', 'the request is not valid', [
-      'chunkingOptions.overlapTokens: must be below chunkingOptions.chunkSizeTokens',
-    ])
-  }
-  return E.right({ config, chunking })
+  return admit(config, counts, { folderId: input.folderId, chunkingOptions: input.chunkingOptions, file })
 }
 
 export const createTextEntry = async (
   deps: KnowledgeDeps,
   ctx: CommandContext,
+  config: KbConfig,
   input: CreateEntryInput,
 ): Result<{ id: string }> => {
-  const admitted = await admitEntry(deps, input)
+  const admitted = await admitEntry(deps, config, input)
   if (E.isLeft(admitted)) return admitted
-  const { config, chunking } = admitted.right
-  const prepared = await prepareContent(
-    deps,
-    input.title,
-    [{ text: input.content }],
-    chunking,
-    config.ingestion.autoEmbed,
-  )
+  const { chunking, embed } = admitted.right
+  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed)
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
   const { chunkingOptions: _, ...fields } = input
@@ -127,7 +109,7 @@ export const createTextEntry = async (
         entryId: id,
         source: storedSource(input.source),
         chunking,
-        embed: config.ingestion.autoEmbed,
+        embed,
         createdBy: actorIdOf(ctx),
       },
     },

@@ -6,8 +6,9 @@ import { type DomainError, fail } from '../domain/shared'
 import { otherThanUtf8, sniffType, textEncoding } from '../ingestion/sniff'
 import type { CommandContext } from './handle'
 import { createSourcedEntry } from './ingestion'
-import { loadKbConfig } from './kbConfig'
-import { type CreateEntryInput, type KnowledgeDeps, createTextEntry } from './knowledge'
+import { type CreateEntryInput, type KnowledgeDeps, admitEntry, createTextEntry } from './knowledge'
+import { type Admission, allowedTypes } from '../domain/admission'
+import type { KbConfig } from '../domain/kbConfig'
 
 /** A file as a client sent it: its bytes, its name and the charset its part declared. */
 export interface UploadedFile {
@@ -80,40 +81,31 @@ export const acceptUrl = (url: string, allowPrivateUrls: boolean, field = 'url')
 }
 
 /**
- * Checks an uploaded file by its content against the workspace's allowed types, then stores it
- * by hash. Refusals list the allowed types.
+ * Admits an entry made from an uploaded file: its type read from its content, then the workspace's
+ * limits (`admitEntry`); only an admitted file is stored, by hash. Refusals list the allowed types.
  */
-export const storeFile = async (
-  deps: Pick<NewEntryDeps, 'store' | 'blobs'>,
-  workspaceId: string,
+export const admitFile = async (
+  deps: Pick<NewEntryDeps, 'store' | 'db' | 'blobs'>,
+  config: KbConfig,
+  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
   file: UploadedFile,
-): Promise<E.Either<DomainError, StorageInfo>> => {
-  const config = await loadKbConfig(deps.store, workspaceId)
+): Promise<E.Either<DomainError, { admission: Admission; storage: StorageInfo }>> => {
   const fileName = cleanFileName(file.fileName)
-  const allowed = [`allowed types: ${config.allowedFileTypes.join(', ')}`]
   const sniffed = await sniffType(file.bytes, fileName, file.charset)
   if (!sniffed.ok)
-    return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [`file: ${sniffed.reason}`, ...allowed])
-  // Markdown is plain text too: a workspace that takes plain text takes it as such.
-  const mimeType =
-    sniffed.mimeType === 'text/markdown' &&
-    !config.allowedFileTypes.includes('text/markdown') &&
-    config.allowedFileTypes.includes('text/plain')
-      ? 'text/plain'
-      : sniffed.mimeType
-  if (!config.allowedFileTypes.includes(mimeType)) {
-    return fail('VALIDATION_ERROR', `file type not allowed: ${mimeType}`, [
-      `file: the content is ${mimeType}, which this workspace does not allow`,
-      ...allowed,
+    return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [
+      `file: ${sniffed.reason}`,
+      allowedTypes(config),
     ])
-  }
-  if (file.bytes.length > config.maxFileSize)
-    return fail('VALIDATION_ERROR', 'the file is too large', [`file: over the limit of ${config.maxFileSize} bytes`])
+  const admitted = await admitEntry(deps, config, input, { mimeType: sniffed.mimeType, size: file.bytes.length })
+  if (E.isLeft(admitted)) return admitted
+  const mimeType = admitted.right.mimeType ?? sniffed.mimeType
   const blob = await deps.blobs.put(file.bytes)
   // The charset a text is read in, when not UTF-8, is kept for its parser.
   const encoding = textEncoding(file.bytes, file.charset)
   const charset = mimeType.startsWith('text/') && encoding === file.charset ? otherThanUtf8(encoding) : undefined
-  return E.right({ blob, fileName, mimeType, size: file.bytes.length, ...(charset ? { charset } : {}) })
+  const storage = { blob, fileName, mimeType, size: file.bytes.length, ...(charset ? { charset } : {}) }
+  return E.right({ admission: admitted.right, storage })
 }
 
 /**
@@ -123,6 +115,8 @@ export const storeFile = async (
 export const createEntry = async (
   deps: NewEntryDeps,
   ctx: CommandContext,
+  /** The workspace's configuration as the request read it. */
+  config: KbConfig,
   request: NewEntry,
   /** Called once a URL is accepted, before anything is written (the route counts the upload then). */
   admitUrl: () => Promise<void> = async () => undefined,
@@ -139,19 +133,21 @@ export const createEntry = async (
     const accepted = acceptUrl(url, deps.allowPrivateUrls)
     if (E.isLeft(accepted)) return accepted
     await admitUrl()
+    const admitted = await admitEntry(deps, config, request)
+    if (E.isLeft(admitted)) return admitted
     const crawlOptions = {
       depth: crawl?.depth ?? 0,
       maxPages: crawl?.maxPages ?? 10,
       sameDomainOnly: crawl?.sameDomainOnly ?? true,
     }
-    return createSourcedEntry(deps, ctx, { ...common, title, url: accepted.right, crawl: crawlOptions })
+    return createSourcedEntry(deps, ctx, admitted.right, { ...common, title, url: accepted.right, crawl: crawlOptions })
   }
   if (request.source === 'file' && file) {
-    const stored = await storeFile(deps, request.workspaceId, file)
+    const stored = await admitFile(deps, config, request, file)
     if (E.isLeft(stored)) return stored
-    return createSourcedEntry(deps, ctx, { ...common, title, storage: stored.right })
+    return createSourcedEntry(deps, ctx, stored.right.admission, { ...common, title, storage: stored.right.storage })
   }
   if (content === undefined || content.trim() === '')
     return invalid(`content: is required when source is ${request.source}`)
-  return createTextEntry(deps, ctx, { ...common, title, content })
+  return createTextEntry(deps, ctx, config, { ...common, title, content })
 }

@@ -7,7 +7,7 @@ import { tfOfSql } from '../adapters/textIndex/terms'
 import { type DomainError, fail } from '../domain/shared'
 import { CHUNK_STATS } from '../projections/chunks'
 import { type AsOf, currentAt } from './asOf'
-import { readKbConfig, readSearchSettings } from './kbConfig'
+import { readConfigRow } from './kbConfig'
 import { type Highlight, highlight } from './highlight'
 import {
   type Evidence,
@@ -45,14 +45,32 @@ export interface SearchRequest {
 /** The search endpoint's own defaults, for what a workspace has not set. */
 export const ENDPOINT_DEFAULTS = { mode: 'hybrid' as Mode, limit: 5, minScore: 0.5 }
 
-/** A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says. */
+/** How one search runs, read once from the workspace's configuration. */
+export interface SearchSettings {
+  mode: Mode
+  limit: number
+  minScore: number
+  fusion: Fusion
+  /** Whether the workspace's knowledge base is switched on. */
+  enabled: boolean
+}
+
+/**
+ * A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says, from
+ * one read of the workspace's configuration.
+ */
 export const searchSettings = async (
   q: Queryable,
   workspaceId: string,
   req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore' | 'defaults'>,
-) => {
-  const set = await readSearchSettings(q, workspaceId)
-  const { search } = await readKbConfig(q, workspaceId)
+): Promise<SearchSettings> => {
+  const { config, set: chosen } = await readConfigRow(q, workspaceId)
+  const { search } = config
+  const set = {
+    mode: chosen.includes('defaultMode') ? search.defaultMode : undefined,
+    limit: chosen.includes('defaultLimit') ? search.defaultLimit : undefined,
+    minScore: chosen.includes('minScore') ? search.minScore : undefined,
+  }
   const fallback =
     req.defaults === 'endpoint'
       ? {
@@ -66,6 +84,7 @@ export const searchSettings = async (
     limit: req.limit ?? fallback.limit,
     minScore: req.minScore ?? fallback.minScore,
     fusion: search.fusion,
+    enabled: config.enabled,
   }
 }
 
@@ -113,7 +132,7 @@ export const findKnowledge = async (
   deps: RankDeps,
   workspaceId: string,
   req: Pick<SearchRequest, 'query' | 'filters' | 'asOf'>,
-  { mode, limit, minScore, fusion }: { mode: Mode; limit: number; minScore: number; fusion: Fusion },
+  { mode, limit, minScore, fusion, enabled }: SearchSettings,
 ): Promise<
   E.Either<DomainError, { results: SearchResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }>
 > => {
@@ -124,10 +143,9 @@ export const findKnowledge = async (
       'VALIDATION_ERROR',
       `asOf: searching a past moment needs the database's text index, not ${deps.textIndex.name}`,
     )
+  if (!enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
   const vector = await embedQuery(deps, mode, req.query)
   return inSnapshot(deps.db, async (tx) => {
-    const config = await readKbConfig(tx, workspaceId)
-    if (!config.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
     const position = await projectedPosition(tx, 'chunks')
     const ranked = await rank(
       deps,

@@ -6,7 +6,7 @@
  */
 import * as E from 'fp-ts/Either'
 import * as assert from 'uvu/assert'
-import type { Decider, ErrorCode } from '../domain/shared'
+import type { Decider, DomainError, ErrorCode } from '../domain/shared'
 
 /** What `decide` answered: the events it decided, or the code of the error it refused with. */
 export type Outcome<Ev> = { events: Ev[] } | { error: ErrorCode }
@@ -37,3 +37,21 @@ export const given = <C, Ev, S>(decider: Decider<C, Ev, S>, events: NoInfer<Ev>[
     }
   },
 })
+
+/**
+ * The same specification for a pure decision that is not a decider (`admit`): given what it
+ * reads (configuration, counts), when a request, then its answer or its refusal.
+ */
+export const decision =
+  <G extends unknown[], R, A>(decide: (...args: [...G, R]) => E.Either<DomainError, A>) =>
+  (...inputs: G) => ({
+    when: (request: R) => {
+      const result = decide(...inputs, request)
+      return {
+        refusal: E.isLeft(result) ? result.left : undefined,
+        then: (expected: A, message?: string) => assert.equal(result, E.right(expected), message),
+        thenFails: (code: ErrorCode, message?: string) =>
+          assert.equal(E.isLeft(result) ? result.left.code : 'admitted', code, message),
+      }
+    },
+  })

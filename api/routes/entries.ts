@@ -148,13 +148,14 @@ export const entryRoutes: AnyRoute[] = [
       await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
-    handler: async ({ body, identity, command, upload, countUpload }, deps) => {
+    handler: async ({ body, identity, command, upload, countUpload, workspaceConfig }, deps) => {
       const workspaceId = workspaceIdOf(identity)
       const { crawlOptions: crawl, ...fields } = body
       // A URL is an upload too: counted once it is accepted (a file was counted before its body was read).
       const created = await createEntry(
         newEntryDeps(deps),
         command,
+        await workspaceConfig(),
         {
           ...fields,
           workspaceId,

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { configureSync, createSourcedEntry, requestSync } from '../../commands/ingestion'
-import { acceptUrl, createEntry, firstChars, storeFile, titleOf } from '../../commands/newEntry'
+import { acceptUrl, createEntry, firstChars, admitFile, titleOf } from '../../commands/newEntry'
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
@@ -83,10 +83,10 @@ export const ingestionRoutes: AnyRoute[] = [
     },
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
-    handler: async ({ body, identity, command, upload }, deps) => {
+    handler: async ({ body, identity, command, upload, workspaceConfig }, deps) => {
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
-      const created = await createEntry(newEntryDeps(deps), command, {
+      const created = await createEntry(newEntryDeps(deps), command, await workspaceConfig(), {
         workspaceId: workspaceIdOf(identity),
         title: body.title,
         source: 'file',
@@ -125,7 +125,8 @@ export const ingestionRoutes: AnyRoute[] = [
       },
     ),
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
-    handler: async ({ body, identity, command }, deps) => {
+    handler: async ({ body, identity, command, workspaceConfig }, deps) => {
+      const config = await workspaceConfig()
       const custom = customMetadata(body.customMetadata)
       if (E.isLeft(custom)) return fail('VALIDATION_ERROR', 'the request is not valid', custom.left)
       const workspaceId = workspaceIdOf(identity)
@@ -144,7 +145,7 @@ export const ingestionRoutes: AnyRoute[] = [
         // Untitled, the entry is named by its URL as checked (percent-encoded, so cut safely).
         const checked = body.url === undefined ? undefined : acceptUrl(body.url, deps.config.allowPrivateUrls)
         if (checked && E.isLeft(checked)) return checked
-        const created = await createEntry(newEntryDeps(deps), command, {
+        const created = await createEntry(newEntryDeps(deps), command, config, {
           ...common,
           title: body.title?.trim() || (checked ? firstChars(checked.right, 500) : undefined),
           source: 'url',
@@ -158,13 +159,13 @@ export const ingestionRoutes: AnyRoute[] = [
         return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
       // Text goes through the same task as a file, so the answer has its task.
       const file = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
-      const stored = await storeFile(deps, workspaceId, file)
+      const stored = await admitFile(newEntryDeps(deps), config, common, file)
       if (E.isLeft(stored)) return stored
-      const created = await createSourcedEntry(knowledgeDeps(deps), command, {
+      const created = await createSourcedEntry(knowledgeDeps(deps), command, stored.right.admission, {
         ...common,
         title: body.title?.trim() || titleOf('', file.bytes),
         source: 'text',
-        storage: stored.right,
+        storage: stored.right.storage,
       })
       if (E.isLeft(created)) return created
       return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))

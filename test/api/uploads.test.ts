@@ -423,8 +423,8 @@ test('a long file name of emoji is cut between characters, never inside one', as
 })
 
 test(
-  'a stored file no entry holds (the create refused after it was stored) is removed by the sweep once it ' +
-    'is an hour old',
+  'a refused create stores nothing; a stored file no entry holds (a crash between storing it and the ' +
+    "entry's append) is removed by the sweep once it is an hour old",
   async ({ service }) => {
     const m = await seedMember(service.call)
     const files = { blobs: service.deps.blobs, db: service.deps.db.pool }
@@ -437,10 +437,12 @@ test(
       404,
       'NOT_FOUND',
     )
-    assert.ok(fs.existsSync(blobOf(refused)), 'the file was stored before the folder was checked')
+    assert.not.ok(fs.existsSync(blobOf(refused)), 'a file is stored only once its entry is admitted')
+    const orphan = Buffer.from('Numbats eat termites.')
+    await service.deps.blobs.put(orphan)
     assert.is(await removeOrphanFiles(files), 0, 'a fresh file may be an upload on its way')
     assert.is(await removeOrphanFiles(files, new Date(Date.now() + ORPHAN_AGE_MS + 60_000)), 1)
-    assert.not.ok(fs.existsSync(blobOf(refused)))
+    assert.not.ok(fs.existsSync(blobOf(orphan)))
     assert.ok(fs.existsSync(blobOf(kept)))
   },
 )
