@@ -29,7 +29,7 @@ test('defaults: chunking, embedding and the byte limit come from the configurati
     })
 })
 
-test('a chunk size asked below the default overlap keeps the same share of overlap; an overlap not below it is refused', () => {
+test('a chunk size below the default overlap keeps its share of overlap; an overlap not below it is refused', () => {
   given(config(), room)
     .when({ folderId: null, chunkingOptions: { chunkSizeTokens: 100 } })
     .then({
