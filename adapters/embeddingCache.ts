@@ -75,7 +75,7 @@ export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: st
 /**
  * For a projection, which never calls the model: the texts' hashes, for its rows to read their
  * vectors from the cache (`cachedVector`). A text the cache lacks gets no vector now; it is recorded
- * as pending, and the embedding filler (workers/embeddings.ts) embeds it off every transaction and
+ * as pending, and the embedding filler (workers/search/embeddings.ts) embeds it off every transaction and
  * fills the rows in.
  */
 export const cachedOrPending = async (q: Queryable, model: string, texts: string[]): Promise<string[]> => {

@@ -1,10 +1,10 @@
-// Searches' records reach the log after their answers (commands/citations.ts): a read asked to
+// Searches' records reach the log after their answers (commands/search/citations.ts): a read asked to
 // settle waits for them.
 import type { Context } from 'koa'
 import type { Deps } from './deps'
 
 /**
- * Appends the searches' records still waiting (commands/citations.ts) and waits for the read models
+ * Appends the searches' records still waiting (commands/search/citations.ts) and waits for the read models
  * to count them, each for at most `maxMs` (the read-your-writes bound unless given).
  */
 export const settleCitations = async (

@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/Either'
-import { entryTools } from './entries'
-import { pageUndoTools } from './pageUndo'
-import { pageTools } from './pages'
-import { proposalTools } from './proposals'
+import { entryTools } from '../knowledge/entryTools'
+import { pageUndoTools } from '../pages/pageUndoTools'
+import { pageTools } from '../pages/pageTools'
+import { proposalTools } from '../pages/proposalTools'
 import type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export { TOOL_SERVICES } from './tool'

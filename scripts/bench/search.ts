@@ -6,9 +6,9 @@ import { chunkScope } from '../../adapters/textIndex/port'
 import { benchDocs, benchQueries } from './corpus'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
-import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/ranking'
-import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search'
-import { readKbConfig } from '../../queries/kbConfig'
+import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/search/ranking'
+import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search/search'
+import { readKbConfig } from '../../queries/knowledge/kbConfig'
 import { BENCH_ADMIN, benchService, pct } from './service'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)
@@ -101,7 +101,7 @@ try {
     (await deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const filters = {}
   // The SQL a search runs, called directly: the workspace's configuration, the index queries
-  // (queries/ranking.ts), and reading the rows served.
+  // (queries/search/ranking.ts), and reading the rows served.
   const directSearch = (mode: Mode) => async (query: string) => {
     const vector = await embedQuery(deps, mode, query)
     await inSnapshot(deps.db, async (tx) => {

@@ -6,7 +6,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { BlobMissing, type BlobStore, hashOf } from '../../adapters/blobs'
 import { serverUrl, testPostgres } from '../../testkit/db'
-import { ORPHAN_AGE_MS, removeOrphanFiles, sweepRetention } from '../../workers/retention'
+import { ORPHAN_AGE_MS, removeOrphanFiles, sweepRetention } from '../../workers/knowledge/retention'
 import { upload, waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 

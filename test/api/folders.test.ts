@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import * as folders from '../../commands/folders'
-import { finishFolderDeletions } from '../../workers/retention'
+import * as folders from '../../commands/knowledge/folders'
+import { finishFolderDeletions } from '../../workers/knowledge/retention'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member }>('API: folders')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
-import { completeDeletions, sweepRetention } from '../../workers/retention'
+import { completeDeletions, sweepRetention } from '../../workers/knowledge/retention'
 import { type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService }>('API: knowledge-base configuration, limits, statistics, retention')

@@ -4,7 +4,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import { type CommandContext, handle } from '../../commands/handle'
-import { search } from '../../domain/search'
+import { search } from '../../domain/search/search'
 import { type Decider, fail } from '../../domain/shared'
 import { testPglite } from '../../testkit/db'
 

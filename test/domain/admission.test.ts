@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { admit } from '../../domain/admission'
-import { type KbConfig, applyChanges, defaultKbConfig } from '../../domain/kbConfig'
+import { admit } from '../../domain/knowledge/admission'
+import { type KbConfig, applyChanges, defaultKbConfig } from '../../domain/knowledge/kbConfig'
 import { decision } from '../../testkit/spec'
 
 const test = suite('admission: quotas, limits and defaults of a new entry')

@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type CollectionEvent, collection } from '../../domain/collection'
-import { type PageEvent, page } from '../../domain/page'
-import { type ProposalEvent, type ProposalSubmitted, proposal } from '../../domain/proposal'
+import { type CollectionEvent, collection } from '../../domain/pages/collection'
+import { type PageEvent, page } from '../../domain/pages/page'
+import { type ProposalEvent, type ProposalSubmitted, proposal } from '../../domain/pages/proposal'
 import type { Author, Person } from '../../domain/shared'
 import { given } from '../../testkit/spec'
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { accessToken } from '../../domain/accessToken'
-import { member } from '../../domain/member'
+import { accessToken } from '../../domain/accounts/accessToken'
+import { member } from '../../domain/accounts/member'
 import { reservation } from '../../domain/reservation'
 import { given } from '../../testkit/spec'
 

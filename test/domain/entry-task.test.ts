@@ -6,9 +6,9 @@ import {
   type EntryCreated,
   type EntryEvent,
   entry,
-} from '../../domain/entry'
+} from '../../domain/knowledge/entry'
 import { given } from '../../testkit/spec'
-import { MAX_ATTEMPTS, type TaskCommand, type TaskEvent, type TaskQueued, task } from '../../domain/task'
+import { MAX_ATTEMPTS, type TaskCommand, type TaskEvent, type TaskQueued, task } from '../../domain/knowledge/task'
 
 const test = suite('entry and task deciders')
 

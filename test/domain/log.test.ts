@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type UndoPerformed, undo } from '../../domain/undo'
-import { type WebhookEvent, type WebhookRegistered, webhook } from '../../domain/webhook'
+import { type UndoPerformed, undo } from '../../domain/log/undo'
+import { type WebhookEvent, type WebhookRegistered, webhook } from '../../domain/log/webhook'
 import { given } from '../../testkit/spec'
 
 const test = suite('log deciders: webhooks and undo')

@@ -1,14 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { apiKey } from '../../domain/apiKey'
-import { embeddings } from '../../domain/embeddings'
-import { folder } from '../../domain/folder'
-import { defaultKbConfig, kbConfig } from '../../domain/kbConfig'
-import { pageSearch, search } from '../../domain/search'
+import { apiKey } from '../../domain/accounts/apiKey'
+import { embeddings } from '../../domain/search/embeddings'
+import { folder } from '../../domain/knowledge/folder'
+import { defaultKbConfig, kbConfig } from '../../domain/knowledge/kbConfig'
+import { pageSearch, search } from '../../domain/search/search'
 import { given } from '../../testkit/spec'
 import type { Decider } from '../../domain/shared'
-import { user } from '../../domain/user'
-import { workspace } from '../../domain/workspace'
+import { user } from '../../domain/accounts/user'
+import { workspace } from '../../domain/accounts/workspace'
 
 const test = suite('workspace deciders')
 

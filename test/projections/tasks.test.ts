@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { TaskEvent, TaskQueued } from '../../domain/task'
-import { tasksProjector } from '../../projections/tasks'
+import type { TaskEvent, TaskQueued } from '../../domain/knowledge/task'
+import { tasksProjector } from '../../projections/knowledge/tasks'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
 const test = suite('projector spec: processing tasks and the outbox')

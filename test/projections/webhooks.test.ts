@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { WebhookDeliveryAttempted, WebhookEvent } from '../../domain/webhook'
-import { webhooksProjector } from '../../projections/webhooks'
+import type { WebhookDeliveryAttempted, WebhookEvent } from '../../domain/log/webhook'
+import { webhooksProjector } from '../../projections/log/webhooks'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
 const test = suite('projector spec: webhooks and their deliveries')

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { highlight } from '../../queries/highlight'
+import { highlight } from '../../queries/search/highlight'
 import { entryPassages, passagesOf } from '../../ingestion/passages'
 
 const test = suite('highlights and passages')

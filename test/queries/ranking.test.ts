@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bm25, idf } from '../../adapters/textIndex/bm25'
 import type { QueryTerms } from '../../adapters/textIndex/terms'
-import { MODEL, type TextEvidence, type VectorEvidence, calibrate, fuse } from '../../queries/rankingModel'
+import { MODEL, type TextEvidence, type VectorEvidence, calibrate, fuse } from '../../queries/search/rankingModel'
 
 const test = suite('ranking: BM25, fusion of the legs, calibration')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Projector } from '../../projections/projector'
-import { webhook } from '../../domain/webhook'
+import { webhook } from '../../domain/log/webhook'
 import { projectorSpec } from '../../testkit/projectorSpec'
 import { given } from '../../testkit/spec'
 

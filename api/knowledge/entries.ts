@@ -1,0 +1,315 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import type { Database } from '../../adapters/db'
+import * as knowledge from '../../commands/knowledge/knowledge'
+import type { KnowledgeDeps } from '../../commands/knowledge/knowledge'
+import { deleteEntry } from '../../commands/knowledge/deleteEntry'
+import { type NewEntryDeps, createEntry } from '../../commands/knowledge/newEntry'
+import { fail } from '../../domain/shared'
+import { type Identity, workspaceIdOf } from '../auth'
+import * as c from '../codecs'
+import { pagination } from '../../queries/pagination'
+import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
+import { readMultipart, takeUploadSlot } from '../upload'
+import { getFolder } from '../../queries/knowledge/folders'
+import { entryChunks, getEntry, listEntries } from '../../queries/knowledge/knowledge'
+import { entryTombstones, resolveAsOf } from '../../queries/asOf'
+
+const CreateSource = t.keyof({
+  text: null,
+  url: null,
+  file: null,
+  manual: null,
+  document: null,
+  faq: null,
+  api_docs: null,
+  transcript: null,
+})
+export const Metadata = c.exact({
+  category: c.string(0, 200),
+  tags: c.arrayOf(c.string(1, 100), 50),
+  author: c.string(0, 200),
+})
+const ChunkingOptions = c.exact({
+  chunkSizeTokens: c.integer(100, 2000),
+  overlapTokens: c.integer(0, 500),
+  preserveSentences: t.boolean,
+})
+
+export const CrawlOptionsBody = c.exact({
+  depth: c.integer(0, 2),
+  maxPages: c.integer(1, 50),
+  sameDomainOnly: t.boolean,
+})
+
+const CreateBody = c.object(
+  { source: CreateSource },
+  {
+    // Required, except for a file: its title then defaults to the file's name.
+    title: c.string(1, 500),
+    content: c.string(0, 500_000),
+    url: c.string(1, 2048),
+    crawlOptions: CrawlOptionsBody,
+    folderId: t.union([c.id, t.null]),
+    metadata: Metadata,
+    externalReferenceIds: c.stringMap,
+    chunkingOptions: ChunkingOptions,
+    isEnabled: t.boolean,
+  },
+)
+
+const ListQuery = t.partial({
+  page: c.intFromString(1, 1_000_000),
+  limit: c.intFromString(1, 100),
+  source: c.FilterSource,
+  category: c.string(1, 200),
+  tag: c.string(1, 100),
+  folderId: c.id,
+  isEnabled: c.booleanFromString,
+  search: c.string(1, 500),
+  freshness: t.keyof({ current: null, stale: null, unknown: null }),
+  processingStatus: t.keyof({ pending: null, processing: null, completed: null, failed: null }),
+  includeContent: c.booleanFromString,
+  asOf: c.asOf,
+})
+
+export const IdParam = t.type({ id: c.id })
+
+export const actorId = (identity: Identity) =>
+  identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system'
+
+/** `externalRef.<key>=<value>` query parameters, any number of them. */
+const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
+  const refs: Record<string, string> = {}
+  const problems: string[] = []
+  for (const [key, value] of Object.entries(query)) {
+    if (!key.startsWith('externalRef.')) continue
+    const name = key.slice('externalRef.'.length)
+    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
+      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
+    else refs[name] = value
+  }
+  return problems.length ? E.left(problems) : E.right(refs)
+}
+
+/** What the knowledge commands are given, from the services a handler uses. */
+export const knowledgeDeps = (deps: Uses<'store' | 'db' | 'embedder' | 'parsers'>): KnowledgeDeps => ({
+  store: deps.store,
+  db: deps.db.pool,
+  embedder: deps.embedder,
+  parsers: deps.parsers,
+})
+
+/** What creating an entry is given, from the services a handler uses. */
+export const newEntryDeps = (
+  deps: Uses<'store' | 'db' | 'embedder' | 'parsers' | 'blobs' | 'config'>,
+): NewEntryDeps => ({ ...knowledgeDeps(deps), blobs: deps.blobs, allowPrivateUrls: deps.config.allowPrivateUrls })
+
+/** The entry as the read model holds it once it reached the write. */
+/**
+ * An entry as the read models hold it after a write. `completed` promises a searchable entry: read
+ * before every projection (the search index among them) reached the write, it says `processing`.
+ */
+export const entryReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
+  readBack(
+    position,
+    async (caughtUp) => {
+      const entry = await getEntry(db.pool, workspaceId, id)
+      if (caughtUp) return entry ?? { id }
+      if (!entry) return { id, processingStatus: 'processing' }
+      return entry.processingStatus === 'completed' ? { ...entry, processingStatus: 'processing' } : entry
+    },
+    status,
+  )
+
+export const MULTIPART_JSON_FIELDS = [
+  'metadata',
+  'chunkingOptions',
+  'externalReferenceIds',
+  'crawlOptions',
+  'customMetadata',
+]
+
+/** Knowledge entries: text is synchronous; url and file answer at once with a pending task. */
+export const entryRoutes: AnyRoute[] = [
+  route({
+    method: 'post',
+    path: '/api/v1/knowledge',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Create a knowledge entry (text and legacy sources are synchronous)',
+    body: CreateBody,
+    multipart: 'also',
+    // A multipart form (source file) is an upload: counted, then read under the workspace's size cap.
+    before: async ({ identity, ctx }, deps) => {
+      if (!ctx.is('multipart/form-data')) return
+      await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
+      await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
+    },
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
+    handler: async ({ body, identity, command, upload, countUpload, workspaceConfig }, deps) => {
+      const workspaceId = workspaceIdOf(identity)
+      const { crawlOptions: crawl, ...fields } = body
+      // A URL is an upload too: counted once it is accepted (a file was counted before its body was read).
+      const created = await createEntry(
+        newEntryDeps(deps),
+        command,
+        await workspaceConfig(),
+        {
+          ...fields,
+          workspaceId,
+          crawl,
+          file: upload,
+          metadata: body.metadata ?? {},
+          externalReferenceIds: body.externalReferenceIds ?? {},
+          folderId: body.folderId ?? null,
+          isEnabled: body.isEnabled ?? true,
+          chunkingOptions: body.chunkingOptions ?? {},
+        },
+        countUpload,
+      )
+      if (E.isLeft(created)) return created
+      return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/knowledge',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'List entries, newest first (filters, externalRef.<key>=<value>, pagination)',
+    query: ListQuery,
+    extraQuery: (name) => name.startsWith('externalRef.'),
+    uses: ['db', 'store', 'runner', 'config'],
+    handler: async ({ query, identity, extraQuery }, { db, store, runner, config }) => {
+      const workspaceId = workspaceIdOf(identity)
+      const refs = externalRefsOf(extraQuery)
+      if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
+      // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
+      if (query.folderId && !(await getFolder(db.pool, workspaceId, query.folderId)))
+        return fail('NOT_FOUND', 'folder not found')
+      const asOf = await resolveAsOf({ db, store, runner, config }, workspaceId, query.asOf)
+      if (E.isLeft(asOf)) return asOf
+      const at = asOf.right?.position
+      const page = query.page ?? 1
+      const limit = query.limit ?? 20
+      const filters = { ...query, externalRefs: refs.right }
+      const { items, total } = await listEntries(db.pool, workspaceId, filters, page, limit, at)
+      return E.right({
+        data: {
+          items,
+          total,
+          pagination: pagination(page, limit, total),
+          // As of a past moment: also what remains of the entries deleted since.
+          ...(asOf.right ? { asOf: asOf.right, deleted: await entryTombstones(db.pool, workspaceId, at ?? 0) } : {}),
+        },
+      })
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Get an entry, as it stands or as it stood at a past moment (asOf)',
+    params: IdParam,
+    query: t.partial({ asOf: c.asOf }),
+    uses: ['db', 'store', 'runner', 'config'],
+    handler: async ({ params, query, identity }, { db, store, runner, config }) => {
+      const workspaceId = workspaceIdOf(identity)
+      const asOf = await resolveAsOf({ db, store, runner, config }, workspaceId, query.asOf)
+      if (E.isLeft(asOf)) return asOf
+      const at = asOf.right?.position
+      const found = await getEntry(db.pool, workspaceId, params.id, at)
+      if (found) return E.right({ data: asOf.right ? { ...found, asOf: asOf.right } : found })
+      // Deleted since: its content is cut, as of any time; the title and the deletion remain.
+      const [tombstone] = at === undefined ? [] : await entryTombstones(db.pool, workspaceId, at, params.id)
+      if (tombstone)
+        return E.right({
+          data: { ...tombstone, asOf: asOf.right, message: 'this entry was deleted since; its content is not kept' },
+        })
+      return fail('NOT_FOUND', 'knowledge entry not found')
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Update an entry (content re-chunks and re-embeds)',
+    params: IdParam,
+    body: c.exact({ title: c.string(1, 500), content: c.string(1, 100_000), metadata: Metadata, isEnabled: t.boolean }),
+    uses: ['db', 'store', 'embedder', 'parsers'],
+    handler: async ({ params, body, identity, command }, deps) => {
+      const workspaceId = workspaceIdOf(identity)
+      const changes = { ...body, ...(body.title ? { title: body.title.trim() } : {}) }
+      const updated = await knowledge.updateEntry(knowledgeDeps(deps), command, workspaceId, params.id, changes)
+      if (E.isLeft(updated)) return updated
+      return entryReply(deps.db, workspaceId, params.id, updated.right.position)
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/api/v1/knowledge/:id',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Delete an entry, its chunks and embeddings; its content is cut from the event store',
+    params: IdParam,
+    uses: ['db', 'store', 'blobs'],
+    handler: async ({ params, identity, command }, { store, blobs, db }) =>
+      replyWith(
+        await deleteEntry(store, command, workspaceIdOf(identity), params.id, actorId(identity), {
+          blobs,
+          db: db.pool,
+        }),
+      ),
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/knowledge/:id/move',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Move an entry to a folder (null: root)',
+    params: IdParam,
+    body: c.object({ folderId: t.union([c.id, t.null]) }, {}),
+    uses: ['store'],
+    handler: async ({ params, body, identity, command }, { store }) =>
+      replyWith(await knowledge.moveEntry(store, command, workspaceIdOf(identity), params.id, body.folderId)),
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/knowledge/:id/verify',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'write:knowledge',
+    summary: 'Mark an entry verified now (drives freshness)',
+    params: IdParam,
+    uses: ['db', 'store'],
+    handler: async ({ params, identity, command }, { store, db }) => {
+      const workspaceId = workspaceIdOf(identity)
+      const verified = await knowledge.verifyEntry(store, command, workspaceId, params.id, actorId(identity))
+      if (E.isLeft(verified)) return verified
+      return entryReply(db, workspaceId, params.id, verified.right.position)
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/knowledge/:id/chunks',
+    tag: 'knowledge',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: "An entry's chunks as search serves them, in order (offsets into its content)",
+    params: IdParam,
+    uses: ['db'],
+    handler: async ({ params, identity }, { db }) => {
+      const chunks = await entryChunks(db.pool, workspaceIdOf(identity), params.id)
+      return chunks ? E.right({ data: { items: chunks } }) : fail('NOT_FOUND', 'knowledge entry not found')
+    },
+  }),
+]

@@ -1,0 +1,104 @@
+import { Readable } from 'node:stream'
+import { alarm } from '../../adapters/alarm'
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { fail } from '../../domain/shared'
+import { type AuditFilters, auditEventsAfter } from '../../queries/log/audit'
+import { memberOf } from '../auth'
+import * as c from '../codecs'
+import type { Deps } from '../deps'
+import { type AnyRoute, route } from '../route'
+
+const Query = t.partial({
+  after: c.intFromString(0, Number.MAX_SAFE_INTEGER),
+  type: c.string(1, 200),
+  streamId: c.string(1, 300),
+})
+
+/** Events read at a time; a client far behind catches up in pages of this many. */
+const PAGE = 200
+/** How often the stream looks for new events when no projection notice woke it (another process wrote). */
+const POLL_MS = 1000
+/**
+ * A stream ends after this long; the client reconnects with Last-Event-ID (EventSource does so by
+ * itself), and its credentials are checked again: a revoked token stops receiving within it.
+ */
+const MAX_STREAM_MS = 10 * 60 * 1000
+
+/**
+ * Server-Sent Events of the workspace's audit trail after `after`: each event as `id: <position>`,
+ * `event: <type>`, `data: <the audit endpoint's JSON>`, then live as the audit projection writes; a
+ * comment line as a heartbeat after `heartbeatMs` of silence. Ends when the service stops.
+ */
+const eventStream = (
+  { db, runner, state, config }: Pick<Deps, 'db' | 'runner' | 'state' | 'config'>,
+  workspaceId: string,
+  filters: AuditFilters,
+) =>
+  Readable.from(
+    (async function* () {
+      let after = filters.after ?? 0
+      const written = alarm()
+      const off = runner.onWritten('audit', written.wake)
+      let silentSince = Date.now()
+      const ends = Date.now() + MAX_STREAM_MS
+      try {
+        // Clients reconnect after this long (the browser's EventSource reads it), sending Last-Event-ID.
+        yield 'retry: 2000\n\n'
+        while (state.ready && Date.now() < ends) {
+          const waiting = written.arm(POLL_MS)
+          const events = await auditEventsAfter(db.pool, workspaceId, { ...filters, after }, PAGE)
+          for (const e of events) {
+            yield `id: ${e.position}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`
+            after = e.position
+            silentSince = Date.now()
+          }
+          if (events.length === PAGE) continue
+          if (Date.now() - silentSince >= config.eventsHeartbeatMs) {
+            yield `: heartbeat ${new Date().toISOString()}\n\n`
+            silentSince = Date.now()
+          }
+          await waiting
+        }
+      } finally {
+        off()
+      }
+    })(),
+    { objectMode: false },
+  )
+
+export const eventRoutes: AnyRoute[] = [
+  route({
+    method: 'get',
+    path: '/api/v1/events/stream',
+    tag: 'audit',
+    auth: 'bearer',
+    summary:
+      "Server-Sent Events of the workspace's events (owners and admins): resumable with Last-Event-ID or " +
+      '`after=<position>`, filtered by `type` and `streamId`, with a heartbeat',
+    managers: 'the event stream is for workspace owners and admins',
+    query: Query,
+    produces: {
+      type: 'text/event-stream',
+      description:
+        'Each event as `id: <position>`, `event: <type>`, `data: <the event as GET /api/v1/audit/events shows it>`; ' +
+        'a comment line (`: heartbeat`) after a silence',
+    },
+    uses: ['db', 'runner', 'state', 'config'],
+    handler: async ({ identity: who, query, header }, deps) => {
+      const identity = memberOf(who)
+      // A reconnecting client's Last-Event-ID is the position it saw last; `after` names one explicitly.
+      const last = header('last-event-id')
+      if (last !== undefined && !/^\d{1,15}$/.test(last))
+        return fail('VALIDATION_ERROR', 'the request is not valid', [
+          'Last-Event-ID: must be the id (a log position) of an event this stream sent',
+        ])
+      // A browser reconnects to the same URL (with its after=) and sends the last id it saw: the later wins.
+      const after = Math.max(query.after ?? 0, last !== undefined ? Number(last) : 0)
+      return E.right({
+        stream: eventStream(deps, identity.workspaceId, { after, type: query.type, streamId: query.streamId }),
+        headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+      })
+    },
+  }),
+]

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { accessToken } from '../../domain/accounts/accessToken'
+import { apiKey } from '../../domain/accounts/apiKey'
+import { member } from '../../domain/accounts/member'
+import { type DomainError, type Role, fail } from '../../domain/shared'
+import { user } from '../../domain/accounts/user'
+import { workspace } from '../../domain/accounts/workspace'
+import { type CommandContext, handle, load } from '../handle'
+import { reserve } from '../reservations'
+import { hashSecret, newSecret } from '../secrets'
+import { streams } from '../streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+const exists = async (store: EventStore, streamId: string) => (await store.streamRevision(streamId)) !== 'no_stream'
+
+export const slugify = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60) || 'workspace'
+
+export const registerUser = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { email: string; name: string },
+): Result<{ id: string; email: string; name: string }> => {
+  const id = randomUUID()
+  const email = input.email.trim().toLowerCase()
+  const reserved = await reserve(store, ctx, 'user-email', email, id, streams.user)
+  if (E.isLeft(reserved)) return fail('CONFLICT', `a user with email ${email} already exists`)
+  const done = await handle(
+    store,
+    streams.user(id),
+    user,
+    { type: 'RegisterUser', data: { userId: id, email, name: input.name } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id, email, name: input.name, position: h.position }))(done)
+}
+
+export const createWorkspace = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { name: string; slug?: string },
+): Result<{ id: string; name: string; slug: string }> => {
+  const id = randomUUID()
+  const slug = input.slug ?? slugify(input.name)
+  const reserved = await reserve(store, ctx, 'workspace-slug', slug, id, streams.workspace)
+  if (E.isLeft(reserved)) return fail('CONFLICT', `the workspace slug ${slug} is taken`, [`slug: ${slug} is taken`])
+  const done = await handle(
+    store,
+    streams.workspace(id),
+    workspace,
+    { type: 'CreateWorkspace', data: { workspaceId: id, name: input.name, slug } },
+    { ...ctx, workspaceId: id },
+  )
+  return E.map((h: { position: number }) => ({ id, name: input.name, slug, position: h.position }))(done)
+}
+
+export const setMember = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { workspaceId: string; userId: string; role: Role },
+): Result<{ workspaceId: string; userId: string; role: Role }> => {
+  if (!(await exists(store, streams.workspace(input.workspaceId))))
+    return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
+  if (!(await exists(store, streams.user(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
+  const done = await handle(
+    store,
+    streams.member(input.workspaceId, input.userId),
+    member,
+    { type: 'SetMember', data: input },
+    { ...ctx, workspaceId: input.workspaceId },
+  )
+  return E.map((h: { position: number }) => ({ ...input, position: h.position }))(done)
+}
+
+/** The member's role, or null; read from the member stream, not a read model. */
+export const roleOf = async (store: EventStore, workspaceId: string, userId: string) =>
+  (await load(store, streams.member(workspaceId, userId), member)).state.role
+
+export const issueAccessToken = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { userId: string; workspaceId: string; ttlSeconds: number },
+): Result<{ id: string; access_token: string; issued_at: string; expires_at: string }> => {
+  if (!(await exists(store, streams.user(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
+  if (!(await exists(store, streams.workspace(input.workspaceId))))
+    return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
+  if ((await roleOf(store, input.workspaceId, input.userId)) === null) {
+    return fail('VALIDATION_ERROR', 'the user is not a member of the workspace', [
+      'userId: not a member of the workspace',
+    ])
+  }
+  const id = randomUUID()
+  const token = newSecret('kbt')
+  const issuedAt = ctx.at
+  const expiresAt = new Date(Date.parse(ctx.at) + input.ttlSeconds * 1000).toISOString()
+  const data = {
+    tokenId: id,
+    userId: input.userId,
+    workspaceId: input.workspaceId,
+    tokenHash: hashSecret(token),
+    issuedAt,
+    expiresAt,
+  }
+  const done = await handle(
+    store,
+    streams.accessToken(id),
+    accessToken,
+    { type: 'IssueAccessToken', data },
+    { ...ctx, workspaceId: input.workspaceId },
+  )
+  return E.map((h: { position: number }) => ({
+    id,
+    access_token: token,
+    issued_at: issuedAt,
+    expires_at: expiresAt,
+    position: h.position,
+  }))(done)
+}
+
+/** The workspace a token or key belongs to, so that its revocation is in that workspace's audit trail. */
+const inWorkspaceOf = (ctx: CommandContext, state: { status: string; workspaceId?: string }): CommandContext =>
+  state.workspaceId ? { ...ctx, workspaceId: state.workspaceId } : ctx
+
+export const revokeAccessToken = async (
+  store: EventStore,
+  ctx: CommandContext,
+  tokenId: string,
+): Result<{ revoked: true }> => {
+  const { state } = await load(store, streams.accessToken(tokenId), accessToken)
+  const done = await handle(
+    store,
+    streams.accessToken(tokenId),
+    accessToken,
+    { type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } },
+    inWorkspaceOf(ctx, state),
+  )
+  return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
+}
+
+export const issueApiKey = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { workspaceId: string; name: string },
+): Result<{ id: string; api_key: string }> => {
+  if (!(await exists(store, streams.workspace(input.workspaceId))))
+    return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
+  const id = randomUUID()
+  const key = newSecret('kbk')
+  const data = { keyId: id, workspaceId: input.workspaceId, name: input.name, keyHash: hashSecret(key) }
+  const done = await handle(
+    store,
+    streams.apiKey(id),
+    apiKey,
+    { type: 'IssueApiKey', data },
+    { ...ctx, workspaceId: input.workspaceId },
+  )
+  return E.map((h: { position: number }) => ({ id, api_key: key, position: h.position }))(done)
+}
+
+export const revokeApiKey = async (
+  store: EventStore,
+  ctx: CommandContext,
+  keyId: string,
+): Result<{ revoked: true }> => {
+  const { state } = await load(store, streams.apiKey(keyId), apiKey)
+  const done = await handle(
+    store,
+    streams.apiKey(keyId),
+    apiKey,
+    { type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } },
+    inWorkspaceOf(ctx, state),
+  )
+  return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
+}

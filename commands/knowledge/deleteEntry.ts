@@ -1,0 +1,70 @@
+import * as E from 'fp-ts/Either'
+import type { BlobStore } from '../../adapters/blobs'
+import type { Queryable } from '../../adapters/db'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { type StorageInfo, entry } from '../../domain/knowledge/entry'
+import type { DomainError } from '../../domain/shared'
+import { task } from '../../domain/knowledge/task'
+import { heldByAnEntry } from '../../queries/knowledge/knowledge'
+import { type CommandContext, handle, load } from '../handle'
+import { streams } from '../streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+export interface StoredFiles {
+  blobs: BlobStore
+  db: Queryable
+}
+
+/**
+ * Removes an entry's uploaded file, unless another entry holds the same bytes (blobs are by hash),
+ * or they were uploaded again meanwhile (an entry on its way, not in the read model yet).
+ */
+export const removeStoredFile = async (files: StoredFiles, entryId: string, storage: StorageInfo | undefined) => {
+  const asked = new Date()
+  if (storage && !(await heldByAnEntry(files.db, storage.blob, entryId)))
+    await files.blobs.removeIfWrittenBefore(storage.blob, asked)
+}
+
+/**
+ * Deletes the entry, its stored file, and cuts its stream to the tombstone, so no rebuild can
+ * bring the content back. A crash after the tombstone is finished by workers/knowledge/retention.ts.
+ */
+export const deleteEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  deletedBy: string,
+  files?: StoredFiles,
+): Result<{ deleted: true; id: string }> => {
+  const before = await load(store, streams.entry(entryId), entry)
+  const [created] = await store.readStream(streams.entry(entryId), { maxCount: 1 })
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    {
+      type: 'DeleteEntry',
+      data: { entryId, workspaceId, deletedBy, at: ctx.at, ...(created ? { createdPosition: created.position } : {}) },
+    },
+    ctx,
+  )
+  if (E.isLeft(done)) return done
+  if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
+  if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
+  // The task filling the entry has nothing left to fill: it fails now, not when a worker finds out.
+  let position = done.right.position
+  const pending = before.state.status === 'active' ? before.state.pendingTaskId : null
+  if (pending) {
+    const failed = await handle(
+      store,
+      streams.task(pending),
+      task,
+      { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } },
+      ctx,
+    )
+    if (E.isRight(failed)) position = Math.max(position, failed.right.position)
+  }
+  return E.right({ deleted: true as const, id: entryId, position })
+}

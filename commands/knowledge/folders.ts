@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { Queryable } from '../../adapters/db'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { folder } from '../../domain/knowledge/folder'
+import { type DomainError, fail } from '../../domain/shared'
+import { type CommandContext, handle, load } from '../handle'
+import { moveEntry } from './knowledge'
+import { nameKey, release, reserve } from '../reservations'
+import { streams } from '../streams'
+import { entryIdsInFolder } from '../../queries/knowledge/knowledge'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+export interface FolderFields {
+  description?: string
+  color?: string
+  icon?: string
+}
+
+// Folder names are unique per workspace, case-insensitively, through a reservation stream.
+const scope = (workspaceId: string) => `folder-name:${workspaceId}`
+const taken = (name: string) =>
+  fail('CONFLICT', `a folder named "${name}" already exists`, [`name: "${name}" is taken`])
+
+export const createFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  name: string,
+  fields: FolderFields,
+): Result<{ id: string }> => {
+  const id = randomUUID()
+  if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, streams.folder))) return taken(name)
+  const done = await handle(
+    store,
+    streams.folder(id),
+    folder,
+    { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
+}
+
+const activeFolder = async (store: EventStore, workspaceId: string, folderId: string) => {
+  const { state } = await load(store, streams.folder(folderId), folder)
+  return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
+}
+
+export const updateFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  folderId: string,
+  changes: FolderFields & { name?: string },
+): Result<{ id: string }> => {
+  const current = await activeFolder(store, workspaceId, folderId)
+  if (!current) return fail('NOT_FOUND', 'folder not found')
+  const renamed = changes.name !== undefined && nameKey(changes.name) !== nameKey(current.name)
+  if (
+    renamed &&
+    E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))
+  )
+    return taken(changes.name!)
+  const done = await handle(
+    store,
+    streams.folder(folderId),
+    folder,
+    {
+      type: 'UpdateFolder',
+      data: { folderId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } },
+    },
+    ctx,
+  )
+  if (E.isRight(done) && renamed) await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
+  return E.map((h: { position: number }) => ({ id: folderId, position: h.position }))(done)
+}
+
+/** Deletes the folder and moves its entries to root before answering. */
+export const deleteFolder = async (
+  store: EventStore,
+  db: Queryable,
+  waitFor: (position: number) => Promise<unknown>,
+  ctx: CommandContext,
+  workspaceId: string,
+  folderId: string,
+): Result<{ deleted: true; id: string; movedToRoot: number }> => {
+  const current = await activeFolder(store, workspaceId, folderId)
+  if (!current) return fail('NOT_FOUND', 'folder not found')
+  const done = await handle(store, streams.folder(folderId), folder, { type: 'DeleteFolder', data: { folderId } }, ctx)
+  if (E.isLeft(done)) return done
+  await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
+  let position = done.right.position
+  // Every entry written into the folder before its deletion is in the read model once it reaches
+  // the deletion; one written after moves itself (stayInFolder).
+  await waitFor(position)
+  const ids = await entryIdsInFolder(db, workspaceId, folderId)
+  for (const id of ids) {
+    const moved = await moveEntry(store, ctx, workspaceId, id, null)
+    if (E.isRight(moved)) position = Math.max(position, moved.right.position)
+  }
+  return E.right({ deleted: true as const, id: folderId, movedToRoot: ids.length, position })
+}

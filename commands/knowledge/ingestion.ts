@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
+import { type DomainError, fail } from '../../domain/shared'
+import type { Admission } from '../../domain/knowledge/admission'
+import { type TaskInput, type TaskResult, task } from '../../domain/knowledge/task'
+import { type CommandContext, handle, load } from '../handle'
+import { type CreateEntryInput, type KnowledgeDeps, actorIdOf, stayInFolder, storedSource } from './knowledge'
+import { loadKbConfig } from './kbConfig'
+import type { Prepared } from './prepareContent'
+import { streams } from '../streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** URL entries start with syncing off, checked daily once switched on. */
+export const DEFAULT_SYNC = { enabled: false, intervalHours: 24 }
+
+export type SourcedInput = Omit<CreateEntryInput, 'content'> &
+  ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo })
+
+/**
+ * A URL or file entry, admitted (`admitEntry`): created empty with a pending task that fills it. The task is written
+ * first: a crash before the entry leaves only a task that fails for want of its entry, never an
+ * entry stuck pending (the outbox holds a task back until its entry exists).
+ */
+export const createSourcedEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  { chunking, embed, maxBytes }: Admission,
+  input: SourcedInput,
+): Result<{ id: string; taskId: string }> => {
+  const id = randomUUID()
+  const taskId = randomUUID()
+  const taskInput: TaskInput =
+    'url' in input ? { type: 'url', url: input.url, crawl: input.crawl } : { type: 'file', ...input.storage }
+  const queued = await handle(
+    deps.store,
+    streams.task(taskId),
+    task,
+    {
+      type: 'QueueTask',
+      data: {
+        taskId,
+        workspaceId: input.workspaceId,
+        entryId: id,
+        kind: 'ingest',
+        force: true,
+        input: taskInput,
+        title: input.title,
+        chunking,
+        embed,
+        maxBytes,
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(queued)) return queued
+  const { chunkingOptions: _, ...fields } = input
+  const {
+    url: _u,
+    crawl: _c,
+    storage: _s,
+    ...common
+  } = fields as typeof fields & { url?: string; crawl?: CrawlOptions; storage?: StorageInfo }
+  const done = await handle(
+    deps.store,
+    streams.entry(id),
+    entry,
+    {
+      type: 'CreateEntry',
+      data: {
+        ...common,
+        content: '',
+        tokenCount: 0,
+        chunks: [],
+        entryId: id,
+        source: storedSource(input.source),
+        chunking,
+        embed,
+        createdBy: actorIdOf(ctx),
+        taskId,
+        ...('url' in input
+          ? { sourceUrl: input.url, crawl: input.crawl, sync: DEFAULT_SYNC }
+          : { storage: input.storage }),
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(
+    deps.store,
+    ctx,
+    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
+    done.right.position,
+  )
+  return E.right({ id, taskId, position })
+}
+
+/**
+ * Queues a re-read of a URL entry. When a sync is already pending or running nothing is queued
+ * and `taskId` is absent (the API answers "unchanged"). `force` reprocesses unchanged content.
+ * Only one sync of an entry is ever pending: the entry's stream decides, whichever process asks.
+ */
+export const requestSync = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  force: boolean,
+): Result<{ taskId?: string }> => {
+  const taskId = randomUUID()
+  const requested = await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    { type: 'RequestSync', data: { workspaceId, entryId, taskId } },
+    ctx,
+  )
+  if (E.isLeft(requested)) return requested
+  if (requested.right.events.length === 0) return E.right({ position: 0 })
+  return queueSyncTask(deps, ctx, workspaceId, entryId, taskId, force)
+}
+
+/**
+ * The task of a requested sync. Also called by the scheduler for a sync whose request was
+ * written but whose task was not (a crash between the two appends).
+ */
+export const queueSyncTask = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  taskId: string,
+  force: boolean,
+): Result<{ taskId: string }> => {
+  const { state } = await load(deps.store, streams.entry(entryId), entry)
+  if (state.status !== 'active' || !state.sourceUrl) return fail('NOT_FOUND', 'knowledge entry not found')
+  const config = await loadKbConfig(deps.store, workspaceId)
+  const queued = await handle(
+    deps.store,
+    streams.task(taskId),
+    task,
+    {
+      type: 'QueueTask',
+      data: {
+        taskId,
+        workspaceId,
+        entryId,
+        kind: 'sync',
+        force,
+        title: state.title,
+        chunking: state.chunking,
+        embed: state.embed,
+        maxBytes: config.maxFileSize,
+        input: {
+          type: 'url',
+          url: state.sourceUrl,
+          crawl: state.crawl ?? { depth: 0, maxPages: 1, sameDomainOnly: true },
+        },
+      },
+    },
+    ctx,
+  )
+  if (E.isLeft(queued)) return queued
+  return E.right({ taskId, position: queued.right.position })
+}
+
+export const configureSync = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  settings: { enabled: boolean; intervalHours: number },
+): Result<{ id: string }> => {
+  const done = await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    { type: 'ConfigureSync', data: { workspaceId, entryId, settings } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+}
+
+// The worker's side: each transition is refused or empty when already made.
+
+const onTask = (
+  deps: Pick<KnowledgeDeps, 'store'>,
+  ctx: CommandContext,
+  taskId: string,
+  command: Parameters<typeof task.decide>[0],
+) => handle(deps.store, streams.task(taskId), task, command, ctx)
+
+export const startTask = (deps: Pick<KnowledgeDeps, 'store'>, ctx: CommandContext, taskId: string) =>
+  onTask(deps, ctx, taskId, { type: 'StartTask', data: { taskId } })
+export const progressTask = (
+  deps: Pick<KnowledgeDeps, 'store'>,
+  ctx: CommandContext,
+  taskId: string,
+  step: string,
+  progress: number,
+) => onTask(deps, ctx, taskId, { type: 'ProgressTask', data: { taskId, step, progress } })
+
+/** The entry takes the content, then the task completes: a crash between is redone without a duplicate. */
+export const completeTask = async (
+  deps: Pick<KnowledgeDeps, 'store'>,
+  ctx: CommandContext,
+  ref: { taskId: string; workspaceId: string; entryId: string },
+  outcome: { prepared: Prepared; contentHash: string; sync: boolean } | 'unchanged',
+  result: TaskResult,
+) => {
+  const { taskId, workspaceId, entryId } = ref
+  const onEntry = await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    outcome === 'unchanged'
+      ? { type: 'KeepUnchanged', data: { workspaceId, entryId, taskId } }
+      : {
+          type: 'ProcessContent',
+          data: {
+            workspaceId,
+            entryId,
+            taskId,
+            ...outcome.prepared,
+            contentHash: outcome.contentHash,
+            sync: outcome.sync,
+          },
+        },
+    ctx,
+  )
+  if (E.isLeft(onEntry))
+    return onTask(deps, ctx, taskId, {
+      type: 'FailTask',
+      data: { taskId, error: 'the entry was deleted while it was being processed' },
+    })
+  return onTask(deps, ctx, taskId, { type: 'CompleteTask', data: { taskId, result } })
+}
+
+export const failTask = async (
+  deps: Pick<KnowledgeDeps, 'store'>,
+  ctx: CommandContext,
+  ref: { taskId: string; workspaceId: string; entryId: string; sync: boolean },
+  error: string,
+) => {
+  const { taskId, workspaceId, entryId, sync } = ref
+  await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    { type: 'FailProcessing', data: { workspaceId, entryId, taskId, error, sync } },
+    ctx,
+  )
+  return onTask(deps, ctx, taskId, { type: 'FailTask', data: { taskId, error } })
+}

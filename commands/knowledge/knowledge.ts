@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { Queryable } from '../../adapters/db'
+import type { Embedder } from '../../adapters/embedders/port'
+import { type EventStore, actorId } from '../../adapters/eventstore/port'
+import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../../domain/knowledge/entry'
+import { folder } from '../../domain/knowledge/folder'
+import type { KbConfig } from '../../domain/knowledge/kbConfig'
+import { type Admission, type AdmissionRequest, admit } from '../../domain/knowledge/admission'
+import { type DomainError, fail } from '../../domain/shared'
+import type { ParserPool } from '../../ingestion/parserPool'
+import { type CommandContext, handle, load } from '../handle'
+import { prepareContent } from './prepareContent'
+import { streams } from '../streams'
+import { entryCount } from '../../queries/knowledge/knowledge'
+
+export interface KnowledgeDeps {
+  store: EventStore
+  /** Read models, for the document count of the quota and a folder's entries. */
+  db: Queryable
+  embedder: Embedder
+  /** Content is chunked in a worker thread, off the event loop. */
+  parsers: Pick<ParserPool, 'chunk'>
+}
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** `text` is stored as `manual`; legacy values are stored as given. */
+export const storedSource = (source: string) =>
+  source === 'text' ? 'manual' : source === 'url' ? 'webpage' : source === 'file' ? 'document' : source
+
+/** A folder of this workspace that is not deleted; anything else is NOT_FOUND. */
+export const folderExists = async (store: EventStore, workspaceId: string, folderId: string) => {
+  const { state } = await load(store, streams.folder(folderId), folder)
+  return state.status === 'active' && state.workspaceId === workspaceId
+}
+
+/**
+ * After an entry was written into a folder: if the folder was deleted since it was checked, the
+ * delete's sweep (deleteFolder) ran before this write and missed the entry, so it is moved to
+ * root here. A delete appended after this write finds the entry itself. Answers whether the entry
+ * stayed, and the position of the last event written.
+ */
+export const stayInFolder = async (
+  store: EventStore,
+  ctx: CommandContext,
+  ref: { workspaceId: string; entryId: string; folderId: string | null },
+  position: number,
+) => {
+  if (!ref.folderId || (await folderExists(store, ref.workspaceId, ref.folderId))) return { stayed: true, position }
+  const moved = await moveEntry(store, ctx, ref.workspaceId, ref.entryId, null)
+  return { stayed: false, position: E.isRight(moved) ? Math.max(position, moved.right.position) : position }
+}
+
+export interface CreateEntryInput {
+  workspaceId: string
+  title: string
+  content: string
+  source: string
+  metadata: EntryMetadata
+  externalReferenceIds: Record<string, string>
+  folderId: string | null
+  isEnabled: boolean
+  chunkingOptions: Partial<Chunking>
+}
+
+/** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
+export const actorIdOf = (ctx: CommandContext) => actorId(ctx.actor)
+
+/**
+ * What every creation checks first, decided by `admit` from the configuration the request read
+ * and what the read models and the folder's stream say now (the document count, the folder).
+ */
+export const admitEntry = async (
+  deps: Pick<KnowledgeDeps, 'store' | 'db'>,
+  config: KbConfig,
+  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
+  file?: AdmissionRequest['file'],
+): Promise<E.Either<DomainError, Admission>> => {
+  const counts = {
+    entries: await entryCount(deps.db, input.workspaceId),
+    folderExists: !input.folderId || (await folderExists(deps.store, input.workspaceId, input.folderId)),
+  }
+  return admit(config, counts, { folderId: input.folderId, chunkingOptions: input.chunkingOptions, file })
+}
+
+export const createTextEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  config: KbConfig,
+  input: CreateEntryInput,
+): Result<{ id: string }> => {
+  const admitted = await admitEntry(deps, config, input)
+  if (E.isLeft(admitted)) return admitted
+  const { chunking, embed } = admitted.right
+  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed)
+  if (E.isLeft(prepared)) return prepared
+  const id = randomUUID()
+  const { chunkingOptions: _, ...fields } = input
+  const done = await handle(
+    deps.store,
+    streams.entry(id),
+    entry,
+    {
+      type: 'CreateEntry',
+      data: {
+        ...fields,
+        ...prepared.right,
+        entryId: id,
+        source: storedSource(input.source),
+        chunking,
+        embed,
+        createdBy: actorIdOf(ctx),
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(
+    deps.store,
+    ctx,
+    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
+    done.right.position,
+  )
+  return E.right({ id, position })
+}
+
+export const updateEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  changes: { title?: string; content?: string; metadata?: EntryMetadata; isEnabled?: boolean },
+): Result<{ id: string }> => {
+  let withSpans: typeof changes & { tokenCount?: number; chunks?: ChunkSpans } = changes
+  if (changes.content !== undefined || changes.title !== undefined) {
+    // New content, or a new title (part of what is embedded): vectors are made before the write.
+    const { state } = await load(deps.store, streams.entry(entryId), entry)
+    if (state.status !== 'active' || state.workspaceId !== workspaceId)
+      return fail('NOT_FOUND', 'knowledge entry not found')
+    // A change the entry refuses (its content while a task fills it) is refused before it is embedded.
+    const refused = entry.decide({ type: 'UpdateEntry', data: { workspaceId, entryId, changes } }, state)
+    if (E.isLeft(refused)) return refused
+    const prepared = await prepareContent(
+      deps,
+      changes.title ?? state.title,
+      [{ text: changes.content ?? state.content }],
+      state.chunking,
+      state.embed,
+    )
+    if (E.isLeft(prepared)) return prepared
+    if (changes.content !== undefined)
+      withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
+  }
+  const done = await handle(
+    deps.store,
+    streams.entry(entryId),
+    entry,
+    { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+}
+
+/** Sets an entry's metadata whole (an update merges the keys it names): what an undo restores. */
+export const replaceEntryMetadata = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  metadata: EntryMetadata,
+): Result<{ id: string }> => {
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'ReplaceEntryMetadata', data: { workspaceId, entryId, metadata } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+}
+
+export const moveEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  folderId: string | null,
+): Result<{ id: string; folderId: string | null; previousFolderId: string | null }> => {
+  const before = await load(store, streams.entry(entryId), entry)
+  if (before.state.status !== 'active' || before.state.workspaceId !== workspaceId)
+    return fail('NOT_FOUND', 'knowledge entry not found')
+  if (folderId && !(await folderExists(store, workspaceId, folderId)))
+    return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
+  const previousFolderId = before.state.folderId
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'MoveEntry', data: { workspaceId, entryId, folderId } },
+    ctx,
+  )
+  if (E.isLeft(done)) return done
+  const settled = await stayInFolder(store, ctx, { workspaceId, entryId, folderId }, done.right.position)
+  if (!settled.stayed)
+    return fail('NOT_FOUND', 'folder not found', ['folderId: the folder was deleted meanwhile; the entry is at root'])
+  return E.right({ id: entryId, folderId, previousFolderId, position: done.right.position })
+}
+
+export const verifyEntry = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  entryId: string,
+  by: string,
+): Result<{ id: string }> => {
+  const done = await handle(
+    store,
+    streams.entry(entryId),
+    entry,
+    { type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+}

@@ -1,0 +1,80 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { type DomainError, fail } from '../../domain/shared'
+import { type WebhookDeliveryAttempted, webhook } from '../../domain/log/webhook'
+import { type CommandContext, handle, load, metadataOf } from '../handle'
+import { acceptUrl } from '../knowledge/newEntry'
+import { streams } from '../streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** A signing secret as the Standard Webhooks specification writes them: `whsec_` and base64 of 24 random bytes. */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`
+
+export const registerWebhook = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  input: { url: string; events: string[]; secret?: string },
+  allowPrivateUrls: boolean,
+): Result<{ id: string; secret: string }> => {
+  // The same rules as a URL to ingest: http(s), no credentials, no private address.
+  const url = acceptUrl(input.url, allowPrivateUrls)
+  if (E.isLeft(url)) return url
+  const id = randomUUID()
+  const secret = input.secret ?? newWebhookSecret()
+  const done = await handle(
+    store,
+    streams.webhook(id),
+    webhook,
+    { type: 'RegisterWebhook', data: { webhookId: id, workspaceId, url: url.right, events: input.events, secret } },
+    ctx,
+    { fresh: true },
+  )
+  return E.map((h: { position: number }) => ({ id, secret, position: h.position }))(done)
+}
+
+/** The webhook's state when it belongs to the workspace (another workspace's is not found). */
+const ofWorkspace = async (store: EventStore, workspaceId: string, webhookId: string) => {
+  const { state } = await load(store, streams.webhook(webhookId), webhook)
+  return state.status !== 'none' && state.status !== 'deleted' && state.workspaceId === workspaceId
+}
+
+export const deleteWebhook = async (
+  store: EventStore,
+  ctx: CommandContext,
+  workspaceId: string,
+  webhookId: string,
+): Result<{ id: string }> => {
+  if (!(await ofWorkspace(store, workspaceId, webhookId))) return fail('NOT_FOUND', 'webhook not found')
+  const done = await handle(
+    store,
+    streams.webhook(webhookId),
+    webhook,
+    { type: 'DeleteWebhook', data: { webhookId } },
+    ctx,
+  )
+  return E.map((h: { position: number }) => ({ id: webhookId, position: h.position }))(done)
+}
+
+/** Retries exhausted: the webhook stops receiving until it is registered again. */
+export const disableWebhook = (store: EventStore, ctx: CommandContext, webhookId: string, reason: string) =>
+  handle(store, streams.webhook(webhookId), webhook, { type: 'DisableWebhook', data: { webhookId, reason } }, ctx)
+
+/**
+ * Records one try of a delivery. Tries are facts of the sender, decided by nothing but the
+ * receiver's answer, so they are appended as they come (one writer: the holder of the delivery lease).
+ */
+export const recordAttempt = async (
+  store: EventStore,
+  ctx: CommandContext,
+  data: WebhookDeliveryAttempted['data'],
+): Promise<number> => {
+  const { position } = await store.append(
+    streams.webhookDeliveries(data.webhookId),
+    [{ id: randomUUID(), type: 'WebhookDeliveryAttempted', data, metadata: metadataOf(ctx) }],
+    'any',
+  )
+  return position
+}

@@ -1,0 +1,108 @@
+import * as E from 'fp-ts/Either'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { search as searchDecider } from '../../domain/search/search'
+import type { DomainError } from '../../domain/shared'
+import type { AsOf } from '../../queries/asOf'
+import type { Engines, RankDeps } from '../../queries/search/ranking'
+import {
+  type Mode,
+  type SearchRequest,
+  type SearchResult,
+  findKnowledge,
+  searchSettings,
+} from '../../queries/search/search'
+import type { ReceiptKeys } from '../../adapters/receiptKeys'
+import type { CitationLog } from './citations'
+import { type ReceiptClaim, signReceipt } from '../log/receiptToken'
+import { type CommandContext, handle } from '../handle'
+import { streams } from '../streams'
+
+/**
+ * An answer's receipt: a signed token of what was served (commands/log/receiptToken.ts), or a public
+ * pack answer's hash; and the read models' position it answered from.
+ */
+export interface Receipt {
+  id: string
+  position: number
+}
+
+export interface SearchDeps extends RankDeps {
+  store: EventStore
+  citations: CitationLog
+  receiptKeys: ReceiptKeys
+}
+
+/** Signs what an answer served with the current receipt key: the receipt, and the id its search's record takes. */
+export const issueReceipt = async (
+  keys: ReceiptKeys,
+  claim: Omit<ReceiptClaim, 'keyId' | 'issuedAt'>,
+): Promise<{ receipt: Receipt; searchId: string }> => {
+  const key = await keys.signing()
+  const { token, searchId } = signReceipt({ ...claim, keyId: key.id, issuedAt: new Date() }, key.secret)
+  return { receipt: { id: token, position: claim.position }, searchId }
+}
+
+/**
+ * A search over entries (queries/search/search.ts finds the results). Its answer carries a signed receipt
+ * and waits for nothing else: its record, one SearchServed event (one citation for each entry
+ * served, and the query, mode and who behind the receipt), is appended after the answer
+ * (commands/search/citations.ts).
+ */
+export const searchKnowledge = async (
+  deps: SearchDeps,
+  ctx: CommandContext,
+  workspaceId: string,
+  req: SearchRequest,
+): Promise<
+  E.Either<
+    DomainError,
+    {
+      results: SearchResult[]
+      mode: Mode
+      fallback?: string
+      engines: Engines
+      receipt: Receipt
+      asOf?: AsOf
+    }
+  >
+> => {
+  // The configuration as the read model holds it (a PATCH's answer waited for it).
+  const settings = await searchSettings(deps.db.pool, workspaceId, req)
+  const found = await findKnowledge(deps, workspaceId, req, settings)
+  if (E.isLeft(found)) return found
+  const { results, position, mode } = found.right
+  const served = results.map((r) => ({ entryId: r.id, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 }))
+  const { receipt, searchId } = await issueReceipt(deps.receiptKeys, {
+    kind: 'knowledge',
+    workspaceId,
+    position,
+    ...(req.asOf ? { asOf: req.asOf.position } : {}),
+    results: served.map((r) => ({ id: r.entryId, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 })),
+  })
+  void deps.citations.record(() =>
+    handle(
+      deps.store,
+      streams.search(searchId),
+      searchDecider,
+      {
+        type: 'RecordSearch',
+        data: {
+          searchId,
+          workspaceId,
+          mode,
+          resultCount: results.length,
+          entryIds: results.map((r) => r.id),
+          query: req.query,
+          position,
+          served,
+          receipt: receipt.id,
+          ...(req.asOf ? { asOf: req.asOf.position } : {}),
+        },
+      },
+      { ...ctx, workspaceId },
+      { fresh: true },
+    ),
+  )
+  const { position: _, ...answer } = found.right
+  return E.right({ ...answer, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
+}

@@ -1,0 +1,254 @@
+import * as t from 'io-ts'
+import type { Client } from '../../adapters/db'
+import type { RecordedEvent } from '../../adapters/eventstore/port'
+import { EntryEvent } from '../../domain/knowledge/entry'
+import { FolderEvent } from '../../domain/knowledge/folder'
+import { type KbConfig, KbConfigChanged, applyChanges, defaultKbConfig } from '../../domain/knowledge/kbConfig'
+import { assertNever } from '../../domain/shared'
+import { SearchServed } from '../../domain/search/search'
+import { TaskEvent } from '../../domain/knowledge/task'
+import { applyEntry } from './entryRows'
+import { historyDdl, recordHistory } from '../history'
+import { type Projector, decodeEvent } from '../projector'
+
+const Event = t.union([EntryEvent, FolderEvent, KbConfigChanged, SearchServed, TaskEvent])
+type KnowledgeEvent = t.TypeOf<typeof Event>
+
+/**
+ * Knowledge entries (with their processing state, which follows their task, and their URL sync
+ * state), folders and each workspace's configuration changes. Entries keep their history (after each
+ * change of their content, title, folder, metadata or state) and, once deleted, a tombstone.
+ */
+export const knowledgeProjector: Projector = {
+  name: 'knowledge',
+  version: 7,
+  tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
+  schema: `
+    CREATE TABLE kb_entries (
+      id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, content text NOT NULL, source text NOT NULL,
+      metadata jsonb NOT NULL, external_refs jsonb NOT NULL, folder_id text, is_enabled boolean NOT NULL,
+      token_count integer NOT NULL, searchable_text text NOT NULL, created_by text NOT NULL,
+      created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, verified_at timestamptz, verified_by text,
+      cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
+      task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb,
+        source_url text,
+      sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
+        sync_error text, sync_task_id text,
+      sync_requested_at timestamptz);
+    ${historyDdl('kb_entries', 'id')}
+    CREATE INDEX kb_entries_history_list ON kb_entries_history (workspace_id, created_at DESC, id DESC);
+    CREATE TABLE kb_entry_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text,
+      first_position bigint, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL);
+    CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
+    CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
+    CREATE INDEX kb_entries_folder ON kb_entries (workspace_id, folder_id);
+    CREATE INDEX kb_entries_refs ON kb_entries USING gin (external_refs jsonb_path_ops);
+    CREATE TABLE kb_folders (
+      id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text, color text, icon text,
+      created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
+    CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
+    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL,
+      search_set text[] NOT NULL DEFAULT '{}');
+    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
+      entry_ids text[] NOT NULL);
+    CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
+  `,
+  handles: [
+    'EntryCreated',
+    'EntryUpdated',
+    'EntryMoved',
+    'EntryVerified',
+    'EntryDeleted',
+    'EntryContentProcessed',
+    'EntrySyncUnchanged',
+    'EntryProcessingFailed',
+    'EntrySyncRequested',
+    'EntrySyncConfigured',
+    'EntryMetadataReplaced',
+    'TaskStarted',
+    'TaskProgressed',
+    'TaskCompleted',
+    'TaskFailed',
+    'FolderCreated',
+    'FolderUpdated',
+    'FolderDeleted',
+    'KbConfigChanged',
+    'SearchServed',
+  ],
+  /** Searches come in runs (their citations are appended together): each run is one statement. */
+  async applyEvents(tx: Client, events: RecordedEvent[]) {
+    for (let i = 0; i < events.length; ) {
+      let end = i
+      while (end < events.length && events[end].type === 'SearchServed') end++
+      if (end > i) {
+        await countSearches(tx, events.slice(i, end))
+        i = end
+      } else await this.apply(tx, events[i++])
+    }
+  },
+  async apply(tx: Client, recorded: RecordedEvent) {
+    const e = decodeEvent(Event, recorded)
+    const at = recorded.metadata.at
+    switch (e.type) {
+      case 'SearchServed':
+        await countSearches(tx, [recorded])
+        return
+      case 'KbConfigChanged':
+        await applyConfig(tx, e)
+        return
+      case 'EntryCreated':
+      case 'EntryContentProcessed':
+      case 'EntrySyncUnchanged':
+      case 'EntryProcessingFailed':
+      case 'EntrySyncRequested':
+      case 'EntrySyncConfigured':
+      case 'EntryUpdated':
+      case 'EntryMetadataReplaced':
+      case 'EntryMoved':
+      case 'EntryVerified':
+      case 'EntryDeleted':
+        await applyEntry(tx, e, at)
+        return entryHistory(tx, e, recorded.position, at)
+      case 'TaskStarted':
+      case 'TaskProgressed':
+      case 'TaskCompleted':
+      case 'TaskFailed':
+        return applyTask(tx, e, at)
+      case 'FolderCreated':
+      case 'FolderUpdated':
+      case 'FolderDeleted':
+        return applyFolder(tx, e, at)
+      // Not among `handles`: a queued task shows on its entry once it starts.
+      case 'TaskQueued':
+        return
+      default:
+        return assertNever(e)
+    }
+  },
+}
+
+/**
+ * An entry's history, after the events that change what it says (its processing and sync state is
+ * kept as it stood at those). A deletion cuts the content from the history, as from the log: what
+ * remains is its tombstone, with the title the deletion recorded.
+ */
+const entryHistory = async (tx: Client, e: EntryEvent, position: number, at: string) => {
+  switch (e.type) {
+    case 'EntryCreated':
+    case 'EntryUpdated':
+    case 'EntryMetadataReplaced':
+    case 'EntryMoved':
+    case 'EntryContentProcessed':
+      return recordHistory(tx, 'kb_entries', 'id', e.data.entryId, position)
+    case 'EntryDeleted':
+      await tx.query(
+        `INSERT INTO kb_entry_tombstones (id, workspace_id, title, first_position, deleted_position, deleted_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [e.data.entryId, e.data.workspaceId, e.data.title ?? null, e.data.createdPosition ?? null, position, at],
+      )
+      await tx.query('DELETE FROM kb_entries_history WHERE id = $1', [e.data.entryId])
+      return
+  }
+}
+
+/** An entry's processing state follows the task that fills it (not its later syncs). */
+const applyTask = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Task${string}` }>, at: string) => {
+  switch (e.type) {
+    // The entry's processing state follows the task that fills it (not its later syncs).
+    case 'TaskStarted':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2
+          AND processing_status IN ('pending', 'processing')`,
+        [e.data.entryId, e.data.taskId],
+      )
+      return
+    case 'TaskProgressed':
+      await tx.query(
+        'UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2',
+        [e.data.entryId, e.data.taskId, e.data.progress],
+      )
+      return
+    case 'TaskCompleted':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'completed',
+          processing_progress = 100 WHERE id = $1 AND task_id = $2`,
+        [e.data.entryId, e.data.taskId],
+      )
+      return
+    case 'TaskFailed':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3 WHERE id = $1 AND task_id = $2`,
+        [e.data.entryId, e.data.taskId, e.data.progress],
+      )
+      return
+  }
+}
+
+/** Folders. */
+const applyFolder = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Folder${string}` }>, at: string) => {
+  switch (e.type) {
+    case 'FolderCreated': {
+      const d = e.data
+      await tx.query(
+        `INSERT INTO kb_folders (id, workspace_id, name, description, color, icon, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
+        [d.folderId, d.workspaceId, d.name, d.description ?? null, d.color ?? null, d.icon ?? null, at],
+      )
+      return
+    }
+    case 'FolderUpdated': {
+      const c = e.data.changes
+      await tx.query(
+        `UPDATE kb_folders SET name = coalesce($2, name), description = coalesce($3, description),
+          color = coalesce($4, color),
+           icon = coalesce($5, icon), updated_at = $6 WHERE id = $1`,
+        [e.data.folderId, c.name ?? null, c.description ?? null, c.color ?? null, c.icon ?? null, at],
+      )
+      return
+    }
+    case 'FolderDeleted':
+      await tx.query('DELETE FROM kb_folders WHERE id = $1', [e.data.folderId])
+      return
+  }
+}
+
+/** The workspace's configuration: the changes merged into what the read model holds. */
+const applyConfig = async (tx: Client, e: KbConfigChanged) => {
+  // Merging the same changes twice gives the same config: idempotent.
+  const { rows } = await tx.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [
+    e.data.workspaceId,
+  ])
+  const config = applyChanges(rows[0]?.config ?? defaultKbConfig(), e.data.changes)
+  // Which search settings the workspace has set, even to the value they had: the search
+  // endpoint follows those, and keeps its own defaults for the others.
+  await tx.query(
+    `INSERT INTO kb_configs (workspace_id, config, search_set) VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE
+       SET config = EXCLUDED.config,
+         search_set = ARRAY(SELECT DISTINCT unnest(kb_configs.search_set || EXCLUDED.search_set) ORDER BY 1)`,
+    [e.data.workspaceId, JSON.stringify(config), Object.keys(e.data.changes.search ?? {})],
+  )
+}
+
+/**
+ * Searches served: a row each, and one citation for each entry a search served. Counted once per
+ * search: the rows keyed by position make a replay change nothing.
+ */
+const countSearches = (tx: Client, searches: RecordedEvent[]) => {
+  const data = searches.map((r) => decodeEvent(SearchServed, r).data)
+  return tx.query(
+    `WITH served AS (
+       INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
+       SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[],
+         $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
+       ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
+     cited AS (SELECT id, count(*)::int AS n FROM served, unnest(entry_ids) AS id GROUP BY id)
+     UPDATE kb_entries e SET cited_count = e.cited_count + cited.n FROM cited WHERE e.id = cited.id`,
+    [
+      searches.map((r) => r.position),
+      data.map((d) => d.workspaceId),
+      searches.map((r) => r.metadata.at),
+      // A search of a past moment is counted, but cites nothing of now.
+      data.map((d) => JSON.stringify(d.asOf === undefined ? d.entryIds : [])),
+    ],
+  )
+}

@@ -1,0 +1,198 @@
+import type { Client } from '../../adapters/db'
+import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/embeddingCache'
+import type { Embedder } from '../../adapters/embedders/port'
+import { searchableText } from '../../adapters/text'
+import { countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
+import type { ChunkSpans, EntryEvent } from '../../domain/knowledge/entry'
+import { entryPassages } from '../../ingestion/passages'
+
+// The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
+
+/** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
+export const CHUNK_STATS = 'kb_chunk'
+
+/** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
+export const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
+  fields
+    .map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`)
+    .join(' UNION ALL ')
+
+/** Chunks' statistics rows, for countTerms. */
+const chunkFields = (rows: string, sign: 1 | -1) =>
+  `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
+
+export const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCreated' }>['data']) => {
+  const title = searchableText(d.title)
+  const body = searchableText(d.content)
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `added AS (
+      INSERT INTO kb_chunk_entries (entry_id, workspace_id, title, embed, is_enabled, source, metadata, category, tags,
+        title_text, title_tf, title_len, body_text, body_tf, body_len)
+      SELECT $1, $2, $3, $4, $5, $6, m, m->>'category',
+         coalesce(ARRAY(SELECT jsonb_array_elements_text(m->'tags')), '{}'),
+        $7, t.tf, ${lenSql('t.tf')}, $8, b.tf, ${lenSql('b.tf')}
+      FROM (SELECT $9::jsonb AS m) x, (SELECT ${tfSql('$7::text')} AS tf) t, (SELECT ${tfSql('$8::text')} AS tf) b
+      ON CONFLICT (entry_id) DO NOTHING RETURNING *)`,
+    entryFields('added', 1),
+    [d.entryId, d.workspaceId, d.title, d.embed, d.isEnabled, d.source, title, body, JSON.stringify(d.metadata)],
+  )
+}
+
+/** A new title or body for an entry, its statistics moved from the old text's to the new one's. */
+export const rewriteEntry = async (tx: Client, entryId: string, field: 'title' | 'body', text: string) => {
+  const set = field === 'title' ? 'title = $3, ' : ''
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `old AS (SELECT * FROM kb_chunk_entries WHERE entry_id = $1),
+     new AS (UPDATE kb_chunk_entries SET ${set}${field}_text = $2, ${field}_tf = t.tf, ${field}_len = ${lenSql('t.tf')}
+       FROM (SELECT ${tfSql('$2::text')} AS tf) t WHERE entry_id = $1 RETURNING kb_chunk_entries.*)`,
+    `${entryFields('old', -1, [field])} UNION ALL ${entryFields('new', 1, [field])}`,
+    field === 'title' ? [entryId, searchableText(text), text] : [entryId, searchableText(text)],
+  )
+}
+
+/** An entry's switch and metadata on its search rows: the metadata's keys merged, or (`replace`) set whole. */
+export const refilter = async (
+  tx: Client,
+  entryId: string,
+  isEnabled: boolean | undefined,
+  metadata: unknown,
+  replace = false,
+) => {
+  const merged = `(CASE WHEN $4 THEN $3::jsonb ELSE metadata || coalesce($3::jsonb, '{}'::jsonb) END)`
+  await tx.query(
+    `UPDATE kb_chunk_entries SET is_enabled = coalesce($2, is_enabled), metadata = ${merged},
+       category = ${merged}->>'category',
+       tags = coalesce(ARRAY(SELECT jsonb_array_elements_text(${merged}->'tags')), '{}')
+     WHERE entry_id = $1`,
+    [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null, replace],
+  )
+  for (const table of ['kb_chunks', 'kb_passages']) {
+    await tx.query(
+      `UPDATE ${table} c SET is_enabled = x.is_enabled, category = x.category, tags = x.tags
+       FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.entry_id = x.entry_id`,
+      [entryId],
+    )
+  }
+}
+
+export const deleteChunks = async (tx: Client, entryId: string) => {
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    'gone AS (DELETE FROM kb_chunks WHERE entry_id = $1 RETURNING workspace_id, tf, len)',
+    chunkFields('gone', -1),
+    [entryId],
+  )
+  await tx.query('DELETE FROM kb_passages WHERE entry_id = $1', [entryId])
+}
+
+export const writeChunks = async (
+  tx: Client,
+  embedder: Embedder,
+  pgvector: boolean,
+  entryId: string,
+  content: string,
+  spans: ChunkSpans,
+  /** The entry stream's revision of the event that holds this content: the version a search serves. */
+  revision: number,
+) => {
+  const { rows } = await tx.query<{ embed: boolean; title: string }>(
+    'SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1',
+    [entryId],
+  )
+  if (!rows[0]) return
+  const { embed, title } = rows[0]
+  await deleteChunks(tx, entryId)
+  if (spans.length === 0) return
+  const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    `added AS (
+      INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset,
+        end_offset, token_count, is_enabled, source, category, tags, page_url, tf, len, revision)
+      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p,
+        t.tf, ${lenSql('t.tf')}, $9::bigint
+      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
+         AS u(i, c, s, so, eo, tc, p)
+      CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
+      JOIN kb_chunk_entries x ON x.entry_id = $1
+      RETURNING workspace_id, tf, len)`,
+    chunkFields('added', 1),
+    [
+      entryId,
+      chunks.map((c) => c.index),
+      chunks.map((c) => c.text),
+      chunks.map((c) => searchableText(c.text)),
+      chunks.map((c) => c.start),
+      chunks.map((c) => c.end),
+      chunks.map((c) => c.tokenCount),
+      chunks.map((c) => c.pageUrl ?? null),
+      revision,
+    ],
+  )
+  const passages = entryPassages(content, spans, embedder.passageWords)
+  const hashes = embed
+    ? await cachedOrPending(
+        tx,
+        embedder.model,
+        passages.map((p) => embeddingInput(title, p.text)),
+      )
+    : []
+  await tx.query(
+    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled,
+      source, category, tags, model, text_hash, embedding)
+     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, h,
+       ${cachedVector('$2', 'h', pgvector)}
+     FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(n, ci, so, eo, c, h)
+     JOIN kb_chunk_entries x ON x.entry_id = $1`,
+    [
+      entryId,
+      embed ? embedder.model : null,
+      passages.map((_, n) => n),
+      passages.map((p) => p.chunkIndex),
+      passages.map((p) => p.start),
+      passages.map((p) => p.end),
+      passages.map((p) => p.text),
+      passages.map((_, n) => (embed ? hashes[n] : null)),
+    ],
+  )
+}
+
+/**
+ * Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement;
+ * in the history, each passage with the entry's title of then.
+ */
+export const writeVectors = async (
+  tx: Client,
+  embedder: Embedder,
+  pgvector: boolean,
+  where: string,
+  arg: string,
+  history = false,
+) => {
+  const [suffix, then] = history ? ['_history', ' AND x.valid_from = p.valid_from'] : ['', '']
+  // The history keeps no vectors: its rows name theirs in the cache by model and hash.
+  const embedding = history ? '' : `, embedding = ${cachedVector('$1', 'u.h', pgvector)}`
+  // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
+  const { rows } = await tx.query<{ id: string; content: string; title: string }>(
+    `SELECT p.ctid::text AS id, p.content, x.title FROM kb_passages${suffix} p
+     JOIN kb_chunk_entries${suffix} x ON x.entry_id = p.entry_id${then} WHERE ${where} AND x.embed`,
+    [arg],
+  )
+  if (rows.length === 0) return
+  const hashes = await cachedOrPending(
+    tx,
+    embedder.model,
+    rows.map((r) => embeddingInput(r.title, r.content)),
+  )
+  await tx.query(
+    `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h${embedding}
+     FROM unnest($2::tid[], $3::text[]) AS u(id, h) WHERE p.ctid = u.id`,
+    [embedder.model, rows.map((r) => r.id), hashes],
+  )
+}

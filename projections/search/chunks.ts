@@ -1,0 +1,165 @@
+import * as t from 'io-ts'
+import type { Client } from '../../adapters/db'
+import type { Embedder } from '../../adapters/embedders/port'
+import type { RecordedEvent } from '../../adapters/eventstore/port'
+import type { TextIndex } from '../../adapters/textIndex/port'
+import { countTerms, termStatsSchema } from '../../adapters/textIndex/terms'
+import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
+import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
+import { EntryEvent } from '../../domain/knowledge/entry'
+import {
+  CHUNK_STATS,
+  createEntry,
+  deleteChunks,
+  entryFields,
+  refilter,
+  rewriteEntry,
+  writeChunks,
+  writeVectors,
+} from './chunkRows'
+import { historyDdl, recordHistory } from '../history'
+import { type Projector, decodeEvent } from '../projector'
+
+const Event = t.union([EntryEvent, EmbeddingsRebuilt])
+
+export interface ChunksOptions {
+  embedder: Embedder
+  /** Whether the database has pgvector (else vectors are kept as real[] and searched by an exact scan). */
+  vectors: boolean
+  textIndex: TextIndex
+}
+
+/** The index's tables, each with its history (./history.ts), all keyed by entry. */
+const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
+/** Columns whose change alone makes no new row of history. */
+const UNVERSIONED: Record<string, string[]> = { kb_chunks: ['revision'] }
+
+/** What an index outside the database holds: chunks, and entries' titles and text. */
+const MIRRORED = [
+  { table: 'kb_chunks', key: 'entry_id' },
+  { table: 'kb_chunk_entries', id: 'entry_id', key: 'entry_id' },
+]
+
+export { CHUNK_STATS }
+
+/**
+ * The search index of knowledge entries, with the entry facts search filters on (workspace,
+ * enabled, source, category, tags) on every row, so that filters apply inside the index scans:
+ * - kb_chunks: each entry's chunks, cut where its events say (served as results, BM25 per chunk);
+ * - kb_chunk_entries: each entry as a whole, its title and its full text (BM25 per entry);
+ * - kb_passages: the vectors, one per passage the embedding model reads whole (or per chunk).
+ * Ids are `<entryId>:<index>`: replaying an entry's events rewrites the same rows. Vectors come
+ * from the embedding cache: the command embedded them already, and a rebuild never embeds twice.
+ * Each table keeps its history, so a search can run over the index as it stood at a past position;
+ * a deletion cuts the entry's history too.
+ */
+export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
+  name: 'chunks',
+  version: 11,
+  tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
+  schema: `
+    CREATE TABLE kb_chunks (
+      id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
+      content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
+      token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
+      tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL, revision bigint NOT NULL);
+    ${historyDdl('kb_chunks', 'entry_id', 'id')}
+    CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
+    CREATE INDEX kb_chunks_workspace ON kb_chunks (workspace_id);
+    ${textIndex.indexDdl('kb_chunks', 'searchable_text')}
+    ${textIndex.indexDdl('kb_chunks_history', 'searchable_text')}
+    CREATE TABLE kb_chunk_entries (
+      entry_id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, embed boolean NOT NULL,
+        is_enabled boolean NOT NULL,
+      source text NOT NULL, metadata jsonb NOT NULL, category text, tags text[] NOT NULL,
+      title_text text NOT NULL, title_tf jsonb NOT NULL, title_len integer NOT NULL,
+      body_text text NOT NULL, body_tf jsonb NOT NULL, body_len integer NOT NULL);
+    ${historyDdl('kb_chunk_entries', 'entry_id')}
+    CREATE INDEX kb_chunk_entries_workspace ON kb_chunk_entries (workspace_id);
+    ${['kb_chunk_entries', 'kb_chunk_entries_history']
+      .flatMap((table) => [textIndex.indexDdl(table, 'title_text'), textIndex.indexDdl(table, 'body_text')])
+      .join('\n')}
+    CREATE TABLE kb_passages (
+      id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
+      start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
+      is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
+      model text, text_hash text, embedding ${vectorColumn(vectors)});
+    ${historyDdl('kb_passages', 'entry_id', 'id')}
+    -- The history finds its vectors in the embedding cache by text hash: it keeps none of its own, and no index.
+    ALTER TABLE kb_passages_history DROP COLUMN embedding;
+    CREATE INDEX kb_passages_unembedded ON kb_passages (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
+    CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
+    ${vectors ? vectorIndexDdl('kb_passages', embedder.model, embedder.dimensions) : ''}
+    ${termStatsSchema(CHUNK_STATS)}
+  `,
+  handles: [
+    'EntryCreated',
+    'EntryUpdated',
+    'EntryMetadataReplaced',
+    'EntryContentProcessed',
+    'EntryDeleted',
+    'EmbeddingsRebuilt',
+  ],
+  async apply(tx: Client, recorded: RecordedEvent) {
+    const e = decodeEvent(Event, recorded)
+    switch (e.type) {
+      case 'EntryCreated': {
+        const d = e.data
+        await createEntry(tx, d)
+        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks, recorded.revision)
+        break
+      }
+      case 'EntryUpdated': {
+        const { content, chunks, isEnabled, metadata, title } = e.data.changes
+        if (isEnabled !== undefined || metadata !== undefined) await refilter(tx, e.data.entryId, isEnabled, metadata)
+        if (title !== undefined) await rewriteEntry(tx, e.data.entryId, 'title', title)
+        if (content !== undefined && chunks !== undefined) {
+          await rewriteEntry(tx, e.data.entryId, 'body', content)
+          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks, recorded.revision)
+        } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
+        break
+      }
+      case 'EntryMetadataReplaced':
+        await refilter(tx, e.data.entryId, undefined, e.data.metadata, true)
+        break
+      case 'EntryContentProcessed':
+        // A task's result replaces the chunks at once: a half-processed entry is never searchable.
+        await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
+        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks, recorded.revision)
+        break
+      case 'EntryDeleted':
+        // Deleted content is never served again, as of any time.
+        for (const table of TABLES) await tx.query(`DELETE FROM ${table}_history WHERE entry_id = $1`, [e.data.entryId])
+        await deleteChunks(tx, e.data.entryId)
+        await countTerms(
+          tx,
+          CHUNK_STATS,
+          'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)',
+          entryFields('gone', -1),
+          [e.data.entryId],
+        )
+        break
+      case 'EmbeddingsRebuilt':
+        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once,
+        // and so do those of its history, which an earlier model's query vectors no longer match.
+        for (const history of [false, true])
+          await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, history)
+        return
+    }
+    // A chunk an edit left as it was keeps its row of history (and the revision it came with).
+    if (e.type !== 'EntryDeleted')
+      for (const table of TABLES)
+        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
+    // An index outside the database gets the entry's rows as they now are.
+    for (const rows of MIRRORED)
+      await textIndex.mirror?.(tx, { ...rows, value: e.data.entryId, position: recorded.position })
+  },
+  mirrored: MIRRORED,
+  afterRebuild: async (db) => {
+    for (const t of MIRRORED) await textIndex.rebuild?.(db, t)
+  },
+  prepare: async (tx) => {
+    if (vectors) await ensureVectorIndex(tx, 'kb_passages', embedder.model, embedder.dimensions)
+  },
+  afterBatch: async () => textIndex.refresh?.(['kb_chunks', 'kb_chunk_entries']),
+})

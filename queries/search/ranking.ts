@@ -1,0 +1,293 @@
+import * as E from 'fp-ts/Either'
+import { type Client, type Database, inTransaction } from '../../adapters/db'
+import type { Embedder } from '../../adapters/embedders/port'
+import { bm25 } from '../../adapters/textIndex/bm25'
+import { type Scope, type TextIndex, scopeSql } from '../../adapters/textIndex/port'
+import { type QueryTerms, queryTerms, tfOfSql } from '../../adapters/textIndex/terms'
+import { type VectorHit, hasVectors, nearestRows, vectorEngine } from '../../adapters/vectorIndex'
+import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
+
+export type { Fusion, Mode }
+
+/** The engines that answered a search's legs (a leg that did not run is absent). */
+export interface Engines {
+  text?: string
+  vectors?: string
+}
+
+export interface RankDeps {
+  db: Database
+  embedder: Embedder
+  textIndex: TextIndex
+  vectors: boolean
+}
+
+/**
+ * Where a search looks, all tables sharing the scope's columns: `rows` are what a result serves
+ * (chunks, or page versions), with BM25 each; `entries` hold each result's title and whole text
+ * (absent where a row is the whole thing); `vectors` hold the vectors (passages standing for a
+ * chunk, or the rows themselves). `stats` names the term statistics of their fields.
+ */
+export interface SearchIndex {
+  stats: string
+  key: string
+  rows: { table: string; field: string }
+  entries?: { table: string }
+  /** `cached`: a table that keeps no vectors, its rows' are read from the embedding cache (a history). */
+  vectors: { table: string; chunk?: string; cached?: boolean }
+}
+
+export interface RankQuery {
+  index: SearchIndex
+  workspaceId: string
+  scope: Scope
+  query: string
+  mode: Mode
+  fusion: Fusion
+  /** Results wanted: each leg reads enough candidates to fill them. */
+  limit: number
+}
+
+export type Hit = Fused
+
+/**
+ * What the search found, kept to choose each result's chunk to serve: the query's lexemes, and each key's most
+ * similar row.
+ */
+export interface Evidence {
+  terms?: QueryTerms
+  nearest: Map<string, VectorHit>
+}
+
+/** Candidates each leg reads: rows for BM25, whole entries by body and by title, vectors. */
+const ROW_CANDIDATES = 100
+const BODY_CANDIDATES = 50
+const TITLE_CANDIDATES = 20
+const VECTOR_CANDIDATES = 200
+
+/** The query's vector for the vector leg, or why there is none (then the search answers from text). */
+export type QueryVector = E.Either<string, number[]> | undefined
+
+/**
+ * Embeds the query for vector and hybrid search (text needs none), before the search takes a
+ * connection: a slow model never holds the database.
+ */
+export const embedQuery = async (deps: RankDeps, mode: Mode, query: string): Promise<QueryVector> => {
+  if (mode === 'text') return undefined
+  try {
+    return E.right((await deps.embedder.embed([query]))[0])
+  } catch (error) {
+    return E.left(`the embedding model failed: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Runs a search's reads in one read-only transaction on one connection: both legs and the rows
+ * served come from one snapshot, and on PGlite's single connection a search waits for other
+ * work once rather than once per query.
+ */
+export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
+  inTransaction(db.pool, async (tx) => {
+    await tx.query('SET TRANSACTION READ ONLY')
+    return fn(tx)
+  })
+
+/** The log position a projection's tables have reached (what an answer read from them reflects at least). */
+export const projectedPosition = async (tx: Client, projector: string): Promise<number> => {
+  const { rows } = await tx.query<{ position: number }>('SELECT position FROM projection_checkpoints WHERE name = $1', [
+    projector,
+  ])
+  return Number(rows[0]?.position ?? 0)
+}
+
+const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
+
+/**
+ * BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts); rows in scope
+ * only (in a history, an id names a row in each of its versions).
+ */
+const scoreRows = async (
+  tx: Client,
+  table: string,
+  idColumn: string,
+  tfColumn: string,
+  lenColumn: string,
+  ids: string[],
+  terms: QueryTerms,
+  field: string,
+  scope: Scope,
+) => {
+  if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
+  const s = scopeSql(scope, 3)
+  const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
+    `SELECT ${idColumn} AS id, ${lenColumn} AS len,
+      ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])${s.sql}`,
+    [ids, terms.lexemes, ...s.args],
+  )
+  return new Map(rows.map((r) => [r.id, bm25(terms, field, r.tf, r.len)]))
+}
+
+/** The text leg: candidate rows and entries from the index, scored from their term frequencies. */
+const textLeg = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  terms: QueryTerms,
+): Promise<Map<string, TextEvidence>> => {
+  const { index, scope, query } = q
+  const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
+  const rows = await deps.textIndex.candidates(tx, {
+    table: index.rows.table,
+    column: 'searchable_text',
+    key: index.key,
+    query,
+    scope,
+    limit: rowLimit,
+  })
+  const rowScores = await scoreRows(
+    tx,
+    index.rows.table,
+    'id',
+    'tf',
+    'len',
+    rows.map((r) => r.id),
+    terms,
+    index.rows.field,
+    scope,
+  )
+  const evidence = new Map<string, TextEvidence>()
+  for (const r of rows) {
+    const score = rowScores.get(r.id) ?? 0
+    // Where a row is the whole thing (a page), it is also the body.
+    const e = evidence.get(r.key)
+    if (!e) evidence.set(r.key, { chunk: score, body: index.entries ? 0 : score, title: 0 })
+    else if (score > e.chunk) Object.assign(e, { chunk: score, ...(index.entries ? {} : { body: score }) })
+  }
+  if (index.entries) {
+    const entries = index.entries.table
+    const [bodies, titles] = await Promise.all([
+      deps.textIndex.candidates(tx, {
+        table: entries,
+        column: 'body_text',
+        id: index.key,
+        key: index.key,
+        query,
+        scope,
+        limit: BODY_CANDIDATES,
+      }),
+      deps.textIndex.candidates(tx, {
+        table: entries,
+        column: 'title_text',
+        id: index.key,
+        key: index.key,
+        query,
+        scope,
+        limit: TITLE_CANDIDATES,
+      }),
+    ])
+    const keys = [...new Set([...evidence.keys(), ...bodies.map((b) => b.key), ...titles.map((t) => t.key)])]
+    const [body, title] = await Promise.all([
+      scoreRows(tx, entries, index.key, 'body_tf', 'body_len', keys, terms, 'body', scope),
+      scoreRows(tx, entries, index.key, 'title_tf', 'title_len', keys, terms, 'title', scope),
+    ])
+    for (const key of keys) {
+      const e = evidence.get(key) ?? { chunk: 0, body: 0, title: 0 }
+      evidence.set(key, { ...e, body: body.get(key) ?? 0, title: title.get(key) ?? 0 })
+    }
+  }
+  // A key no lexeme of the query reached is no match.
+  for (const [key, e] of evidence) if (e.chunk === 0 && e.body === 0 && e.title === 0) evidence.delete(key)
+  return evidence
+}
+
+/** Vector evidence of each key from its rows' similarities: the best, and the mean of the best three. */
+const vectorEvidence = (hits: VectorHit[]) => {
+  const byKey = new Map<string, number[]>()
+  for (const h of hits) byKey.set(h.key, [...(byKey.get(h.key) ?? []), h.score])
+  return new Map(
+    [...byKey].map(([key, scores]) => {
+      const top = scores.sort((a, b) => b - a).slice(0, 3)
+      return [key, { best: top[0], top3: top.reduce((s, x) => s + x, 0) / top.length }] as const
+    }),
+  )
+}
+
+/** The vector leg, or why it cannot answer (then the search answers from text). */
+const vectorLeg = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  vector: QueryVector,
+): Promise<E.Either<string, VectorHit[]>> => {
+  const { table, cached } = q.index.vectors
+  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope, cached)))
+    return E.left('there are no embeddings of the current model to search')
+  if (!vector) return E.left('the query was not embedded')
+  if (E.isLeft(vector)) return vector
+  // Without pgvector (or in a history) every row in scope is compared, exactly.
+  const hits = await nearestRows(tx, deps.vectors, {
+    table,
+    key: q.index.key,
+    chunk: q.index.vectors.chunk,
+    vector: vector.right,
+    model: deps.embedder.model,
+    dimensions: deps.embedder.dimensions,
+    cached,
+    scope: q.scope,
+    limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
+  })
+  // A row with no similarity to the query (or none defined: a query with no features embeds as
+  // zeros) is no match.
+  return E.right(hits.filter((h) => h.score > 0))
+}
+
+/**
+ * Search over an index in one of the modes (text, vector, hybrid), one hit per key, best first: the legs gather
+ * their evidence and the ranking model (./rankingModel.ts) orders and scores it. Vector and hybrid
+ * fall back to text when there are no vectors to search or the embedder failed; the answer says
+ * which mode answered and why. `tx` is the search's snapshot (`inSnapshot`), `vector` the query's
+ * (`embedQuery`).
+ */
+export const rank = async (
+  deps: RankDeps,
+  tx: Client,
+  q: RankQuery,
+  vector: QueryVector,
+): Promise<{ hits: Hit[]; mode: Mode; fallback?: string; engines: Engines; evidence: Evidence }> => {
+  const evidence: Evidence = { nearest: new Map() }
+  const semantic = q.mode === 'text' ? undefined : await vectorLeg(deps, tx, q, vector)
+  const mode: Mode = semantic && E.isLeft(semantic) ? 'text' : q.mode
+  const fallback = semantic && E.isLeft(semantic) ? semantic.left : undefined
+
+  let text = new Map<string, TextEvidence>()
+  if (mode !== 'vector') {
+    evidence.terms = await queryTerms(tx, q.index.stats, q.workspaceId, q.query, fieldsOf(q.index))
+    text = await textLeg(deps, tx, q, evidence.terms)
+  }
+  let vec = new Map<string, VectorEvidence>()
+  if (semantic && E.isRight(semantic)) {
+    // Hits come most similar first: a key's first is its nearest row.
+    for (const h of semantic.right) if (!evidence.nearest.has(h.key)) evidence.nearest.set(h.key, h)
+    vec = vectorEvidence(semantic.right)
+  }
+
+  const hits = fuse(text, vec, mode, q.fusion)
+  const engines: Engines = {
+    ...(mode !== 'vector' ? { text: deps.textIndex.name } : {}),
+    ...(semantic && E.isRight(semantic) ? { vectors: vectorEngine(deps.vectors) } : {}),
+  }
+  return { hits, mode, ...(fallback ? { fallback } : {}), engines, evidence }
+}
+
+/** Scores are served rounded; minScore compares what the client sees; then the limit. */
+export const keep = (hits: Hit[], minScore: number, limit: number) =>
+  hits
+    .map((h) => ({
+      ...h,
+      score: round(h.score),
+      scores: Object.fromEntries(Object.entries(h.scores).map(([k, v]) => [k, round(v)])) as Hit['scores'],
+    }))
+    .filter((h) => h.score >= minScore)
+    .slice(0, limit)
+
+export const round = (x: number) => Math.round(x * 1e6) / 1e6

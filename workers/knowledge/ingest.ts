@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { BlobStore } from '../../adapters/blobs'
+import type { Queryable } from '../../adapters/db'
+import type { Embedder } from '../../adapters/embedders/port'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { FetchError } from '../../adapters/fetcher'
+import type { Logger } from '../../adapters/logger'
+import type { Job } from '../../adapters/queue/port'
+import type { CommandContext } from '../../commands/handle'
+import { load } from '../../commands/handle'
+import { completeTask, failTask, progressTask, startTask } from '../../commands/knowledge/ingestion'
+import { prepareContent } from '../../commands/knowledge/prepareContent'
+import { streams } from '../../commands/streams'
+import { entry } from '../../domain/knowledge/entry'
+import { task } from '../../domain/knowledge/task'
+import type { Section } from '../../ingestion/chunker'
+import { crawl } from '../../ingestion/crawler'
+import { ParseError } from '../../ingestion/parsers'
+import type { ParserPool } from '../../ingestion/parserPool'
+
+export interface IngestDeps {
+  store: EventStore
+  db: Queryable
+  embedder: Embedder
+  blobs: BlobStore
+  parsers: ParserPool
+  log: Logger
+  allowPrivateUrls: boolean
+  fetchTimeoutMs: number
+  limiter: WorkspaceLimiter
+}
+
+/** A task's steps, with the progress each one starts at. */
+export const STEPS = {
+  download: ['Downloading', 10],
+  parse: ['Parsing', 30],
+  chunk: ['Chunking', 50],
+  embed: ['Generating embeddings', 70],
+  store: ['Storing', 90],
+} as const
+
+/** At most `perWorkspace` tasks of one workspace run at once in this process; the rest wait. */
+export class WorkspaceLimiter {
+  private running = new Map<string, number>()
+  private waiting = new Map<string, (() => void)[]>()
+
+  constructor(readonly perWorkspace = 10) {}
+
+  async acquire(workspaceId: string): Promise<() => void> {
+    while ((this.running.get(workspaceId) ?? 0) >= this.perWorkspace) {
+      await new Promise<void>((resolve) =>
+        this.waiting.set(workspaceId, [...(this.waiting.get(workspaceId) ?? []), resolve]),
+      )
+    }
+    this.running.set(workspaceId, (this.running.get(workspaceId) ?? 0) + 1)
+    return () => {
+      this.running.set(workspaceId, (this.running.get(workspaceId) ?? 1) - 1)
+      this.waiting.get(workspaceId)?.shift()?.()
+    }
+  }
+}
+
+/** A failure that belongs to the input, not to the service: the task fails with it and is not retried. */
+class InputError extends Error {}
+
+const expected = (error: unknown) =>
+  error instanceof FetchError || error instanceof ParseError || error instanceof InputError
+
+const sha256 = (parts: Buffer[]) => {
+  const hash = createHash('sha256')
+  for (const p of parts) hash.update(p)
+  return hash.digest('hex')
+}
+
+const systemCtx = (taskId: string, workspaceId: string): CommandContext => ({
+  actor: { kind: 'system', process: 'ingest-worker' },
+  at: new Date().toISOString(),
+  correlationId: taskId,
+  workspaceId,
+})
+
+/**
+ * Runs one task: download, parse, chunk, embed, store, each step an event. An input that cannot
+ * be processed fails the task with the reason; anything else throws, so the queue delivers the
+ * job again (a started task is redone from the start: chunk ids are the entry's, so nothing
+ * doubles, and the entry takes a task's content only once).
+ */
+export const runTask = async (deps: IngestDeps, job: Job) => {
+  const before = await load(deps.store, streams.task(job.taskId), task)
+  if (before.state.status === 'none' || before.state.status === 'completed' || before.state.status === 'failed') return
+  const t = before.state.task
+  const ref = { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }
+  const release = await deps.limiter.acquire(t.workspaceId)
+  try {
+    const ctx = () => systemCtx(t.taskId, t.workspaceId)
+    const started = await startTask(deps, ctx(), t.taskId)
+    if (E.isLeft(started)) {
+      await failTask(deps, ctx(), ref, `${started.left.message}; giving up`)
+      return
+    }
+    const began = Date.now()
+    const step = (s: readonly [string, number]) => progressTask(deps, ctx(), t.taskId, s[0], s[1])
+    try {
+      const target = await load(deps.store, streams.entry(t.entryId), entry)
+      if (target.state.status !== 'active') throw new InputError('the entry was deleted before it was processed')
+      await step(STEPS.download)
+      let sections: Section[]
+      let contentHash: string
+      const fetchOptions = { maxBytes: t.maxBytes, timeoutMs: deps.fetchTimeoutMs, allowPrivate: deps.allowPrivateUrls }
+      if (t.input.type === 'url') {
+        const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
+        contentHash = sha256(pages.map((p) => p.body))
+        if (t.kind === 'sync' && !t.force && target.state.contentHash === contentHash) {
+          await completeTask(deps, ctx(), ref, 'unchanged', {
+            chunkCount: 0,
+            wordCount: 0,
+            characterCount: 0,
+            processingTimeMs: Date.now() - began,
+          })
+          return
+        }
+        // A crawl is one entry: each page a section headed by its URL.
+        sections =
+          t.input.crawl.depth > 0
+            ? pages.map((p) => ({ text: `# ${p.url}\n\n${p.text}`, pageUrl: p.url }))
+            : [{ text: pages[0].text, pageUrl: pages[0].url }]
+      } else {
+        const bytes = await deps.blobs.read(t.input.blob).catch(() => {
+          throw new InputError('the uploaded file is no longer stored')
+        })
+        contentHash = sha256([bytes])
+        await step(STEPS.parse)
+        const parsed = await deps.parsers.parse({
+          mimeType: t.input.mimeType,
+          bytes,
+          ...(t.input.charset ? { charset: t.input.charset } : {}),
+        })
+        sections = [{ text: parsed.text }]
+      }
+      if (sections.every((s) => s.text.trim() === ''))
+        throw new InputError('no text could be extracted from the document')
+      await step(STEPS.chunk)
+      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, {
+        onEmbedding: () => step(STEPS.embed),
+      })
+      // Content the chunking could not finish is the input's fault; an embedder that failed is retried.
+      if (E.isLeft(prepared))
+        throw prepared.left.code === 'VALIDATION_ERROR'
+          ? new InputError(prepared.left.message)
+          : new Error(prepared.left.message)
+      await step(STEPS.store)
+      const content = prepared.right.content
+      await completeTask(
+        deps,
+        ctx(),
+        ref,
+        { prepared: prepared.right, contentHash, sync: t.kind === 'sync' },
+        {
+          chunkCount: prepared.right.chunks.length,
+          wordCount: content.split(/\s+/).filter(Boolean).length,
+          characterCount: content.length,
+          processingTimeMs: Date.now() - began,
+        },
+      )
+    } catch (error) {
+      if (!expected(error)) throw error
+      deps.log.info(
+        { taskId: t.taskId, reason: (error as Error).message, detail: (error as ParseError).detail },
+        'task failed',
+      )
+      await failTask(deps, ctx(), ref, (error as Error).message)
+    }
+  } finally {
+    release()
+  }
+}
+
+/** The queue gave up on a job (it failed MAX_DELIVERIES times): its task fails with the reason. */
+export const failDeadJob = async (deps: IngestDeps, job: Job, reason: string) => {
+  const { state } = await load(deps.store, streams.task(job.taskId), task)
+  if (state.status !== 'pending' && state.status !== 'processing') return
+  const t = state.task
+  await failTask(
+    deps,
+    systemCtx(t.taskId, t.workspaceId),
+    { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' },
+    reason,
+  )
+}
