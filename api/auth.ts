@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
 import { hashSecret } from '../commands/secrets'
-import { apiKeyByHash, tokenByHash } from '../queries/accounts/accounts'
+import { apiKeyByHash, tokenByHash } from '../queries/accounts'
 import { type Permission, type Role, permissionsOf } from '../domain/shared'
 import type { Deps } from './deps'
 import { ApiError } from './errors'

@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto'
-import type Router from '@koa/router'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -12,17 +9,10 @@ import {
   RequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
-import type { Context } from 'koa'
 import type { DomainError } from '../domain/shared'
-import { authenticate, authorize } from './auth'
-import { readJson } from './body'
 import type { Deps } from './deps'
-import { ApiError } from './errors'
-import { characters } from './codecs'
-import { inputProblems } from './route'
 import { skills } from './skills'
-import { type Tool, type ToolOutput, mcpName, runTool, tools } from './tools'
-import { endMcpSession, mcpSessionClient, openMcpSession } from '../adapters/mcpSessions'
+import type { Tool, ToolOutput } from './tools/tool'
 import { nextStepOf } from './tools/nextStep'
 import { describeErrors } from './validation'
 
@@ -143,98 +133,4 @@ export const checked = async <A>(
       details: describeErrors(decoded.left, 'arguments.'),
     })
   return run(decoded.right)
-}
-
-/**
- * `/mcp`: MCP over Streamable HTTP, every request authenticated by x-api-key. A session is opened
- * by `initialize` and bound to its key (and so to the key's workspace); its client name, given at
- * initialize, is the author of its writes. Sessions live in the database (adapters/mcpSessions.ts)
- * and every request is served by a server and transport of its own, so any API process answers
- * any request of a session. Answers are JSON; there is no server-to-client stream (GET is 405),
- * as the tools and prompts send no notifications. Sessions idle for an hour are gone (the
- * scheduler's sweep removes their rows).
- */
-export const mountMcp = (router: Router, deps: Deps) => {
-  const db = deps.db.pool
-
-  const handler = async (ctx: Context) => {
-    const identity = await authenticate(deps, ctx, 'apiKey')
-    if (identity.kind !== 'apiKey') throw new Error('an API key identity')
-    const sessionId = ctx.get('mcp-session-id')
-    if (ctx.method === 'DELETE') {
-      if (!sessionId || !(await endMcpSession(db, sessionId, identity.keyId)))
-        throw new ApiError('NOT_FOUND', 'no such MCP session for this key')
-      ctx.status = 200
-      ctx.body = ''
-      return
-    }
-    await readJson(ctx)
-    const body = (ctx.request as { body?: unknown }).body
-    const problems = inputProblems(body, '', [])
-    // The client's name at initialize is the author of every write of its session.
-    const initialize = (Array.isArray(body) ? body : [body]).find(
-      (m) => (m as { method?: unknown })?.method === 'initialize',
-    ) as { params?: { clientInfo?: { name?: unknown } } } | undefined
-    const name = initialize?.params?.clientInfo?.name
-    if (initialize && !(typeof name === 'string' && name.trim() && characters(name) <= 200))
-      problems.push("params.clientInfo.name: must be the client's name, 1-200 characters")
-    if (!initialize && !sessionId)
-      problems.push('Mcp-Session-Id: send the id the initialize answer gave (or initialize a session first)')
-    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
-    let client: string
-    if (initialize) {
-      const id = randomUUID()
-      client = name as string
-      await openMcpSession(db, id, identity.keyId, client)
-      ctx.set('mcp-session-id', id)
-    } else {
-      const known = await mcpSessionClient(db, sessionId, identity.keyId)
-      if (known === undefined) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
-      client = known
-    }
-    const served: McpTool[] = tools.map((tool) => ({
-      name: mcpName(tool),
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      annotations: tool.annotations,
-      call: (args, author) =>
-        checked(tool, args, async (a) => {
-          authorize(identity, tool.permission)
-          const command = {
-            actor: { kind: 'agent' as const, client: author },
-            at: new Date().toISOString(),
-            correlationId: randomUUID(),
-            workspaceId: identity.workspaceId,
-          }
-          return runTool(
-            deps,
-            tool,
-            { workspaceId: identity.workspaceId, client: author, keyId: identity.keyId, command },
-            a,
-          )
-        }),
-    }))
-    const server = mcpServer(deps, 'kb-service', served, true, () => client)
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    ctx.res.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
-    await server.connect(transport)
-    ctx.respond = false
-    await transport.handleRequest(ctx.req, ctx.res, body)
-  }
-  const noStream = async (ctx: Context) => {
-    await authenticate(deps, ctx, 'apiKey')
-    ctx.set('Allow', 'POST, DELETE')
-    throw new ApiError('METHOD_NOT_ALLOWED', 'this MCP server sends no server-to-client stream; POST requests to /mcp')
-  }
-  // POST carries JSON-RPC; DELETE ends the session.
-  router.post('/mcp', handler)
-  router.get('/mcp', noStream)
-  router.delete('/mcp', handler)
-  return {
-    close: async () => undefined,
-  }
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { type Database, openDatabase } from '../adapters/db'
 import { eventStoreEngine, openEventStore } from '../adapters/eventstore'
 import type { Logger } from '../adapters/logger'
-import { CitationLog } from '../commands/search/citations'
+import { CitationLog } from '../commands/search'
 import { ReceiptKeys } from '../adapters/receiptKeys'
 import { hashSecret, newSecret } from '../commands/secrets'
 import { setupProjectors } from '../projections'
@@ -15,14 +15,18 @@ import type { JobQueue } from '../adapters/queue/port'
 import { RabbitQueue } from '../adapters/queue/rabbitmq'
 import { rateLimitSchema } from '../adapters/rateLimit'
 import { mcpSessionSchema } from '../adapters/mcpSessions'
-import { WorkspaceLimiter, failDeadJob, runTask } from '../workers/knowledge/ingest'
-import { startOutbox } from '../workers/knowledge/outbox'
+import {
+  WorkspaceLimiter,
+  failDeadJob,
+  runTask,
+  startOutbox,
+  startSyncScheduler,
+  startRetentionSweeper,
+} from '../workers/knowledge'
 import { ParserPool } from '../ingestion/parserPool'
-import { startWebhookDelivery } from '../workers/log/webhooks'
-import { startSyncScheduler } from '../workers/knowledge/sync'
+import { startWebhookDelivery } from '../workers/log'
 import { startMaintenance } from '../workers/maintenance'
-import { startEmbeddingFiller } from '../workers/search/embeddings'
-import { startRetentionSweeper } from '../workers/knowledge/retention'
+import { startEmbeddingFiller } from '../workers/search'
 import { createApp } from '../api/app'
 import { CredentialCache } from '../api/credentials'
 import { type HttpServer, createHttpServer } from '../api/httpServer'

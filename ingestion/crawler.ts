@@ -1,7 +1,7 @@
 import robotsParser from 'robots-parser'
 import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } from '../adapters/fetcher'
 import { sniffBinary, sniffText } from './sniff'
-import type { CrawlOptions } from '../domain/knowledge/entry'
+import type { CrawlOptions } from '../domain/knowledge'
 import type { ParserPool } from './parserPool'
 import { MAX_TEXT_CHARS } from './parsers'
 

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { ProjectionRunner } from '../projections/runner'
-import { type VersionRow, readPage, versionView } from './pages/pages'
+import { type VersionRow, readPage, versionView } from './pages'
 import { type DomainError, fail } from '../domain/shared'
 
 /** A past moment as a request names it: a log position, or a time. */

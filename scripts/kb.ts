@@ -16,7 +16,7 @@ import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
 import { ProjectionRunner } from '../projections/runner'
-import { reembedAll } from '../commands/search/reembed'
+import { reembedAll } from '../commands/search'
 import { streamCandidates } from '../commands/streams'
 
 const usage =

@@ -26,6 +26,10 @@ const LAYERS = [
   'scripts',
 ]
 
+/** Inside these layers, one folder per capability; the same capability has the same name in each. */
+const CAPABILITY_LAYERS = 'domain|commands|projections|queries|workers|api'
+const CAPABILITIES = 'knowledge|pages|search|accounts|log'
+
 const rules: IForbiddenRuleType[] = [
   ...LAYERS.slice(0, -1).map((layer, i) => ({
     name: `${layer}-imports-upward`,
@@ -43,6 +47,20 @@ const rules: IForbiddenRuleType[] = [
     to: { path: '^testkit/' },
   },
   { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+  // A capability reaches into its own folders of every layer; another capability, and what every
+  // capability shares, reach it only through the folder's index.ts.
+  {
+    name: 'capability-reached-past-its-index',
+    severity: 'error',
+    from: { path: `^(${CAPABILITY_LAYERS})/(${CAPABILITIES})/` },
+    to: { path: `^(${CAPABILITY_LAYERS})/(${CAPABILITIES})/[^/]+$`, pathNot: [`^[^/]+/$2/`, '/index\\.ts$'] },
+  },
+  {
+    name: 'shared-code-reaches-past-an-index',
+    severity: 'error',
+    from: { pathNot: `^(test|testkit)/|^(${CAPABILITY_LAYERS})/(${CAPABILITIES})/` },
+    to: { path: `^(${CAPABILITY_LAYERS})/(${CAPABILITIES})/[^/]+$`, pathNot: '/index\\.ts$' },
+  },
 ]
 
 const check = async (baseDir: string, folders: string[]) => {
@@ -71,7 +89,7 @@ test('the repository keeps its layers', async () => {
   assert.equal(await check(process.cwd(), folders), [])
 })
 
-test('the check finds an upward import and a circle', async () => {
+test('the check finds an upward import, a circle, and a capability reached past its index', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-layers-'))
   try {
     const write = (file: string, text: string) => {
@@ -82,7 +100,22 @@ test('the check finds an upward import and a circle', async () => {
     write('api/route.ts', 'export const route = 1\n')
     write('commands/a.ts', "import { b } from './b'\nexport const a = () => b\n")
     write('commands/b.ts', "import { a } from './a'\nexport const b = () => a\n")
+    write('commands/pages/write.ts', "import { entry } from '../knowledge/entry'\nexport const write = entry\n")
+    write('commands/pages/index.ts', "export * from './write'\n")
+    write(
+      'commands/knowledge/entry.ts',
+      "import { page } from '../../domain/knowledge/page'\nexport const entry = page\n",
+    )
+    write('commands/knowledge/index.ts', "export * from './entry'\n")
+    write('domain/knowledge/page.ts', 'export const page = 1\n')
+    write('commands/handle.ts', "import { write } from './pages/write'\nexport const handle = write\n")
+    write('commands/fine.ts', "import { write } from './pages'\nexport const fine = write\n")
     const found = await check(dir, ['domain', 'api', 'commands'])
+    const past = found.filter((v) => v.includes('-index'))
+    assert.equal(past.sort(), [
+      'capability-reached-past-its-index: commands/pages/write.ts -> commands/knowledge/entry.ts',
+      'shared-code-reaches-past-an-index: commands/handle.ts -> commands/pages/write.ts',
+    ])
     assert.ok(
       found.some((v) => v.startsWith('domain-imports-upward: domain/rule.ts -> api/route.ts')),
       found.join('\n'),

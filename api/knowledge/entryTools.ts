@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { searchKnowledge } from '../../commands/search/search'
+import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import { entryRow, getEntry } from '../../queries/knowledge/knowledge'
 import * as c from '../codecs'

@@ -4,8 +4,8 @@ import { undoActor } from '../../commands/log/undo'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { knowledgeDeps } from '../knowledge/entries'
-import { humanAuthor } from '../pages/pages'
+import { knowledgeDeps } from '../knowledge'
+import { humanAuthor } from '../pages'
 
 export const undoRoutes: AnyRoute[] = [
   route({

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { reembedAll } from '../../commands/search/reembed'
+import { reembedAll } from '../../commands/search'
 import { streamCandidates } from '../../commands/streams'
 import { fail } from '../../domain/shared'
 import { projectionStatus, rebuild, selectProjectors } from '../../projections/operations'

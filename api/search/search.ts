@@ -7,7 +7,7 @@ import * as c from '../codecs'
 import { FilterSource, Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
 import { resolveAsOf } from '../../queries/asOf'
-import { getFolder } from '../../queries/knowledge/folders'
+import { getFolder } from '../../queries/knowledge'
 import type { SearchResult } from '../../queries/search/search'
 import { entryHits } from '../tools/shapes'
 

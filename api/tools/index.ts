@@ -1,8 +1,6 @@
 import * as E from 'fp-ts/Either'
-import { entryTools } from '../knowledge/entryTools'
-import { pageUndoTools } from '../pages/pageUndoTools'
-import { pageTools } from '../pages/pageTools'
-import { proposalTools } from '../pages/proposalTools'
+import { entryTools } from '../knowledge'
+import { pageUndoTools, pageTools, proposalTools } from '../pages'
 import type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export { TOOL_SERVICES } from './tool'

@@ -1,8 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { highlight } from '../../queries/search/highlight'
-import type { PageResult } from '../../queries/search/pageSearch'
-import type { SearchResult } from '../../queries/search/search'
+import { highlight, type PageResult, type SearchResult } from '../../queries/search'
 import * as c from '../codecs'
 
 // The shapes tools answer with, as io-ts codecs: an answer is encoded by its tool's codec (unknown

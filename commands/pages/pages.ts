@@ -5,7 +5,7 @@ import type { Queryable } from '../../adapters/db'
 import { embeddingInput, ensureEmbedded } from '../../adapters/embeddingCache'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { PAGE_EMBED_CHARS } from '../../projections/search/pageIndex'
+import { PAGE_EMBED_CHARS } from '../../projections/search'
 import {
   type Author,
   type PageCommand,

@@ -8,7 +8,7 @@ import { embeddings } from '../../domain/search/embeddings'
 import { type DomainError, fail } from '../../domain/shared'
 import { handle } from '../handle'
 import { streams } from '../streams'
-import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/knowledge/knowledge'
+import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/knowledge'
 
 const BATCH = 256
 

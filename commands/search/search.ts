@@ -13,7 +13,7 @@ import {
 } from '../../queries/search/search'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import type { CitationLog } from './citations'
-import { type ReceiptClaim, signReceipt } from '../log/receiptToken'
+import { type ReceiptClaim, signReceipt } from '../log'
 import { type CommandContext, handle } from '../handle'
 import { streams } from '../streams'
 

@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import type { Client } from '../../adapters/db'
 import { type RecordedEvent, actorId } from '../../adapters/eventstore/port'
-import { PageSearchServed, SearchServed } from '../../domain/search/search'
+import { PageSearchServed, SearchServed } from '../../domain/search'
 import { type Projector, decodeEvent } from '../projector'
 
 const Event = t.union([SearchServed, PageSearchServed])

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../adapters/eventstore/port'
 import { CollectionEvent } from '../../domain/pages/collection'
 import { PageEvent } from '../../domain/pages/page'
 import { ProposalEvent } from '../../domain/pages/proposal'
-import { PageSearchServed } from '../../domain/search/search'
+import { PageSearchServed } from '../../domain/search'
 import { assertNever } from '../../domain/shared'
 import { type Projector, decodeEvent } from '../projector'
 

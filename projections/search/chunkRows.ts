@@ -3,7 +3,7 @@ import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/em
 import type { Embedder } from '../../adapters/embedders/port'
 import { searchableText } from '../../adapters/text'
 import { countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
-import type { ChunkSpans, EntryEvent } from '../../domain/knowledge/entry'
+import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
 import { entryPassages } from '../../ingestion/passages'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.

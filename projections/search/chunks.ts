@@ -6,7 +6,7 @@ import type { TextIndex } from '../../adapters/textIndex/port'
 import { countTerms, termStatsSchema } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
-import { EntryEvent } from '../../domain/knowledge/entry'
+import { EntryEvent } from '../../domain/knowledge'
 import {
   CHUNK_STATS,
   createEntry,

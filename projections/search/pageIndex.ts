@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../adapters/eventstore/port'
 import { searchableText } from '../../adapters/text'
 import { countTerms, lenSql, termStatsSchema, tfSql } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
-import { PageEvent } from '../../domain/pages/page'
+import { PageEvent } from '../../domain/pages'
 import type { ChunksOptions } from './chunks'
 import { type Projector, decodeEvent } from '../projector'
 

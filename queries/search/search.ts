@@ -7,7 +7,7 @@ import { tfOfSql } from '../../adapters/textIndex/terms'
 import { type DomainError, fail } from '../../domain/shared'
 import { CHUNK_STATS } from '../../projections/search/chunks'
 import { type AsOf, currentAt } from '../asOf'
-import { readConfigRow } from '../knowledge/kbConfig'
+import { readConfigRow } from '../knowledge'
 import { type Highlight, highlight } from './highlight'
 import {
   type Evidence,

@@ -6,9 +6,17 @@ import { chunkScope } from '../../adapters/textIndex/port'
 import { benchDocs, benchQueries } from './corpus'
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { openClients, startLoad } from './load'
-import { type Mode, embedQuery, inSnapshot, keep, rank } from '../../queries/search/ranking'
-import { KNOWLEDGE_INDEX, hydrate, servedChunks } from '../../queries/search/search'
-import { readKbConfig } from '../../queries/knowledge/kbConfig'
+import {
+  type Mode,
+  embedQuery,
+  inSnapshot,
+  keep,
+  rank,
+  KNOWLEDGE_INDEX,
+  hydrate,
+  servedChunks,
+} from '../../queries/search'
+import { readKbConfig } from '../../queries/knowledge'
 import { BENCH_ADMIN, benchService, pct } from './service'
 
 const SIZES = (process.env.BENCH_CHUNKS ?? '10000,100000').split(',').map(Number)

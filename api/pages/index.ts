@@ -1,0 +1,11 @@
+/**
+ * Routes and tools of brain pages, their versions, proposals, collections and packs.
+ * What other capabilities and the shared code may use of them; they reach nothing else here.
+ */
+export * from './collections'
+export * from './packs'
+export * from './pageTools'
+export * from './pageUndoTools'
+export * from './pageVersions'
+export * from './pages'
+export * from './proposalTools'

@@ -1,0 +1,7 @@
+/**
+ * Deciders of brain pages, their versions, proposals, collections and packs.
+ * What other capabilities and the shared code may use of them; they reach nothing else here.
+ */
+export * from './collection'
+export * from './page'
+export * from './proposal'

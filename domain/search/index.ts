@@ -1,0 +1,6 @@
+/**
+ * Deciders of searches over entries and pages, their indexes and citations.
+ * What other capabilities and the shared code may use of them; they reach nothing else here.
+ */
+export * from './embeddings'
+export * from './search'

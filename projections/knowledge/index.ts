@@ -1,0 +1,7 @@
+/**
+ * Projectors of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
+ * What other capabilities and the shared code may use of them; they reach nothing else here.
+ */
+export * from './entryRows'
+export * from './knowledge'
+export * from './tasks'

@@ -1,0 +1,9 @@
+/**
+ * Reads of searches over entries and pages, their indexes and citations.
+ * What other capabilities and the shared code may use of them; they reach nothing else here.
+ */
+export * from './highlight'
+export * from './pageSearch'
+export * from './ranking'
+export * from './rankingModel'
+export * from './search'
