@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Queryable } from '../../adapters/db'
-import { type PageWriteOutcome, namesTwoPages, writeBrainPage } from '../../commands/pages/brain'
+import { type PageWriteOutcome, namesTwoPages, writeBrainPage } from '../../commands/pages/writes'
 import { nameKey } from '../../commands/reservations'
 import { loadKbConfig } from '../../commands/knowledge'
 import { searchPages } from '../../commands/search'

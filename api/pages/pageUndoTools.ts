@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { type PageWriteOutcome, deleteAsAgent, revertAsAgent } from '../../commands/pages/brain'
+import { type PageWriteOutcome, deleteAsAgent, revertAsAgent } from '../../commands/pages/writes'
 import type { Author } from '../../domain/pages/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { writeBrainPage } from '../../commands/pages/brain'
+import { writeBrainPage } from '../../commands/pages/writes'
 import { activeCollection, collectionNotFound } from '../../commands/pages/collections'
 import { loadKbConfig } from '../../commands/knowledge'
 import { deletePage, pageDeps, setPageCollection, verifyPage, writePage } from '../../commands/pages/pages'

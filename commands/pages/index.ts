@@ -2,7 +2,7 @@
  * Commands of brain pages, their versions, proposals, collections and packs.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
-export * from './brain'
+export * from './writes'
 export * from './collections'
 export * from './pages'
 export * from './proposals'

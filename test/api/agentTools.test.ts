@@ -4,7 +4,7 @@ import Ajv from 'ajv'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { countTokens } from '../../adapters/text'
-import { newKey, tool, turnVerificationOn } from '../helpers/brain'
+import { newKey, tool, turnVerificationOn } from '../helpers/agents'
 import { type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 // What an agent meets through MCP, with the official SDK client: schemas in and out with a

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey } from '../helpers/brain'
+import { newKey } from '../helpers/agents'
 import { ADMIN, type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member; key: string; clients: Client[] }>(

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool, turnVerificationOn } from '../helpers/brain'
+import { newKey, tool, turnVerificationOn } from '../helpers/agents'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 interface Ctx {

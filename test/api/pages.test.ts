@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool } from '../helpers/brain'
+import { newKey, tool } from '../helpers/agents'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member; key: string }>('API: brain pages, versions and page_write')

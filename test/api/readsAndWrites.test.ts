@@ -3,7 +3,7 @@
 // later by the embedding filler, off every transaction.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool } from '../helpers/brain'
+import { newKey, tool } from '../helpers/agents'
 import { type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 import { until } from '../helpers/until'
 

@@ -5,7 +5,7 @@ import { readClaim, signReceipt } from '../../commands/log/receiptToken'
 import { until } from '../helpers/until'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool } from '../helpers/brain'
+import { newKey, tool } from '../helpers/agents'
 import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const run = promisify(execFile)

@@ -6,7 +6,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createLogger } from '../../adapters/logger'
 import { ensureConsole } from '../../app/console'
-import { newKey, tool, turnVerificationOn } from '../helpers/brain'
+import { newKey, tool, turnVerificationOn } from '../helpers/agents'
 import { ADMIN, type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 // The web console in a real browser (Debian's Chromium through playwright-core) against a real

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool, turnVerificationOn } from '../helpers/brain'
+import { newKey, tool, turnVerificationOn } from '../helpers/agents'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member; key: string; held: string }>(

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool } from '../helpers/brain'
+import { newKey, tool } from '../helpers/agents'
 import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite<{ svc: TestService; m: Member; key: string }>('API: brain pages refuse bad input and survive races')
