@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import type { Queryable } from '../../adapters/db'
-import { type PageWriteOutcome, namesTwoPages, writeBrainPage } from '../../commands/pages/writes'
+import { type PageWriteOutcome, namesTwoPages, writePageByMode } from '../../commands/pages/writes'
 import { nameKey } from '../../commands/reservations'
 import { loadKbConfig } from '../../commands/knowledge'
 import { searchPages } from '../../commands/search'
@@ -102,7 +102,7 @@ const pageWrite = defineTool({
   run: async (deps, { workspaceId, client, keyId, command }, args) => {
     if (!args.pageId && !args.title) return noRef
     const author = { kind: 'agent' as const, client, keyId, ...(args.skill ? { skill: args.skill } : {}) }
-    const written = await writeBrainPage(
+    const written = await writePageByMode(
       pageDeps(deps),
       { ...command, actor: author },
       {

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { writeBrainPage } from '../../commands/pages/writes'
+import { writePageByMode } from '../../commands/pages/writes'
 import { activeCollection, collectionNotFound } from '../../commands/pages/collections'
 import { loadKbConfig } from '../../commands/knowledge'
 import { deletePage, pageDeps, setPageCollection, verifyPage, writePage } from '../../commands/pages/pages'
@@ -54,7 +54,7 @@ export const livePage = async (deps: Uses<'db'>, workspaceId: string, id: string
   readPage(deps.db.pool, workspaceId, id)
 export const notFound = fail('NOT_FOUND', 'page not found')
 
-/** People's side of the brain: pages, their versions, diffs, reverts and verification. */
+/** People's side of pages: their versions, diffs, reverts and verification. */
 export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post',
@@ -67,7 +67,7 @@ export const pageRoutes: AnyRoute[] = [
     uses: ['db', 'store', 'embedder'],
     handler: async ({ body, identity, command }, deps) => {
       const workspaceId = memberOf(identity).workspaceId
-      const written = await writeBrainPage(pageDeps(deps), command, {
+      const written = await writePageByMode(pageDeps(deps), command, {
         workspaceId,
         author: humanAuthor(identity),
         mode: 'create',

@@ -1,5 +1,5 @@
 /**
- * Commands of brain pages, their versions, proposals, collections and packs.
+ * Commands of pages, their versions, proposals, collections and packs.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
 export * from './writes'

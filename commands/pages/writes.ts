@@ -110,7 +110,7 @@ const APPEND_WAIT_MS = 10_000
  * creates a missing page; replace (and append) may be guarded by expectedVersion. An agent's write
  * into a collection that holds agent writes becomes a proposal and leaves the page untouched.
  */
-export const writeBrainPage = async (
+export const writePageByMode = async (
   deps: PageDeps,
   ctx: CommandContext,
   input: PageWriteInput,
@@ -159,7 +159,7 @@ export const writeBrainPage = async (
     Date.now() - since < APPEND_WAIT_MS
   ) {
     await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)))
-    return writeBrainPage(deps, ctx, input, attempt + 1, since)
+    return writePageByMode(deps, ctx, input, attempt + 1, since)
   }
   return E.map((w: Saved & { position: number }) => savedOutcome(w, w.position))(written)
 }

@@ -1,5 +1,5 @@
 /**
- * Deciders of brain pages, their versions, proposals, collections and packs.
+ * Deciders of pages, their versions, proposals, collections and packs.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
 export * from './collection'

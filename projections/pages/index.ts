@@ -1,5 +1,5 @@
 /**
- * Projectors of brain pages, their versions, proposals, collections and packs.
+ * Projectors of pages, their versions, proposals, collections and packs.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
 export * from './pages'

@@ -12,7 +12,7 @@ const Event = t.union([PageEvent, CollectionEvent, ProposalEvent, PageSearchServ
 type PagesEvent = t.TypeOf<typeof Event>
 
 /**
- * The brain's read models: pages (latest content, cited count, verified pin), every version with
+ * The pages' read models: pages (latest content, cited count, verified pin), every version with
  * its author and size of change, the citations each search served, collections (with the slug of
  * their public pack) and proposals.
  */

@@ -8,11 +8,11 @@ import { pagination } from '../pagination'
 export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) =>
   p.mode === 'append' ? appended(base, p.content) : p.content
 
-// Read-side queries over the brain's read models, and the JSON shapes the pages API answers.
+// Read-side queries over the pages' read models, and the JSON shapes the pages API answers.
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
-/** A row of kb_pages (projections/pages/pages.ts owns the brain's tables). */
+/** A row of kb_pages (projections/pages/pages.ts owns the pages' tables). */
 export interface PageRow {
   id: string
   workspace_id: string

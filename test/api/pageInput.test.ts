@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/agents'
 import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
-const test = suite<{ svc: TestService; m: Member; key: string }>('API: brain pages refuse bad input and survive races')
+const test = suite<{ svc: TestService; m: Member; key: string }>('API: pages refuse bad input and survive races')
 test.before(async (ctx) => {
   ctx.svc = await startTestService()
   ctx.m = await seedMember(ctx.svc.call, 'editor')

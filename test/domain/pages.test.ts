@@ -6,7 +6,7 @@ import { type ProposalEvent, type ProposalSubmitted, proposal } from '../../doma
 import type { Author, Person } from '../../domain/shared'
 import { given } from '../../testkit/spec'
 
-const test = suite('brain deciders')
+const test = suite('page, proposal and collection deciders')
 
 // ---------------------------------------------------------------- page
 
