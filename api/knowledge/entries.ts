@@ -1,16 +1,15 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import type { Database } from '../../adapters/db'
 import * as knowledge from '../../commands/knowledge/knowledge'
-import type { KnowledgeDeps } from '../../commands/knowledge/knowledge'
 import { deleteEntry } from '../../commands/knowledge/deleteEntry'
-import { type NewEntryDeps, createEntry } from '../../commands/knowledge/newEntry'
+import { createEntry } from '../../commands/knowledge/newEntry'
 import { fail } from '../../domain/shared'
-import { type Identity, workspaceIdOf } from '../auth'
+import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { pagination } from '../../queries/pagination'
-import { type AnyRoute, type Uses, readBack, replyWith, route } from '../route'
+import { type AnyRoute, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
+import { IdParam, MULTIPART_JSON_FIELDS, Metadata, actorId, entryReply, knowledgeDeps, newEntryDeps } from './shapes'
 import { getFolder } from '../../queries/knowledge/folders'
 import { entryChunks, getEntry, listEntries } from '../../queries/knowledge/knowledge'
 import { entryTombstones, resolveAsOf } from '../../queries/asOf'
@@ -25,18 +24,13 @@ const CreateSource = t.keyof({
   api_docs: null,
   transcript: null,
 })
-export const Metadata = c.exact({
-  category: c.string(0, 200),
-  tags: c.arrayOf(c.string(1, 100), 50),
-  author: c.string(0, 200),
-})
 const ChunkingOptions = c.exact({
   chunkSizeTokens: c.integer(100, 2000),
   overlapTokens: c.integer(0, 500),
   preserveSentences: t.boolean,
 })
 
-export const CrawlOptionsBody = c.exact({
+const CrawlOptionsBody = c.exact({
   depth: c.integer(0, 2),
   maxPages: c.integer(1, 50),
   sameDomainOnly: t.boolean,
@@ -73,11 +67,6 @@ const ListQuery = t.partial({
   asOf: c.asOf,
 })
 
-export const IdParam = t.type({ id: c.id })
-
-export const actorId = (identity: Identity) =>
-  identity.kind === 'user' ? identity.userId : identity.kind === 'apiKey' ? identity.name : 'system'
-
 /** `externalRef.<key>=<value>` query parameters, any number of them. */
 const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
   const refs: Record<string, string> = {}
@@ -91,44 +80,6 @@ const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Reco
   }
   return problems.length ? E.left(problems) : E.right(refs)
 }
-
-/** What the knowledge commands are given, from the services a handler uses. */
-export const knowledgeDeps = (deps: Uses<'store' | 'db' | 'embedder' | 'parsers'>): KnowledgeDeps => ({
-  store: deps.store,
-  db: deps.db.pool,
-  embedder: deps.embedder,
-  parsers: deps.parsers,
-})
-
-/** What creating an entry is given, from the services a handler uses. */
-export const newEntryDeps = (
-  deps: Uses<'store' | 'db' | 'embedder' | 'parsers' | 'blobs' | 'config'>,
-): NewEntryDeps => ({ ...knowledgeDeps(deps), blobs: deps.blobs, allowPrivateUrls: deps.config.allowPrivateUrls })
-
-/** The entry as the read model holds it once it reached the write. */
-/**
- * An entry as the read models hold it after a write. `completed` promises a searchable entry: read
- * before every projection (the search index among them) reached the write, it says `processing`.
- */
-export const entryReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
-  readBack(
-    position,
-    async (caughtUp) => {
-      const entry = await getEntry(db.pool, workspaceId, id)
-      if (caughtUp) return entry ?? { id }
-      if (!entry) return { id, processingStatus: 'processing' }
-      return entry.processingStatus === 'completed' ? { ...entry, processingStatus: 'processing' } : entry
-    },
-    status,
-  )
-
-export const MULTIPART_JSON_FIELDS = [
-  'metadata',
-  'chunkingOptions',
-  'externalReferenceIds',
-  'crawlOptions',
-  'customMetadata',
-]
 
 /** Knowledge entries: text is synchronous; url and file answer at once with a pending task. */
 export const entryRoutes: AnyRoute[] = [

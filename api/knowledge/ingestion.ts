@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { configureSync, createSourcedEntry, requestSync } from '../../commands/knowledge/ingestion'
-import { acceptUrl, createEntry, firstChars, admitFile, titleOf } from '../../commands/knowledge/newEntry'
+import { acceptUrl } from '../../commands/urls'
+import { createEntry, firstChars, admitFile, titleOf } from '../../commands/knowledge/newEntry'
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
@@ -11,7 +12,7 @@ import { readMultipart, takeUploadSlot } from '../upload'
 import { entryRow, syncConfigView } from '../../queries/knowledge/knowledge'
 import { getTask, listTasks } from '../../queries/knowledge/tasks'
 import { describeErrors } from '../validation'
-import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, newEntryDeps } from './entries'
+import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, newEntryDeps } from './shapes'
 
 const TaskStatus = t.keyof({ pending: null, processing: null, completed: null, failed: null })
 

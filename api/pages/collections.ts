@@ -10,7 +10,7 @@ import * as c from '../codecs'
 import type { Database } from '../../adapters/db'
 import { type AnyRoute, readBack, route } from '../route'
 import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../../queries/pages/pages'
-import { personOf } from './pages'
+import { personOf } from './shapes'
 import { pageDeps } from '../../commands/pages/pages'
 
 const IdParam = t.type({ id: c.id })

@@ -17,7 +17,8 @@ import { ApiError } from '../errors'
 import { type McpTool, checked, mcpServer } from '../mcp'
 import { outputSchemaOf } from '../openapi'
 import { inputProblems } from '../route'
-import { PAGE_TITLE_MAX, pageSearchArguments } from './pageTools'
+import { pageSearchArguments } from './pageTools'
+import { PAGE_TITLE_MAX } from './shapes'
 import {
   PageSearchAnswer,
   pageHits,

@@ -22,11 +22,8 @@ import {
 } from '../tools/shapes'
 import { READS, defineTool } from '../tools/tool'
 import { pageDeps } from '../../commands/pages/pages'
+import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from './shapes'
 
-export const PAGE_TITLE_MAX = 500
-export const PAGE_WRITE_MAX = 100_000
-/** A page version number as a client names it. */
-export const VersionNumber = c.integer(1, 2 ** 31 - 1)
 const ref = { pageId: c.id, title: c.line(1, PAGE_TITLE_MAX) }
 const refNotes = {
   pageId: 'The page id (as page_search or a receipt gave it)',

@@ -4,7 +4,8 @@ import { type PageWriteOutcome, deleteAsAgent, revertAsAgent } from '../../comma
 import type { Author } from '../../domain/pages/page'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
-import { PageWritten, VersionNumber } from './pageTools'
+import { PageWritten } from './pageTools'
+import { VersionNumber } from './shapes'
 import { type ToolContext, defineTool } from '../tools/tool'
 import { pageDeps } from '../../commands/pages/pages'
 

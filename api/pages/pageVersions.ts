@@ -6,9 +6,17 @@ import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { VersionNumber } from './pageTools'
 import { listVersions, readVersion, versionView } from '../../queries/pages/pages'
-import { IdParam, VersionFromString, humanAuthor, livePage, notFound, pageReply, verificationOn } from './pages'
+import {
+  VersionNumber,
+  IdParam,
+  VersionFromString,
+  humanAuthor,
+  livePage,
+  notFound,
+  pageReply,
+  verificationOn,
+} from './shapes'
 
 /** A page's history: its versions, one version, a diff between two, and a revert to one. */
 export const pageVersionRoutes: AnyRoute[] = [

@@ -2,57 +2,35 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { writePageByMode } from '../../commands/pages/writes'
 import { activeCollection, collectionNotFound } from '../../commands/pages/collections'
-import { loadKbConfig } from '../../commands/knowledge'
 import { deletePage, pageDeps, setPageCollection, verifyPage, writePage } from '../../commands/pages/pages'
-import type { Author } from '../../domain/pages/page'
 import { fail } from '../../domain/shared'
-import { type Identity, memberOf } from '../auth'
+import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { type AnyRoute, type Uses, readBack, route } from '../route'
-import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from './pageTools'
-import { listPages, pageView, readPage, readVersion, versionView } from '../../queries/pages/pages'
+import { type AnyRoute, route } from '../route'
+import {
+  PAGE_TITLE_MAX,
+  PAGE_WRITE_MAX,
+  VersionNumber,
+  IdParam,
+  VersionFromString,
+  humanAuthor,
+  livePage,
+  notFound,
+  pageReply,
+  personOf,
+  verificationOn,
+} from './shapes'
+import { listPages, pageView, readVersion, versionView } from '../../queries/pages/pages'
 import { pageAt, resolveAsOf } from '../../queries/asOf'
 
-export const IdParam = t.type({ id: c.id })
-export const VersionFromString = c.intFromString(1, 2 ** 31 - 1)
 const State = t.keyof({ unverified: null, verified: null, changed_since_verified: null })
 
-/** A person as a page's author and as a verifier or approver. */
-export const personOf = (identity: Identity) => {
-  const m = memberOf(identity)
-  return { userId: m.userId, name: m.name }
-}
-export const humanAuthor = (identity: Identity): Author => ({ kind: 'human', ...personOf(identity) })
-
-export const verificationOn = async (deps: Uses<'store'>, workspaceId: string) =>
-  (await loadKbConfig(deps.store, workspaceId)).verification.enabled
 const verificationOff = fail(
   'VALIDATION_ERROR',
   'verification is off in this workspace: turn it on with PATCH /api/v1/knowledge/config { verification: { enabled: ' +
     'true } }',
   ['verification.enabled: is false'],
 )
-
-/** After a write: waits for the read models, then answers the page as it now is. */
-export const pageReply = (
-  deps: Uses<'db' | 'store'>,
-  workspaceId: string,
-  pageId: string,
-  position: number,
-  status = 200,
-) =>
-  readBack(
-    position,
-    async () => {
-      const row = await readPage(deps.db.pool, workspaceId, pageId)
-      return row ? pageView(deps.db.pool, row, await verificationOn(deps, workspaceId)) : { id: pageId }
-    },
-    status,
-  )
-
-export const livePage = async (deps: Uses<'db'>, workspaceId: string, id: string) =>
-  readPage(deps.db.pool, workspaceId, id)
-export const notFound = fail('NOT_FOUND', 'page not found')
 
 /** People's side of pages: their versions, diffs, reverts and verification. */
 export const pageRoutes: AnyRoute[] = [

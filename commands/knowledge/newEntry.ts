@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/Either'
 import type { BlobStore } from '../../adapters/blobs'
-import { FetchError, checkUrl } from '../../adapters/fetcher'
 import type { CrawlOptions, StorageInfo } from '../../domain/knowledge/entry'
 import { type DomainError, fail } from '../../domain/shared'
 import { otherThanUtf8, sniffType, textEncoding } from '../../ingestion/sniff'
 import type { CommandContext } from '../handle'
+import { acceptUrl } from '../urls'
 import { createSourcedEntry } from './ingestion'
 import { type CreateEntryInput, type KnowledgeDeps, admitEntry, createTextEntry } from './knowledge'
 import { type Admission, allowedTypes } from '../../domain/knowledge/admission'
@@ -68,16 +68,6 @@ export const cleanFileName = (name: string) => {
     .slice(0, 255)
     .join('')
   return clean || 'upload'
-}
-
-/** A URL a task may fetch, or the reason it may not (checked again at every hop when fetched). */
-export const acceptUrl = (url: string, allowPrivateUrls: boolean, field = 'url'): E.Either<DomainError, string> => {
-  try {
-    return E.right(checkUrl(url, allowPrivateUrls).href)
-  } catch (error) {
-    if (error instanceof FetchError) return invalid(`${field}: ${error.message}`)
-    throw error
-  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { EventStore } from '../../adapters/eventstore/port'
 import { type DomainError, fail } from '../../domain/shared'
 import { type WebhookDeliveryAttempted, webhook } from '../../domain/log/webhook'
 import { type CommandContext, handle, load, metadataOf } from '../handle'
-import { acceptUrl } from '../knowledge'
+import { acceptUrl } from '../urls'
 import { streams } from '../streams'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>

@@ -5,11 +5,9 @@ import { searchableText } from '../../adapters/text'
 import { countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
 import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
 import { entryPassages } from '../../ingestion/passages'
+import { CHUNK_STATS } from './indexes'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
-
-/** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
-export const CHUNK_STATS = 'kb_chunk'
 
 /** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
 export const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>

@@ -7,16 +7,8 @@ import { countTerms, termStatsSchema } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
 import { EntryEvent } from '../../domain/knowledge'
-import {
-  CHUNK_STATS,
-  createEntry,
-  deleteChunks,
-  entryFields,
-  refilter,
-  rewriteEntry,
-  writeChunks,
-  writeVectors,
-} from './chunkRows'
+import { CHUNK_STATS } from './indexes'
+import { createEntry, deleteChunks, entryFields, refilter, rewriteEntry, writeChunks, writeVectors } from './chunkRows'
 import { historyDdl, recordHistory } from '../history'
 import { type Projector, decodeEvent } from '../projector'
 
@@ -39,8 +31,6 @@ const MIRRORED = [
   { table: 'kb_chunks', key: 'entry_id' },
   { table: 'kb_chunk_entries', id: 'entry_id', key: 'entry_id' },
 ]
-
-export { CHUNK_STATS }
 
 /**
  * The search index of knowledge entries, with the entry facts search filters on (workspace,

@@ -4,4 +4,5 @@
  */
 export * from './chunkRows'
 export * from './chunks'
+export * from './indexes'
 export * from './pageIndex'

@@ -6,16 +6,11 @@ import { countTerms, lenSql, termStatsSchema, tfSql } from '../../adapters/textI
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { PageEvent } from '../../domain/pages'
 import type { ChunksOptions } from './chunks'
+import { PAGE_EMBED_CHARS, PAGE_STATS } from './indexes'
 import { type Projector, decodeEvent } from '../projector'
-
-/** A page's vector comes from its title and the head of its content (pages are searched whole). */
-export const PAGE_EMBED_CHARS = 8000
 
 /** What an index outside the database holds: each page's rows. */
 const MIRRORED = { table: 'kb_page_index', key: 'page_id' }
-
-/** Statistics of the page search's one field, `page` (a version's title and content). */
-export const PAGE_STATS = 'kb_page'
 
 /**
  * The search index of pages: a row per page for its latest version (what the workspace's agents

@@ -1,5 +1,5 @@
 import { type Scope, scopeSql } from '../../adapters/textIndex/port'
-import { PAGE_STATS } from '../../projections/search/pageIndex'
+import { PAGE_STATS } from '../../projections/search/indexes'
 import {
   type Engines,
   type Hit,

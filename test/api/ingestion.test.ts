@@ -478,7 +478,8 @@ test('pages in another encoding than UTF-8 are read in the one their server or t
 test('at most 10 tasks of a workspace run at once; the rest wait as pending', async ({ service, site }) => {
   const member = await seedMember(service.call)
   for (let i = 0; i < 13; i++)
-    site.pages.set(`/busy?n=${i}`, { body: html('Busy', `<p>Page ${i} takes its time.</p>`), delayMs: 1000 })
+    // Slow enough that none finishes before all 13 are created, even on a busy machine.
+    site.pages.set(`/busy?n=${i}`, { body: html('Busy', `<p>Page ${i} takes its time.</p>`), delayMs: 3000 })
   site.load.most = 0
   const created = []
   for (let i = 0; i < 13; i++) created.push(ok(await createUrl(service, member.token, `${site.url}/busy?n=${i}`), 201))

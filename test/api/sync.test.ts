@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runDueSyncs } from '../../workers/knowledge/sync'
-import { knowledgeDeps } from '../../api/knowledge/entries'
+import { knowledgeDeps } from '../../api/knowledge/shapes'
 import { waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
