@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
 import { type DomainError, fail } from '../../domain/shared'
 import type { Admission } from '../../domain/knowledge/admission'
-import { type TaskInput, type TaskResult, task } from '../../domain/knowledge/task'
+import { type TaskInput, type TaskQueued, type TaskResult, task } from '../../domain/knowledge/task'
 import { type CommandContext, handle, load } from '../handle'
 import { type CreateEntryInput, type KnowledgeDeps, actorIdOf, stayInFolder, storedSource } from './knowledge'
 import { loadKbConfig } from './kbConfig'
@@ -192,6 +192,21 @@ const onTask = (
   taskId: string,
   command: Parameters<typeof task.decide>[0],
 ) => handle(deps.store, streams.task(taskId), task, command, ctx)
+
+/** A task still to run (pending, or processing when its worker stopped), as it was queued; undefined once it ended. */
+export const taskToRun = async (
+  store: KnowledgeDeps['store'],
+  taskId: string,
+): Promise<TaskQueued['data'] | undefined> => {
+  const { state } = await load(store, streams.task(taskId), task)
+  return state.status === 'pending' || state.status === 'processing' ? state.task : undefined
+}
+
+/** The entry a task fills, while it exists: with the hash of its content (a sync of the same bytes changes nothing). */
+export const entryToFill = async (store: KnowledgeDeps['store'], entryId: string) => {
+  const { state } = await load(store, streams.entry(entryId), entry)
+  return state.status === 'active' ? { contentHash: state.contentHash } : undefined
+}
 
 export const startTask = (deps: Pick<KnowledgeDeps, 'store'>, ctx: CommandContext, taskId: string) =>
   onTask(deps, ctx, taskId, { type: 'StartTask', data: { taskId } })

@@ -8,12 +8,15 @@ import { FetchError } from '../../adapters/fetcher'
 import type { Logger } from '../../adapters/logger'
 import type { Job } from '../../adapters/queue/port'
 import type { CommandContext } from '../../commands/handle'
-import { load } from '../../commands/handle'
-import { completeTask, failTask, progressTask, startTask } from '../../commands/knowledge/ingestion'
+import {
+  completeTask,
+  entryToFill,
+  failTask,
+  progressTask,
+  startTask,
+  taskToRun,
+} from '../../commands/knowledge/ingestion'
 import { prepareContent } from '../../commands/knowledge/prepareContent'
-import { streams } from '../../commands/streams'
-import { entry } from '../../domain/knowledge/entry'
-import { task } from '../../domain/knowledge/task'
 import type { Section } from '../../ingestion/chunker'
 import { crawl } from '../../ingestion/crawler'
 import { ParseError } from '../../ingestion/parsers'
@@ -87,9 +90,8 @@ const systemCtx = (taskId: string, workspaceId: string): CommandContext => ({
  * doubles, and the entry takes a task's content only once).
  */
 export const runTask = async (deps: IngestDeps, job: Job) => {
-  const before = await load(deps.store, streams.task(job.taskId), task)
-  if (before.state.status === 'none' || before.state.status === 'completed' || before.state.status === 'failed') return
-  const t = before.state.task
+  const t = await taskToRun(deps.store, job.taskId)
+  if (!t) return
   const ref = { taskId: t.taskId, workspaceId: t.workspaceId, entryId: t.entryId, sync: t.kind === 'sync' }
   const release = await deps.limiter.acquire(t.workspaceId)
   try {
@@ -102,8 +104,8 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
     const began = Date.now()
     const step = (s: readonly [string, number]) => progressTask(deps, ctx(), t.taskId, s[0], s[1])
     try {
-      const target = await load(deps.store, streams.entry(t.entryId), entry)
-      if (target.state.status !== 'active') throw new InputError('the entry was deleted before it was processed')
+      const target = await entryToFill(deps.store, t.entryId)
+      if (!target) throw new InputError('the entry was deleted before it was processed')
       await step(STEPS.download)
       let sections: Section[]
       let contentHash: string
@@ -111,7 +113,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       if (t.input.type === 'url') {
         const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
         contentHash = sha256(pages.map((p) => p.body))
-        if (t.kind === 'sync' && !t.force && target.state.contentHash === contentHash) {
+        if (t.kind === 'sync' && !t.force && target.contentHash === contentHash) {
           await completeTask(deps, ctx(), ref, 'unchanged', {
             chunkCount: 0,
             wordCount: 0,
@@ -178,9 +180,8 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
 
 /** The queue gave up on a job (it failed MAX_DELIVERIES times): its task fails with the reason. */
 export const failDeadJob = async (deps: IngestDeps, job: Job, reason: string) => {
-  const { state } = await load(deps.store, streams.task(job.taskId), task)
-  if (state.status !== 'pending' && state.status !== 'processing') return
-  const t = state.task
+  const t = await taskToRun(deps.store, job.taskId)
+  if (!t) return
   await failTask(
     deps,
     systemCtx(t.taskId, t.workspaceId),
