@@ -8,6 +8,8 @@ export type Page = {
   headers?: Record<string, string>
   hang?: boolean
   delayMs?: number
+  /** The answer waits until this settles (a test lets requests pile up, then releases them). */
+  held?: Promise<void>
 }
 
 export interface Site {
@@ -34,6 +36,7 @@ export const startSite = async (): Promise<Site> => {
       return res.end('not found')
     }
     if (page.delayMs) await new Promise((r) => setTimeout(r, page.delayMs))
+    if (page.held) await page.held
     res.writeHead(page.status ?? 200, {
       'content-type': page.type ?? 'text/html; charset=utf-8',
       ...(page.headers ?? {}),
