@@ -69,19 +69,22 @@ const lifecycle = (where: string, kind: BlobStore['kind'], start: () => Promise<
     m,
   }) => {
     const files = { blobs: svc.deps.blobs, db: svc.deps.db.pool }
-    const refused = Buffer.from(`Stored, then the create refused (${where}, ${Math.random()}).`)
+    const refused = Buffer.from(`Refused, so never stored (${where}, ${Math.random()}).`)
     expectError(
       await send(svc, m, refused, 'r.txt', { folderId: '00000000-0000-4000-8000-000000000000' }),
       404,
       'NOT_FOUND',
     )
-    assert.ok(await stored(svc.deps.blobs, refused), 'stored before the create was refused')
+    assert.not.ok(await stored(svc.deps.blobs, refused), 'a file is stored only once its entry is admitted')
+    // What a crash between storing an upload and appending its entry leaves.
+    const orphan = Buffer.from(`Stored, then the process stopped (${where}, ${Math.random()}).`)
+    await svc.deps.blobs.put(orphan)
     const needed = Buffer.from(`Its task still to run (${where}, ${Math.random()}).`)
     const pending = ok(await send(svc, m, needed, 'n.txt'), 201)
     const hourLater = new Date(Date.now() + ORPHAN_AGE_MS + 60_000)
     assert.is(await removeOrphanFiles(files), 0, 'a fresh file may be an upload on its way')
     await removeOrphanFiles(files, hourLater)
-    assert.not.ok(await stored(svc.deps.blobs, refused))
+    assert.not.ok(await stored(svc.deps.blobs, orphan))
     assert.ok(await stored(svc.deps.blobs, needed), 'its entry holds it')
     assert.is((await waitForTask(svc.call, m.token, pending.taskId)).status, 'completed')
   })
