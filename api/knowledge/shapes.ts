@@ -1,6 +1,6 @@
 import type { Database } from '../../adapters/db'
 import type { KnowledgeDeps } from '../../commands/knowledge/knowledge'
-import type { NewEntryDeps } from '../../commands/knowledge/newEntry'
+import type { NewEntryDeps } from '../../commands/knowledge/createEntry'
 import { getEntry } from '../../queries/knowledge/knowledge'
 import type { Identity } from '../auth'
 import * as c from '../codecs'

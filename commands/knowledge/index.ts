@@ -2,10 +2,11 @@
  * Commands of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
+export * from './createEntry'
 export * from './deleteEntry'
+export * from './fileNames'
 export * from './folders'
 export * from './ingestion'
 export * from './kbConfig'
 export * from './knowledge'
-export * from './newEntry'
 export * from './prepareContent'

@@ -1,18 +1,14 @@
-import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
 import { type EventStore, actorId } from '../../adapters/eventstore/port'
 import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../../domain/knowledge/entry'
 import { folder } from '../../domain/knowledge/folder'
-import type { KbConfig } from '../../domain/knowledge/kbConfig'
-import { type Admission, type AdmissionRequest, admit } from '../../domain/knowledge/admission'
 import { type DomainError, fail } from '../../domain/shared'
 import type { ParserPool } from '../../ingestion/parserPool'
 import { type CommandContext, handle, load } from '../handle'
 import { prepareContent } from './prepareContent'
 import { streams } from '../streams'
-import { entryCount } from '../../queries/knowledge/knowledge'
 
 export interface KnowledgeDeps {
   store: EventStore
@@ -66,65 +62,6 @@ export interface CreateEntryInput {
 
 /** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */
 export const actorIdOf = (ctx: CommandContext) => actorId(ctx.actor)
-
-/**
- * What every creation checks first, decided by `admit` from the configuration the request read
- * and what the read models and the folder's stream say now (the document count, the folder).
- */
-export const admitEntry = async (
-  deps: Pick<KnowledgeDeps, 'store' | 'db'>,
-  config: KbConfig,
-  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
-  file?: AdmissionRequest['file'],
-): Promise<E.Either<DomainError, Admission>> => {
-  const counts = {
-    entries: await entryCount(deps.db, input.workspaceId),
-    folderExists: !input.folderId || (await folderExists(deps.store, input.workspaceId, input.folderId)),
-  }
-  return admit(config, counts, { folderId: input.folderId, chunkingOptions: input.chunkingOptions, file })
-}
-
-export const createTextEntry = async (
-  deps: KnowledgeDeps,
-  ctx: CommandContext,
-  config: KbConfig,
-  input: CreateEntryInput,
-): Result<{ id: string }> => {
-  const admitted = await admitEntry(deps, config, input)
-  if (E.isLeft(admitted)) return admitted
-  const { chunking, embed } = admitted.right
-  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed)
-  if (E.isLeft(prepared)) return prepared
-  const id = randomUUID()
-  const { chunkingOptions: _, ...fields } = input
-  const done = await handle(
-    deps.store,
-    streams.entry(id),
-    entry,
-    {
-      type: 'CreateEntry',
-      data: {
-        ...fields,
-        ...prepared.right,
-        entryId: id,
-        source: storedSource(input.source),
-        chunking,
-        embed,
-        createdBy: actorIdOf(ctx),
-      },
-    },
-    ctx,
-    { fresh: true },
-  )
-  if (E.isLeft(done)) return done
-  const { position } = await stayInFolder(
-    deps.store,
-    ctx,
-    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
-    done.right.position,
-  )
-  return E.right({ id, position })
-}
 
 export const updateEntry = async (
   deps: KnowledgeDeps,

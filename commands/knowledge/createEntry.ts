@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import type { BlobStore } from '../../adapters/blobs'
+import { type Admission, type AdmissionRequest, admit, allowedTypes } from '../../domain/knowledge/admission'
+import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
+import type { KbConfig } from '../../domain/knowledge/kbConfig'
+import { type TaskInput, task } from '../../domain/knowledge/task'
+import { type DomainError, fail } from '../../domain/shared'
+import { otherThanUtf8, sniffType, textEncoding } from '../../ingestion/sniff'
+import { entryCount } from '../../queries/knowledge/knowledge'
+import { type CommandContext, handle } from '../handle'
+import { streams } from '../streams'
+import { acceptUrl } from '../urls'
+import { cleanFileName, titleOf } from './fileNames'
+import {
+  type CreateEntryInput,
+  type KnowledgeDeps,
+  actorIdOf,
+  folderExists,
+  stayInFolder,
+  storedSource,
+} from './knowledge'
+import { prepareContent } from './prepareContent'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** A file as a client sent it: its bytes, its name and the charset its part declared. */
+export interface UploadedFile {
+  bytes: Buffer
+  fileName: string
+  /** The charset of the file part's Content-Type: how to read a text file's bytes, never its type. */
+  charset?: string
+}
+
+export interface NewEntryDeps extends KnowledgeDeps {
+  blobs: BlobStore
+  /** Whether URLs may point at private networks (tests and closed installations only). */
+  allowPrivateUrls: boolean
+}
+
+/** A new entry as a client asks for it: text now, or a URL or a file filled by a task. */
+export interface NewEntry extends Omit<CreateEntryInput, 'title' | 'content'> {
+  /** Required, except for a file: its title then defaults to the file's name. */
+  title?: string
+  content?: string
+  url?: string
+  crawl?: Partial<CrawlOptions>
+  file?: UploadedFile
+}
+
+const invalid = (...details: string[]) => fail('VALIDATION_ERROR', 'the request is not valid', details)
+
+/**
+ * Admits an entry made from an uploaded file: its type read from its content, then the workspace's
+ * limits (`admitEntry`); only an admitted file is stored, by hash. Refusals list the allowed types.
+ */
+export const admitFile = async (
+  deps: Pick<NewEntryDeps, 'store' | 'db' | 'blobs'>,
+  config: KbConfig,
+  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
+  file: UploadedFile,
+): Promise<E.Either<DomainError, { admission: Admission; storage: StorageInfo }>> => {
+  const fileName = cleanFileName(file.fileName)
+  const sniffed = await sniffType(file.bytes, fileName, file.charset)
+  if (!sniffed.ok)
+    return fail('VALIDATION_ERROR', `file refused: ${sniffed.reason}`, [
+      `file: ${sniffed.reason}`,
+      allowedTypes(config),
+    ])
+  const admitted = await admitEntry(deps, config, input, { mimeType: sniffed.mimeType, size: file.bytes.length })
+  if (E.isLeft(admitted)) return admitted
+  const mimeType = admitted.right.mimeType ?? sniffed.mimeType
+  const blob = await deps.blobs.put(file.bytes)
+  // The charset a text is read in, when not UTF-8, is kept for its parser.
+  const encoding = textEncoding(file.bytes, file.charset)
+  const charset = mimeType.startsWith('text/') && encoding === file.charset ? otherThanUtf8(encoding) : undefined
+  const storage = { blob, fileName, mimeType, size: file.bytes.length, ...(charset ? { charset } : {}) }
+  return E.right({ admission: admitted.right, storage })
+}
+
+/**
+ * Creates an entry from what a client sent, a step per source: text is chunked now; a URL or a
+ * file makes an empty entry and the task that fills it. Answers the entry's id (and its task's,
+ * when it has one).
+ */
+export const createEntry = async (
+  deps: NewEntryDeps,
+  ctx: CommandContext,
+  /** The workspace's configuration as the request read it. */
+  config: KbConfig,
+  request: NewEntry,
+  /** Called once a URL is accepted, before anything is written (the route counts the upload then). */
+  admitUrl: () => Promise<void> = async () => undefined,
+): Promise<E.Either<DomainError, { id: string; taskId?: string; position: number }>> => {
+  const { title: asked, content, url, crawl, file, ...common } = request
+  // What the source needs first, then the title (a file's defaults to its name).
+  if (request.source === 'url' && url === undefined) return invalid('url: is required when source is url')
+  if (request.source === 'file' && !file)
+    return invalid('file: is required when source is file (a multipart/form-data part named file)')
+  const title =
+    asked?.trim() || (request.source === 'file' && file ? titleOf(cleanFileName(file.fileName), file.bytes) : undefined)
+  if (!title) return invalid(`title: is required when source is ${request.source}`)
+  if (request.source === 'url' && url !== undefined)
+    return fromUrl(deps, ctx, config, { ...common, title }, url, crawl, admitUrl)
+  if (request.source === 'file' && file) return fromFile(deps, ctx, config, { ...common, title }, file)
+  if (content === undefined || content.trim() === '')
+    return invalid(`content: is required when source is ${request.source}`)
+  return createTextEntry(deps, ctx, config, { ...common, title, content })
+}
+
+type Common = Omit<CreateEntryInput, 'content'>
+
+/** A URL: checked, counted as an upload, admitted, then an empty entry and the task that fetches it. */
+const fromUrl = async (
+  deps: NewEntryDeps,
+  ctx: CommandContext,
+  config: KbConfig,
+  common: Common,
+  url: string,
+  crawl: Partial<CrawlOptions> | undefined,
+  admitUrl: () => Promise<void>,
+) => {
+  const accepted = acceptUrl(url, deps.allowPrivateUrls)
+  if (E.isLeft(accepted)) return accepted
+  await admitUrl()
+  const admitted = await admitEntry(deps, config, common)
+  if (E.isLeft(admitted)) return admitted
+  const crawlOptions = {
+    depth: crawl?.depth ?? 0,
+    maxPages: crawl?.maxPages ?? 10,
+    sameDomainOnly: crawl?.sameDomainOnly ?? true,
+  }
+  return createSourcedEntry(deps, ctx, admitted.right, { ...common, url: accepted.right, crawl: crawlOptions })
+}
+
+/** A file: admitted by its content's type and size, stored, then an empty entry and the task that parses it. */
+const fromFile = async (
+  deps: NewEntryDeps,
+  ctx: CommandContext,
+  config: KbConfig,
+  common: Common,
+  file: UploadedFile,
+) => {
+  const stored = await admitFile(deps, config, common, file)
+  if (E.isLeft(stored)) return stored
+  return createSourcedEntry(deps, ctx, stored.right.admission, { ...common, storage: stored.right.storage })
+}
+
+/**
+ * What every creation checks first, decided by `admit` from the configuration the request read
+ * and what the read models and the folder's stream say now (the document count, the folder).
+ */
+export const admitEntry = async (
+  deps: Pick<KnowledgeDeps, 'store' | 'db'>,
+  config: KbConfig,
+  input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
+  file?: AdmissionRequest['file'],
+): Promise<E.Either<DomainError, Admission>> => {
+  const counts = {
+    entries: await entryCount(deps.db, input.workspaceId),
+    folderExists: !input.folderId || (await folderExists(deps.store, input.workspaceId, input.folderId)),
+  }
+  return admit(config, counts, { folderId: input.folderId, chunkingOptions: input.chunkingOptions, file })
+}
+
+/** Text: admitted, chunked and embedded now, and written as the entry's first version. */
+export const createTextEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  config: KbConfig,
+  input: CreateEntryInput,
+): Result<{ id: string }> => {
+  const admitted = await admitEntry(deps, config, input)
+  if (E.isLeft(admitted)) return admitted
+  const { chunking, embed } = admitted.right
+  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed)
+  if (E.isLeft(prepared)) return prepared
+  const id = randomUUID()
+  const { chunkingOptions: _, ...fields } = input
+  const done = await handle(
+    deps.store,
+    streams.entry(id),
+    entry,
+    {
+      type: 'CreateEntry',
+      data: {
+        ...fields,
+        ...prepared.right,
+        entryId: id,
+        source: storedSource(input.source),
+        chunking,
+        embed,
+        createdBy: actorIdOf(ctx),
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(
+    deps.store,
+    ctx,
+    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
+    done.right.position,
+  )
+  return E.right({ id, position })
+}
+
+/** URL entries start with syncing off, checked daily once switched on. */
+export const DEFAULT_SYNC = { enabled: false, intervalHours: 24 }
+
+export type SourcedInput = Omit<CreateEntryInput, 'content'> &
+  ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo })
+
+/**
+ * A URL or file entry, admitted (`admitEntry`): created empty with a pending task that fills it. The task is written
+ * first: a crash before the entry leaves only a task that fails for want of its entry, never an
+ * entry stuck pending (the outbox holds a task back until its entry exists).
+ */
+export const createSourcedEntry = async (
+  deps: KnowledgeDeps,
+  ctx: CommandContext,
+  { chunking, embed, maxBytes }: Admission,
+  input: SourcedInput,
+): Result<{ id: string; taskId: string }> => {
+  const id = randomUUID()
+  const taskId = randomUUID()
+  const taskInput: TaskInput =
+    'url' in input ? { type: 'url', url: input.url, crawl: input.crawl } : { type: 'file', ...input.storage }
+  const queued = await handle(
+    deps.store,
+    streams.task(taskId),
+    task,
+    {
+      type: 'QueueTask',
+      data: {
+        taskId,
+        workspaceId: input.workspaceId,
+        entryId: id,
+        kind: 'ingest',
+        force: true,
+        input: taskInput,
+        title: input.title,
+        chunking,
+        embed,
+        maxBytes,
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(queued)) return queued
+  const { chunkingOptions: _, ...fields } = input
+  const {
+    url: _u,
+    crawl: _c,
+    storage: _s,
+    ...common
+  } = fields as typeof fields & { url?: string; crawl?: CrawlOptions; storage?: StorageInfo }
+  const done = await handle(
+    deps.store,
+    streams.entry(id),
+    entry,
+    {
+      type: 'CreateEntry',
+      data: {
+        ...common,
+        content: '',
+        tokenCount: 0,
+        chunks: [],
+        entryId: id,
+        source: storedSource(input.source),
+        chunking,
+        embed,
+        createdBy: actorIdOf(ctx),
+        taskId,
+        ...('url' in input
+          ? { sourceUrl: input.url, crawl: input.crawl, sync: DEFAULT_SYNC }
+          : { storage: input.storage }),
+      },
+    },
+    ctx,
+    { fresh: true },
+  )
+  if (E.isLeft(done)) return done
+  const { position } = await stayInFolder(
+    deps.store,
+    ctx,
+    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
+    done.right.position,
+  )
+  return E.right({ id, taskId, position })
+}
