@@ -1,10 +1,9 @@
-import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { type Client, type Database, inTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
-import { DependencyUnavailable } from '../adapters/unavailable'
 import { ProjectionFollower, type Report, announce } from './follow'
-import { BATCH, type Projector, ProjectionError, applyBatch, handles, installProjector } from './projector'
+import { BATCH, type Projector, applyBatch, handles, installProjector } from './projector'
+import { type ProjectorStatus, ProjectorStates } from './states'
 
 /**
  * How often the checkpoint rows of projectors that wrote nothing catch up with the positions
@@ -21,21 +20,6 @@ const IDLE_CHECKPOINT_MS = 1000
  */
 const SLICE_MS = 20
 
-export interface ProjectorStatus {
-  name: string
-  /**
-   * following: another process runs it; this one follows its position (process roles). waiting: a
-   * dependency it writes to is down; it tries again at `retryAt`.
-   */
-  state: 'running' | 'rebuilding' | 'failed' | 'stopped' | 'following' | 'waiting'
-  position: number
-  error?: { message: string; position: number; type: string }
-  retryAt?: string
-}
-
-/** The longest wait between tries of a projector whose dependency is down. */
-const RETRY_MAX_MS = 60_000
-
 /**
  * Feeds the projectors from their checkpoints: catch up, then live. One loop reads the log once
  * for all of them and applies a batch to every projector that handles some of it in one
@@ -44,14 +28,11 @@ const RETRY_MAX_MS = 60_000
  * projector that throws stops alone, logged with the position, and the others go on.
  */
 export class ProjectionRunner {
-  private readonly status = new Map<string, ProjectorStatus>()
-  private readonly progress = new EventEmitter()
+  private readonly states: ProjectorStates
   private stopping = false
   private loop?: Promise<void>
   private wakers = new Set<() => void>()
   private offAppend?: () => void
-  /** The current wait of each projector whose dependency is down. */
-  private readonly retryMs = new Map<string, number>()
   /** Positions recorded in checkpoint rows, by projector. */
   private readonly saved = new Map<string, number>()
   private idleSavedAt = 0
@@ -64,7 +45,7 @@ export class ProjectionRunner {
     readonly projectors: Projector[],
     private readonly log: Logger,
   ) {
-    this.progress.setMaxListeners(0)
+    this.states = new ProjectorStates(log)
   }
 
   /** Whether this process runs the projectors (rather than following another that does). */
@@ -79,7 +60,7 @@ export class ProjectionRunner {
    */
   async follow() {
     for (const p of this.projectors) await installProjector(this.db, p, { onlyIfMissing: true })
-    for (const p of this.projectors) this.status.set(p.name, { name: p.name, state: 'following', position: 0 })
+    for (const p of this.projectors) this.states.set(p.name, 'following', 0)
     const names = this.projectors.map((p) => p.name)
     this.follower = new ProjectionFollower(this.db, names, this.log, (report) => this.heard(report))
     await this.follower.start()
@@ -92,15 +73,15 @@ export class ProjectionRunner {
 
   /** How far the projectors another process runs have got; their listeners hear those that may have written. */
   private heard({ positions, written }: Report) {
-    for (const s of this.status.values()) {
+    for (const s of this.states.all()) {
       const at = typeof positions === 'number' ? positions : positions.get(s.name)
       if (s.state !== 'following' || at === undefined || at <= s.position) continue
       s.position = at
       // Read from its checkpoint row: it may have written (a lost notice would have said).
-      if (typeof positions !== 'number') this.progress.emit('progress', s.name)
+      if (typeof positions !== 'number') this.states.moved(s.name)
     }
-    for (const name of written) this.progress.emit('progress', name)
-    this.progress.emit('progress')
+    for (const name of written) this.states.moved(name)
+    this.states.moved()
   }
 
   async start() {
@@ -110,7 +91,7 @@ export class ProjectionRunner {
     for (const p of this.projectors) {
       await installProjector(this.db, p)
       const position = await this.checkpoint(p.name)
-      this.status.set(p.name, { name: p.name, state: 'running', position })
+      this.states.set(p.name, 'running', position)
       this.saved.set(p.name, position)
     }
     this.offAppend = this.store.onAppend(() => this.wakeAll())
@@ -134,20 +115,20 @@ export class ProjectionRunner {
   }
 
   private async run() {
-    this.progress.emit('progress')
+    this.states.moved()
     while (!this.stopping) {
       const idle = this.waitForAppend(1000)
-      this.resumeWaiting()
-      const running = this.projectors.filter((p) => this.status.get(p.name)!.state === 'running')
+      this.states.resumeWaiting()
+      const running = this.projectors.filter((p) => this.states.get(p.name).state === 'running')
       if (running.length === 0) {
-        if (!this.projectors.some((p) => this.status.get(p.name)!.state === 'waiting')) break
+        if (!this.projectors.some((p) => this.states.get(p.name).state === 'waiting')) break
         await idle
         continue
       }
       let events: RecordedEvent[] = []
       try {
         events = await this.store.readAll({
-          after: Math.min(...running.map((p) => this.status.get(p.name)!.position)),
+          after: Math.min(...running.map((p) => this.states.get(p.name).position)),
           maxCount: BATCH,
         })
       } catch (error) {
@@ -158,8 +139,8 @@ export class ProjectionRunner {
       if (Date.now() - this.idleSavedAt >= IDLE_CHECKPOINT_MS) await this.saveIdleCheckpoints(running)
       if (events.length < BATCH) await idle
     }
-    await this.saveIdleCheckpoints(this.projectors.filter((p) => this.status.get(p.name)!.state === 'running'))
-    for (const s of this.status.values()) if (s.state === 'running') s.state = 'stopped'
+    await this.saveIdleCheckpoints(this.projectors.filter((p) => this.states.get(p.name).state === 'running'))
+    for (const s of this.states.all()) if (s.state === 'running') s.state = 'stopped'
   }
 
   /** Time an event took to apply, lately (ms): it sizes the slices. */
@@ -167,7 +148,7 @@ export class ProjectionRunner {
 
   private async applySliced(events: RecordedEvent[]) {
     for (let i = 0; i < events.length && !this.stopping; ) {
-      const running = this.projectors.filter((p) => this.status.get(p.name)!.state === 'running')
+      const running = this.projectors.filter((p) => this.states.get(p.name).state === 'running')
       if (running.length === 0) return
       const n = Math.min(events.length - i, Math.max(1, Math.floor(SLICE_MS / this.msPerEvent)))
       const started = performance.now()
@@ -180,12 +161,12 @@ export class ProjectionRunner {
   private async applyAll(running: Projector[], events: RecordedEvent[]) {
     const last = events[events.length - 1].position
     const writers = running.filter((p) => {
-      const after = this.status.get(p.name)!.position
+      const after = this.states.get(p.name).position
       return events.some((e) => e.position > after && handles(p, e))
     })
     for (const p of running) {
       // Nothing to write: move on in memory; the checkpoint row catches up when idle.
-      if (!writers.includes(p)) this.status.get(p.name)!.position = Math.max(this.status.get(p.name)!.position, last)
+      if (!writers.includes(p)) this.states.get(p.name).position = Math.max(this.states.get(p.name).position, last)
     }
     if (writers.length > 0) {
       try {
@@ -198,13 +179,13 @@ export class ProjectionRunner {
             const [reached] = await inTransaction(this.db.pool, (tx) => this.applyIn(tx, [p], events))
             this.advance(p.name, reached)
           } catch (error) {
-            this.fail(p.name, error)
+            this.states.fail(p.name, error)
           }
         }
       }
     }
-    this.progress.emit('progress')
-    const reached = Math.min(...[...this.status.values()].map((s) => s.position))
+    this.states.moved()
+    const reached = Math.min(...this.states.all().map((s) => s.position))
     await announce(
       this.db,
       reached,
@@ -228,7 +209,7 @@ export class ProjectionRunner {
     for (const p of projectors) {
       // A rebuild may have swapped in tables that are ahead of what we read.
       reached.push(
-        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.status.get(p.name)!.position)),
+        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.states.get(p.name).position)),
       )
     }
     await tx.query(
@@ -239,53 +220,16 @@ export class ProjectionRunner {
     return reached
   }
 
-  /** Projectors whose dependency was down, due for another try. */
-  private resumeWaiting() {
-    for (const s of this.status.values())
-      if (s.state === 'waiting' && Date.parse(s.retryAt!) <= Date.now()) {
-        s.state = 'running'
-        s.retryAt = undefined
-      }
-  }
-
   private advance(name: string, position: number) {
-    this.retryMs.delete(name)
-    const status = this.status.get(name)!
-    if (status.state === 'running') status.error = undefined
-    status.position = Math.max(status.position, position)
-    this.saved.set(name, status.position)
-    this.progress.emit('progress', name)
-  }
-
-  private fail(name: string, error: unknown) {
-    const status = this.status.get(name)!
-    const failure = error instanceof ProjectionError ? error : undefined
-    status.error = {
-      message: (error as Error).message,
-      position: failure?.event.position ?? status.position,
-      type: failure?.event.type ?? '',
-    }
-    if ((failure?.reason ?? error) instanceof DependencyUnavailable) {
-      // Nothing was written (the batch's transaction rolled back): the same events again, later.
-      const wait = Math.min(RETRY_MAX_MS, (this.retryMs.get(name) ?? 500) * 2)
-      this.retryMs.set(name, wait)
-      status.state = 'waiting'
-      status.retryAt = new Date(Date.now() + wait).toISOString()
-      this.log.warn({ projector: name, position: status.error.position, err: error, retryMs: wait }, 'projector waits')
-      return
-    }
-    status.state = 'failed'
-    this.log.error(
-      { projector: name, position: status.error.position, eventType: status.error.type, err: error },
-      'projector stopped',
-    )
+    this.states.advance(name, position)
+    this.saved.set(name, this.states.get(name).position)
   }
 
   /** Records the positions reached through events the projectors do not handle. */
   private async saveIdleCheckpoints(running: Projector[]) {
     this.idleSavedAt = Date.now()
     for (const p of running) {
-      const status = this.status.get(p.name)!
+      const status = this.states.get(p.name)
       if ((this.saved.get(p.name) ?? 0) >= status.position) continue
       try {
         this.saved.set(p.name, await this.saveCheckpoint(p.name, status.position))
@@ -313,34 +257,17 @@ export class ProjectionRunner {
     return rows[0]?.position ?? 0
   }
 
-  /** Calls `listener` whenever the named projector has written a batch; returns the way to stop. */
   onWritten(name: string, listener: () => void) {
-    const filtered = (written?: string) => written === name && listener()
-    this.progress.on('progress', filtered)
-    return () => void this.progress.off('progress', filtered)
+    return this.states.onWritten(name, listener)
   }
 
   statuses(): ProjectorStatus[] {
-    return [...this.status.values()].map((s) => ({ ...s }))
+    return this.states.statuses()
   }
 
   /** Resolves true once every projector has reached `position`, false after `timeoutMs`. */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    const reached = () => [...this.status.values()].every((s) => s.position >= position)
-    if (position <= 0 || reached()) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!reached()) return
-        cleanup()
-        resolve(true)
-      }
-      const timer = setTimeout(() => (cleanup(), resolve(false)), timeoutMs)
-      const cleanup = () => {
-        clearTimeout(timer)
-        this.progress.off('progress', check)
-      }
-      this.progress.on('progress', check)
-    })
+    return this.states.waitFor(position, timeoutMs)
   }
 
   /** Runs every projector up to the current head, then stops: for one-shot operator commands. */
