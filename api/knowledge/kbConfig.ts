@@ -5,7 +5,7 @@ import { MAX_FILE_SIZE, SUPPORTED_FILE_TYPES } from '../../domain/knowledge/kbCo
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readBack, route } from '../route'
-import { configView, stats } from '../../queries/knowledge/knowledge'
+import { configView, stats } from '../../queries/knowledge/statistics'
 
 const FileType = t.keyof(
   Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>,

@@ -4,6 +4,7 @@
  */
 export * from './admission'
 export * from './entry'
+export * from './entryEvents'
 export * from './folder'
 export * from './kbConfig'
 export * from './task'
