@@ -23,32 +23,8 @@ import {
   sha256,
   verifyChain,
 } from './chain'
-import { APPEND_LOCK, NOTIFY_CHANNEL, eventStoreSchema } from './postgresSchema'
+import { APPEND_LOCK, COLUMNS, NOTIFY_CHANNEL, type Row, eventStoreSchema, toRecorded } from './postgresSchema'
 import { pollingSubscription } from './subscription'
-
-interface Row {
-  position: number
-  stream_id: string
-  revision: number
-  event_id: string
-  type: string
-  data: unknown
-  metadata: RecordedEvent['metadata']
-  created_at: Date
-}
-
-const toRecorded = (r: Row): RecordedEvent => ({
-  id: r.event_id,
-  type: r.type,
-  data: r.data,
-  metadata: r.metadata,
-  streamId: r.stream_id,
-  revision: r.revision,
-  position: r.position,
-  time: r.created_at.toISOString(),
-})
-
-const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
 
 const MAX_BATCH = 200
 /** Times a batch is linked again after heads moved under it (other processes appending) before it fails. */

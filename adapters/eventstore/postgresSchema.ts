@@ -1,4 +1,6 @@
-// The Postgres event store's tables and its append function (./postgres.ts calls it).
+import type { RecordedEvent } from './port'
+
+// The Postgres event store's tables, its append function (./postgres.ts calls it), and its rows as events.
 
 export const NOTIFY_CHANNEL = 'kb_events'
 // One advisory lock orders all appends: positions are taken and committed one transaction at a
@@ -124,3 +126,29 @@ BEGIN
 END
 $$;
 `
+
+/** A row of the events table as the driver reads it. */
+export interface Row {
+  position: number
+  stream_id: string
+  revision: number
+  event_id: string
+  type: string
+  data: unknown
+  metadata: RecordedEvent['metadata']
+  created_at: Date
+}
+
+export const toRecorded = (r: Row): RecordedEvent => ({
+  id: r.event_id,
+  type: r.type,
+  data: r.data,
+  metadata: r.metadata,
+  streamId: r.stream_id,
+  revision: r.revision,
+  position: r.position,
+  time: r.created_at.toISOString(),
+})
+
+/** The columns a read selects, in the order `toRecorded` expects. */
+export const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
