@@ -40,7 +40,7 @@ export interface Deps {
   /** Parsers and the chunker, in worker threads. */
   parsers: ParserPool
   queue: JobQueue
-  /** Searches' citations, appended in batches off the answer's path. */
+  /** What searches served (citations, receipts' records), appended after their answers by group commit. */
   citations: CitationLog
   /** The keys answer receipts are signed with. */
   receiptKeys: ReceiptKeys

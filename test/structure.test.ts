@@ -7,11 +7,11 @@ import * as assert from 'uvu/assert'
 
 /**
  * The layering, bottom to top: each folder may import the ones below it, never one above.
- * domain (deciders) and adapters (ports to the outside) at the bottom; ingestion (parsing, chunking:
- * pure libraries); projections (read models, the tables they own); queries (typed reads of them);
- * commands (the write side, and search); workers
- * (background loops); api (HTTP); app (configuration and wiring); scripts (CLI, benches, eval).
- * testkit (fixtures) serves tests and benches only.
+ * domain (deciders) and adapters (ports to the outside) at the bottom; ingestion (parsers and their
+ * threads, chunking, the crawler); projections (read models, the tables they own); queries (typed reads
+ * of them); commands (the write side, and search); workers (background loops); api (HTTP); app
+ * (configuration and wiring); scripts (CLI, benches, eval). testkit (fixtures) serves tests and
+ * benches only. Inside six of them, a folder per capability.
  */
 const LAYERS = [
   'domain',
