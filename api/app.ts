@@ -48,6 +48,9 @@ const slugParam = [
   },
 ]
 const apiKey = [{ apiKey: [] }]
+/** The service's OpenAPI document: the route table's, with the endpoints mounted outside it. */
+export const serviceOpenApi = () => openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi })
+
 export const openApiExtra = {
   '/health': {
     get: {
@@ -171,7 +174,7 @@ export const createApp = (deps: Deps) => {
   const serves = deps.process.roles.includes('api')
   if (serves) {
     router.get('/api/v1/openapi.json', (ctx) => {
-      ctx.body = openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi })
+      ctx.body = serviceOpenApi()
     })
     mount(router, deps, routes)
     mountPacks(router, deps)

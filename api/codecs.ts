@@ -8,7 +8,7 @@ import type { AsOfRequest } from '../queries/asOf'
 type Schema = Record<string, unknown>
 /** The JSON Schema of each codec made here (of a refinement: what it adds to its base type's). */
 export const jsonSchemas = new WeakMap<t.Mixed, Schema>()
-const documented = <C extends t.Mixed>(codec: C, schema: Schema): C => {
+export const documented = <C extends t.Mixed>(codec: C, schema: Schema): C => {
   jsonSchemas.set(codec, { ...schema, description: codec.name })
   return codec
 }

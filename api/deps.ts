@@ -19,6 +19,8 @@ export interface ApiSettings {
   publicUrl?: string
   packs: { requestsPerMinute: number; citationsFlushMs: number }
   eventsHeartbeatMs: number
+  /** Each answer checked against its route's declared codec (the test suite turns it on). */
+  checkAnswers: boolean
 }
 
 /** What route handlers are given: the store to write, the database to read, the runner to wait on. */

@@ -164,7 +164,7 @@ const responses = (r: AnyRoute) => ({
               ? {
                   allOf: [
                     { $ref: '#/components/schemas/Success' },
-                    { type: 'object', properties: { data: r.response } },
+                    { type: 'object', required: ['data'], properties: { data: schemaOf(r.response) } },
                   ],
                 }
               : { $ref: '#/components/schemas/Success' },

@@ -15,6 +15,7 @@ import type { Deps } from './deps'
 import { settleCitations, takeSettle } from './settle'
 import { ApiError } from './errors'
 import { describeErrors } from './validation'
+import { type AnswerCodec, encodeAnswer } from './answers'
 
 export interface Reply {
   data?: unknown
@@ -69,8 +70,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyo
   body?: t.Type<B, unknown, unknown>
   /** The body may also (or must) be a multipart form, read by `before` into the body the codec decodes. */
   multipart?: 'also' | 'only'
-  /** JSON Schema of the answer's `data`, for the OpenAPI document. */
-  response?: Record<string, unknown>
+  /**
+   * The codec of the answer's `data`: the answer is encoded by it (nothing it does not declare is
+   * sent) and the OpenAPI document describes it. Every JSON route has one.
+   */
+  response?: AnswerCodec
   /** A success answered as a stream of this media type instead of JSON (the handler's `stream`). */
   produces?: { type: string; description: string }
   /** Query parameters the codec does not name that the route still takes (`externalRef.<key>`). */
@@ -260,7 +264,9 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       caughtUp = await deps.runner.waitFor(reply.position, deps.config.readYourWritesTimeoutMs)
       if (!caughtUp) ctx.set(LAG_HEADER, 'true')
     }
-    const data = reply.read ? await reply.read(caughtUp) : reply.data
+    const read = reply.read ? await reply.read(caughtUp) : reply.data
+    const where = `${spec.method.toUpperCase()} ${spec.path}`
+    const data = spec.response ? encodeAnswer(spec.response, read, deps.config.checkAnswers, where) : read
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
     send(ctx, reply.status ?? 200, data)
   }

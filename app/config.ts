@@ -136,6 +136,7 @@ export const ConfigCodec = t.type({
   READ_YOUR_WRITES_TIMEOUT_MS: withDefault(intInRange(0, 60000), 5000),
   SHUTDOWN_TIMEOUT_MS: withDefault(intInRange(0, 600000), 10000),
   KB_ALLOW_PRIVATE_URLS: withDefault(booleanString, false),
+  KB_CHECK_ANSWERS: withDefault(booleanString, false),
   EMBEDDER: withDefault(t.keyof({ local: null, hashing: null, openai: null }), 'local'),
   OPENAI_API_KEY: optional(t.string),
   OPENAI_BASE_URL: optional(t.string),
@@ -183,6 +184,7 @@ export interface Config {
   readYourWritesTimeoutMs: number
   shutdownTimeoutMs: number
   allowPrivateUrls: boolean
+  checkAnswers: boolean
   embedder: 'local' | 'hashing' | 'openai'
   openAiApiKey?: string
   openAiBaseUrl?: string
@@ -250,6 +252,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     allowPrivateUrls: c.KB_ALLOW_PRIVATE_URLS,
+    checkAnswers: c.KB_CHECK_ANSWERS,
     embedder: c.EMBEDDER,
     openAiApiKey: c.OPENAI_API_KEY,
     openAiBaseUrl: c.OPENAI_BASE_URL,

@@ -1,4 +1,5 @@
 import * as t from 'io-ts'
+import * as answers from './answers'
 import * as accounts from '../../commands/accounts/accounts'
 import { Role } from '../../domain/shared'
 import * as c from '../codecs'
@@ -11,6 +12,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/users',
+    response: answers.User,
     tag: 'admin',
     auth: 'admin',
     summary: 'Register a user',
@@ -21,6 +23,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/workspaces',
+    response: answers.Workspace,
     tag: 'admin',
     auth: 'admin',
     summary: 'Create a workspace',
@@ -32,6 +35,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/workspaces/:id/members',
+    response: answers.Member,
     tag: 'admin',
     auth: 'admin',
     summary: 'Add a member or change their role',
@@ -46,6 +50,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/tokens',
+    response: answers.Token,
     tag: 'admin',
     auth: 'admin',
     summary: 'Issue an access token',
@@ -61,6 +66,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/admin/tokens/:id',
+    response: answers.Revoked,
     tag: 'admin',
     auth: 'admin',
     summary: 'Revoke an access token',
@@ -72,6 +78,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/api-keys',
+    response: answers.ApiKey,
     tag: 'admin',
     auth: 'admin',
     summary: 'Issue an API key for a workspace',
@@ -82,6 +89,7 @@ export const adminRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/admin/api-keys/:id',
+    response: answers.Revoked,
     tag: 'admin',
     auth: 'admin',
     summary: 'Revoke an API key',

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import { issueAccessToken, roleOf } from '../../commands/accounts/accounts'
 import { fail, permissionsOf } from '../../domain/shared'
 import { workspaceById, workspacesOf } from '../../queries/accounts/accounts'
@@ -11,6 +12,7 @@ export const authRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/auth/validate',
+    response: answers.Validated,
     tag: 'auth',
     auth: 'bearer',
     summary: "Validate the access token; the user's workspaces come with it (to switch between)",
@@ -35,6 +37,7 @@ export const authRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/auth/switch-workspace',
+    response: answers.Switched,
     tag: 'auth',
     auth: 'bearer',
     summary: 'Switch the active workspace; answers a new token',

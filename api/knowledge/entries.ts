@@ -13,6 +13,7 @@ import { IdParam, MULTIPART_JSON_FIELDS, Metadata, actorId, entryReply, knowledg
 import { getFolder } from '../../queries/knowledge/folders'
 import { entryChunks, getEntry, listEntries } from '../../queries/knowledge/knowledge'
 import { entryTombstones, resolveAsOf } from '../../queries/asOf'
+import * as answers from './answers'
 
 const CreateSource = t.keyof({
   text: null,
@@ -86,6 +87,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge',
+    response: answers.WrittenEntry,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -127,6 +129,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge',
+    response: answers.EntryList,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -162,6 +165,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/:id',
+    response: answers.EntryRead,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -188,6 +192,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/knowledge/:id',
+    response: answers.WrittenEntry,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -206,6 +211,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/knowledge/:id',
+    response: answers.Deleted,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -223,6 +229,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/:id/move',
+    response: answers.Moved,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -236,6 +243,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/:id/verify',
+    response: answers.WrittenEntry,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -252,6 +260,7 @@ export const entryRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/:id/chunks',
+    response: answers.Chunks,
     tag: 'knowledge',
     auth: 'bearer',
     permission: 'read:knowledge',

@@ -7,6 +7,7 @@ import * as c from '../codecs'
 import type { Database } from '../../adapters/db'
 import { type AnyRoute, readBack, route } from '../route'
 import { getFolder, listFolders } from '../../queries/knowledge/folders'
+import * as answers from './answers'
 
 const Fields = { description: c.string(0, 500), color: c.hexColor, icon: c.iconName }
 const IdParam = t.type({ folderId: c.id })
@@ -21,6 +22,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/folders',
+    response: answers.WrittenFolder,
     tag: 'folders',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -44,6 +46,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/folders',
+    response: answers.FolderList,
     tag: 'folders',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -55,6 +58,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/folders/:folderId',
+    response: answers.Folder,
     tag: 'folders',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -69,6 +73,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/knowledge/folders/:folderId',
+    response: answers.WrittenFolder,
     tag: 'folders',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -86,6 +91,7 @@ export const folderRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/knowledge/folders/:folderId',
+    response: answers.FolderDeleted,
     tag: 'folders',
     auth: 'bearer',
     permission: 'write:knowledge',

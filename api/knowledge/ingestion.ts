@@ -14,6 +14,7 @@ import { entryRow, syncConfigView } from '../../queries/knowledge/knowledge'
 import { getTask, listTasks } from '../../queries/knowledge/tasks'
 import { describeErrors } from '../validation'
 import { IdParam, MULTIPART_JSON_FIELDS, Metadata, knowledgeDeps, newEntryDeps } from './shapes'
+import * as answers from './answers'
 
 const TaskStatus = t.keyof({ pending: null, processing: null, completed: null, failed: null })
 
@@ -48,6 +49,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/tasks',
+    response: answers.TaskList,
     tag: 'tasks',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -60,6 +62,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/tasks/:taskId',
+    response: answers.Task,
     tag: 'tasks',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -74,6 +77,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/upload/file',
+    response: answers.Queued,
     tag: 'deprecated',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -106,6 +110,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/upload',
+    response: answers.Queued,
     tag: 'deprecated',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -176,6 +181,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/:id/sync-config',
+    response: answers.SyncConfig,
     tag: 'sync',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -193,6 +199,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/knowledge/:id/sync-config',
+    response: answers.SyncConfig,
     tag: 'sync',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -217,6 +224,7 @@ export const ingestionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/knowledge/:id/sync',
+    response: answers.Queued,
     tag: 'sync',
     auth: 'bearer',
     permission: 'write:knowledge',

@@ -6,6 +6,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, readBack, route } from '../route'
 import { configView, stats } from '../../queries/knowledge/statistics'
+import * as answers from './answers'
 
 const FileType = t.keyof(
   Object.fromEntries(SUPPORTED_FILE_TYPES.map((m) => [m, null])) as Record<(typeof SUPPORTED_FILE_TYPES)[number], null>,
@@ -33,6 +34,7 @@ export const kbConfigRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/config',
+    response: answers.Config,
     tag: 'config',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -44,6 +46,7 @@ export const kbConfigRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/knowledge/config',
+    response: answers.Config,
     tag: 'config',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -61,6 +64,7 @@ export const kbConfigRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/knowledge/stats',
+    response: answers.Stats,
     tag: 'config',
     auth: 'bearer',
     permission: 'read:knowledge',

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import * as t from 'io-ts'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
@@ -20,6 +21,7 @@ export const auditRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/audit/events',
+    response: answers.AuditEvents,
     tag: 'audit',
     auth: 'bearer',
     summary: "The workspace's events (owners and admins)",
@@ -36,23 +38,11 @@ export const auditRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/audit/head',
+    response: answers.ChainHead,
     tag: 'audit',
     auth: 'bearer',
     summary: "The head of the workspace's hash chain of events, to publish elsewhere (owners and admins)",
     managers: 'the hash chain is for workspace owners and admins',
-    response: {
-      type: 'object',
-      required: ['workspaceId', 'position', 'hash', 'algorithm'],
-      properties: {
-        workspaceId: { type: 'string' },
-        position: { type: 'integer', description: "Log position of the workspace's latest event (0: none yet)" },
-        hash: {
-          type: 'string',
-          description: "SHA-256 link of that event, hex: SHA-256(previous link || SHA-256(the event's canonical form))",
-        },
-        algorithm: { type: 'string', enum: ['sha256'] },
-      },
-    },
     uses: ['store'],
     handler: async ({ identity: who }, { store }) => {
       const identity = memberOf(who)

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import * as t from 'io-ts'
 import { readReceipt } from '../../commands/log/receipts'
 import { fail } from '../../domain/shared'
@@ -7,25 +8,11 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
 
-const result = {
-  type: 'object',
-  required: ['version', 'sha256', 'status'],
-  properties: {
-    entryId: { type: 'string' },
-    pageId: { type: 'string' },
-    chunkIndex: { type: 'integer' },
-    version: { type: 'integer', description: "The entry's revision, or the page's version, that was served" },
-    sha256: { type: 'string', description: 'SHA-256 (hex) of the text served' },
-    status: { type: 'string', enum: ['current', 'changed', 'deleted'] },
-    currentVersion: { type: 'integer', description: 'When changed: the version now' },
-    diff: { type: 'string', description: 'When changed: a unified diff of the text served against the text now' },
-  },
-}
-
 export const receiptRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/receipts/:id',
+    response: answers.Receipt,
     tag: 'search',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -34,25 +21,6 @@ export const receiptRoutes: AnyRoute[] = [
       'each result is still current, changed since (with a diff) or deleted',
     // A signed token (up to 50 results: about 3 kB), or a record's id.
     params: t.type({ id: c.string(1, 8000) }),
-    response: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        kind: { type: 'string', enum: ['knowledge', 'pages'] },
-        query: { type: 'string' },
-        mode: { type: 'string' },
-        actor: { type: 'object' },
-        at: { type: 'string', format: 'date-time' },
-        position: { type: 'integer' },
-        asOf: { type: 'integer' },
-        recorded: {
-          type: 'boolean',
-          description:
-            "Whether the search's record (query, mode, who) has reached the log; a token is checked without it",
-        },
-        results: { type: 'array', items: result },
-      },
-    },
     uses: ['db', 'store', 'receiptKeys'],
     handler: async ({ identity, params }, { db, store, receiptKeys }) => {
       const receipt = await readReceipt({ db: db.pool, store, receiptKeys }, memberOf(identity).workspaceId, params.id)
@@ -62,6 +30,7 @@ export const receiptRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/reports/stale-exposure',
+    response: answers.StaleExposure,
     tag: 'search',
     auth: 'bearer',
     summary:

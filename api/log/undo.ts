@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import * as t from 'io-ts'
 import { undoActor } from '../../commands/log/undo'
 import { memberOf } from '../auth'
@@ -11,6 +12,7 @@ export const undoRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/undo',
+    response: answers.Undone,
     tag: 'audit',
     auth: 'bearer',
     summary:

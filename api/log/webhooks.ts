@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import * as t from 'io-ts'
 import { deleteWebhook, registerWebhook } from '../../commands/log/webhooks'
 import { fail } from '../../domain/shared'
@@ -13,25 +14,11 @@ const IdParam = t.type({ id: c.id })
 /** Webhooks are for the workspace's owners and admins: they carry its whole event trail out. */
 const MANAGERS = 'webhooks are for workspace owners and admins'
 
-const webhookSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    url: { type: 'string' },
-    events: { type: 'array', items: { type: 'string' } },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-    disabledReason: { type: 'string' },
-    deliveredUpTo: { type: 'integer', description: 'Position of the last event delivered' },
-    failures: { type: 'integer', description: 'Failed tries of the event now being delivered' },
-    nextAttemptAt: { type: ['string', 'null'] },
-    secret: { type: 'string', description: 'Only in the answer to its registration' },
-  },
-}
-
 export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/webhooks',
+    response: answers.RegisteredWebhook,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,
@@ -39,7 +26,6 @@ export const webhookRoutes: AnyRoute[] = [
       "Register a webhook: the workspace's events of the given types (or * for all), signed as the Standard Webhooks " +
       'specification says, at least once and in order; the secret is answered once',
     body: c.object({ url: c.string(1, 2048), events: c.arrayOf(c.eventType, 50) }, { secret: c.webhookSecret }),
-    response: webhookSchema,
     uses: ['db', 'store', 'config'],
     handler: async ({ identity, body, command }, { db, store, config }) => {
       const workspaceId = memberOf(identity).workspaceId
@@ -58,11 +44,11 @@ export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/webhooks',
+    response: answers.WebhookList,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,
     summary: "The workspace's webhooks (never their secrets)",
-    response: { type: 'object', properties: { webhooks: { type: 'array', items: webhookSchema } } },
     uses: ['db'],
     handler: async ({ identity }, { db }) => {
       const workspaceId = memberOf(identity).workspaceId
@@ -72,12 +58,12 @@ export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/webhooks/:id',
+    response: answers.Webhook,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,
     summary: 'One webhook',
     params: IdParam,
-    response: webhookSchema,
     uses: ['db'],
     handler: async ({ identity, params }, { db }) => {
       const workspaceId = memberOf(identity).workspaceId
@@ -88,6 +74,7 @@ export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/webhooks/:id',
+    response: answers.WebhookDeleted,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,
@@ -105,6 +92,7 @@ export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/webhooks/:id/deliveries',
+    response: answers.Deliveries,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,
@@ -121,6 +109,7 @@ export const webhookRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/webhooks/:id/deliveries/:deliveryId/retry',
+    response: answers.Retried,
     tag: 'webhooks',
     auth: 'bearer',
     managers: MANAGERS,

@@ -12,6 +12,7 @@ import { type AnyRoute, readBack, route } from '../route'
 import { getCollection, listCollections, listProposals, proposalView, readProposal } from '../../queries/pages/pages'
 import { personOf } from './shapes'
 import { pageDeps } from '../../commands/pages/pages'
+import * as answers from './answers'
 
 const IdParam = t.type({ id: c.id })
 const Fields = { description: c.string(0, 500), writePolicy: WritePolicy }
@@ -30,6 +31,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/collections',
+    response: answers.WrittenCollection,
     tag: 'collections',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -46,6 +48,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/collections',
+    response: answers.CollectionList,
     tag: 'collections',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -57,6 +60,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/collections/:id',
+    response: answers.Collection,
     tag: 'collections',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -71,6 +75,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/collections/:id',
+    response: answers.WrittenCollection,
     tag: 'collections',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -88,6 +93,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/collections/:id',
+    response: answers.Deleted,
     tag: 'collections',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -108,6 +114,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/proposals',
+    response: answers.ProposalList,
     tag: 'proposals',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -138,6 +145,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/proposals/:id',
+    response: answers.Proposal,
     tag: 'proposals',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -152,6 +160,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/proposals/:id/approve',
+    response: answers.DecidedProposal,
     tag: 'proposals',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -176,6 +185,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/proposals/:id/reject',
+    response: answers.DecidedProposal,
     tag: 'proposals',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -200,6 +210,7 @@ export const collectionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/packs',
+    response: answers.Pack,
     tag: 'packs',
     auth: 'bearer',
     permission: 'write:knowledge',

@@ -2,6 +2,7 @@
  * Routes and tools of pages, their versions, proposals, collections and packs.
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
+export * from './answers'
 export * from './collections'
 export * from './packs'
 export * from './pageTools'

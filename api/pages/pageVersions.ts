@@ -17,12 +17,14 @@ import {
   pageReply,
   verificationOn,
 } from './shapes'
+import * as answers from './answers'
 
 /** A page's history: its versions, one version, a diff between two, and a revert to one. */
 export const pageVersionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/pages/:id/versions',
+    response: answers.Versions,
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -45,6 +47,7 @@ export const pageVersionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/pages/:id/versions/:version',
+    response: answers.VersionRead,
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -67,6 +70,7 @@ export const pageVersionRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/pages/:id/diff',
+    response: answers.Diff,
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -107,6 +111,7 @@ export const pageVersionRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/pages/:id/revert',
+    response: answers.WrittenPage,
     tag: 'pages',
     auth: 'bearer',
     permission: 'write:knowledge',

@@ -22,6 +22,7 @@ import {
 } from './shapes'
 import { listPages, pageView, readVersion, versionView } from '../../queries/pages/pages'
 import { pageAt, resolveAsOf } from '../../queries/asOf'
+import * as answers from './answers'
 
 const State = t.keyof({ unverified: null, verified: null, changed_since_verified: null })
 
@@ -37,6 +38,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/pages',
+    response: answers.WrittenPage,
     tag: 'pages',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -58,6 +60,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/pages',
+    response: answers.PageList,
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -87,6 +90,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/pages/:id',
+    response: answers.PageRead,
     tag: 'pages',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -119,6 +123,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'patch',
     path: '/api/v1/pages/:id',
+    response: answers.WrittenPage,
     tag: 'pages',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -162,6 +167,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/pages/:id',
+    response: answers.Deleted,
     tag: 'pages',
     auth: 'bearer',
     permission: 'write:knowledge',
@@ -178,6 +184,7 @@ export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/pages/:id/verify',
+    response: answers.WrittenPage,
     tag: 'pages',
     auth: 'bearer',
     permission: 'write:knowledge',

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as answers from './answers'
 import * as t from 'io-ts'
 import { reembedAll } from '../../commands/search'
 import { streamCandidates } from '../../commands/streams'
@@ -12,6 +13,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/verify-chain',
+    response: answers.ChainReport,
     tag: 'operators',
     auth: 'admin',
     summary: "Walk the hash chain of the events (one workspace's, or all) and name the first broken event",
@@ -25,6 +27,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/admin/projections',
+    response: answers.Projections,
     tag: 'operators',
     auth: 'admin',
     summary: "Each projector's position (as reached in memory) and lag",
@@ -41,6 +44,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/projections/:name/rebuild',
+    response: answers.Rebuilt,
     tag: 'operators',
     auth: 'admin',
     summary: 'Rebuild a projection (or all) from position 0 into fresh tables, then swap them in',
@@ -58,6 +62,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/reembed',
+    response: answers.Reembedded,
     tag: 'operators',
     auth: 'admin',
     summary:
@@ -78,6 +83,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/admin/streams/:streamId',
+    response: answers.Stream,
     tag: 'operators',
     auth: 'admin',
     summary: "A stream's events (audit)",
@@ -100,6 +106,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/admin/receipt-keys',
+    response: answers.ReceiptKeys,
     tag: 'operators',
     auth: 'admin',
     summary: 'The keys answer receipts are signed with: ids and ages, the signing one last (never the secrets)',
@@ -109,6 +116,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/admin/receipt-keys',
+    response: answers.ReceiptKeyAdded,
     tag: 'operators',
     auth: 'admin',
     summary: 'Rotate: a new key signs from now on; receipts signed by the older keys stay checkable',
@@ -121,6 +129,7 @@ export const operatorRoutes: AnyRoute[] = [
   route({
     method: 'delete',
     path: '/api/v1/admin/receipt-keys/:id',
+    response: answers.ReceiptKeyRemoved,
     tag: 'operators',
     auth: 'admin',
     summary: 'Remove an older key: the receipts it signed are no longer checkable (the signing key stays)',

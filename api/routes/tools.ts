@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import { ToolAnswer } from './answers'
 import * as t from 'io-ts'
 import { fail } from '../../domain/shared'
 import { authorize } from '../auth'
@@ -12,6 +13,7 @@ export const toolRoutes: AnyRoute[] = [
   route({
     method: 'post',
     path: '/api/v1/tools/:tool/execute',
+    response: ToolAnswer,
     tag: 'tools',
     auth: 'apiKey',
     summary: 'Execute a tool with an API key',

@@ -10,6 +10,7 @@ import { resolveAsOf } from '../../queries/asOf'
 import { getFolder } from '../../queries/knowledge'
 import type { SearchResult } from '../../queries/search/search'
 import { entryHits } from '../tools/shapes'
+import { SearchAnswer } from './answers'
 
 const SearchBody = c.object(
   { query: c.string(1, 1000) },
@@ -24,122 +25,6 @@ const SearchBody = c.object(
     asOf: c.asOf,
   },
 )
-
-/** The moment an answer as of a past time reflects, as the OpenAPI document describes it. */
-export const AsOfAnswer = {
-  type: 'object',
-  required: ['position', 'time'],
-  description:
-    "Present when asOf was asked: the workspace's last event at or before it, whose state the answer shows " +
-    '(position 0 and time null: the workspace had no events yet)',
-  properties: {
-    position: { type: 'integer', description: 'Its log position' },
-    time: { type: ['string', 'null'], format: 'date-time', description: 'Its time' },
-  },
-}
-
-const score = (what: string) => ({ type: 'number', minimum: 0, maximum: 1, description: what })
-const offsets = { start: { type: 'integer' }, end: { type: 'integer' } }
-
-/** The answer of a search, as the OpenAPI document describes it. */
-export const SearchAnswer = {
-  type: 'object',
-  required: ['results', 'mode'],
-  properties: {
-    mode: {
-      type: 'string',
-      enum: ['hybrid', 'vector', 'text'],
-      description: 'The mode that answered (text when vectors could not be searched)',
-    },
-    fallback: { type: 'string', description: 'Why another mode than the one asked for answered' },
-    receipt: {
-      type: 'object',
-      required: ['id', 'position'],
-      description: 'The answer receipt: GET /api/v1/receipts/{id} shows what was served and whether it still holds',
-      properties: {
-        id: { type: 'string' },
-        position: { type: 'integer', description: 'The log position the read models had reached' },
-      },
-    },
-    asOf: AsOfAnswer,
-    engines: {
-      type: 'object',
-      description: 'The engines that answered each leg that ran',
-      properties: {
-        text: {
-          type: 'string',
-          description: 'pg_textsearch (BM25), tsvector (candidates; BM25 scored from stored terms)',
-        },
-        vectors: { type: 'string', description: 'pgvector (HNSW), or exact scan (every vector compared, no pgvector)' },
-      },
-    },
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [
-          'id',
-          'title',
-          'content',
-          'source',
-          'metadata',
-          'score',
-          'scores',
-          'ranks',
-          'chunkIndex',
-          'version',
-          'sha256',
-        ],
-        properties: {
-          id: { type: 'string', description: 'The entry' },
-          title: { type: 'string' },
-          content: { type: 'string', description: 'The chunk of the entry that best answers the query' },
-          source: { type: 'string' },
-          metadata: { type: 'object' },
-          score: score(
-            'The calibrated chance that the result is relevant: the same score means about the same chance in every ' +
-              'mode and query; minScore compares it',
-          ),
-          scores: {
-            type: 'object',
-            description:
-              "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score " +
-              'served',
-            properties: {
-              text: score('Keyword (BM25) evidence alone'),
-              vector: score('Vector similarity alone'),
-              fused: score('The score served'),
-            },
-          },
-          ranks: {
-            type: 'object',
-            description: "The entry's rank in each leg that found it (1 is first)",
-            properties: { text: { type: 'integer' }, vector: { type: 'integer' } },
-          },
-          chunkIndex: { type: 'integer' },
-          version: { type: 'integer', description: "The entry's revision whose content the served chunk is" },
-          sha256: { type: 'string', description: 'SHA-256 (hex) of the served chunk text' },
-          pageUrl: { type: 'string', description: 'For a crawled entry: the page the chunk came from' },
-          highlight: {
-            type: 'object',
-            description:
-              'The sentence or two of `content` that best match the query; offsets are UTF-16 code units into ' +
-              '`content` (JavaScript string indices)',
-            properties: {
-              text: { type: 'string' },
-              ...offsets,
-              terms: {
-                type: 'array',
-                items: { type: 'object', properties: offsets },
-                description: "Where the query's words are",
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-}
 
 /**
  * Search. What the request leaves out is the workspace's setting where the workspace set

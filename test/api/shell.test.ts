@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import * as E from 'fp-ts/Either'
 import { routes } from '../../api/app'
 import { loadConfig } from '../../app/config'
+import { Validator } from '@seriousme/openapi-schema-validator'
 import { toOpenApiPath } from '../../api/openapi'
 import { ADMIN, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
@@ -276,6 +277,29 @@ test('the OpenAPI 3.1 document lists every registered route', async ({ svc }) =>
     const [method, path] = key.split(' ')
     assert.ok(doc.paths[path]?.[method], `${key} is missing from openapi.json`)
   }
+})
+
+test('the OpenAPI document is valid OpenAPI 3.1, and every JSON answer describes its data', async ({ svc }) => {
+  const doc = (await svc.call('GET', '/api/v1/openapi.json')).body
+  const validator = new Validator()
+  const result = await validator.validate(structuredClone(doc))
+  assert.ok(result.valid, String(JSON.stringify(result.errors)).slice(0, 2000))
+  assert.is(validator.version, '3.1')
+  const json = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
+    Object.entries<any>(ops)
+      .map(([method, op]) => ({ at: `${method} ${path}`, content: op.responses?.['2XX']?.content }))
+      .filter((r) => r.content?.['application/json']),
+  )
+  const undescribed = json
+    .filter(({ content }) => {
+      const data = content['application/json'].schema.allOf?.[1]?.properties?.data
+      return !data || Object.keys(data).length === 0
+    })
+    .map((r) => r.at)
+  assert.equal(undescribed, [])
+  assert.ok(json.length >= 70, `${json.length} JSON answers`)
+  const entry = doc.paths['/api/v1/knowledge/{id}'].get.responses['2XX'].content['application/json'].schema
+  assert.ok(JSON.stringify(entry).includes('"processingStatus"'), 'an entry answer names its fields')
 })
 
 test(

@@ -60,6 +60,7 @@ export const startTestService = async (
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     KB_ADMIN_TOKEN: ADMIN,
+    KB_CHECK_ANSWERS: 'true',
     EMBEDDER: 'hashing',
     ...env,
   })

@@ -1,0 +1,43 @@
+import * as t from 'io-ts'
+import * as c from '../codecs'
+
+// What the accounts routes answer, as io-ts codecs: each answer is encoded by its codec, and the
+// OpenAPI document describes it from the same codec.
+
+const d = c.described
+const Role = d(t.string, 'owner, admin, editor or viewer')
+const Membership = c.object({ id: t.string, name: t.string, role: Role })
+
+export const Validated = c.object({
+  valid: t.literal(true),
+  user: c.object({
+    id: t.string,
+    email: t.string,
+    name: t.string,
+    current_workspace: Membership,
+    workspaces: d(t.array(Membership), "The user's workspaces, to switch between"),
+  }),
+  token: c.object({ issued_at: t.string, expires_at: t.string }),
+})
+
+export const Switched = c.object({
+  workspace: c.object({
+    id: t.string,
+    name: t.string,
+    slug: t.string,
+    role: Role,
+    permissions: t.array(t.string),
+  }),
+  access_token: d(t.string, 'A new token for that workspace'),
+})
+
+export const User = c.object({ id: t.string, email: t.string, name: t.string })
+export const Workspace = c.object({ id: t.string, name: t.string, slug: t.string })
+export const Member = c.object({ workspaceId: t.string, userId: t.string, role: Role })
+export const Token = c.object({
+  id: t.string,
+  access_token: d(t.string, 'Shown once; stored only as a hash'),
+  expires_at: t.string,
+})
+export const ApiKey = c.object({ id: t.string, api_key: d(t.string, 'Shown once; stored only as a hash') })
+export const Revoked = c.object({ revoked: t.literal(true) })

@@ -1,0 +1,123 @@
+import * as t from 'io-ts'
+import { AnyObject, Pagination } from '../answers'
+import * as c from '../codecs'
+
+// What the log routes answer, as io-ts codecs: each answer is encoded by its codec, and the
+// OpenAPI document describes it from the same codec.
+
+const d = c.described
+
+export const AuditEvent = c.object(
+  {
+    position: t.number,
+    streamId: t.string,
+    revision: t.number,
+    id: t.string,
+    type: t.string,
+    actor: AnyObject,
+    data: AnyObject,
+    metadata: AnyObject,
+    time: t.string,
+  },
+  {},
+  'an event of the audit trail',
+)
+export const AuditEvents = c.object({ events: t.array(AuditEvent), pagination: Pagination })
+
+export const ChainHead = c.object({
+  workspaceId: t.string,
+  position: d(t.number, "Log position of the workspace's latest event (0: none yet)"),
+  hash: d(t.string, "SHA-256 link of that event, hex: SHA-256(previous link || SHA-256(the event's canonical form))"),
+  algorithm: t.literal('sha256'),
+})
+
+const webhookFields = {
+  id: t.string,
+  url: t.string,
+  events: t.array(t.string),
+  status: d(t.string, 'enabled or disabled'),
+  createdAt: t.string,
+  deliveredUpTo: d(t.number, 'Position of the last event delivered'),
+  failures: d(t.number, 'Failed tries of the event now being delivered'),
+  nextAttemptAt: t.union([t.string, t.null]),
+}
+export const Webhook = c.object(webhookFields, { disabledReason: t.string }, 'a webhook')
+/** A registration's answer: the webhook and, this once, its signing secret. */
+export const RegisteredWebhook = t.union([
+  c.object({ ...webhookFields, secret: d(t.string, 'Shown only in this answer') }, { disabledReason: t.string }),
+  c.object({ id: t.string, secret: t.string }),
+])
+export const WebhookList = c.object({ webhooks: t.array(Webhook) })
+export const WebhookDeleted = c.object({ id: t.string, deleted: t.literal(true) })
+
+const Delivery = c.object(
+  {
+    deliveryId: t.string,
+    eventPosition: t.number,
+    eventType: t.string,
+    attempt: t.number,
+    statusCode: d(t.number, "The receiver's HTTP status; 0 when none came"),
+    delivered: t.boolean,
+    manual: t.boolean,
+    nextAttemptAt: t.union([t.string, t.null]),
+    at: t.string,
+  },
+  { error: t.string },
+)
+export const Deliveries = c.object({ deliveries: t.array(Delivery), pagination: Pagination })
+export const Retried = c.object(
+  { deliveryId: t.string, attempt: t.number, statusCode: t.number, delivered: t.boolean },
+  { error: t.string },
+)
+
+const ReceiptResult = c.object(
+  {
+    version: d(t.number, "The entry's revision, or the page's version, that was served"),
+    sha256: d(t.string, 'SHA-256 (hex) of the text served'),
+    status: d(t.string, 'current, changed or deleted'),
+  },
+  {
+    entryId: t.string,
+    pageId: t.string,
+    chunkIndex: t.number,
+    currentVersion: d(t.number, 'When changed: the version now'),
+    diff: d(t.string, 'When changed: a unified diff of the text served against the text now'),
+  },
+)
+export const Receipt = c.object(
+  {
+    id: t.string,
+    kind: d(t.string, 'knowledge or pages'),
+    at: t.string,
+    position: t.number,
+    recorded: d(t.boolean, "Whether the search's record (query, mode, who) has reached the log"),
+    results: t.array(ReceiptResult),
+  },
+  { query: t.string, mode: t.string, actor: AnyObject, asOf: t.number },
+  'an answer receipt',
+)
+
+export const StaleExposure = c.object({
+  items: t.array(
+    c.object(
+      {
+        status: d(t.string, 'changed or deleted'),
+        changedAt: t.union([t.string, t.null]),
+        servedTo: t.array(c.object({ receiptId: t.string, at: t.string, actor: t.unknown, version: t.number })),
+      },
+      { entryId: t.string, pageId: t.string, title: t.string, currentVersion: t.number },
+    ),
+  ),
+  pagination: Pagination,
+})
+
+const UndoItem = c.object(
+  {
+    kind: d(t.string, 'page or entry'),
+    id: t.string,
+    title: t.string,
+    action: d(t.string, 'delete, revert or restore'),
+  },
+  { toVersion: t.number, diff: t.string, conflict: t.string, status: t.string, reason: t.string },
+)
+export const Undone = c.object({ dryRun: t.boolean, items: t.array(UndoItem) }, { undoId: t.string })

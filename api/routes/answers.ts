@@ -1,0 +1,85 @@
+import * as t from 'io-ts'
+import { AnyObject } from '../answers'
+import * as c from '../codecs'
+import { outputSchemaOf } from '../openapi'
+import { tools } from '../tools'
+
+// What the operators' routes and tool execution answer, as io-ts codecs: each answer is encoded by
+// its codec, and the OpenAPI document describes it from the same codec.
+
+const d = c.described
+const ChainHead = c.object({ chain: d(t.string, 'A workspace id'), position: t.number, hash: t.string })
+
+export const ChainReport = c.object(
+  {
+    chains: t.array(ChainHead),
+    verified: d(t.number, 'Events whose content was checked against its hash'),
+    cut: d(t.number, 'Events cut by a deletion: their hashes still link the chain'),
+  },
+  {
+    broken: c.object({ chain: t.string, position: t.number, streamId: t.string, revision: t.number, reason: t.string }),
+  },
+)
+
+export const Projections = c.object({
+  head: d(t.number, 'The log position of the latest event'),
+  projections: t.array(
+    c.object(
+      { name: t.string, position: t.number, lag: t.number },
+      {
+        state: d(t.string, 'running, rebuilding, waiting, failed, stopped or following'),
+        error: c.object({ message: t.string, position: t.number, type: t.string }),
+      },
+    ),
+  ),
+})
+
+export const Rebuilt = c.object({
+  rebuilt: t.array(c.object({ name: t.string, events: t.number, position: t.number, ms: t.number })),
+})
+
+export const Reembedded = c.object({
+  reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),
+})
+
+export const Stream = c.object({
+  streamId: t.string,
+  events: t.array(
+    c.object({
+      id: t.string,
+      type: t.string,
+      data: t.unknown,
+      metadata: AnyObject,
+      streamId: t.string,
+      revision: t.number,
+      position: t.number,
+      time: t.string,
+    }),
+  ),
+})
+
+const Key = c.object({
+  id: t.string,
+  createdAt: t.string,
+  signing: d(t.boolean, 'The key new receipts are signed with'),
+})
+export const ReceiptKeys = c.object({ keys: t.array(Key) })
+export const ReceiptKeyAdded = c.object({ id: t.string, keys: t.array(Key) })
+export const ReceiptKeyRemoved = c.object({ removed: t.literal(true), id: t.string })
+
+/**
+ * A tool's answer: the tool's own output, already encoded by its codec (each tool's outputSchema
+ * is one of the schemas here).
+ */
+export const ToolAnswer = c.documented(
+  new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+    "a tool's output",
+    (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
+    (u, ctx) =>
+      typeof u === 'object' && u !== null && !Array.isArray(u)
+        ? t.success(u as Record<string, unknown>)
+        : t.failure(u, ctx),
+    t.identity,
+  ),
+  { oneOf: tools.map((tool) => ({ title: tool.name, ...outputSchemaOf(tool.output) })) },
+)
