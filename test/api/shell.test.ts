@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import net from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -300,6 +301,14 @@ test('the OpenAPI document is valid OpenAPI 3.1, and every JSON answer describes
   assert.ok(json.length >= 70, `${json.length} JSON answers`)
   const entry = doc.paths['/api/v1/knowledge/{id}'].get.responses['2XX'].content['application/json'].schema
   assert.ok(JSON.stringify(entry).includes('"processingStatus"'), 'an entry answer names its fields')
+})
+
+test("the console's API types are generated from this document (web/src/schema.d.ts is up to date)", async () => {
+  const { SCHEMA_TYPES, schemaTypes } = await import('../../scripts/openapi')
+  assert.ok(
+    fs.readFileSync(SCHEMA_TYPES, 'utf8') === (await schemaTypes()),
+    `${SCHEMA_TYPES} is stale: run npm run build:console`,
+  )
 })
 
 test(

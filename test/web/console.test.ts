@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { until } from '../helpers/until'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { type Browser, type Page, chromium } from 'playwright-core'
@@ -114,6 +115,42 @@ if (!fs.existsSync(CHROMIUM)) {
     // The query is kept in the session's history.
     await page.reload()
     await page.getByRole('button', { name: /which animal uses electroreception/ }).waitFor()
+    await page.close()
+  })
+
+  test("the console follows the workspace's events: an agent's held write shows in the badge, and task progress, without polling", async (ctx) => {
+    const { svc } = ctx
+    // A workspace of its own: the held write it leaves is no other journey's.
+    const owner = await seedMember(svc.call, 'owner')
+    const page = await signedIn(ctx, owner.token)
+    const asked: string[] = []
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname))
+    // Signed in (the token is kept for the tab): opened again, every request of the console is seen.
+    await page.reload()
+    await page.getByTestId('role').waitFor()
+    await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0)
+    await until('the event stream opened', () => asked.includes('/api/v1/events/stream'))
+    // Written by an agent outside the browser: the badge follows without a reload or a click.
+    const held = ok(
+      await svc.call('POST', '/api/v1/collections', {
+        token: owner.token,
+        body: { name: 'Followed', writePolicy: 'hold_for_review' },
+      }),
+      201,
+    )
+    const key = (await newKey(svc.call, owner.workspaceId, 'follow-bot')).api_key
+    ok(await tool(svc.call, key, 'page_write', { title: 'Followed page', content: 'Held.', collectionId: held.id }))
+    await page.getByTestId('review-count').waitFor({ timeout: 10_000 })
+    // A task's progress: read again when its events arrive, a handful of times, not twice a second.
+    await page.getByLabel('Web page URL').fill('http://kb-console-test.invalid/page')
+    await page.getByRole('button', { name: 'Ingest' }).click()
+    await page
+      .locator('[data-testid=task]:is([data-status=completed],[data-status=failed])')
+      .waitFor({ timeout: 30_000 })
+    const reads = asked.filter((p) => p.startsWith('/api/v1/knowledge/tasks/')).length
+    await new Promise((r) => setTimeout(r, 1500))
+    assert.is(asked.filter((p) => p.startsWith('/api/v1/knowledge/tasks/')).length, reads, 'no reads once it ended')
+    assert.ok(reads >= 1 && reads <= 8, `${reads} reads of the task`)
     await page.close()
   })
 
@@ -386,7 +423,8 @@ if (!fs.existsSync(CHROMIUM)) {
     ]) {
       await go(page, screen)
       await page.locator('main h2').first().waitFor()
-      await page.waitForLoadState('networkidle')
+      // Loaded: no loader left (the console keeps the event stream open, so the network is never idle).
+      await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0)
       await page.addScriptTag({ path: AXE })
       const violations = await page.evaluate(async () => {
         const result = await (window as any).axe.run(document, { resultTypes: ['violations'] })

@@ -1,9 +1,8 @@
 import { AppShell, Badge, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
-import { useEffect } from 'react'
 import { Link, Route, Router, Switch, useLocation } from 'wouter'
 import { useHashLocation } from 'wouter/use-hash-location'
-import { api } from './api'
+import { answer, client } from './api'
 import { AuditScreen } from './screens/Audit'
 import { CollectionsScreen } from './screens/Collections'
 import { EntryScreen } from './screens/Entry'
@@ -11,7 +10,7 @@ import { KnowledgeScreen } from './screens/Knowledge'
 import { PageScreen } from './screens/Page'
 import { PagesScreen } from './screens/Pages'
 import { RetrievalScreen } from './screens/Retrieval'
-import { REVIEWED, ReviewScreen } from './screens/Review'
+import { ReviewScreen } from './screens/Review'
 import { SettingsScreen } from './screens/Settings'
 import { SignIn } from './screens/SignIn'
 import { useSession } from './session'
@@ -19,16 +18,13 @@ import { act, useApi } from './useApi'
 
 const Nav = ({ onNavigate }: { onNavigate: () => void }) => {
   const [location] = useLocation()
-  const { manages, me } = useSession()
-  // The review queue's count, for its badge.
-  const pending = useApi(
-    () => api<{ total: number }>('GET', '/api/v1/proposals?status=pending&limit=1').catch(() => ({ total: 0 })),
-    [location, me?.current_workspace.id],
+  const { manages } = useSession()
+  // The review queue's count, for its badge: reloaded when a proposal's event arrives or a review is made.
+  const pending = useApi(['proposals', 'pending-count'], () =>
+    answer(client.GET('/api/v1/proposals', { params: { query: { status: 'pending', limit: 1 } } })).catch(() => ({
+      total: 0,
+    })),
   )
-  useEffect(() => {
-    window.addEventListener(REVIEWED, pending.reload)
-    return () => window.removeEventListener(REVIEWED, pending.reload)
-  }, [pending.reload])
   const links: Array<[string, string, number?]> = [
     ['/', 'Knowledge'],
     ['/retrieval', 'Retrieval testing'],

@@ -107,12 +107,20 @@ export const ListPagination = (p: {
 
 export const when = (iso?: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 
+/** A text field of an author or an actor (the log's actors are open objects). */
+export const field = (who: object, name: string) => {
+  const value = (who as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : undefined
+}
+
 /** Who wrote a version: a person, or an agent client (and its skill). */
-export const authorName = (a: any) =>
-  !a
-    ? '—'
-    : a.kind === 'agent'
-      ? `agent ${a.client}${a.skill ? ` (${a.skill})` : ''}`
-      : (a.name ?? a.email ?? a.userId ?? 'a person')
+export const authorName = (a: object | null | undefined) => {
+  if (!a) return '—'
+  if (field(a, 'kind') === 'agent') {
+    const skill = field(a, 'skill')
+    return `agent ${field(a, 'client')}${skill ? ` (${skill})` : ''}`
+  }
+  return field(a, 'name') ?? field(a, 'email') ?? field(a, 'userId') ?? 'a person'
+}
 
 export const Stacked = ({ children }: { children: ReactNode }) => <Stack gap="md">{children}</Stack>

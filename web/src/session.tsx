@@ -1,15 +1,11 @@
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useState } from 'react'
-import { api, onSignedOut, tokenStore } from './api'
+import { type Answer, answer, client, onSignedOut, tokenStore } from './api'
+import { queryClient } from './useApi'
 
 export type Role = 'owner' | 'admin' | 'editor' | 'viewer'
 
-export interface Me {
-  id: string
-  email: string
-  name: string
-  current_workspace: { id: string; name: string; role: Role }
-  workspaces: Array<{ id: string; name: string; role: Role }>
-}
+/** The signed-in user, as token validation answers it. */
+export type Me = Answer<'/api/v1/auth/validate', 'post'>['user']
 
 interface Session {
   me?: Me
@@ -39,18 +35,21 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
 
   const signOut = useCallback(() => {
     tokenStore.clear()
+    // Reads of the session that ended are not another session's.
+    queryClient.clear()
     setMe(undefined)
   }, [])
 
   const signIn = useCallback(async (token: string) => {
-    const data = await api<{ user: Me }>('POST', '/api/v1/auth/validate', undefined, token)
+    const data = await answer(client.POST('/api/v1/auth/validate', { headers: { authorization: `Bearer ${token}` } }))
     tokenStore.set(token)
+    queryClient.clear()
     setMe(data.user)
   }, [])
 
   const switchWorkspace = useCallback(
     async (id: string) => {
-      const data = await api<{ access_token: string }>('POST', '/api/v1/auth/switch-workspace', { workspace_id: id })
+      const data = await answer(client.POST('/api/v1/auth/switch-workspace', { body: { workspace_id: id } }))
       await signIn(data.access_token)
     },
     [signIn],
@@ -65,7 +64,7 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
       .finally(() => setChecking(false))
   }, [signIn, signOut])
 
-  const role = me?.current_workspace.role
+  const role = me?.current_workspace.role as Role | undefined
   return (
     <SessionContext.Provider
       value={{

@@ -1,6 +1,11 @@
 import { notifications } from '@mantine/notifications'
-import { type DependencyList, useCallback, useEffect, useState } from 'react'
+import { type QueryKey, QueryClient, keepPreviousData, useQuery } from '@tanstack/react-query'
 import { ApiError } from './api'
+
+/** The console's server state: every read is a query, refetched when a write or an event invalidates it. */
+export const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 0 } },
+})
 
 /** What a read gives a screen: its data, whether it is loading, its error in words, and a reload. */
 export interface Loaded<T> {
@@ -10,33 +15,44 @@ export interface Loaded<T> {
   reload: () => void
 }
 
-/** Runs `read` when `deps` change (and on reload); keeps the last data while a reload runs. */
-export const useApi = <T>(read: () => Promise<T>, deps: DependencyList): Loaded<T> => {
-  const [state, setState] = useState<{ data?: T; loading: boolean; error?: ApiError }>({ loading: true })
-  const [tick, setTick] = useState(0)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the read depends on
-  useEffect(() => {
-    let live = true
-    setState((s) => ({ ...s, loading: true, error: undefined }))
-    read().then(
-      (data) => live && setState({ data, loading: false }),
-      (error) => live && setState((s) => ({ ...s, loading: false, error: asApiError(error) })),
-    )
-    return () => {
-      live = false
-    }
-  }, [...deps, tick])
-  const reload = useCallback(() => setTick((t) => t + 1), [])
-  return { ...state, reload }
+/**
+ * A read of the API under `key` (the resource first: 'entries', 'pages', 'tasks'…): the last data
+ * stays while a new key or a refetch loads. Writes and events invalidate reads by key.
+ */
+export const useApi = <T>(
+  key: QueryKey,
+  read: () => Promise<T>,
+  options: { refetchInterval?: number | false } = {},
+): Loaded<T> => {
+  const query = useQuery({ queryKey: key, queryFn: read, placeholderData: keepPreviousData, ...options })
+  return {
+    data: query.data,
+    loading: query.isFetching,
+    error: query.error ? asApiError(query.error) : undefined,
+    reload: () => void query.refetch(),
+  }
 }
+
+/** Marks the reads under these keys stale: the ones on screen load again. */
+export const invalidate = (...keys: QueryKey[]) =>
+  Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })))
 
 export const asApiError = (error: unknown) =>
   error instanceof ApiError ? error : new ApiError(0, 'ERROR', error instanceof Error ? error.message : String(error))
 
-/** Runs an action; a failure is shown as a toast in the API's words (and answered undefined). */
-export const act = async <T>(what: string, run: () => Promise<T>, done?: string): Promise<T | undefined> => {
+/**
+ * Runs a write; its success invalidates the reads it changes (`changes`), and a failure is shown
+ * as a toast in the API's words (and answered undefined).
+ */
+export const act = async <T>(
+  what: string,
+  run: () => Promise<T>,
+  done?: string,
+  changes: QueryKey[] = [],
+): Promise<T | undefined> => {
   try {
     const result = await run()
+    await invalidate(...changes)
     if (done) notifications.show({ color: 'green', title: done, message: what })
     return result
   } catch (error) {

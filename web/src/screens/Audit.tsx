@@ -1,22 +1,19 @@
 import { Button, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { Fragment, useState } from 'react'
 import { Link, useSearch } from 'wouter'
-import { api, qs } from '../api'
-import { ListPagination, LoadState, when } from '../components'
+import { type Query, answer, client, defined } from '../api'
+import { ListPagination, LoadState, field, when } from '../components'
 import { useSession } from '../session'
 import { useApi } from '../useApi'
 
 /** Who caused an event: an agent client, a person (you, or their id), or the service itself. */
-const actorName = (a: any, me?: { id: string; name: string }) =>
-  !a
-    ? '—'
-    : a.kind === 'agent'
-      ? `agent ${a.client}`
-      : a.kind === 'human'
-        ? a.userId === me?.id
-          ? `${me?.name} (you)`
-          : (a.name ?? a.userId)
-        : (a.kind ?? 'system')
+const actorName = (a: object | null | undefined, me?: { id: string; name: string }) => {
+  if (!a) return '—'
+  const kind = field(a, 'kind')
+  if (kind === 'agent') return `agent ${field(a, 'client')}`
+  if (kind !== 'human') return kind ?? 'system'
+  return field(a, 'userId') === me?.id ? `${me?.name} (you)` : (field(a, 'name') ?? field(a, 'userId'))
+}
 
 const PAGE_SIZE = 25
 
@@ -38,9 +35,9 @@ export const AuditScreen = () => {
   const [actor, setActor] = useState('')
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<number>()
-  const events = useApi(
-    () => api('GET', `/api/v1/audit/events${qs({ page, limit: PAGE_SIZE, streamId, type, actor })}`),
-    [page, streamId, type, actor],
+  const filters = { page, limit: PAGE_SIZE, streamId, type, actor }
+  const events = useApi(['audit', filters], () =>
+    answer(client.GET('/api/v1/audit/events', { params: { query: defined(filters) as Query<'/api/v1/audit/events', 'get'> } })),
   )
   return (
     <Stack>
@@ -50,8 +47,8 @@ export const AuditScreen = () => {
         <TextInput label="Type" placeholder="PageVersionWritten" value={type} onChange={(e) => (setType(e.currentTarget.value), setPage(1))} />
         <TextInput label="Stream" placeholder="page-…" value={streamId} onChange={(e) => (setStreamId(e.currentTarget.value), setPage(1))} />
       </Group>
-      <LoadState loaded={events} empty="No events match." isEmpty={(d: any) => d.events.length === 0}>
-        {(d: any) => (
+      <LoadState loaded={events} empty="No events match." isEmpty={(d) => d.events.length === 0}>
+        {(d) => (
           <>
             <Table.ScrollContainer minWidth={600}>
               <Table striped>
@@ -66,7 +63,7 @@ export const AuditScreen = () => {
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {d.events.map((e: any) => (
+                  {d.events.map((e) => (
                     <Fragment key={e.position}>
                       <Table.Tr data-testid="audit-row">
                         <Table.Td>{e.position}</Table.Td>

@@ -1,9 +1,13 @@
 import { Anchor, Badge, Button, Group, Modal, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
-import { api } from '../api'
+import { type Answer, answer, client } from '../api'
 import { LoadState } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
+
+type Collection = Answer<'/api/v1/collections/{id}', 'get'>
+type WritePolicy = 'open' | 'hold_for_review'
+const CHANGES = [['collections'], ['pages']]
 
 const POLICIES = [
   { value: 'open', label: 'Open: agents write directly' },
@@ -11,18 +15,22 @@ const POLICIES = [
 ]
 
 /** A collection's form: create, or edit one. */
-const CollectionForm = ({ initial, onDone }: { initial?: any; onDone: () => void }) => {
+const CollectionForm = ({ initial, onDone }: { initial?: Collection; onDone: () => void }) => {
   const [name, setName] = useState(initial?.name ?? '')
   const [description, setDescription] = useState(initial?.description ?? '')
-  const [writePolicy, setWritePolicy] = useState<string>(initial?.writePolicy ?? 'open')
+  const [writePolicy, setWritePolicy] = useState(initial?.writePolicy ?? 'open')
   return (
     <form
       onSubmit={async (e) => {
         e.preventDefault()
-        const body = { name, description, writePolicy }
-        const done = await act(initial ? 'Saving the collection' : 'Creating the collection', () =>
-          initial ? api('PATCH', `/api/v1/collections/${initial.id}`, body) : api('POST', '/api/v1/collections', body),
-        )
+        const body = { name, description, writePolicy: writePolicy as WritePolicy }
+        const write = () =>
+          answer(
+            initial
+              ? client.PATCH('/api/v1/collections/{id}', { params: { path: { id: initial.id } }, body })
+              : client.POST('/api/v1/collections', { body }),
+          )
+        const done = await act(initial ? 'Saving the collection' : 'Creating the collection', write, undefined, CHANGES)
         if (done) onDone()
       }}
     >
@@ -43,14 +51,14 @@ const CollectionForm = ({ initial, onDone }: { initial?: any; onDone: () => void
 }
 
 /** Publishes a collection as a public pack under a slug. */
-const Publish = ({ c, onDone }: { c: any; onDone: () => void }) => {
+const Publish = ({ c }: { c: Collection }) => {
   const [slug, setSlug] = useState(c.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''))
   return (
     <form
       onSubmit={async (e) => {
         e.preventDefault()
-        if (await act('Publishing the pack', () => api('POST', '/api/v1/packs', { collectionId: c.id, slug }), 'Published'))
-          onDone()
+        const publish = () => answer(client.POST('/api/v1/packs', { body: { collectionId: c.id, slug } }))
+        await act('Publishing the pack', publish, 'Published', CHANGES)
       }}
     >
       <Group align="end" gap="xs">
@@ -65,21 +73,19 @@ const Publish = ({ c, onDone }: { c: any; onDone: () => void }) => {
 
 export const CollectionsScreen = () => {
   const { canWrite } = useSession()
-  const list = useApi(() => api('GET', '/api/v1/collections'), [])
-  const [editing, setEditing] = useState<any>()
-  const close = () => {
-    setEditing(undefined)
-    list.reload()
-  }
+  const list = useApi(['collections'], () => answer(client.GET('/api/v1/collections')))
+  // A collection to edit, or null for a new one.
+  const [editing, setEditing] = useState<Collection | null>()
+  const close = () => setEditing(undefined)
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Collections and packs</Title>
-        {canWrite && <Button onClick={() => setEditing({})}>New collection</Button>}
+        {canWrite && <Button onClick={() => setEditing(null)}>New collection</Button>}
       </Group>
-      <LoadState loaded={list} empty="No collections yet." isEmpty={(d: any) => d.collections.length === 0}>
-        {(d: any) =>
-          d.collections.map((c: any) => (
+      <LoadState loaded={list} empty="No collections yet." isEmpty={(d) => d.collections.length === 0}>
+        {(d) =>
+          d.collections.map((c) => (
             <Paper withBorder p="sm" key={c.id} data-testid="collection">
               <Stack gap="xs">
                 <Group justify="space-between">
@@ -95,7 +101,7 @@ export const CollectionsScreen = () => {
                     Public pack: {c.pack.url}
                   </Anchor>
                 ) : (
-                  canWrite && <Publish c={c} onDone={list.reload} />
+                  canWrite && <Publish c={c} />
                 )}
                 {canWrite && (
                   <Button size="xs" variant="default" w="fit-content" onClick={() => setEditing(c)}>
@@ -107,8 +113,8 @@ export const CollectionsScreen = () => {
           ))
         }
       </LoadState>
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing?.id ? 'Edit collection' : 'New collection'}>
-        {editing !== undefined && <CollectionForm initial={editing.id ? editing : undefined} onDone={close} />}
+      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing ? 'Edit collection' : 'New collection'}>
+        {editing !== undefined && <CollectionForm initial={editing ?? undefined} onDone={close} />}
       </Modal>
     </Stack>
   )

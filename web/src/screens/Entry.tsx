@@ -17,7 +17,7 @@ import {
 import { useDisclosure } from '@mantine/hooks'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
-import { api } from '../api'
+import { type Answer, ApiError, answer, client } from '../api'
 import { LoadState, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
@@ -36,11 +36,16 @@ const Fact = ({ label, children }: { label: string; children: React.ReactNode })
 
 /** URL sync settings, and "sync now". */
 const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
-  const sync = useApi(() => api('GET', `/api/v1/knowledge/${id}/sync-config`), [id])
+  const path = { params: { path: { id } } }
+  const sync = useApi(['entries', id, 'sync'], () => answer(client.GET('/api/v1/knowledge/{id}/sync-config', path)))
+  const change = (body: { enabled: boolean; intervalHours?: number }) =>
+    act('Changing sync', () => answer(client.PATCH('/api/v1/knowledge/{id}/sync-config', { ...path, body })), undefined, [
+      ['entries', id],
+    ])
   const [task, setTask] = useState<string>()
   return (
     <LoadState loaded={sync} empty="" isEmpty={() => false}>
-      {(s: any) => (
+      {(s) => (
         <Paper withBorder p="sm">
           <Stack gap="xs">
             <Title order={3} size="h6">
@@ -52,9 +57,7 @@ const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
                 checked={s.enabled}
                 disabled={!canWrite}
                 onChange={async (e) => {
-                  const enabled = e.currentTarget.checked
-                  if (await act('Changing sync', () => api('PATCH', `/api/v1/knowledge/${id}/sync-config`, { enabled })))
-                    sync.reload()
+                  await change({ enabled: e.currentTarget.checked })
                 }}
               />
               <NumberInput
@@ -65,10 +68,7 @@ const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
                 disabled={!canWrite}
                 onBlur={async (e) => {
                   const intervalHours = Number(e.currentTarget.value)
-                  if (intervalHours !== s.intervalHours)
-                    (await act('Changing sync', () =>
-                      api('PATCH', `/api/v1/knowledge/${id}/sync-config`, { intervalHours }),
-                    )) && sync.reload()
+                  if (intervalHours !== s.intervalHours) await change({ enabled: s.enabled, intervalHours })
                 }}
               />
             </Group>
@@ -81,7 +81,7 @@ const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
                 size="xs"
                 w="fit-content"
                 onClick={async () => {
-                  const r = await act('Syncing', () => api('POST', `/api/v1/knowledge/${id}/sync`))
+                  const r = await act('Syncing', () => answer(client.POST('/api/v1/knowledge/{id}/sync', path)))
                   if (r?.taskId) setTask(r.taskId)
                 }}
               >
@@ -96,16 +96,24 @@ const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
   )
 }
 
+/** The entry as it stands (a read as of now never answers a tombstone; one would be an error). */
+const current = (e: Answer<'/api/v1/knowledge/{id}', 'get'>) => {
+  if ('deleted' in e) throw new ApiError(404, 'NOT_FOUND', e.message)
+  return e
+}
+
 export const EntryScreen = ({ id }: { id: string }) => {
   const { canWrite, manages } = useSession()
   const [, navigate] = useLocation()
-  const entry = useApi(() => api('GET', `/api/v1/knowledge/${id}`), [id])
-  const chunks = useApi(() => api('GET', `/api/v1/knowledge/${id}/chunks`), [id])
-  const folders = useApi(() => api('GET', '/api/v1/knowledge/folders'), [])
+  const path = { params: { path: { id } } }
+  const entry = useApi(['entries', id], () => answer(client.GET('/api/v1/knowledge/{id}', path)).then(current))
+  const chunks = useApi(['entries', id, 'chunks'], () => answer(client.GET('/api/v1/knowledge/{id}/chunks', path)))
+  const folders = useApi(['folders'], () => answer(client.GET('/api/v1/knowledge/folders')))
+  const changed = [['entries'], ['stats']]
   const [confirming, { open, close }] = useDisclosure()
   return (
     <LoadState loaded={entry} empty="" isEmpty={() => false}>
-      {(e: any) => (
+      {(e) => (
         <Stack>
           <Group justify="space-between">
             <Title order={2}>{e.title}</Title>
@@ -134,8 +142,8 @@ export const EntryScreen = ({ id }: { id: string }) => {
                 checked={e.isEnabled}
                 onChange={async (ev) => {
                   const isEnabled = ev.currentTarget.checked
-                  if (await act('Changing the entry', () => api('PATCH', `/api/v1/knowledge/${id}`, { isEnabled })))
-                    entry.reload()
+                  const patch = client.PATCH('/api/v1/knowledge/{id}', { ...path, body: { isEnabled } })
+                  await act('Changing the entry', () => answer(patch), undefined, changed)
                 }}
               />
               <Select
@@ -144,26 +152,21 @@ export const EntryScreen = ({ id }: { id: string }) => {
                 w={200}
                 data={[
                   { value: '', label: '(root)' },
-                  ...(folders.data?.items ?? folders.data?.folders ?? []).map((f: any) => ({
+                  ...(folders.data?.folders ?? []).map((f) => ({
                     value: f.id,
                     label: f.name,
                   })),
                 ]}
                 value={e.folderId ?? ''}
                 onChange={async (folderId) => {
-                  if (
-                    await act('Moving', () =>
-                      api('POST', `/api/v1/knowledge/${id}/move`, { folderId: folderId ? folderId : null }),
-                    )
-                  )
-                    entry.reload()
+                  const move = client.POST('/api/v1/knowledge/{id}/move', { ...path, body: { folderId: folderId || null } })
+                  await act('Moving', () => answer(move), undefined, changed)
                 }}
               />
               <Button
                 variant="light"
-                onClick={async () =>
-                  (await act('Verifying', () => api('POST', `/api/v1/knowledge/${id}/verify`), 'Verified')) &&
-                  entry.reload()
+                onClick={() =>
+                  act('Verifying', () => answer(client.POST('/api/v1/knowledge/{id}/verify', path)), 'Verified', changed)
                 }
               >
                 Verify
@@ -192,7 +195,8 @@ export const EntryScreen = ({ id }: { id: string }) => {
                   color="red"
                   onClick={async () => {
                     close()
-                    if (await act('Deleting', () => api('DELETE', `/api/v1/knowledge/${id}`), 'Deleted')) navigate('/')
+                    const deleting = () => answer(client.DELETE('/api/v1/knowledge/{id}', path))
+                    if (await act('Deleting', deleting, 'Deleted', changed)) navigate('/')
                   }}
                 >
                   Delete
@@ -210,10 +214,10 @@ export const EntryScreen = ({ id }: { id: string }) => {
           <Title order={3} size="h5">
             Chunks
           </Title>
-          <LoadState loaded={chunks} empty="No chunks yet." isEmpty={(c: any) => c.items.length === 0}>
-            {(c: any) => (
+          <LoadState loaded={chunks} empty="No chunks yet." isEmpty={(c) => c.items.length === 0}>
+            {(c) => (
               <Accordion variant="contained">
-                {c.items.map((k: any) => (
+                {c.items.map((k) => (
                   <Accordion.Item key={k.index} value={String(k.index)}>
                     <Accordion.Control>
                       Chunk {k.index + 1} · {k.tokenCount} tokens · characters {k.start}–{k.end}

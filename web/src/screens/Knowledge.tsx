@@ -18,12 +18,16 @@ import {
 import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
-import { api, qs } from '../api'
+import { answer, asForm, client, defined, type Query } from '../api'
+import { useFollowing } from '../events'
 import { LoadState, ListPagination, when } from '../components'
 import { useSession } from '../session'
-import { act, useApi } from '../useApi'
+import { act, invalidate, useApi } from '../useApi'
 
 const PAGE_SIZE = 20
+/** What adding knowledge changes on screen. */
+const CHANGES = [['entries'], ['stats']]
+type ListQuery = Query<'/api/v1/knowledge', 'get'>
 
 export const statusColor: Record<string, string> = {
   completed: 'green',
@@ -32,29 +36,25 @@ export const statusColor: Record<string, string> = {
   failed: 'red',
 }
 
-/** A task's steps and progress, polled until it completes or fails; the error in words. */
+/**
+ * A task's steps and progress until it completes or fails, the error in words: reloaded when its
+ * events arrive (or, for a member who may not follow the events, every second).
+ */
 export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label: string; onDone?: () => void }) => {
-  const [task, setTask] = useState<any>()
-  const [error, setError] = useState<string>()
+  const following = useFollowing()
+  const [finished, setFinished] = useState(false)
+  const loaded = useApi(
+    ['tasks', taskId],
+    () => answer(client.GET('/api/v1/knowledge/tasks/{taskId}', { params: { path: { taskId } } })),
+    { refetchInterval: following || finished ? false : 1000 },
+  )
+  const task = loaded.data
+  const error = loaded.error?.message
   useEffect(() => {
-    let live = true
-    const poll = async () => {
-      try {
-        const t = await api('GET', `/api/v1/knowledge/tasks/${taskId}`)
-        if (!live) return
-        setTask(t)
-        if (t.status === 'completed' || t.status === 'failed') return onDone?.()
-      } catch (e) {
-        if (live) setError((e as Error).message)
-        return
-      }
-      if (live) setTimeout(poll, 500)
-    }
-    void poll()
-    return () => {
-      live = false
-    }
-  }, [taskId, onDone])
+    if (finished || (task?.status !== 'completed' && task?.status !== 'failed')) return
+    setFinished(true)
+    onDone?.()
+  }, [task?.status, finished, onDone])
   const status = task?.status ?? 'pending'
   return (
     <Paper withBorder p="xs" data-testid="task" data-status={status}>
@@ -86,8 +86,10 @@ const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () =>
   const [depth, setDepth] = useState<number | string>(0)
   const [maxPages, setMaxPages] = useState<number | string>(10)
   const [sameDomainOnly, setSameDomainOnly] = useState(true)
-  const started = (entry: any, label: string) =>
-    entry?.taskId && setTasks((t) => [{ id: entry.taskId, label }, ...t].slice(0, 10))
+  const started = (entry: object | undefined, label: string) => {
+    const taskId = entry && 'taskId' in entry ? entry.taskId : undefined
+    if (typeof taskId === 'string') setTasks((t) => [{ id: taskId, label }, ...t].slice(0, 10))
+  }
   return (
     <Paper withBorder p="sm">
       <Stack gap="xs">
@@ -103,7 +105,8 @@ const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () =>
               form.set('source', 'file')
               if (folderId) form.set('folderId', folderId)
               form.set('file', file, file.name)
-              started(await act(`Uploading ${file.name}`, () => api('POST', '/api/v1/knowledge', form)), file.name)
+              const upload = client.POST('/api/v1/knowledge', { body: form as never, ...asForm })
+              started(await act(`Uploading ${file.name}`, () => answer(upload), undefined, CHANGES), file.name)
             }
             onAdded()
           }}
@@ -120,14 +123,22 @@ const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () =>
         <form
           onSubmit={async (e) => {
             e.preventDefault()
-            const entry = await act('Ingesting the URL', () =>
-              api('POST', '/api/v1/knowledge', {
-                source: 'url',
-                url,
-                title: url,
-                ...(folderId ? { folderId } : {}),
-                crawlOptions: { depth: Number(depth), maxPages: Number(maxPages), sameDomainOnly },
-              }),
+            const entry = await act(
+              'Ingesting the URL',
+              () =>
+                answer(
+                  client.POST('/api/v1/knowledge', {
+                    body: {
+                      source: 'url',
+                      url,
+                      title: url,
+                      ...(folderId ? { folderId } : {}),
+                      crawlOptions: { depth: Number(depth), maxPages: Number(maxPages), sameDomainOnly },
+                    },
+                  }),
+                ),
+              undefined,
+              CHANGES,
             )
             if (entry) {
               started(entry, url)
@@ -172,35 +183,27 @@ export const KnowledgeScreen = () => {
   const [tag, setTag] = useState('')
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(1)
-  const stats = useApi(() => api('GET', '/api/v1/knowledge/stats'), [])
+  const following = useFollowing()
+  const stats = useApi(['stats'], () => answer(client.GET('/api/v1/knowledge/stats')))
+  const filters = { page, limit: PAGE_SIZE, folderId, source, processingStatus: status, tag, search }
+  const [processing, setProcessing] = useState(false)
+  // Entries still being processed are shown live: reloaded by their events, or polled.
   const list = useApi(
+    ['entries', filters],
     () =>
-      api(
-        'GET',
-        `/api/v1/knowledge${qs({
-          page,
-          limit: PAGE_SIZE,
-          folderId,
-          source,
-          processingStatus: status,
-          tag,
-          search,
-          includeContent: false,
-        })}`,
+      answer(
+        client.GET('/api/v1/knowledge', {
+          params: { query: { ...defined(filters), includeContent: false } as ListQuery },
+        }),
       ),
-    [page, folderId, source, status, tag, search],
+    { refetchInterval: processing && !following ? 1000 : false },
   )
-  const reload = () => {
-    list.reload()
-    stats.reload()
-  }
-  // Entries still being processed are shown live.
   useEffect(() => {
-    if (!list.data?.items.some((i: any) => i.processingStatus === 'pending' || i.processingStatus === 'processing'))
-      return
-    const timer = setTimeout(list.reload, 1000)
-    return () => clearTimeout(timer)
-  }, [list.data, list.reload])
+    setProcessing(
+      Boolean(list.data?.items.some((i) => i.processingStatus === 'pending' || i.processingStatus === 'processing')),
+    )
+  }, [list.data])
+  const reload = () => void invalidate(...CHANGES)
   return (
     <Grid>
       <Grid.Col span={{ base: 12, md: 3 }}>
@@ -209,7 +212,7 @@ export const KnowledgeScreen = () => {
         </Title>
         <nav aria-label="Folders">
           <LoadState loaded={stats} empty="No folders." isEmpty={() => false}>
-            {(s: any) => (
+            {(s) => (
               <>
                 <NavLink
                   label="All entries"
@@ -217,14 +220,14 @@ export const KnowledgeScreen = () => {
                   rightSection={<Badge variant="light">{s.stats.totalDocuments}</Badge>}
                   onClick={() => (setFolderId(undefined), setPage(1))}
                 />
-                {s.stats.byFolder.map((f: any) =>
+                {s.stats.byFolder.map((f) =>
                   f.folderId ? (
                     <NavLink
                       key={f.folderId}
                       label={f.name}
                       active={folderId === f.folderId}
                       rightSection={<Badge variant="light">{f.count}</Badge>}
-                      onClick={() => (setFolderId(f.folderId), setPage(1))}
+                      onClick={() => (setFolderId(f.folderId ?? undefined), setPage(1))}
                     />
                   ) : (
                     // Entries in no folder: counted, not a filter of the list.
@@ -267,8 +270,8 @@ export const KnowledgeScreen = () => {
             />
             <TextInput label="Tag" value={tag} onChange={(e) => (setTag(e.currentTarget.value), setPage(1))} w={130} />
           </Group>
-          <LoadState loaded={list} empty="No entries match." isEmpty={(d: any) => d.items.length === 0}>
-            {(d: any) => (
+          <LoadState loaded={list} empty="No entries match." isEmpty={(d) => d.items.length === 0}>
+            {(d) => (
               <>
                 <Table.ScrollContainer minWidth={500}>
                   <Table striped highlightOnHover>
@@ -281,7 +284,7 @@ export const KnowledgeScreen = () => {
                       </Table.Tr>
                     </Table.Thead>
                     <Table.Tbody>
-                      {d.items.map((e: any) => (
+                      {d.items.map((e) => (
                         <Table.Tr key={e.id} data-testid="entry-row">
                           <Table.Td>
                             <Link href={`/entries/${e.id}`}>{e.title}</Link>

@@ -17,14 +17,25 @@ import {
 } from '@mantine/core'
 import { useState } from 'react'
 import { Link } from 'wouter'
-import { ApiError, api } from '../api'
+import { type Answer, ApiError, answer, client } from '../api'
 import { Diff, LoadState, Markdown, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 import { stateColor } from './Pages'
 
+type PageAnswer = Answer<'/api/v1/pages/{id}', 'patch'>
+/** A page as it stands (with its author and citations), as a write or a read of now answers it. */
+type Page = Extract<PageAnswer, { citedCount: number }>
+type Version = Answer<'/api/v1/pages/{id}/versions', 'get'>['versions'][number]
+
+/** The page as it stands: a read of now never answers a past version or a tombstone. */
+const current = (p: PageAnswer | Answer<'/api/v1/pages/{id}', 'get'>): Page => {
+  if (!('citedCount' in p)) throw new ApiError(404, 'NOT_FOUND', 'this page is not there now')
+  return p
+}
+
 /** Verified, or changed since: who wrote since the pin, the size of change, the citations since. */
-const VerificationBanner = ({ v, onVerify }: { v: any; onVerify?: () => void }) => {
+const VerificationBanner = ({ v, onVerify }: { v: Page['verification']; onVerify?: () => void }) => {
   if (!v) return null
   const since = v.sinceVerified
   return (
@@ -64,12 +75,18 @@ const VerificationBanner = ({ v, onVerify }: { v: any; onVerify?: () => void }) 
 }
 
 /** Two versions' difference, side by side or unified. */
-const Compare = ({ id, versions }: { id: string; versions: any[] }) => {
+const Compare = ({ id, versions }: { id: string; versions: Version[] }) => {
   const latest = versions[0]?.version ?? 1
   const [from, setFrom] = useState(String(Math.max(1, latest - 1)))
   const [to, setTo] = useState(String(latest))
   const [layout, setLayout] = useState<'side-by-side' | 'line-by-line'>('side-by-side')
-  const diff = useApi(() => api('GET', `/api/v1/pages/${id}/diff?from=${from}&to=${to}`), [id, from, to])
+  const diff = useApi(['pages', id, 'diff', from, to], () =>
+    answer(
+      client.GET('/api/v1/pages/{id}/diff', {
+        params: { path: { id }, query: { from: Number(from), to: Number(to) } },
+      }),
+    ),
+  )
   const options = versions.map((v) => ({ value: String(v.version), label: `v${v.version}` }))
   return (
     <Stack gap="xs">
@@ -87,7 +104,7 @@ const Compare = ({ id, versions }: { id: string; versions: any[] }) => {
         />
       </Group>
       <LoadState loaded={diff} empty="" isEmpty={() => false}>
-        {(d: any) => (
+        {(d) => (
           <>
             <Text size="sm">
               +{d.change.added} −{d.change.removed} lines
@@ -101,17 +118,18 @@ const Compare = ({ id, versions }: { id: string; versions: any[] }) => {
 }
 
 /** Edit with expectedVersion; on a conflict, the newer version beside the draft, to merge by hand. */
-const Editor = ({ page, onSaved, onCancel }: { page: any; onSaved: () => void; onCancel: () => void }) => {
+const Editor = ({ page, onSaved, onCancel }: { page: Page; onSaved: () => void; onCancel: () => void }) => {
   const [content, setContent] = useState(page.content)
   const [base, setBase] = useState<number>(page.version)
-  const [newer, setNewer] = useState<any>()
+  const [newer, setNewer] = useState<Page>()
   const save = async () => {
     try {
-      await api('PATCH', `/api/v1/pages/${page.id}`, { content, expectedVersion: base })
+      const path = { id: page.id }
+      await answer(client.PATCH('/api/v1/pages/{id}', { params: { path }, body: { content, expectedVersion: base } }))
       onSaved()
     } catch (e) {
       if (e instanceof ApiError && e.code === 'VERSION_CONFLICT') {
-        const latest = await api('GET', `/api/v1/pages/${page.id}`)
+        const latest = current(await answer(client.GET('/api/v1/pages/{id}', { params: { path: { id: page.id } } })))
         setNewer(latest)
         setBase(latest.version)
       } else await act('Saving', () => Promise.reject(e))
@@ -157,8 +175,9 @@ const Editor = ({ page, onSaved, onCancel }: { page: any; onSaved: () => void; o
 
 export const PageScreen = ({ id }: { id: string }) => {
   const { canWrite, manages } = useSession()
-  const page = useApi(() => api('GET', `/api/v1/pages/${id}`), [id])
-  const versions = useApi(() => api('GET', `/api/v1/pages/${id}/versions`), [id])
+  const path = { params: { path: { id } } }
+  const page = useApi(['pages', id], () => answer(client.GET('/api/v1/pages/{id}', path)).then(current))
+  const versions = useApi(['pages', id, 'versions'], () => answer(client.GET('/api/v1/pages/{id}/versions', path)))
   const [editing, setEditing] = useState(false)
   const [reverting, setReverting] = useState<number>()
   const reload = () => {
@@ -167,7 +186,7 @@ export const PageScreen = ({ id }: { id: string }) => {
   }
   return (
     <LoadState loaded={page} empty="" isEmpty={() => false}>
-      {(p: any) => (
+      {(p) => (
         <Stack>
           <Group justify="space-between">
             <Title order={2}>{p.title}</Title>
@@ -188,7 +207,8 @@ export const PageScreen = ({ id }: { id: string }) => {
             onVerify={
               canWrite
                 ? async () =>
-                    (await act('Verifying', () => api('POST', `/api/v1/pages/${id}/verify`), 'Verified')) && reload()
+                    (await act('Verifying', () => answer(client.POST('/api/v1/pages/{id}/verify', path)), 'Verified')) &&
+                    reload()
                 : undefined
             }
           />
@@ -222,8 +242,8 @@ export const PageScreen = ({ id }: { id: string }) => {
               )}
             </Tabs.Panel>
             <Tabs.Panel value="history" pt="sm">
-              <LoadState loaded={versions} empty="No versions yet." isEmpty={(d: any) => d.versions.length === 0}>
-                {(d: any) => (
+              <LoadState loaded={versions} empty="No versions yet." isEmpty={(d) => d.versions.length === 0}>
+                {(d) => (
                   <Table.ScrollContainer minWidth={500}>
                     <Table>
                       <Table.Thead>
@@ -236,7 +256,7 @@ export const PageScreen = ({ id }: { id: string }) => {
                         </Table.Tr>
                       </Table.Thead>
                       <Table.Tbody>
-                        {d.versions.map((v: any) => (
+                        {d.versions.map((v) => (
                           <Table.Tr key={v.version} data-testid="version-row">
                             <Table.Td>
                               v{v.version} {v.mode !== 'write' && <Badge size="xs">{v.mode}</Badge>}
@@ -282,7 +302,13 @@ export const PageScreen = ({ id }: { id: string }) => {
                     if (
                       await act(
                         'Reverting',
-                        () => api('POST', `/api/v1/pages/${id}/revert`, { version, expectedVersion: p.version }),
+                        () =>
+                          answer(
+                            client.POST('/api/v1/pages/{id}/revert', {
+                              ...path,
+                              body: { version: version ?? 0, expectedVersion: p.version },
+                            }),
+                          ),
                         'Reverted',
                       )
                     )

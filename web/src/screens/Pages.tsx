@@ -2,7 +2,7 @@ import { Badge, Button, Group, Modal, Select, Stack, Table, TextInput, Textarea,
 import { useDisclosure } from '@mantine/hooks'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
-import { api, qs } from '../api'
+import { type Query, answer, client, defined } from '../api'
 import { LoadState, ListPagination, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
@@ -29,10 +29,11 @@ const NewPage = ({ collections }: { collections: Array<{ value: string; label: s
         <form
           onSubmit={async (e) => {
             e.preventDefault()
-            const page = await act('Creating the page', () =>
-              api('POST', '/api/v1/pages', { title, content, ...(collectionId ? { collectionId } : {}) }),
-            )
-            if (page) navigate(`/pages/${page.id ?? page.pageId}`)
+            const body = { title, content, ...(collectionId ? { collectionId } : {}) }
+            const page = await act('Creating the page', () => answer(client.POST('/api/v1/pages', { body })), undefined, [
+              ['pages'],
+            ])
+            if (page) navigate(`/pages/${page.id}`)
           }}
         >
           <Stack>
@@ -60,14 +61,14 @@ export const PagesScreen = () => {
   const [state, setState] = useState<string | null>(null)
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(1)
-  const config = useApi(() => api('GET', '/api/v1/knowledge/config'), [])
-  const collections = useApi(() => api('GET', '/api/v1/collections'), [])
-  const verification = config.data?.config?.verification?.enabled === true
-  const list = useApi(
-    () => api('GET', `/api/v1/pages${qs({ page, limit: PAGE_SIZE, collectionId, state, search })}`),
-    [page, collectionId, state, search],
+  const config = useApi(['config'], () => answer(client.GET('/api/v1/knowledge/config')))
+  const collections = useApi(['collections'], () => answer(client.GET('/api/v1/collections')))
+  const verification = config.data?.config.verification.enabled === true
+  const filters = { page, limit: PAGE_SIZE, collectionId, state, search }
+  const list = useApi(['pages', filters], () =>
+    answer(client.GET('/api/v1/pages', { params: { query: defined(filters) as Query<'/api/v1/pages', 'get'> } })),
   )
-  const collectionOptions = (collections.data?.collections ?? []).map((c: any) => ({ value: c.id, label: c.name }))
+  const collectionOptions = (collections.data?.collections ?? []).map((c) => ({ value: c.id, label: c.name }))
   return (
     <Stack>
       <Group justify="space-between">
@@ -97,8 +98,8 @@ export const PagesScreen = () => {
           />
         )}
       </Group>
-      <LoadState loaded={list} empty="No pages match." isEmpty={(d: any) => d.items.length === 0}>
-        {(d: any) => (
+      <LoadState loaded={list} empty="No pages match." isEmpty={(d) => d.items.length === 0}>
+        {(d) => (
           <>
             <Table.ScrollContainer minWidth={500}>
               <Table striped highlightOnHover>
@@ -111,7 +112,7 @@ export const PagesScreen = () => {
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {d.items.map((p: any) => (
+                  {d.items.map((p) => (
                     <Table.Tr key={p.id} data-testid="page-row">
                       <Table.Td>
                         <Link href={`/pages/${p.id}`}>{p.title}</Link>{' '}

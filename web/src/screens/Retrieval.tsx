@@ -1,17 +1,21 @@
 import { Badge, Button, Group, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
 import { Link } from 'wouter'
-import { type ApiError, api } from '../api'
+import { type Answer, type ApiError, answer as answered, client } from '../api'
 import { ErrorAlert } from '../components'
 import { asApiError } from '../useApi'
 
 const HISTORY = 'kb.retrieval.history'
 interface Asked {
   query: string
-  mode: string
+  mode: 'hybrid' | 'vector' | 'text'
   limit: number
   minScore: number
 }
+type SearchAnswer = Answer<'/api/v1/knowledge/search', 'post'>
+/** A result of the full view (the console never asks for the compact one). */
+type Result = Extract<SearchAnswer['results'][number], { scores: unknown }>
+const results = (a: SearchAnswer) => (a.results as Array<SearchAnswer['results'][number]>).filter((r): r is Result => 'scores' in r)
 const history = (): Asked[] => JSON.parse(sessionStorage.getItem(HISTORY) ?? '[]')
 
 /** The chunk with the passage that best answers marked, as text (never as HTML). */
@@ -33,7 +37,7 @@ const score = (x?: number) => (x === undefined ? '—' : x.toFixed(3))
 /** Retrieval testing: what search returns for a query, leg by leg. */
 export const RetrievalScreen = () => {
   const [asked, setAsked] = useState<Asked>(() => history()[0] ?? { query: '', mode: 'hybrid', limit: 5, minScore: 0.5 })
-  const [answer, setAnswer] = useState<any>()
+  const [answer, setAnswer] = useState<SearchAnswer>()
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
   const [past, setPast] = useState(history)
@@ -42,7 +46,7 @@ export const RetrievalScreen = () => {
     setBusy(true)
     setError(undefined)
     try {
-      setAnswer(await api('POST', '/api/v1/knowledge/search', a))
+      setAnswer(await answered(client.POST('/api/v1/knowledge/search', { body: a })))
       const next = [a, ...history().filter((h) => JSON.stringify(h) !== JSON.stringify(a))].slice(0, 10)
       sessionStorage.setItem(HISTORY, JSON.stringify(next))
       setPast(next)
@@ -123,7 +127,7 @@ export const RetrievalScreen = () => {
             {answer.fallback ? ` (${answer.fallback})` : ''} · receipt {answer.receipt?.id}
           </Text>
           {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}
-          {answer.results.map((r: any, i: number) => (
+          {results(answer).map((r, i) => (
             <Paper withBorder p="sm" key={r.id} data-testid="result">
               <Group justify="space-between" wrap="nowrap">
                 <Text fw={600}>

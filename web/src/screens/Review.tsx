@@ -1,13 +1,14 @@
 import { Alert, Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import { Link } from 'wouter'
-import { ApiError, api } from '../api'
+import { type Answer, ApiError, answer, client } from '../api'
 import { Diff, LoadState, authorName, when } from '../components'
 import { useSession } from '../session'
-import { act, useApi } from '../useApi'
+import { act, invalidate, useApi } from '../useApi'
 
-/** Told when a proposal is decided, so that what counts them reloads. */
-export const REVIEWED = 'kb:reviewed'
+type Proposal = Answer<'/api/v1/proposals/{id}', 'get'>
+/** What a decision changes: the queue, its count in the menu, and the pages. */
+const DECIDED = [['proposals'], ['pages']]
 
 const age = (iso: string) => {
   const minutes = Math.round((Date.now() - Date.parse(iso)) / 60_000)
@@ -15,15 +16,16 @@ const age = (iso: string) => {
 }
 
 /** One held write: its diff; approve (confirming when the page moved on) or reject with a reason. */
-const Proposal = ({ p, onDecided }: { p: any; onDecided: () => void }) => {
+const Held = ({ p }: { p: Proposal }) => {
   const { canWrite } = useSession()
   const [conflict, setConflict] = useState<ApiError>()
   const [rejecting, setRejecting] = useState(false)
   const [reason, setReason] = useState('')
   const approve = async (confirm: boolean) => {
     try {
-      await api('POST', `/api/v1/proposals/${p.id}/approve`, confirm ? { confirm } : {})
-      onDecided()
+      const path = { id: p.id }
+      await answer(client.POST('/api/v1/proposals/{id}/approve', { params: { path }, body: confirm ? { confirm } : {} }))
+      await invalidate(...DECIDED)
     } catch (e) {
       if (e instanceof ApiError && e.code === 'VERSION_CONFLICT') setConflict(e)
       else await act('Approving', () => Promise.reject(e))
@@ -76,10 +78,9 @@ const Proposal = ({ p, onDecided }: { p: any; onDecided: () => void }) => {
         <form
           onSubmit={async (e) => {
             e.preventDefault()
-            if (await act('Rejecting', () => api('POST', `/api/v1/proposals/${p.id}/reject`, { reason }), 'Rejected')) {
-              setRejecting(false)
-              onDecided()
-            }
+            const reject = () =>
+              answer(client.POST('/api/v1/proposals/{id}/reject', { params: { path: { id: p.id } }, body: { reason } }))
+            if (await act('Rejecting', reject, 'Rejected', DECIDED)) setRejecting(false)
           }}
         >
           <Stack>
@@ -95,7 +96,9 @@ const Proposal = ({ p, onDecided }: { p: any; onDecided: () => void }) => {
 }
 
 export const ReviewScreen = () => {
-  const pending = useApi(() => api('GET', '/api/v1/proposals?status=pending&limit=50'), [])
+  const pending = useApi(['proposals', 'pending'], () =>
+    answer(client.GET('/api/v1/proposals', { params: { query: { status: 'pending', limit: 50 } } })),
+  )
   return (
     <Stack>
       <Title order={2}>
@@ -106,20 +109,8 @@ export const ReviewScreen = () => {
           </Badge>
         ) : null}
       </Title>
-      <LoadState loaded={pending} empty="Nothing waits for review." isEmpty={(d: any) => d.items.length === 0}>
-        {(d: any) =>
-          d.items.map((p: any) => (
-            <Proposal
-              key={p.id}
-              p={p}
-              onDecided={() => {
-                pending.reload()
-                // The menu's count follows at once.
-                window.dispatchEvent(new Event(REVIEWED))
-              }}
-            />
-          ))
-        }
+      <LoadState loaded={pending} empty="Nothing waits for review." isEmpty={(d) => d.items.length === 0}>
+        {(d) => d.items.map((p) => <Held key={p.id} p={p} />)}
       </LoadState>
       <Text size="xs" c="dimmed">
         Held writes come from agents writing into collections whose policy is "hold for review". Listed {when(new Date().toISOString())}.

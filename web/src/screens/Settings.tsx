@@ -1,11 +1,16 @@
 import { Button, Group, MultiSelect, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core'
 import { useEffect, useState } from 'react'
-import { ApiError, api } from '../api'
+import { type Answer, ApiError, answer, client } from '../api'
+import type { paths } from '../schema'
 import { ErrorAlert, LoadState } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
-type Config = Record<string, any>
+type Config = Answer<'/api/v1/knowledge/config', 'get'>['config']
+type ConfigChanges = NonNullable<paths['/api/v1/knowledge/config']['patch']['requestBody']>['content']['application/json']
+/** The configuration as the form edits it: groups of settings by name. */
+type Values = Record<string, unknown>
+const group = (config: Config | undefined, name: string) => (config as Values | undefined)?.[name]
 
 /** The problems the API listed, by field path ("search.minScore: …"). */
 const byField = (error?: ApiError) => {
@@ -20,24 +25,26 @@ const byField = (error?: ApiError) => {
 /** The workspace's configuration as a form, checked by the API, its messages beside the fields. */
 export const SettingsScreen = () => {
   const { manages } = useSession()
-  const loaded = useApi(() => api<{ config: Config }>('GET', '/api/v1/knowledge/config'), [])
+  const loaded = useApi(['config'], () => answer(client.GET('/api/v1/knowledge/config')))
   const [config, setConfig] = useState<Config>()
   const [error, setError] = useState<ApiError>()
   useEffect(() => setConfig(loaded.data?.config), [loaded.data])
   const set = (path: string, value: unknown) => {
     const [a, b] = path.split('.')
-    setConfig((c) => (b ? { ...c, [a]: { ...c?.[a], [b]: value } } : { ...c, [a]: value }))
+    setConfig((c) =>
+      c ? ({ ...c, [a]: b ? { ...(group(c, a) as Values), [b]: value } : value } as Config) : c,
+    )
   }
   const problems = byField(error)
   /** A setting's value by its path (`search.minScore`). */
   const get = (path: string) => {
     const [a, b] = path.split('.')
-    return b ? config?.[a]?.[b] : config?.[a]
+    return b ? (group(config, a) as Values | undefined)?.[b] : group(config, a)
   }
   const num = (path: string, label: string, props: object = {}) => (
     <NumberInput
       label={label}
-      value={get(path)}
+      value={get(path) as number | undefined}
       onChange={(v) => set(path, v === '' ? undefined : v)}
       error={problems[path]}
       disabled={!manages}
@@ -65,7 +72,9 @@ export const SettingsScreen = () => {
                 setError(undefined)
                 const { currentDocumentCount: _, ...changes } = config
                 try {
-                  const saved = await api<{ config: Config }>('PATCH', '/api/v1/knowledge/config', changes)
+                  // The service checks what the form holds and names each problem by its field.
+                  const body = changes as ConfigChanges
+                  const saved = await answer(client.PATCH('/api/v1/knowledge/config', { body }))
                   setConfig(saved.config)
                   await act('Settings', async () => undefined, 'Saved')
                 } catch (err) {
