@@ -21,7 +21,7 @@ import { type Answer, ApiError, answer, client } from '../api'
 import { LoadState, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
-import { TaskProgress, statusColor } from './Knowledge'
+import { TaskProgress, statusColor } from './AddKnowledge'
 
 const Fact = ({ label, children }: { label: string; children: React.ReactNode }) => (
   <div>

@@ -1,13 +1,8 @@
 import {
   Badge,
-  Button,
-  Checkbox,
   Grid,
   Group,
   NavLink,
-  NumberInput,
-  Paper,
-  Progress,
   Select,
   Stack,
   Table,
@@ -15,165 +10,17 @@ import {
   TextInput,
   Title,
 } from '@mantine/core'
-import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
-import { answer, asForm, client, defined, type Query } from '../api'
+import { answer, client, defined, type Query } from '../api'
 import { useFollowing } from '../events'
 import { LoadState, ListPagination, when } from '../components'
 import { useSession } from '../session'
-import { act, invalidate, useApi } from '../useApi'
+import { invalidate, useApi } from '../useApi'
+import { AddKnowledge, CHANGES, statusColor } from './AddKnowledge'
 
 const PAGE_SIZE = 20
-/** What adding knowledge changes on screen. */
-const CHANGES = [['entries'], ['stats']]
 type ListQuery = Query<'/api/v1/knowledge', 'get'>
-
-export const statusColor: Record<string, string> = {
-  completed: 'green',
-  processing: 'blue',
-  pending: 'gray',
-  failed: 'red',
-}
-
-/**
- * A task's steps and progress until it completes or fails, the error in words: reloaded when its
- * events arrive (or, for a member who may not follow the events, every second).
- */
-export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label: string; onDone?: () => void }) => {
-  const following = useFollowing()
-  const [finished, setFinished] = useState(false)
-  const loaded = useApi(
-    ['tasks', taskId],
-    () => answer(client.GET('/api/v1/knowledge/tasks/{taskId}', { params: { path: { taskId } } })),
-    { refetchInterval: following || finished ? false : 1000 },
-  )
-  const task = loaded.data
-  const error = loaded.error?.message
-  useEffect(() => {
-    if (finished || (task?.status !== 'completed' && task?.status !== 'failed')) return
-    setFinished(true)
-    onDone?.()
-  }, [task?.status, finished, onDone])
-  const status = task?.status ?? 'pending'
-  return (
-    <Paper withBorder p="xs" data-testid="task" data-status={status}>
-      <Group justify="space-between" wrap="nowrap">
-        <Text size="sm" truncate>
-          {label}
-        </Text>
-        <Badge color={statusColor[status]}>{status}</Badge>
-      </Group>
-      <Progress value={task?.progress ?? 0} mt={4} aria-label={`${label}: ${task?.progress ?? 0}%`} />
-      {task?.currentStep && status !== 'completed' && (
-        <Text size="xs" c="dimmed">
-          {task.currentStep}
-        </Text>
-      )}
-      {(task?.error || error) && (
-        <Text size="sm" c="red" role="alert">
-          {task?.error ?? error}
-        </Text>
-      )}
-    </Paper>
-  )
-}
-
-/** Drag-and-drop of one or more files, and a URL to ingest with crawl options. */
-const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () => void }) => {
-  const [tasks, setTasks] = useState<Array<{ id: string; label: string }>>([])
-  const [url, setUrl] = useState('')
-  const [depth, setDepth] = useState<number | string>(0)
-  const [maxPages, setMaxPages] = useState<number | string>(10)
-  const [sameDomainOnly, setSameDomainOnly] = useState(true)
-  const started = (entry: object | undefined, label: string) => {
-    const taskId = entry && 'taskId' in entry ? entry.taskId : undefined
-    if (typeof taskId === 'string') setTasks((t) => [{ id: taskId, label }, ...t].slice(0, 10))
-  }
-  return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={2} size="h5">
-          Add knowledge
-        </Title>
-        <Dropzone
-          multiple
-          aria-label="Upload files"
-          onDrop={async (files) => {
-            for (const file of files) {
-              const form = new FormData()
-              form.set('source', 'file')
-              if (folderId) form.set('folderId', folderId)
-              form.set('file', file, file.name)
-              const upload = client.POST('/api/v1/knowledge', { body: form as never, ...asForm })
-              started(await act(`Uploading ${file.name}`, () => answer(upload), undefined, CHANGES), file.name)
-            }
-            onAdded()
-          }}
-          onReject={(rejected) =>
-            void act('Uploading', async () => {
-              throw new Error(rejected.map((r) => `${r.file.name}: ${r.errors[0]?.message}`).join('; '))
-            })
-          }
-        >
-          <Text ta="center" size="sm" p="md">
-            Drop files here (PDF, DOCX, HTML, Markdown, text), or click to choose. Several at once are fine.
-          </Text>
-        </Dropzone>
-        <form
-          onSubmit={async (e) => {
-            e.preventDefault()
-            const entry = await act(
-              'Ingesting the URL',
-              () =>
-                answer(
-                  client.POST('/api/v1/knowledge', {
-                    body: {
-                      source: 'url',
-                      url,
-                      title: url,
-                      ...(folderId ? { folderId } : {}),
-                      crawlOptions: { depth: Number(depth), maxPages: Number(maxPages), sameDomainOnly },
-                    },
-                  }),
-                ),
-              undefined,
-              CHANGES,
-            )
-            if (entry) {
-              started(entry, url)
-              setUrl('')
-              onAdded()
-            }
-          }}
-        >
-          <Group align="end" gap="xs">
-            <TextInput
-              label="Web page URL"
-              type="url"
-              required
-              value={url}
-              onChange={(e) => setUrl(e.currentTarget.value)}
-              style={{ flex: 1, minWidth: 200 }}
-            />
-            <NumberInput label="Crawl depth" min={0} max={2} value={depth} onChange={setDepth} w={110} />
-            <NumberInput label="Max pages" min={1} max={50} value={maxPages} onChange={setMaxPages} w={110} />
-            <Checkbox
-              label="Same domain only"
-              checked={sameDomainOnly}
-              onChange={(e) => setSameDomainOnly(e.currentTarget.checked)}
-              mb={8}
-            />
-            <Button type="submit">Ingest</Button>
-          </Group>
-        </form>
-        {tasks.map((t) => (
-          <TaskProgress key={t.id} taskId={t.id} label={t.label} onDone={onAdded} />
-        ))}
-      </Stack>
-    </Paper>
-  )
-}
 
 export const KnowledgeScreen = () => {
   const { canWrite } = useSession()
