@@ -13,14 +13,17 @@ import { RetrievalScreen } from './screens/Retrieval'
 import { ReviewScreen } from './screens/Review'
 import { SettingsScreen } from './screens/Settings'
 import { SignIn } from './screens/SignIn'
+import { useFollowing } from './events'
 import { useSession } from './session'
 import { act, useApi } from './useApi'
 
 const Nav = ({ onNavigate }: { onNavigate: () => void }) => {
   const [location] = useLocation()
   const { manages } = useSession()
-  // The review queue's count, for its badge: reloaded when a proposal's event arrives or a review is made.
-  const pending = useApi(['proposals', 'pending-count'], () =>
+  // The review queue's count, for its badge: reloaded when a proposal's event arrives or a review is
+  // made; for a member who may not follow the events, at each move between screens as well.
+  const following = useFollowing()
+  const pending = useApi(['proposals', 'pending-count', following ? 'followed' : location], () =>
     answer(client.GET('/api/v1/proposals', { params: { query: { status: 'pending', limit: 1 } } })).catch(() => ({
       total: 0,
     })),
