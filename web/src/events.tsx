@@ -58,6 +58,8 @@ export const EventsFollower = ({ children }: { children: ReactNode }) => {
             headers: { authorization: `Bearer ${tokenStore.get()}`, accept: 'text/event-stream' },
             signal: stop.signal,
           })
+          // Not (or no longer) allowed: the reads refresh as for members who may not follow.
+          if (res.status === 401 || res.status === 403) return setFollowing(false)
           if (!res.ok || !res.body) throw new Error(`the event stream answered ${res.status}`)
           setFollowing(true)
           const parser = createParser({
