@@ -7,6 +7,7 @@ import type { TextIndex } from '../adapters/textIndex/port'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { CitationLog } from '../commands/search'
 import type { ReceiptKeys } from '../adapters/receiptKeys'
+import type { Reranker } from '../adapters/reranker'
 import type { ProjectionRunner } from '../projections/runner'
 import type { ParserPool } from '../ingestion/parserPool'
 import type { CredentialCache } from './credentials'
@@ -46,6 +47,8 @@ export interface Deps {
   citations: CitationLog
   /** The keys answer receipts are signed with. */
   receiptKeys: ReceiptKeys
+  /** The reranking model's server (RERANK_URL), when one is configured. */
+  reranker?: Reranker
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
   /** What this process runs (KB_ROLE) and which cluster-wide work it holds the lease of now. */

@@ -127,6 +127,8 @@ export const ConfigCodec = t.type({
   EVENTSTORE_URL: optional(eventStoreUrl),
   ELASTICSEARCH_URL: optional(httpUrl),
   ELASTICSEARCH_REPLICAS: withDefault(intInRange(0, 16), 0),
+  RERANK_URL: optional(t.string),
+  RERANK_TIMEOUT_MS: withDefault(intInRange(100, 60_000), 2000),
   BLOB_URL: optional(blobUrl),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
@@ -174,6 +176,9 @@ export interface Config {
   elasticsearchUrl?: string
   /** Replicas of each Elasticsearch index: 0 on a single node. */
   elasticsearchReplicas: number
+  /** A reranking model's server (the common /rerank wire format); workspaces turn reranking on. */
+  rerankUrl?: string
+  rerankTimeoutMs: number
   /**
    * Where uploaded files go: s3://bucket/prefix, or file:///a/directory; unset, the database's
    * table on a PostgreSQL server, else DATA_DIR/blobs.
@@ -246,6 +251,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     eventStoreUrl: c.EVENTSTORE_URL,
     elasticsearchUrl: c.ELASTICSEARCH_URL,
     elasticsearchReplicas: c.ELASTICSEARCH_REPLICAS,
+    rerankUrl: c.RERANK_URL,
+    rerankTimeoutMs: c.RERANK_TIMEOUT_MS,
     blobUrl: c.BLOB_URL,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,

@@ -28,6 +28,7 @@ import { startWebhookDelivery } from '../workers/log'
 import { startMaintenance } from '../workers/maintenance'
 import { startEmbeddingFiller } from '../workers/search'
 import { createApp } from '../api/app'
+import { httpReranker } from '../adapters/reranker'
 import { CredentialCache } from '../api/credentials'
 import { type HttpServer, createHttpServer } from '../api/httpServer'
 import { settleCitations } from '../api/settle'
@@ -181,6 +182,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     queue,
     citations: new CitationLog(log, config.packs.citationsFlushMs),
     receiptKeys: await ReceiptKeys.open(db),
+    ...(config.rerankUrl ? { reranker: httpReranker(config.rerankUrl, config.rerankTimeoutMs) } : {}),
     credentials: new CredentialCache(),
     process: {
       roles: config.roles,

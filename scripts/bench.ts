@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'ingest-files': () => import('./bench/ingestFiles'),
   'model-floor': () => import('./bench/modelFloor'),
   search: () => import('./bench/search'),
+  rerank: () => import('./bench/rerank'),
   'search-ingest': () => import('./bench/searchWhileEmbedding'),
   'as-of': () => import('./bench/asOf'),
   pages: () => import('./bench/pages'),

@@ -144,7 +144,16 @@ export const Config = c.object({
     maxFileSize: t.number,
     allowedFileTypes: t.array(t.string),
     ingestion: c.object({ chunkSize: t.number, chunkOverlap: t.number, autoEmbed: t.boolean }),
-    search: c.object({ defaultMode: c.Mode, defaultLimit: t.number, minScore: t.number, fusion: t.string }),
+    search: c.object({
+      defaultMode: c.Mode,
+      defaultLimit: t.number,
+      minScore: t.number,
+      fusion: t.string,
+      rerank: d(
+        c.object({ enabled: t.boolean, model: t.string, candidates: t.number }),
+        'Reranking of the best results by the model served at RERANK_URL (off by default)',
+      ),
+    }),
     verification: c.object({ enabled: t.boolean }),
     currentDocumentCount: t.number,
   }),

@@ -25,6 +25,7 @@ const ConfigPatch = c.exact({
     defaultLimit: c.integer(1, 50),
     minScore: c.number(0, 1),
     fusion: t.keyof({ score: null, rrf: null }),
+    rerank: c.exact({ enabled: t.boolean, model: c.string(1, 200), candidates: c.integer(20, 50) }),
   }),
   verification: c.exact({ enabled: t.boolean }),
 })

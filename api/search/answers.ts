@@ -31,9 +31,11 @@ const Result = c.object(
           text: score('keyword (BM25) evidence alone'),
           vector: score('vector similarity alone'),
           fused: score('the score served'),
+          rerank: d(t.number, "The reranking model's relevance score, where it reordered the results"),
         },
       ),
-      "Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served",
+      "Each leg's calibrated score for this entry (a leg that did not run is absent), the fused score served, and " +
+        "the reranking model's",
     ),
     ranks: d(
       c.object({}, { text: t.number, vector: t.number }),
@@ -63,8 +65,9 @@ export const SearchAnswer = c.object(
     receipt: Receipt,
     asOf: AsOf,
     engines: d(
-      c.object({}, { text: t.string, vectors: t.string }),
-      'The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact scan',
+      c.object({}, { text: t.string, vectors: t.string, rerank: t.string }),
+      'The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact ' +
+        'scan; and the reranking model that reordered the results, or why none did (off, unavailable: the reason)',
     ),
   },
   'a search answer',

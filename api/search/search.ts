@@ -43,7 +43,18 @@ export const searchRoutes: AnyRoute[] = [
     // compact: each result's title, citation, score and matching sentences, as the agent tools answer.
     query: t.partial({ view: t.keyof({ full: null, compact: null }) }),
     response: SearchAnswer,
-    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'citations', 'receiptKeys', 'runner', 'config'],
+    uses: [
+      'db',
+      'store',
+      'embedder',
+      'textIndex',
+      'vectors',
+      'citations',
+      'receiptKeys',
+      'runner',
+      'config',
+      'reranker',
+    ],
     handler: async ({ body, query, identity, command }, deps) => {
       const { workspaceId } = memberOf(identity)
       if (body.folderId && !(await getFolder(deps.db.pool, workspaceId, body.folderId)))

@@ -8,7 +8,7 @@ import { type ObjectSchema, inputSchemaOf, outputSchemaOf } from '../openapi'
 /** The services tools are given: the store to write, the read models, search's parts, the citation log. */
 export type ToolDeps = Pick<
   Deps,
-  'db' | 'store' | 'embedder' | 'textIndex' | 'vectors' | 'citations' | 'receiptKeys' | 'runner' | 'config'
+  'db' | 'store' | 'embedder' | 'textIndex' | 'vectors' | 'citations' | 'receiptKeys' | 'reranker' | 'runner' | 'config'
 >
 
 /** Names of the services in ToolDeps, for the routes that run tools. */
@@ -20,6 +20,7 @@ export const TOOL_SERVICES = [
   'vectors',
   'citations',
   'receiptKeys',
+  'reranker',
   'runner',
   'config',
 ] as const

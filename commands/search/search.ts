@@ -11,7 +11,9 @@ import {
   findKnowledge,
   searchSettings,
 } from '../../queries/search/search'
+import { rerankResults } from '../../queries/search/rerank'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
+import type { Reranker } from '../../adapters/reranker'
 import type { CitationLog } from './citations'
 import { type ReceiptClaim, signReceipt } from '../log'
 import { type CommandContext, handle } from '../handle'
@@ -28,6 +30,8 @@ export interface Receipt {
 
 export interface SearchDeps extends RankDeps {
   store: EventStore
+  /** The model that reorders a search's best results, where one is served and a workspace turned it on. */
+  reranker?: Reranker
   citations: CitationLog
   receiptKeys: ReceiptKeys
 }
@@ -68,9 +72,18 @@ export const searchKnowledge = async (
 > => {
   // The configuration as the read model holds it (a PATCH's answer waited for it).
   const settings = await searchSettings(deps.db.pool, workspaceId, req)
-  const found = await findKnowledge(deps, workspaceId, req, settings)
+  const { rerank } = settings
+  // Reranked, the best `candidates` results are found, and the model's order decides which are served.
+  const limit = rerank.enabled ? Math.max(settings.limit, rerank.candidates) : settings.limit
+  const found = await findKnowledge(deps, workspaceId, req, { ...settings, limit })
   if (E.isLeft(found)) return found
-  const { results, position, mode } = found.right
+  const { position, mode } = found.right
+  let { results, engines } = found.right
+  if (rerank.enabled) {
+    const reranked = await rerankResults(deps.reranker, rerank, req.query, results, settings.limit)
+    results = reranked.results
+    engines = { ...engines, rerank: reranked.engine }
+  }
   const served = results.map((r) => ({ entryId: r.id, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 }))
   const { receipt, searchId } = await issueReceipt(deps.receiptKeys, {
     kind: 'knowledge',
@@ -104,5 +117,5 @@ export const searchKnowledge = async (
     ),
   )
   const { position: _, ...answer } = found.right
-  return E.right({ ...answer, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
+  return E.right({ ...answer, results, engines, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
 }

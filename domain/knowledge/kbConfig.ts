@@ -12,6 +12,15 @@ export const SUPPORTED_FILE_TYPES = [
 
 export const MAX_FILE_SIZE = 10_485_760
 
+/** A reranking of a search's best results by a served model: off until a workspace turns it on. */
+export interface RerankSettings {
+  enabled: boolean
+  model: string
+  /** How many of the best results it reorders (20-50). */
+  candidates: number
+}
+export const DEFAULT_RERANK: RerankSettings = { enabled: false, model: 'bge-reranker-base', candidates: 30 }
+
 export interface KbConfig {
   enabled: boolean
   maxDocuments: number
@@ -21,7 +30,13 @@ export interface KbConfig {
   allowedFileTypes: string[]
   ingestion: { chunkSize: number; chunkOverlap: number; autoEmbed: boolean }
   /** `fusion`: how hybrid orders its results, by calibrated score (`score`) or Reciprocal Rank Fusion (`rrf`). */
-  search: { defaultMode: 'hybrid' | 'vector' | 'text'; defaultLimit: number; minScore: number; fusion: 'score' | 'rrf' }
+  search: {
+    defaultMode: 'hybrid' | 'vector' | 'text'
+    defaultLimit: number
+    minScore: number
+    fusion: 'score' | 'rrf'
+    rerank: RerankSettings
+  }
   verification: { enabled: boolean }
 }
 
@@ -34,7 +49,7 @@ export const defaultKbConfig = (): KbConfig => ({
   maxFileSize: MAX_FILE_SIZE,
   allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
-  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score' },
+  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score', rerank: DEFAULT_RERANK },
   verification: { enabled: false },
 })
 
@@ -51,6 +66,7 @@ const Changes = t.partial({
     defaultLimit: t.number,
     minScore: t.number,
     fusion: t.keyof({ score: null, rrf: null }),
+    rerank: t.partial({ enabled: t.boolean, model: t.string, candidates: t.number }),
   }),
   verification: t.partial({ enabled: t.boolean }),
 })
@@ -68,7 +84,11 @@ export const applyChanges = (config: KbConfig, c: KbConfigChanges): KbConfig => 
   ...config,
   ...c,
   ingestion: { ...config.ingestion, ...c.ingestion },
-  search: { ...config.search, ...c.search },
+  search: {
+    ...config.search,
+    ...c.search,
+    rerank: { ...DEFAULT_RERANK, ...config.search.rerank, ...c.search?.rerank },
+  },
   verification: { ...config.verification, ...c.verification },
 })
 

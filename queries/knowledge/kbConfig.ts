@@ -1,5 +1,5 @@
 import type { Queryable } from '../../adapters/db'
-import { type KbConfig, defaultKbConfig } from '../../domain/knowledge/kbConfig'
+import { type KbConfig, applyChanges, defaultKbConfig } from '../../domain/knowledge/kbConfig'
 
 /** A workspace's configuration as this projection holds it (the defaults until first changed). */
 export const readKbConfig = async (db: Queryable, workspaceId: string): Promise<KbConfig> =>
@@ -14,5 +14,7 @@ export const readConfigRow = async (db: Queryable, workspaceId: string) => {
     'SELECT config, search_set FROM kb_configs WHERE workspace_id = $1',
     [workspaceId],
   )
-  return { config: rows[0]?.config ?? defaultKbConfig(), set: rows[0]?.search_set ?? [] }
+  // A row written before a setting existed takes that setting's default.
+  const config = rows[0] ? applyChanges(defaultKbConfig(), rows[0].config) : defaultKbConfig()
+  return { config, set: rows[0]?.search_set ?? [] }
 }

@@ -13,6 +13,8 @@ export type { Fusion, Mode }
 export interface Engines {
   text?: string
   vectors?: string
+  /** The reranking model that reordered the results, or why none did. */
+  rerank?: string
 }
 
 export interface RankDeps {

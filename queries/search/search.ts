@@ -8,6 +8,7 @@ import { type DomainError, fail } from '../../domain/shared'
 import { CHUNK_STATS } from '../../projections/search/indexes'
 import { type AsOf, currentAt } from '../asOf'
 import { readConfigRow } from '../knowledge'
+import type { RerankSettings } from '../../domain/knowledge'
 import { type Highlight, highlight } from './highlight'
 import {
   type Evidence,
@@ -53,6 +54,7 @@ export interface SearchSettings {
   fusion: Fusion
   /** Whether the workspace's knowledge base is switched on. */
   enabled: boolean
+  rerank: RerankSettings
 }
 
 /**
@@ -85,6 +87,7 @@ export const searchSettings = async (
     minScore: req.minScore ?? fallback.minScore,
     fusion: search.fusion,
     enabled: config.enabled,
+    rerank: search.rerank,
   }
 }
 
@@ -95,7 +98,8 @@ export interface SearchResult {
   source: string
   metadata: unknown
   score: number
-  scores: Hit['scores']
+  /** Each leg's score, the fused one, and the reranking model's where it reordered the results. */
+  scores: Hit['scores'] & { rerank?: number }
   ranks: Hit['ranks']
   chunkIndex: number
   /** The entry's revision whose content the served chunk is (its stream revision). */

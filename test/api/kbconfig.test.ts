@@ -18,7 +18,13 @@ const defaults = {
   maxFileSize: 10485760,
   allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
-  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score' },
+  search: {
+    defaultMode: 'hybrid',
+    defaultLimit: 20,
+    minScore: 0.7,
+    fusion: 'score',
+    rerank: { enabled: false, model: 'bge-reranker-base', candidates: 30 },
+  },
   verification: { enabled: false },
 }
 

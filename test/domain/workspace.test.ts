@@ -145,7 +145,13 @@ test('kbConfig: a change of a nested field records it and keeps its siblings', (
     .when(change({ search: { fusion: 'rrf' } }))
     .then([changed({ search: { fusion: 'rrf' } })])
   const state = [changed({ search: { fusion: 'rrf' } })].reduce(kbConfig.evolve, kbConfig.initialState())
-  assert.equal(state.search, { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'rrf' })
+  assert.equal(state.search, {
+    defaultMode: 'hybrid',
+    defaultLimit: 20,
+    minScore: 0.7,
+    fusion: 'rrf',
+    rerank: { enabled: false, model: 'bge-reranker-base', candidates: 30 },
+  })
   assert.equal(state.ingestion, defaultKbConfig().ingestion)
 })
 

@@ -3925,6 +3925,12 @@ export interface operations {
                                     defaultLimit: number;
                                     minScore: number;
                                     fusion: string;
+                                    /** @description Reranking of the best results by the model served at RERANK_URL (off by default) */
+                                    rerank: {
+                                        enabled: boolean;
+                                        model: string;
+                                        candidates: number;
+                                    };
                                 };
                                 verification: {
                                     enabled: boolean;
@@ -3983,6 +3989,13 @@ export interface operations {
                         minScore?: number;
                         /** @enum {string} */
                         fusion?: "score" | "rrf";
+                        rerank?: {
+                            enabled?: boolean;
+                            /** @description a string of 1-200 characters */
+                            model?: string;
+                            /** @description an integer between 20 and 50 */
+                            candidates?: number;
+                        };
                     };
                     verification?: {
                         enabled?: boolean;
@@ -4044,6 +4057,12 @@ export interface operations {
                                     defaultLimit: number;
                                     minScore: number;
                                     fusion: string;
+                                    /** @description Reranking of the best results by the model served at RERANK_URL (off by default) */
+                                    rerank: {
+                                        enabled: boolean;
+                                        model: string;
+                                        candidates: number;
+                                    };
                                 };
                                 verification: {
                                     enabled: boolean;
@@ -4216,7 +4235,7 @@ export interface operations {
                                 metadata: Record<string, never>;
                                 /** @description 0-1: the calibrated chance that the result is relevant, the same in every mode and query; minScore compares it */
                                 score: number;
-                                /** @description Each leg's calibrated score for this entry (a leg that did not run is absent), and the fused score served */
+                                /** @description Each leg's calibrated score for this entry (a leg that did not run is absent), the fused score served, and the reranking model's */
                                 scores: {
                                     /** @description 0-1: keyword (BM25) evidence alone */
                                     text?: number;
@@ -4224,6 +4243,8 @@ export interface operations {
                                     vector?: number;
                                     /** @description 0-1: the score served */
                                     fused?: number;
+                                    /** @description The reranking model's relevance score, where it reordered the results */
+                                    rerank?: number;
                                 };
                                 /** @description The entry's rank in each leg that found it (1 is first) */
                                 ranks: {
@@ -4287,10 +4308,11 @@ export interface operations {
                                 position: number;
                                 time: string | null;
                             };
-                            /** @description The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact scan */
+                            /** @description The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact scan; and the reranking model that reordered the results, or why none did (off, unavailable: the reason) */
                             engines?: {
                                 text?: string;
                                 vectors?: string;
+                                rerank?: string;
                             };
                         };
                     };
