@@ -118,7 +118,7 @@ if (!fs.existsSync(CHROMIUM)) {
     await page.close()
   })
 
-  test("the console follows the events: a held write shows in the badge, and a task, without polling", async (ctx) => {
+  test('the console follows the events: a held write shows in the badge, and a task, without polling', async (ctx) => {
     const { svc } = ctx
     // A workspace of its own: the held write it leaves is no other journey's.
     const owner = await seedMember(svc.call, 'owner')
