@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type Proc, start } from '../helpers/process'
+import { type Proc, freePort, start } from '../helpers/process'
 import { type Member, client, seedMember } from '../helpers/service'
 
 // The service in a process of its own, as clients meet it (in the test's process the client and
@@ -18,7 +18,7 @@ const test = suite<{ service: { url: string; proc: Proc; dataDir: string }; memb
 
 test.before(async (ctx) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-refusal-'))
-  const proc = await start(dataDir, 44000 + Math.floor(Math.random() * 2000))
+  const proc = await start(dataDir, await freePort())
   ctx.service = { url: proc.base, proc, dataDir }
   ctx.member = await seedMember(client(proc.base))
 })

@@ -9,7 +9,7 @@ import { createLogger } from '../../adapters/logger'
 import { RabbitQueue } from '../../adapters/queue/rabbitmq'
 import { until } from '../helpers/until'
 import { waitForTask } from '../helpers/ingestion'
-import { start } from '../helpers/process'
+import { freePort, start } from '../helpers/process'
 import { client, ok, seedMember, startTestService } from '../helpers/service'
 import { html, startSite } from '../helpers/site'
 
@@ -28,7 +28,7 @@ test(
   async () => {
     const site = await startSite()
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-crash-'))
-    const port = 3900 + Math.floor(Math.random() * 500)
+    const port = await freePort()
     const env = { KB_ALLOW_PRIVATE_URLS: 'true', FETCH_TIMEOUT_MS: '20000' }
     let proc = await start(dataDir, port, env)
     try {

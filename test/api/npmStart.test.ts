@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type Proc, heldCreate, start } from '../helpers/process'
+import { type Proc, freePort, heldCreate, start } from '../helpers/process'
 import { client, seedMember } from '../helpers/service'
 
 const test = suite('npm start: a group SIGTERM or SIGINT during a large request answers it and stops cleanly')
@@ -33,7 +33,7 @@ const createDuringSignal = async (base: string, token: string, title: string, si
 
 test(`${RUNS} runs, SIGTERM and SIGINT in turn: answered 201, "service stopped" logged, exit 0`, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-npm-start-'))
-  const port = 46000 + Math.floor(Math.random() * 2000)
+  const port = await freePort()
   let proc: Proc | undefined
   try {
     proc = await startNpm(dataDir, port)

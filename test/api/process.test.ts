@@ -13,7 +13,7 @@ import { pgTextsearchIndex } from '../../adapters/textIndex/pgTextsearch'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { dump } from '../../testkit/rows'
-import { start } from '../helpers/process'
+import { freePort, start } from '../helpers/process'
 import { ADMIN, client, ok, seedMember } from '../helpers/service'
 
 const run = promisify(execFile)
@@ -36,7 +36,7 @@ test(
   'killed during a burst of writes: every acknowledged write survives, projections resume and equal a ' + 'rebuild',
   async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-crash-'))
-    const port = 42000 + Math.floor(Math.random() * 2000)
+    const port = await freePort()
     try {
       let proc = await start(dataDir, port)
       const call = client(proc.base)

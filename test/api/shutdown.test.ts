@@ -5,19 +5,18 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type Proc, heldCreate, start } from '../helpers/process'
+import { type Proc, freePort, heldCreate, start } from '../helpers/process'
 import { type Call, client, ok, seedMember } from '../helpers/service'
 
 const test = suite('stopping cleanly: SIGTERM with keep-alive clients, requests in flight, a burst of creates')
 
 const TIMEOUT_MS = 8000
 const env = { SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) }
-const portOf = () => 44000 + Math.floor(Math.random() * 2000)
 
 /** A service process on a fresh DATA_DIR (`restart` starts it again there); killed and its files removed after. */
 const withService = async (body: (s: { proc: Proc; port: number; restart(): Promise<Proc> }) => Promise<void>) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-stop-'))
-  const port = portOf()
+  const port = await freePort()
   const s = {
     proc: await start(dataDir, port, env),
     port,

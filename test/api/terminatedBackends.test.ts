@@ -10,7 +10,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { freshPostgres, serverUrl } from '../../testkit/db'
 import { upload } from '../helpers/ingestion'
-import { type Proc, start } from '../helpers/process'
+import { type Proc, freePort, start } from '../helpers/process'
 import { client, ok, seedMember } from '../helpers/service'
 import { until } from '../helpers/until'
 
@@ -28,7 +28,7 @@ if (!server || !amqpUrl) {
     const dbName = new URL(db.url!).pathname.slice(1)
     let proc: Proc | undefined
     try {
-      proc = await start(dataDir, 45500 + Math.floor(Math.random() * 1500), {
+      proc = await start(dataDir, await freePort(), {
         DATABASE_URL: db.url!,
         AMQP_URL: amqpUrl,
         AMQP_QUEUE: `kb.terminate.${randomUUID()}`,

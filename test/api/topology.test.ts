@@ -19,7 +19,7 @@ import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { tsvectorIndex } from '../../adapters/textIndex/tsvector'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
-import { type Proc, start } from '../helpers/process'
+import { type Proc, freePort, start } from '../helpers/process'
 import { client, ok, seedMember } from '../helpers/service'
 
 // Process roles on one database and one broker: two API processes, two workers, two processes of the
@@ -37,13 +37,12 @@ if (!server || !amqpUrl) {
     const db = await freshPostgres(server)
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-topology-'))
     const queue = `kb.topology.${randomUUID()}`
-    const port = 45000 + Math.floor(Math.random() * 1500)
     const procs: Proc[] = []
     const site = await startSite()
     // Each process on a "machine" of its own: a DATA_DIR it shares with no other, so an upload
     // through one API process reaches a worker through the database alone.
     const run = async (role: string, n: number) => {
-      const proc = await start(path.join(dataDir, `machine-${n}`), port + n, {
+      const proc = await start(path.join(dataDir, `machine-${n}`), await freePort(), {
         DATABASE_URL: db.url!,
         AMQP_URL: amqpUrl,
         AMQP_QUEUE: queue,

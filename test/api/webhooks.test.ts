@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { start } from '../helpers/process'
+import { freePort, start } from '../helpers/process'
 import { until as waitUntil } from '../helpers/until'
 import {
   type Member,
@@ -212,7 +212,7 @@ test('bad input: 400 in the envelope; viewers 403; another workspace 404; privat
 
 test('a delivery in flight survives a SIGKILL of its process: sent again after a restart, then the next', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-webhook-'))
-  const port = 44000 + Math.floor(Math.random() * 2000)
+  const port = await freePort()
   // The first try never gets an answer: the process is killed while it waits.
   const rx = await receiver((n) => (n === 1 ? undefined : 200))
   const env = { KB_ALLOW_PRIVATE_URLS: 'true' }

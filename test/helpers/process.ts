@@ -1,5 +1,6 @@
 // The service as a child process (npm start's entry point, or npm start itself), for crash and shutdown tests.
 import { type ChildProcess, spawn } from 'node:child_process'
+import net from 'node:net'
 import { ADMIN } from './service'
 
 export interface Proc {
@@ -18,6 +19,20 @@ process.on('exit', () => {
     } catch {}
   }
 })
+
+/**
+ * A port no socket holds now, chosen by the system. A port drawn at random from a range collided
+ * with the local end of the suite's own connections (the range lies in the ephemeral ports).
+ */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 
 /**
  * The service as a process on `port` and `dataDir`: `node --import tsx app/main.ts`, or with `npm`
