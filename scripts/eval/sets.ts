@@ -28,10 +28,11 @@ export interface EvalSet {
   dir: string
 }
 
-/** `python` is the set ranking is tuned on; `postgres` is held out and only ever measured. */
+/** `python` is the set ranking is tuned on; `postgres` and `git` are held out and only ever measured. */
 export const SETS: EvalSet[] = [
   { name: 'python', about: 'Python 3.11 standard library reference (python3.11-doc)', dir: 'eval/python' },
   { name: 'postgres', about: 'PostgreSQL 15 manual (postgresql-doc-15)', dir: 'eval/postgres' },
+  { name: 'git', about: 'Git 2.39 manual pages and guides (git-doc)', dir: 'eval/git' },
 ]
 
 /** Documents are cut to this many characters, at a paragraph end. */
