@@ -12,6 +12,7 @@ import { createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../app/config'
 import { startService } from '../../app/service'
 import { freshPostgres } from '../../testkit/db'
+import { mean, ndcgAt, percentile } from '../../queries/search'
 import { type Doc, type Question, SETS, loadDocs, loadQuestions } from './sets'
 
 const EMBEDDER = process.env.EVAL_EMBEDDER ?? 'local'
@@ -33,26 +34,17 @@ interface Result {
   content: string
 }
 
-const gain = (g: number) => 2 ** g - 1
 const relevant = (q: Question, id: string) => (q.judgments[id] ?? 0) >= 1
 const metrics = (ranked: string[], judgments: Record<string, number>) => {
   const top = ranked.slice(0, K)
-  const dcg = top.reduce((s, id, i) => s + gain(judgments[id] ?? 0) / Math.log2(i + 2), 0)
-  const ideal = Object.values(judgments)
-    .sort((a, b) => b - a)
-    .slice(0, K)
-    .reduce((s, g, i) => s + gain(g) / Math.log2(i + 2), 0)
   const first = top.findIndex((id) => (judgments[id] ?? 0) > 0)
   const rel = Object.keys(judgments).filter((id) => judgments[id] > 0)
   return {
-    ndcg: ideal ? dcg / ideal : 0,
+    ndcg: ndcgAt(ranked, judgments, K),
     mrr: first < 0 ? 0 : 1 / (first + 1),
     recall: rel.filter((id) => top.includes(id)).length / rel.length,
   }
 }
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 const f = (x: number, d = 3) => x.toFixed(d)
 
 interface Run {
@@ -217,7 +209,7 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
       const a = atDefaults[mode]
       const none = questions.length - answerable
       say(
-        `| ${mode} | ${f(pct(latency[mode], 50), 1)} | ${f(pct(latency[mode], 95), 1)} | ` +
+        `| ${mode} | ${f(percentile(latency[mode], 50), 1)} | ${f(percentile(latency[mode], 95), 1)} | ` +
           `${evidence[mode][1]}/${evidence[mode][0]} | ${f(mean(a.p5), 2)} | ${f(mean(a.r5), 2)} | ` +
           `${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`,
       )
