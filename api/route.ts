@@ -198,9 +198,11 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     if (spec.before) await spec.before({ identity, ctx }, deps)
     // The body is read once the caller is known to be allowed here.
     if (spec.body && spec.multipart !== 'only') await readJson(ctx)
-    // A body the JSON parser did not read (another Content-Type) would be taken for an empty one.
+    // A body the JSON parser did not read (another Content-Type) would be taken for an empty one; a
+    // POST sent empty and untyped (curl -X POST, fetch without a body) is one.
     const types = bodyTypes(spec)
-    if (spec.body && ctx.request.is(types) === false) {
+    const empty = ctx.get('content-length') === '0' && !ctx.get('content-type')
+    if (spec.body && !empty && ctx.request.is(types) === false) {
       throw new ApiError('VALIDATION_ERROR', `the request body must be ${types.join(' or ')}`, [
         `body: send it with Content-Type: ${types.join(' or ')}`,
       ])
