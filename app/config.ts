@@ -139,6 +139,7 @@ export const ConfigCodec = t.type({
   SHUTDOWN_TIMEOUT_MS: withDefault(intInRange(0, 600000), 10000),
   KB_ALLOW_PRIVATE_URLS: withDefault(booleanString, false),
   KB_CHECK_ANSWERS: withDefault(booleanString, false),
+  KB_TEST_GARBLED_INDEX: withDefault(booleanString, false),
   EMBEDDER: withDefault(t.keyof({ local: null, hashing: null, openai: null }), 'local'),
   OPENAI_API_KEY: optional(t.string),
   OPENAI_BASE_URL: optional(t.string),
@@ -190,6 +191,8 @@ export interface Config {
   shutdownTimeoutMs: number
   allowPrivateUrls: boolean
   checkAnswers: boolean
+  /** Tests only: the search index spells every word backwards (a broken rebuild, for its replay to refuse). */
+  testGarbledIndex: boolean
   embedder: 'local' | 'hashing' | 'openai'
   openAiApiKey?: string
   openAiBaseUrl?: string
@@ -242,6 +245,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
       `Invalid configuration: KB_ROLE ${c.KB_ROLE.join(',')} runs part of the service, so the processes share one ` +
         'database and one broker: set DATABASE_URL and AMQP_URL',
     )
+  if (c.KB_TEST_GARBLED_INDEX && env.NODE_ENV !== 'test')
+    return E.left(
+      'Invalid configuration: KB_TEST_GARBLED_INDEX breaks search on purpose, for tests (NODE_ENV=test) only',
+    )
   return E.right({
     roles: c.KB_ROLE,
     port: c.PORT,
@@ -260,6 +267,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     allowPrivateUrls: c.KB_ALLOW_PRIVATE_URLS,
     checkAnswers: c.KB_CHECK_ANSWERS,
+    testGarbledIndex: c.KB_TEST_GARBLED_INDEX,
     embedder: c.EMBEDDER,
     openAiApiKey: c.OPENAI_API_KEY,
     openAiBaseUrl: c.OPENAI_BASE_URL,

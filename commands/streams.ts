@@ -19,6 +19,8 @@ export const streams = {
   /** A webhook's delivery attempts, apart from its own stream so that loading it stays short. */
   webhookDeliveries: (id: string) => `webhookdeliveries-${id}`,
   undo: (id: string) => `undo-${id}`,
+  /** A projection rebuild's replay of the logged queries, and its verdict on the cut-over. */
+  rebuild: (id: string) => `rebuild-${id}`,
 }
 
 const CATEGORY_NAMES = [
@@ -40,6 +42,7 @@ const CATEGORY_NAMES = [
   'webhook',
   'webhookdeliveries',
   'undo',
+  'rebuild',
 ]
 const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
 

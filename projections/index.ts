@@ -17,6 +17,8 @@ export interface ProjectorDeps {
   /** Whether the database has pgvector. */
   vectors: boolean
   textIndex: TextIndex
+  /** Tests only: the search index spells every word backwards (projections/search/chunks.ts). */
+  garbled?: boolean
 }
 
 /** Every projector of the service, in the order they are installed. */
@@ -35,7 +37,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
 /** The embedder, the embedding cache, pgvector and the text index the projectors need, then the projectors. */
 export const setupProjectors = async (
   db: Database,
-  config: EmbedderSettings & { elasticsearchUrl?: string; elasticsearchReplicas?: number },
+  config: EmbedderSettings & { elasticsearchUrl?: string; elasticsearchReplicas?: number; testGarbledIndex?: boolean },
   log: Logger,
 ) => {
   await db.pool.query(embeddingCacheSchema)
@@ -47,5 +49,6 @@ export const setupProjectors = async (
     replicas: config.elasticsearchReplicas,
     log,
   })
-  return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex }) }
+  const garbled = config.testGarbledIndex
+  return { embedder, vectors, textIndex, projectors: createProjectors({ embedder, vectors, textIndex, garbled }) }
 }

@@ -2,6 +2,7 @@
 // With DATABASE_URL it opens the server directly (many processes may). On the embedded PGlite,
 // which allows one process, it calls the running service's admin API, and opens DATA_DIR itself
 // only when no service answers.
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { closest } from 'fastest-levenshtein'
@@ -15,18 +16,25 @@ import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
 import { ProjectionRunner } from '../projections/runner'
-import { reembedAll } from '../commands/search'
+import { rebuildWithReplay, reembedAll } from '../commands/search'
 import { streamCandidates } from '../commands/streams'
 import { failure, print } from './kb/print'
+import { replayOptions } from './kb/replay'
 
 const usage =
-  'usage: kb projections status | kb projections rebuild <name|all> | kb stream <streamId> | kb reembed [--workspace ' +
-  '<id>] | kb verify-chain [--workspace <id>] | kb receipt-keys list|rotate|remove <id> | kb --help'
+  'usage: kb projections status | kb projections rebuild <name|all> [--replay [N]] [--max-lost <share>] [--force] ' +
+  '[--judgments <file>] | kb stream <streamId> | kb reembed [--workspace <id>] | kb verify-chain [--workspace <id>] ' +
+  '| kb receipt-keys list|rotate|remove <id> | kb --help'
 
 const help = `kb: the operator's command line of the knowledge-base service
 
   kb projections status             each projector's position, lag and state
   kb projections rebuild <name|all> rebuild read models from the event log into fresh tables, then swap
+      --replay [N]                  first ask the last N (200) distinct logged queries of each workspace of
+                                    both the tables in service and the new ones, and compare the answers
+      --max-lost <share>            refuse the swap when more queries lose their first result (10%)
+      --force                       swap whatever the replay finds
+      --judgments <file>            judged questions (the evaluation format): nDCG@10 of both sides
   kb stream <streamId>              a stream's events, one JSON object a line
   kb reembed [--workspace <id>]     after an embedding-model change: new vectors, swapped in at once
   kb verify-chain [--workspace <id>] check the hash chain of the events; names the first broken event
@@ -36,13 +44,13 @@ const help = `kb: the operator's command line of the knowledge-base service
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
 proposal-<id>, search-<id>, user-<id>, workspace-<id>, token-<id>, apikey-<id>,
-kbconfig-<workspaceId>, reembed-<workspaceId>, member-<workspaceId>_<userId>. A bare id is read
+kbconfig-<workspaceId>, reembed-<workspaceId>, member-<workspaceId>_<userId>, rebuild-<id>. A bare id is read
 as the stream of the entry, page, task, folder, collection or proposal it names.
 
 With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
 service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
 only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refused, a broken
-chain), 2 a mistake.
+chain, a rebuild whose replay refused the swap), 2 a mistake.
 `
 
 const COMMANDS = [
@@ -81,11 +89,21 @@ const log = createLogger(process.env.LOG_LEVEL ?? 'warn', 'stderr')
 
 type Request = { method: string; path: string; body?: unknown }
 
+/** The replay a rebuild's options ask for (none for a plain rebuild); a mistake in them ends here. */
+const replayAsked = (args: string[]) => {
+  const { asked, mistake } = replayOptions(args.slice(3))
+  return mistake ? die(`kb: ${mistake}\n${usage}`) : asked
+}
+
 const requestOf = (args: string[]): Request => {
   const [a, b, c] = args
   if (a === 'projections' && b === 'status') return { method: 'GET', path: '/api/v1/admin/projections' }
   if (a === 'projections' && b === 'rebuild' && c)
-    return { method: 'POST', path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild` }
+    return {
+      method: 'POST',
+      path: `/api/v1/admin/projections/${encodeURIComponent(c)}/rebuild`,
+      body: replayAsked(args) ?? {},
+    }
   if (a === 'stream' && b) return { method: 'GET', path: `/api/v1/admin/streams/${encodeURIComponent(b)}` }
   if (a === 'reembed' && (b === undefined || (b === '--workspace' && c)))
     return { method: 'POST', path: '/api/v1/admin/reembed', body: c ? { workspaceId: c } : {} }
@@ -156,7 +174,7 @@ const direct = async (args: string[]) => {
   const db = await openDatabase(cfg)
   const store = await openEventStore(db, cfg.eventStoreUrl)
   await db.pool.query(checkpointSchema)
-  const { embedder, projectors } = await setupProjectors(db, cfg, log)
+  const { embedder, projectors, textIndex, vectors } = await setupProjectors(db, cfg, log)
   try {
     const [a, b, c] = args
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
@@ -173,7 +191,15 @@ const direct = async (args: string[]) => {
             `the service's EMBEDDER (to change the model, use kb reembed)`,
         )
       }
-      return { rebuilt: await rebuild(db, store, selected, log) }
+      const asked = replayAsked(args)
+      if (!asked) return { rebuilt: await rebuild(db, store, selected, log) }
+      const ctx = {
+        actor: { kind: 'system' as const, process: 'kb' },
+        at: new Date().toISOString(),
+        correlationId: randomUUID(),
+      }
+      const options = { ...asked, queries: asked.replay }
+      return await rebuildWithReplay({ db, store, log, embedder, textIndex, vectors }, selected, options, ctx)
     }
     if (a === 'reembed') {
       const done = await reembedAll(store, db.pool, embedder, c)

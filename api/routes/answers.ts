@@ -34,9 +34,54 @@ export const Projections = c.object({
   ),
 })
 
-export const Rebuilt = c.object({
-  rebuilt: t.array(c.object({ name: t.string, events: t.number, position: t.number, ms: t.number })),
-})
+const Latency = c.object({ p50: d(t.number, 'Milliseconds'), p95: d(t.number, 'Milliseconds') })
+const Figures = {
+  queries: d(t.number, 'Logged queries asked of both sides'),
+  overlap: d(t.number, 'Mean share of the top 10 both sides hold'),
+  rbo: d(t.number, 'Mean rank-biased overlap of the two top 10s (p = 0.9)'),
+  lostFirst: d(t.number, 'Queries whose first result in service is not first in the rebuilt tables'),
+  emptyNow: d(t.number, 'Queries the rebuilt tables answer empty and those in service did not'),
+  latency: c.object({ live: Latency, shadow: Latency }),
+}
+const Judged = {
+  judged: d(
+    c.object({ questions: t.number, live: t.number, shadow: t.number }),
+    'nDCG@10 of each side over the judged questions',
+  ),
+}
+const Ranked = t.array(c.object({ id: t.string, title: t.string }))
+
+export const Rebuilt = c.object(
+  { rebuilt: t.array(c.object({ name: t.string, events: t.number, position: t.number, ms: t.number })) },
+  {
+    replay: d(
+      c.object({
+        rebuildId: d(t.string, 'Its RebuildReplayed event is in the stream rebuild-<rebuildId>'),
+        projections: t.array(t.string),
+        verdict: d(t.keyof({ allowed: null, refused: null, forced: null }), 'refused: the tables in service stay'),
+        maxLost: t.number,
+        skipped: d(t.number, 'Logged queries of a past moment, of content deleted since, or of a disabled base'),
+        overall: c.object(Figures, Judged),
+        workspaces: t.array(c.object({ workspaceId: t.string, ...Figures }, Judged)),
+        changed: d(
+          t.array(
+            c.object({
+              workspaceId: t.string,
+              query: t.string,
+              mode: t.string,
+              overlap: t.number,
+              rbo: t.number,
+              live: Ranked,
+              shadow: Ranked,
+            }),
+          ),
+          'The queries that changed most, side by side (least rank-biased overlap first)',
+        ),
+      }),
+      "The replay of the workspaces' logged queries against the tables in service and the rebuilt ones",
+    ),
+  },
+)
 
 export const Reembedded = c.object({
   reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),

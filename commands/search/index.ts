@@ -5,4 +5,5 @@
 export * from './citations'
 export * from './pageSearch'
 export * from './reembed'
+export * from './replay'
 export * from './search'

@@ -106,6 +106,8 @@ export const searchKnowledge = async (
           resultCount: results.length,
           entryIds: results.map((r) => r.id),
           query: req.query,
+          ...(Object.values(req.filters).some((v) => v !== undefined) ? { filters: req.filters } : {}),
+          minScore: settings.minScore,
           position,
           served,
           receipt: receipt.id,

@@ -19,6 +19,29 @@ export interface ChunksOptions {
   /** Whether the database has pgvector (else vectors are kept as real[] and searched by an exact scan). */
   vectors: boolean
   textIndex: TextIndex
+  /**
+   * Tests only (KB_TEST_GARBLED_INDEX): every word of an entry's title and text is indexed spelt
+   * backwards, an index that finds nothing by its words nor by its meaning. It stands for a broken
+   * rebuild, which a rebuild's replay must refuse to put in service.
+   */
+  garbled?: boolean
+}
+
+const backwards = (text: string) => text.replace(/\p{L}+/gu, (word) => [...word].reverse().join(''))
+
+/** An entry event with its title and text spelt backwards, word by word (offsets stay where they were). */
+const garble = (e: t.TypeOf<typeof Event>): t.TypeOf<typeof Event> => {
+  if (e.type === 'EntryCreated')
+    return { ...e, data: { ...e.data, title: backwards(e.data.title), content: backwards(e.data.content) } }
+  if (e.type === 'EntryContentProcessed') return { ...e, data: { ...e.data, content: backwards(e.data.content) } }
+  if (e.type !== 'EntryUpdated') return e
+  const { title, content } = e.data.changes
+  const changes = {
+    ...e.data.changes,
+    ...(title !== undefined ? { title: backwards(title) } : {}),
+    ...(content !== undefined ? { content: backwards(content) } : {}),
+  }
+  return { ...e, data: { ...e.data, changes } }
 }
 
 /** The index's tables, each with its history (./history.ts), all keyed by entry. */
@@ -43,7 +66,7 @@ const MIRRORED = [
  * Each table keeps its history, so a search can run over the index as it stood at a past position;
  * a deletion cuts the entry's history too.
  */
-export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
+export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: ChunksOptions): Projector => ({
   name: 'chunks',
   version: 11,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
@@ -91,7 +114,8 @@ export const chunksProjector = ({ embedder, vectors, textIndex }: ChunksOptions)
     'EmbeddingsRebuilt',
   ],
   async apply(tx: Client, recorded: RecordedEvent) {
-    const e = decodeEvent(Event, recorded)
+    const decoded = decodeEvent(Event, recorded)
+    const e = garbled ? garble(decoded) : decoded
     switch (e.type) {
       case 'EntryCreated': {
         const d = e.data

@@ -53,7 +53,7 @@ export const findPages = async (
   req: { query: string; mode: Mode; limit: number; minScore: number },
 ): Promise<{ results: PageResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }> => {
   const vector = await embedQuery(deps, req.mode, req.query)
-  return inSnapshot(deps.db, async (tx) => {
+  return inSnapshot(deps, async (tx) => {
     const position = await projectedPosition(tx, 'page-index')
     const ranked = await rank(
       deps,

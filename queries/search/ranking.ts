@@ -22,6 +22,11 @@ export interface RankDeps {
   embedder: Embedder
   textIndex: TextIndex
   vectors: boolean
+  /**
+   * Schemas read before the tables in service: a rebuild's new tables, which its replay compares
+   * with those in service (commands/search/replay.ts). Unset, a search reads the tables in service.
+   */
+  readFrom?: string[]
 }
 
 /**
@@ -88,11 +93,19 @@ export const embedQuery = async (deps: RankDeps, mode: Mode, query: string): Pro
  * served come from one snapshot, and on PGlite's single connection a search waits for other
  * work once rather than once per query.
  */
-export const inSnapshot = <T>(db: Database, fn: (tx: Client) => Promise<T>) =>
-  inTransaction(db.pool, async (tx) => {
+export const inSnapshot = <T>(deps: Pick<RankDeps, 'db' | 'readFrom'>, fn: (tx: Client) => Promise<T>) =>
+  inTransaction(deps.db.pool, async (tx) => {
     await tx.query('SET TRANSACTION READ ONLY')
+    if (deps.readFrom?.length)
+      await tx.query(`SET LOCAL search_path TO ${deps.readFrom.map(schemaName).join(', ')}, public`)
     return fn(tx)
   })
+
+/** A schema's name as SQL: a rebuild's (kb_rebuild_…), never anything a client sent. */
+const schemaName = (name: string) => {
+  if (!/^kb_rebuild_[a-z0-9_]+$/.test(name)) throw new Error(`not a rebuild's schema: ${name}`)
+  return name
+}
 
 /** The log position a projection's tables have reached (what an answer read from them reflects at least). */
 export const projectedPosition = async (tx: Client, projector: string): Promise<number> => {

@@ -149,7 +149,7 @@ export const findKnowledge = async (
     )
   if (!enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
   const vector = await embedQuery(deps, mode, req.query)
-  return inSnapshot(deps.db, async (tx) => {
+  return inSnapshot(deps, async (tx) => {
     const position = await projectedPosition(tx, 'chunks')
     const ranked = await rank(
       deps,

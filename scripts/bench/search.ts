@@ -112,7 +112,7 @@ try {
   // (queries/search/ranking.ts), and reading the rows served.
   const directSearch = (mode: Mode) => async (query: string) => {
     const vector = await embedQuery(deps, mode, query)
-    await inSnapshot(deps.db, async (tx) => {
+    await inSnapshot(deps, async (tx) => {
       await readKbConfig(tx, ws.id)
       const ranked = await rank(
         deps,

@@ -1,5 +1,6 @@
 // What the kb CLI prints of each command's answer (stdout), and the failures it ends with.
 import type { ChainReport } from '../../adapters/eventstore/chain'
+import { printReplay } from './replay'
 
 /** A failure (the service or the database unreachable or refusing): one line, exit 1. */
 export const failure = (message: string): never => {
@@ -41,6 +42,8 @@ export const print = (args: string[], data: any) => {
       )
     return
   }
+  if (data.replay) printReplay(data.replay, (line) => process.stdout.write(`${line}\n`))
   for (const r of data.rebuilt)
     process.stdout.write(`rebuilt ${r.name}: ${r.events} events to position ${r.position} in ${r.ms} ms\n`)
+  if (data.replay?.verdict === 'refused') failure('kb: the rebuild was not swapped in: its replay refused it')
 }

@@ -390,6 +390,15 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   // The local model's threads: one per core unless EMBED_WORKERS says; an OpenAI model's length.
   assert.is((good as E.Right<any>).right.embedWorkers, undefined)
   assert.is((loadConfig({ EMBED_WORKERS: '3' }) as E.Right<any>).right.embedWorkers, 3)
+  // The index that breaks search on purpose is for tests alone.
+  assert.match(
+    (loadConfig({ KB_TEST_GARBLED_INDEX: 'true' }) as E.Left<string>).left,
+    /KB_TEST_GARBLED_INDEX breaks search on purpose, for tests \(NODE_ENV=test\) only/,
+  )
+  assert.is(
+    (loadConfig({ KB_TEST_GARBLED_INDEX: 'true', NODE_ENV: 'test' }) as E.Right<any>).right.testGarbledIndex,
+    true,
+  )
   assert.match(
     (loadConfig({ EMBED_WORKERS: '0' }) as E.Left<string>).left,
     /^Invalid configuration: EMBED_WORKERS must be an integer between 1 and 256/,

@@ -368,7 +368,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rebuild a projection (or all) from position 0 into fresh tables, then swap them in */
+        /** Rebuild a projection (or all) from position 0 into fresh tables, then swap them in; with replay, the workspaces' last logged queries are asked of both first, and a rebuild that loses too many first results is not swapped in (unless forced) */
         post: operations["postAdminProjectionsByNameRebuild"];
         delete?: never;
         options?: never;
@@ -2136,7 +2136,26 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Distinct logged queries of each workspace to replay */
+                    replay?: number;
+                    /** @description The share of queries that may lose their first result before the cut-over is refused (default 0.1) */
+                    maxLost?: number;
+                    /** @description Cut over whatever the replay finds */
+                    force?: boolean;
+                    /** @description Judged questions (the evaluation format): each judged id names an entry, or a value of its externalReferenceIds; nDCG@10 of both sides is reported */
+                    judgments?: {
+                        /** @description a string of 1-2000 characters */
+                        query: string;
+                        judgments: {
+                            [key: string]: number;
+                        };
+                    }[];
+                };
+            };
+        };
         responses: {
             /** @description VALIDATION_ERROR: details lists each field and reason */
             400: {
@@ -2179,6 +2198,101 @@ export interface operations {
                                 position: number;
                                 ms: number;
                             }[];
+                            /** @description The replay of the workspaces' logged queries against the tables in service and the rebuilt ones */
+                            replay?: {
+                                /** @description Its RebuildReplayed event is in the stream rebuild-<rebuildId> */
+                                rebuildId: string;
+                                projections: string[];
+                                /**
+                                 * @description refused: the tables in service stay
+                                 * @enum {string}
+                                 */
+                                verdict: "allowed" | "refused" | "forced";
+                                maxLost: number;
+                                /** @description Logged queries of a past moment, of content deleted since, or of a disabled base */
+                                skipped: number;
+                                overall: {
+                                    /** @description Logged queries asked of both sides */
+                                    queries: number;
+                                    /** @description Mean share of the top 10 both sides hold */
+                                    overlap: number;
+                                    /** @description Mean rank-biased overlap of the two top 10s (p = 0.9) */
+                                    rbo: number;
+                                    /** @description Queries whose first result in service is not first in the rebuilt tables */
+                                    lostFirst: number;
+                                    /** @description Queries the rebuilt tables answer empty and those in service did not */
+                                    emptyNow: number;
+                                    latency: {
+                                        live: {
+                                            /** @description Milliseconds */
+                                            p50: number;
+                                            /** @description Milliseconds */
+                                            p95: number;
+                                        };
+                                        shadow: {
+                                            /** @description Milliseconds */
+                                            p50: number;
+                                            /** @description Milliseconds */
+                                            p95: number;
+                                        };
+                                    };
+                                    /** @description nDCG@10 of each side over the judged questions */
+                                    judged?: {
+                                        questions: number;
+                                        live: number;
+                                        shadow: number;
+                                    };
+                                };
+                                workspaces: {
+                                    workspaceId: string;
+                                    /** @description Logged queries asked of both sides */
+                                    queries: number;
+                                    /** @description Mean share of the top 10 both sides hold */
+                                    overlap: number;
+                                    /** @description Mean rank-biased overlap of the two top 10s (p = 0.9) */
+                                    rbo: number;
+                                    /** @description Queries whose first result in service is not first in the rebuilt tables */
+                                    lostFirst: number;
+                                    /** @description Queries the rebuilt tables answer empty and those in service did not */
+                                    emptyNow: number;
+                                    latency: {
+                                        live: {
+                                            /** @description Milliseconds */
+                                            p50: number;
+                                            /** @description Milliseconds */
+                                            p95: number;
+                                        };
+                                        shadow: {
+                                            /** @description Milliseconds */
+                                            p50: number;
+                                            /** @description Milliseconds */
+                                            p95: number;
+                                        };
+                                    };
+                                    /** @description nDCG@10 of each side over the judged questions */
+                                    judged?: {
+                                        questions: number;
+                                        live: number;
+                                        shadow: number;
+                                    };
+                                }[];
+                                /** @description The queries that changed most, side by side (least rank-biased overlap first) */
+                                changed: {
+                                    workspaceId: string;
+                                    query: string;
+                                    mode: string;
+                                    overlap: number;
+                                    rbo: number;
+                                    live: {
+                                        id: string;
+                                        title: string;
+                                    }[];
+                                    shadow: {
+                                        id: string;
+                                        title: string;
+                                    }[];
+                                }[];
+                            };
                         };
                     };
                 };
