@@ -93,3 +93,22 @@ export const entryPassages = (
     return { ...p, chunkIndex: c, text: content.slice(p.start, p.end) }
   })
 }
+
+/** A line of prose has this many words at least, three of them lowercase words in a row. */
+const PROSE_LINE_WORDS = 6
+const WORDS_IN_A_ROW = /\p{Ll}{2,}[,;:]?\s+\p{Ll}{2,}[,;:]?\s+\p{Ll}{2,}/u
+
+/**
+ * Whether a passage is mostly prose (half its words in lines of prose), not a fragment of an
+ * option list, a signature or a table: what a sentence embedding model reads well.
+ */
+export const isProse = (text: string) => {
+  let prose = 0
+  let all = 0
+  for (const line of text.split('\n')) {
+    const n = words(line)
+    all += n
+    if (n >= PROSE_LINE_WORDS && WORDS_IN_A_ROW.test(line)) prose += n
+  }
+  return all > 0 && prose * 2 >= all
+}

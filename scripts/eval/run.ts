@@ -3,26 +3,11 @@
 // in-process BM25 library, default options, title and text) as the reference; reports nDCG@10,
 // MRR@10 and Recall@10 per question kind, latency per mode, how often the served chunk holds the
 // judged evidence, a reliability table of the scores, and precision and recall at the defaults.
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import * as E from 'fp-ts/Either'
 import MiniSearch from 'minisearch'
-import { createLogger } from '../../adapters/logger'
-import { loadConfig } from '../../app/config'
-import { startService } from '../../app/service'
-import { freshPostgres } from '../../testkit/db'
 import { mean, ndcgAt, percentile } from '../../queries/search'
-import { type Doc, type Question, SETS, loadDocs, loadQuestions } from './sets'
+import { type Doc, type EvalSet, type Question, SETS, loadDocs, loadQuestions } from './sets'
+import { CHUNK, EMBEDDER, IN_FLIGHT, openEvalWorkspace } from './workspace'
 
-const EMBEDDER = process.env.EVAL_EMBEDDER ?? 'local'
-/** A Postgres server to run on (a fresh database per set) instead of the embedded default. */
-const SERVER = process.env.EVAL_DATABASE_URL
-/** EVAL_CHUNK_TOKENS: chunk size for ingestion; unset, the service's default chunking. */
-const CHUNK = process.env.EVAL_CHUNK_TOKENS ? Number(process.env.EVAL_CHUNK_TOKENS) : undefined
-/** Documents created at once, as a client with a few workers would. */
-const IN_FLIGHT = 2
-const ADMIN = 'eval-admin-token-0123456789'
 const K = 10
 const ALL_MODES = ['text', 'vector', 'hybrid'] as const
 /** EVAL_MODES: a comma list of the modes to run (a text-only run needs no model); unset, all three. */
@@ -67,20 +52,9 @@ const summarise = (system: string, runs: Run[]) =>
     }
   })
 
-const evaluate = async (docs: Doc[], questions: Question[]) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-eval-'))
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    KB_ADMIN_TOKEN: ADMIN,
-    EMBEDDER,
-    LOG_LEVEL: 'silent',
-  })
-  if (E.isLeft(config)) throw new Error(config.left)
-  const database = SERVER ? await freshPostgres(SERVER) : undefined
-  const service = await startService(config.right, createLogger('silent'), database)
-  const call = async (method: string, p: string, token: string, body?: unknown) => {
+const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
+  const { service, token, docOf, ingestSeconds, close } = await openEvalWorkspace(set, docs)
+  const call = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(service.url + p, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -93,42 +67,9 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
   const out: string[] = []
   const say = (line = '') => out.push(line)
   try {
-    const user = await call('POST', '/api/v1/admin/users', ADMIN, { email: 'eval@example.com', name: 'Eval' })
-    const ws = await call('POST', '/api/v1/admin/workspaces', ADMIN, { name: 'Eval' })
-    await call('POST', `/api/v1/admin/workspaces/${ws.id}/members`, ADMIN, { userId: user.id, role: 'owner' })
-    const { access_token: token } = await call('POST', '/api/v1/admin/tokens', ADMIN, {
-      userId: user.id,
-      workspaceId: ws.id,
-    })
-    await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 100_000 })
-    const docOf = new Map<string, string>()
-    const started = Date.now()
-    let next = 0
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < docs.length) {
-          const d = docs[next++]
-          const chunking = CHUNK
-            ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 5) } }
-            : {}
-          const e = await call('POST', '/api/v1/knowledge', token, {
-            title: d.title,
-            source: 'document',
-            content: d.text,
-            ...chunking,
-          })
-          docOf.set(e.id, d.id)
-          if (docOf.size % 50 === 0)
-            process.stderr.write(
-              `ingested ${docOf.size}/${docs.length} (${Math.round((Date.now() - started) / 1000)} s)\n`,
-            )
-        }
-      }),
-    )
-    const ingestSeconds = (Date.now() - started) / 1000
     const search = async (body: object) => {
       const t = performance.now()
-      const r = await call('POST', '/api/v1/knowledge/search', token, body)
+      const r = await call('POST', '/api/v1/knowledge/search', body)
       return {
         ms: performance.now() - t,
         mode: r.mode as string,
@@ -194,7 +135,11 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
         `(${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ` +
         `${CHUNK ?? 'the default'} tokens`,
     )
-    say(`ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`)
+    say(
+      ingestSeconds
+        ? `ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`
+        : 'ingestion: kept from an earlier run (EVAL_DATA_DIR)',
+    )
     say()
     say('| system | questions | nDCG@10 | MRR@10 | Recall@10 |\n|---|---|---:|---:|---:|')
     for (const kind of KINDS)
@@ -229,14 +174,13 @@ const evaluate = async (docs: Doc[], questions: Question[]) => {
       )
     }
   } finally {
-    await service.stop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await close()
   }
   return out.join('\n')
 }
 
 for (const set of SETS.filter((x) => !process.argv[2] || x.name === process.argv[2])) {
-  const report = await evaluate(loadDocs(set), loadQuestions(set))
+  const report = await evaluate(set, loadDocs(set), loadQuestions(set))
   process.stdout.write(`\n## ${set.name}: ${set.about}\n\n${report}\n`)
 }
 process.exit(0)
