@@ -1,17 +1,7 @@
 import { type Scope, scopeSql } from '../../adapters/textIndex/port'
 import { PAGE_STATS } from '../../projections/search/indexes'
-import {
-  type Engines,
-  type Hit,
-  type Mode,
-  type RankDeps,
-  type SearchIndex,
-  embedQuery,
-  inSnapshot,
-  projectedPosition,
-  keep,
-  rank,
-} from './ranking'
+import { type Engines, type Hit, type Mode, type RankDeps, type SearchIndex, embedQuery, keep, rank } from './ranking'
+import { inSnapshot, projectedPosition } from './snapshot'
 
 /** Which page versions a search sees: a workspace's latest versions, or a public pack's verified pins. */
 export type PageScope =

@@ -18,12 +18,11 @@ import {
   type RankDeps,
   type SearchIndex,
   embedQuery,
-  inSnapshot,
-  projectedPosition,
   keep,
   rank,
   type Engines,
 } from './ranking'
+import { inSnapshot, projectedPosition } from './snapshot'
 
 export type { Fusion, Mode }
 
