@@ -51,7 +51,6 @@ export interface Deps {
   reranker?: Reranker
   /** Set while the service drains on shutdown. */
   state: { ready: boolean }
-  /** What this process runs (KB_ROLE) and which cluster-wide work it holds the lease of now. */
-  /** What this process runs, the leases it holds, and the engine keeping the events. */
+  /** What this process runs (KB_ROLE), the cluster-wide work it holds the lease of, and the engine of its events. */
   process: { roles: string[]; leases: () => Record<string, 'held' | 'waiting'>; eventStore: string }
 }
