@@ -65,7 +65,7 @@ export const buildShadow = async (db: Database, store: EventStore, projector: Pr
       await tx.query(inShadow(schema))
       await tx.query(projector.schema)
     })
-    await catchUp(db, store, shadow, log)
+    await catchUpShadow(db, store, shadow, log)
     return shadow
   } catch (error) {
     await dropShadow(db, shadow)
@@ -76,7 +76,7 @@ export const buildShadow = async (db: Database, store: EventStore, projector: Pr
 const inShadow = (schema: string) => `SET LOCAL search_path TO ${schema}, public`
 
 /** Applies to a shadow's tables the events after its position, up to the head of the log. */
-const catchUp = async (db: Database, store: EventStore, shadow: Shadow, log: Logger) => {
+export const catchUpShadow = async (db: Database, store: EventStore, shadow: Shadow, log: Logger) => {
   const { projector, schema } = shadow
   let slice = 16
   for (;;) {
@@ -111,7 +111,7 @@ export const swapIn = async (db: Database, store: EventStore, shadow: Shadow, lo
   const { projector, schema } = shadow
   try {
     for (;;) {
-      await catchUp(db, store, shadow, log)
+      await catchUpShadow(db, store, shadow, log)
       const swapped = await inTransaction(db.pool, async (tx) => {
         const { rows } = await tx.query<{ position: number }>(
           'SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE',

@@ -4,7 +4,14 @@ import type { Logger } from 'pino'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type RebuildReplayed, rebuildReplay } from '../../domain/search/replay'
 import type { Projector } from '../../projections/projector'
-import { type RebuildReport, type Shadow, buildShadow, dropShadow, swapIn } from '../../projections/rebuild'
+import {
+  type RebuildReport,
+  type Shadow,
+  buildShadow,
+  catchUpShadow,
+  dropShadow,
+  swapIn,
+} from '../../projections/rebuild'
 import {
   type Compared,
   type Judged,
@@ -12,6 +19,7 @@ import {
   compareQueries,
   figuresOf,
   judgeBoth,
+  judgedWorkspaces,
   loggedQueries,
 } from '../../queries/search'
 import { type CommandContext, handle } from '../handle'
@@ -68,9 +76,12 @@ export const rebuildWithReplay = async (
   const shadows: Shadow[] = []
   try {
     for (const p of selected) shadows.push(await buildShadow(db, store, p, log))
+    // Each of them as far as the log goes now, as the tables in service are: the first one built is not behind.
+    for (const s of shadows) await catchUpShadow(db, store, s, log)
     const shadow = { ...deps, readFrom: shadows.map((s) => s.schema) }
     const { compared, skipped } = await compareQueries(deps, shadow, await loggedQueries(db.pool, options.queries))
-    const workspaceIds = [...new Set(compared.map((c) => c.workspaceId))].sort()
+    const judgedIn = options.judgments ? await judgedWorkspaces(db.pool, options.judgments) : []
+    const workspaceIds = [...new Set([...compared.map((c) => c.workspaceId), ...judgedIn])].sort()
     const workspaces = []
     const judgedAll = []
     for (const workspaceId of workspaceIds) {

@@ -106,6 +106,7 @@ export const searchKnowledge = async (
           resultCount: results.length,
           entryIds: results.map((r) => r.id),
           query: req.query,
+          askedMode: settings.mode,
           ...(Object.values(req.filters).some((v) => v !== undefined) ? { filters: req.filters } : {}),
           minScore: settings.minScore,
           position,

@@ -20,9 +20,11 @@ export const SearchServed = t.type({
     // models had reached, and each result as served.
     // asOf: the log position a search as of a past moment answered for.
     // receipt: the signed token the answer handed out.
-    // filters and minScore: as asked (a rebuild's replay asks the query again the same way).
+    // askedMode, filters and minScore: as asked (a rebuild's replay asks the query again the same way;
+    // mode is the one that answered, text where the vector leg could not).
     t.partial({
       query: t.string,
+      askedMode: t.string,
       filters: t.partial({ source: t.string, category: t.string, tag: t.string, folderId: t.string }),
       minScore: t.number,
       position: t.number,

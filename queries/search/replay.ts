@@ -17,6 +17,8 @@ export interface LoggedQuery {
   filters: SearchFilters
   minScore: number
   asOf: boolean
+  /** Whether the record says how it was asked (filters, minScore): those from before it did are not replayed. */
+  asRecorded: boolean
   served: string[]
 }
 
@@ -34,20 +36,21 @@ export const loggedQueries = async (q: Queryable, n: number): Promise<LoggedQuer
   const { rows } = await q.query<{ workspace_id: string; data: Record<string, any> }>(
     `SELECT workspace_id, data FROM (
        SELECT workspace_id, data, position, row_number() OVER (PARTITION BY workspace_id ORDER BY position DESC) AS nth
-       FROM (SELECT DISTINCT ON (workspace_id, data->>'query', data->>'mode', data->'filters', data->'minScore',
-               data ? 'asOf') workspace_id, data, position
+       FROM (SELECT DISTINCT ON (workspace_id, data->>'query', coalesce(data->>'askedMode', data->>'mode'),
+               data->'filters', data->'minScore', data ? 'asOf') workspace_id, data, position
              FROM audit_events WHERE type = 'SearchServed' AND data ? 'query'
-             ORDER BY workspace_id, data->>'query', data->>'mode', data->'filters', data->'minScore', data ? 'asOf',
-               position DESC) latest) numbered
+             ORDER BY workspace_id, data->>'query', coalesce(data->>'askedMode', data->>'mode'), data->'filters',
+               data->'minScore', data ? 'asOf', position DESC) latest) numbered
      WHERE nth <= $1 ORDER BY workspace_id, position DESC`,
     [n],
   )
   return rows.map(({ workspace_id, data }) => ({
     workspaceId: workspace_id,
     query: data.query,
-    mode: data.mode,
+    mode: data.askedMode ?? data.mode,
     filters: data.filters ?? {},
     minScore: data.minScore ?? 0,
+    asRecorded: data.minScore !== undefined,
     asOf: data.asOf !== undefined,
     served: data.entryIds ?? [],
   }))
@@ -58,7 +61,7 @@ export const loggedQueries = async (q: Queryable, n: number): Promise<LoggedQuer
  * still there, its folder still there.
  */
 const stillAskable = async (q: Queryable, logged: LoggedQuery) => {
-  if (logged.asOf) return false
+  if (logged.asOf || !logged.asRecorded) return false
   const { rows } = await q.query<{ gone: number }>(
     `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS s(id) WHERE NOT EXISTS (SELECT 1 FROM kb_entries e
        WHERE e.id = s.id)) + (CASE WHEN $2::text IS NULL OR EXISTS (SELECT 1 FROM kb_folders WHERE id = $2) THEN 0
@@ -118,8 +121,9 @@ export interface Compared {
 /** Figures over some compared queries (and judged questions' nDCG@10 on each side, where any). */
 export const figuresOf = (compared: Compared[], judged: Array<{ live: number; shadow: number }>): ReplayFigures => ({
   queries: compared.length,
-  overlap: mean(compared.map((c) => c.overlap)),
-  rbo: mean(compared.map((c) => c.rbo)),
+  // With nothing compared, nothing disagrees.
+  overlap: compared.length ? mean(compared.map((c) => c.overlap)) : 1,
+  rbo: compared.length ? mean(compared.map((c) => c.rbo)) : 1,
   lostFirst: compared.filter((c) => c.lostFirst).length,
   emptyNow: compared.filter((c) => c.emptyNow).length,
   latency: {
@@ -183,16 +187,30 @@ export const compareQueries = async (live: RankDeps, shadow: RankDeps, logged: L
   return { compared, skipped }
 }
 
+/** Entries a judged id names (the ids are parameter `$n`): by their id, or by a value of their external ids. */
+const judged = (n: number) =>
+  `(id = ANY($${n}::text[]) OR EXISTS (SELECT 1 FROM jsonb_each_text(external_refs) r
+     WHERE r.value = ANY($${n}::text[])))`
+
+const judgedKeys = (questions: Judged[]) => [...new Set(questions.flatMap((q) => Object.keys(q.judgments)))]
+
+/** The workspaces holding entries that judged ids name (asked even where nothing was logged). */
+export const judgedWorkspaces = async (q: Queryable, questions: Judged[]) => {
+  const { rows } = await q.query<{ workspace_id: string }>(
+    `SELECT DISTINCT workspace_id FROM kb_entries WHERE ${judged(1)}`,
+    [judgedKeys(questions)],
+  )
+  return rows.map((r) => r.workspace_id)
+}
+
 /**
  * Judged questions asked of both sides in a workspace (the workspace's mode, minScore 0), with each
  * side's nDCG@10: a question counts where one of its judged ids names an entry of the workspace.
  */
 export const judgeBoth = async (live: RankDeps, shadow: RankDeps, workspaceId: string, questions: Judged[]) => {
-  const keys = [...new Set(questions.flatMap((q) => Object.keys(q.judgments)))]
   const { rows } = await live.db.pool.query<{ id: string; refs: Record<string, string> }>(
-    `SELECT id, external_refs AS refs FROM kb_entries WHERE workspace_id = $1 AND (id = ANY($2::text[])
-       OR EXISTS (SELECT 1 FROM jsonb_each_text(external_refs) r WHERE r.value = ANY($2::text[])))`,
-    [workspaceId, keys],
+    `SELECT id, external_refs AS refs FROM kb_entries WHERE workspace_id = $1 AND ${judged(2)}`,
+    [workspaceId, judgedKeys(questions)],
   )
   const entryOf = new Map<string, string>()
   for (const r of rows) for (const key of [r.id, ...Object.values(r.refs)]) entryOf.set(key, r.id)

@@ -47,6 +47,15 @@ export const replayOptions = (words: string[]): { asked?: ReplayRequest; mistake
   }
 }
 
+/** A question as the evaluation sets write it: a query, and judged ids with grades from 0 to 3. */
+const judgedQuestion = (q: unknown) => {
+  const { query, judgments } = (q ?? {}) as { query?: unknown; judgments?: unknown }
+  if (typeof query !== 'string' || query.length === 0 || typeof judgments !== 'object' || judgments === null)
+    return false
+  const grades = Array.isArray(judgments) ? [undefined] : Object.values(judgments)
+  return grades.every((g) => typeof g === 'number' && g >= 0 && g <= 3)
+}
+
 /** A judgments file: an array of questions, each with its query and its judgments (id to grade). */
 const readJudgments = (file: string) => {
   let parsed: unknown
@@ -56,10 +65,8 @@ const readJudgments = (file: string) => {
     return `--judgments ${file}: ${(error as Error).message}`
   }
   const questions = Array.isArray(parsed) ? parsed : []
-  const valid = questions.every(
-    (q) => q && typeof q.query === 'string' && q.judgments && typeof q.judgments === 'object',
-  )
-  if (!Array.isArray(parsed) || !valid) return `--judgments ${file}: not an array of { query, judgments }`
+  if (!Array.isArray(parsed) || !questions.every(judgedQuestion))
+    return `--judgments ${file}: not an array of { query, judgments: { <id>: grade 0-3 } }`
   return questions.map((q) => ({ query: q.query as string, judgments: q.judgments as Record<string, number> }))
 }
 
@@ -74,6 +81,7 @@ const figures = (x: ReplayReport['overall']) => {
   const judged = x.judged
     ? `; nDCG@10 ${f(x.judged.live)} in service, ${f(x.judged.shadow)} rebuilt (${x.judged.questions} judged)`
     : ''
+  if (x.queries === 0) return `no logged query to compare${judged}`
   return (
     `${x.queries} queries: overlap@10 ${f(x.overlap)}, RBO ${f(x.rbo)}, first result lost ${x.lostFirst} ` +
     `(${f(lost, 1)}%), empty now ${x.emptyNow}; p50 ${f(live.p50, 1)} / ${f(shadow.p50, 1)} ms, p95 ` +

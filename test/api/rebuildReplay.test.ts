@@ -139,6 +139,36 @@ test('bad replay options are refused with what is wrong, and rebuild nothing', a
   }
 })
 
+test('judged questions count where no one searched yet; nothing to compare lets the swap go ahead', async () => {
+  const svc = await startTestService()
+  try {
+    const m = await seedMember(svc.call)
+    const q = QUESTIONS[2]
+    for (const d of DOCS.filter((d) => d.id in q.judgments)) {
+      const body = { title: d.title, content: d.text, source: 'text', externalReferenceIds: { doc: d.id } }
+      ok(await svc.call('POST', '/api/v1/knowledge', { token: m.token, body }), 201)
+    }
+    const { replay } = ok(
+      await svc.call('POST', '/api/v1/admin/projections/chunks/rebuild', {
+        token: ADMIN,
+        body: { judgments: [{ query: q.query, judgments: q.judgments }] },
+      }),
+    )
+    assert.is(replay.verdict, 'allowed')
+    assert.is(replay.overall.queries, 0)
+    assert.is(replay.overall.overlap, 1, 'nothing compared, nothing disagrees')
+    assert.equal(
+      replay.workspaces.map((w: { workspaceId: string }) => w.workspaceId),
+      [m.workspaceId],
+    )
+    assert.is(replay.overall.judged.questions, 1)
+    assert.ok(replay.overall.judged.live > 0, 'the judged entries are found')
+    assert.is(replay.overall.judged.shadow, replay.overall.judged.live)
+  } finally {
+    await svc.stop()
+  }
+})
+
 const run = promisify(execFile)
 
 /** The kb CLI on a DATA_DIR (through the service on `port` when it runs there), and how it exited. */
@@ -200,7 +230,9 @@ test(
       assert.match(same.stdout, /overlap@10 1\.000, RBO 1\.000, first result lost 0 \(0\.0%\)/, same.stdout)
       assert.match(same.stdout, /nDCG@10 (\d\.\d+) in service, \1 rebuilt/)
       assert.match(same.stdout, /verdict: cut over \(at most 10\.0% /)
-      for (const mistake of [['--max-lost', '3'], ['--force'], ['--replay', '--bogus']]) {
+      const badGrades = path.join(dataDir, 'bad.json')
+      fs.writeFileSync(badGrades, JSON.stringify([{ query: 'x', judgments: { a: 'relevant' } }]))
+      for (const mistake of [['--max-lost', '3'], ['--force'], ['--replay', '--bogus'], ['--judgments', badGrades]]) {
         const wrong = await kb(dataDir, port, {}, 'projections', 'rebuild', 'chunks', ...mistake)
         assert.is(wrong.code, 2, `${mistake.join(' ')}: ${wrong.stdout}`)
       }
