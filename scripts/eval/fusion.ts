@@ -104,7 +104,10 @@ export const byScore = (scores: Map<string, number>) => [...scores].sort((a, b) 
 export const vectorRawOf = (v: { best: number; top3: number; chunk: number }, chunkWeight: number) =>
   MODEL.vector.best * v.best + MODEL.vector.top3 * v.top3 + chunkWeight * v.chunk
 
-/** Hybrid: text raw + w · vector raw, `w` from the query (adaptive) or fixed; `slots`: the vector leg's confident finds kept in the top 10. */
+/**
+ * Hybrid: text raw + w · vector raw, `w` fixed or from the query (adaptive); `slot`: the vector leg's
+ * confident first find kept in the top 10.
+ */
 export const hybrid = (o: {
   name: string
   weight: (text: number[], vector: number[]) => number

@@ -7,9 +7,13 @@ import { SETS, loadDocs } from './sets'
 // RM3 (pseudo-relevance feedback) over the documents' text: a trial, tokenised simply (lowercase words of
 // three letters or more, a short stop list), BM25 of the expansion terms added to the text leg's evidence.
 const STOP = new Set(
-  'the and for are but not you all any can had her was one our out has have this that with from they will would there their what about which when make like time just know take into year your some could them than then look only come over also back after use two how its these want way well because any give most'.split(
-    ' ',
-  ),
+  [
+    'the and for are but not you all any can had her was one our out has have this that with from they will',
+    'would there their what about which when make like time just know take into year your some could them than',
+    'then look only come over also back after use two how its these want way well because give most',
+  ]
+    .join(' ')
+    .split(' '),
 )
 const tokens = (text: string) => (text.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => !STOP.has(w))
 const corpora = new Map<

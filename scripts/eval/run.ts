@@ -135,9 +135,10 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
         `(${questions.length - answerable} that the documents do not answer); embedder ${EMBEDDER}; chunks of ` +
         `${CHUNK ?? 'the default'} tokens`,
     )
+    const rate = `${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`
     say(
       ingestSeconds
-        ? `ingestion: ${f(ingestSeconds, 0)} s, ${f(docs.length / ingestSeconds, 2)} documents/s, ${IN_FLIGHT} in flight`
+        ? `ingestion: ${f(ingestSeconds, 0)} s, ${rate}`
         : 'ingestion: kept from an earlier run (EVAL_DATA_DIR)',
     )
     say()
