@@ -118,6 +118,8 @@ export interface Compared {
   shadow: Answer
 }
 
+const latencyOf = (ms: number[]) => ({ p50: percentile(ms, 50), p95: percentile(ms, 95) })
+
 /** Figures over some compared queries (and judged questions' nDCG@10 on each side, where any). */
 export const figuresOf = (compared: Compared[], judged: Array<{ live: number; shadow: number }>): ReplayFigures => ({
   queries: compared.length,
@@ -127,26 +129,8 @@ export const figuresOf = (compared: Compared[], judged: Array<{ live: number; sh
   lostFirst: compared.filter((c) => c.lostFirst).length,
   emptyNow: compared.filter((c) => c.emptyNow).length,
   latency: {
-    live: {
-      p50: percentile(
-        compared.map((c) => c.live.ms),
-        50,
-      ),
-      p95: percentile(
-        compared.map((c) => c.live.ms),
-        95,
-      ),
-    },
-    shadow: {
-      p50: percentile(
-        compared.map((c) => c.shadow.ms),
-        50,
-      ),
-      p95: percentile(
-        compared.map((c) => c.shadow.ms),
-        95,
-      ),
-    },
+    live: latencyOf(compared.map((c) => c.live.ms)),
+    shadow: latencyOf(compared.map((c) => c.shadow.ms)),
   },
   ...(judged.length
     ? {
