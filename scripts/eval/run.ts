@@ -6,7 +6,7 @@
 import MiniSearch from 'minisearch'
 import { mean, ndcgAt, percentile } from '../../queries/search'
 import { type Doc, type EvalSet, type Question, SETS, loadDocs, loadQuestions } from './sets'
-import { CHUNK, EMBEDDER, IN_FLIGHT, openEvalWorkspace } from './workspace'
+import { CHUNK, EMBEDDER, IN_FLIGHT, callerOf, openEvalWorkspace } from './workspace'
 
 const K = 10
 const ALL_MODES = ['text', 'vector', 'hybrid'] as const
@@ -54,22 +54,13 @@ const summarise = (system: string, runs: Run[]) =>
 
 const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
   const { service, token, docOf, ingestSeconds, close } = await openEvalWorkspace(set, docs)
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(service.url + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    const json = (await res.json()) as { success: boolean; data: any }
-    if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
-    return json.data
-  }
+  const call = callerOf(service.url)
   const out: string[] = []
   const say = (line = '') => out.push(line)
   try {
     const search = async (body: object) => {
       const t = performance.now()
-      const r = await call('POST', '/api/v1/knowledge/search', body)
+      const r = await call('POST', '/api/v1/knowledge/search', token, body)
       return {
         ms: performance.now() - t,
         mode: r.mode as string,

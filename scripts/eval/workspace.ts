@@ -32,6 +32,18 @@ export interface EvalWorkspace {
   close(): Promise<void>
 }
 
+/** Calls the service's API with a token; answers the envelope's data, and throws on a refusal. */
+export const callerOf = (url: string) => async (method: string, p: string, token: string, body?: unknown) => {
+  const res = await fetch(url + p, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const json = (await res.json()) as { success: boolean; data: any }
+  if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
+  return json.data
+}
+
 export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<EvalWorkspace> => {
   const kept = process.env.EVAL_DATA_DIR && !SERVER ? path.join(process.env.EVAL_DATA_DIR, set.name) : undefined
   const dataDir = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kb-eval-'))
@@ -51,16 +63,7 @@ export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<Eval
     await service.stop()
     if (!kept) fs.rmSync(dataDir, { recursive: true, force: true })
   }
-  const call = async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(service.url + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    const json = (await res.json()) as { success: boolean; data: any }
-    if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
-    return json.data
-  }
+  const call = callerOf(service.url)
   const keptFile = kept && path.join(kept, KEPT)
   if (keptFile && fs.existsSync(keptFile)) {
     const k = JSON.parse(fs.readFileSync(keptFile, 'utf8'))

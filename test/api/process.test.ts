@@ -13,22 +13,12 @@ import { pgTextsearchIndex } from '../../adapters/textIndex/pgTextsearch'
 import { createProjectors } from '../../projections'
 import { rebuildProjector } from '../../projections/rebuild'
 import { dump } from '../../testkit/rows'
-import { freePort, start } from '../helpers/process'
+import { freePort, kbCli, start } from '../helpers/process'
 import { ADMIN, client, ok, seedMember } from '../helpers/service'
 
 const run = promisify(execFile)
 
-const kb = (dataDir: string, port: number, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      KB_ADMIN_TOKEN: ADMIN,
-      LOG_LEVEL: 'silent',
-      EMBEDDER: 'hashing',
-    },
-  })
+const kb = (dataDir: string, port: number, ...args: string[]) => kbCli(dataDir, port, args)
 
 const test = suite('the service as a process: SIGKILL recovery, graceful shutdown, the kb CLI')
 

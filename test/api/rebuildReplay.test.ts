@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type Question, SETS, loadDocs, loadQuestions } from '../../scripts/eval/sets'
-import { freePort, start } from '../helpers/process'
+import { freePort, kbCli, start } from '../helpers/process'
 import { ADMIN, type Call, client, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
 const test = suite("a rebuild's replay: the workspace's own queries asked of the old and the new tables before a swap")
@@ -169,22 +167,10 @@ test('judged questions count where no one searched yet; nothing to compare lets 
   }
 })
 
-const run = promisify(execFile)
-
-/** The kb CLI on a DATA_DIR (through the service on `port` when it runs there), and how it exited. */
+/** The kb CLI, and how it exited. */
 const kb = async (dataDir: string, port: number, env: Record<string, string>, ...args: string[]) => {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        KB_ADMIN_TOKEN: ADMIN,
-        LOG_LEVEL: 'silent',
-        EMBEDDER: 'hashing',
-        ...env,
-      },
-    })
+    const { stdout, stderr } = await kbCli(dataDir, port, args, env)
     return { code: 0, stdout, stderr }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }

@@ -1,6 +1,7 @@
 // The service as a child process (npm start's entry point, or npm start itself), for crash and shutdown tests.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import net from 'node:net'
+import { promisify } from 'node:util'
 import { ADMIN } from './service'
 
 export interface Proc {
@@ -113,3 +114,17 @@ export const heldCreate = (base: string, token: string, body: object, head: numb
     },
   }
 }
+
+/** The kb CLI on a DATA_DIR (through the service on `port` when one answers there); rejects when it exits non-zero. */
+export const kbCli = (dataDir: string, port: number, args: string[], env: Record<string, string> = {}) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/kb.ts', ...args], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      KB_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'silent',
+      EMBEDDER: 'hashing',
+      ...env,
+    },
+  })
