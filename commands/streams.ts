@@ -44,6 +44,13 @@ const CATEGORY_NAMES = [
   'undo',
   'rebuild',
 ]
+/**
+ * The categories of the knowledge and pages every member of a workspace may read through the API
+ * (entries, folders, tasks, the configuration, pages, collections, proposals): what a member who
+ * does not manage the workspace sees of its event stream.
+ */
+export const MEMBER_CATEGORIES = ['entry', 'folder', 'task', 'kbconfig', 'page', 'collection', 'proposal']
+
 const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
 
 /**

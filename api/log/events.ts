@@ -2,15 +2,27 @@ import { Readable } from 'node:stream'
 import { alarm } from '../../adapters/alarm'
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { fail } from '../../domain/shared'
-import { type AuditFilters, auditEventsAfter } from '../../queries/log/audit'
+import { fail, managesWorkspace } from '../../domain/shared'
+import { MEMBER_CATEGORIES } from '../../commands/streams'
+import { type AuditFilters, auditEventsAfter, auditHead } from '../../queries/log/audit'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { type AnyRoute, route } from '../route'
 
+/** A log position, or `now`: the workspace's last event when the stream opens. */
+const After = c.documented(
+  t.union([c.intFromString(0, Number.MAX_SAFE_INTEGER), t.literal('now')], 'a log position or "now"'),
+  {
+    anyOf: [
+      { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      { type: 'string', enum: ['now'] },
+    ],
+  },
+)
+
 const Query = t.partial({
-  after: c.intFromString(0, Number.MAX_SAFE_INTEGER),
+  after: After,
   type: c.string(1, 200),
   streamId: c.string(1, 300),
 })
@@ -73,10 +85,11 @@ export const eventRoutes: AnyRoute[] = [
     path: '/api/v1/events/stream',
     tag: 'audit',
     auth: 'bearer',
+    permission: 'read:knowledge',
     summary:
-      "Server-Sent Events of the workspace's events (owners and admins): resumable with Last-Event-ID or " +
-      '`after=<position>`, filtered by `type` and `streamId`, with a heartbeat',
-    managers: 'the event stream is for workspace owners and admins',
+      "Server-Sent Events of the workspace's events: all of them for owners and admins; for other members, " +
+      'those of entries, folders, tasks, the configuration, pages, collections and proposals. Resumable with ' +
+      'Last-Event-ID or `after=<position>`, filtered by `type` and `streamId`, with a heartbeat',
     query: Query,
     produces: {
       type: 'text/event-stream',
@@ -93,10 +106,20 @@ export const eventRoutes: AnyRoute[] = [
         return fail('VALIDATION_ERROR', 'the request is not valid', [
           'Last-Event-ID: must be the id (a log position) of an event this stream sent',
         ])
-      // A browser reconnects to the same URL (with its after=) and sends the last id it saw: the later wins.
-      const after = Math.max(query.after ?? 0, last !== undefined ? Number(last) : 0)
+      // A browser reconnects to the same URL (with its after=) and sends the last id it saw: the later
+      // wins, and it always wins over `now`, which would skip what was written while it was away.
+      const asked =
+        query.after === 'now'
+          ? last === undefined
+            ? await auditHead(deps.db.pool, identity.workspaceId)
+            : 0
+          : (query.after ?? 0)
+      const after = Math.max(asked, last !== undefined ? Number(last) : 0)
+      // A member who does not manage the workspace follows what it may read through the API anyway.
+      const categories = managesWorkspace(identity.role) ? undefined : MEMBER_CATEGORIES
+      const filters = { after, type: query.type, streamId: query.streamId, categories }
       return E.right({
-        stream: eventStream(deps, identity.workspaceId, { after, type: query.type, streamId: query.streamId }),
+        stream: eventStream(deps, identity.workspaceId, filters),
         headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
       })
     },

@@ -6,6 +6,8 @@ export interface AuditFilters {
   type?: string
   /** Any of these types. */
   types?: string[]
+  /** Only streams of these categories (the part of a stream's name before its first '-'). */
+  categories?: string[]
   /** A user id, an agent client or a process. */
   actor?: string
   /** Forwards from a position (oldest first) instead of newest first. */
@@ -32,6 +34,7 @@ const filtered = (workspaceId: string, f: AuditFilters) => {
   if (f.streamId) add('stream_id = ?', f.streamId)
   if (f.type) add('type = ?', f.type)
   if (f.types) add('type = ANY(?::text[])', f.types)
+  if (f.categories) add("split_part(stream_id, '-', 1) = ANY(?::text[])", f.categories)
   if (f.actor) add('actor_id = ?', f.actor)
   if (f.after !== undefined) add('position > ?', f.after)
   return { filter: where.join(' AND '), args }
@@ -76,3 +79,12 @@ export const auditEventsAfter = async (db: Queryable, workspaceId: string, f: Au
   )
   return rows.map(toEvent)
 }
+
+/** The position of a workspace's last event (0 when it has none). */
+export const auditHead = async (db: Queryable, workspaceId: string) =>
+  (
+    await db.query<{ position: number | null }>(
+      'SELECT max(position)::bigint AS position FROM audit_events WHERE workspace_id = $1',
+      [workspaceId],
+    )
+  ).rows[0].position ?? 0

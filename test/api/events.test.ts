@@ -113,15 +113,59 @@ test('after= and filters by type and stream; a heartbeat when silent', async (ct
   byType.close()
 })
 
-test('owners and admins only; a bad Last-Event-ID or query is a 400 in the envelope', async ({ svc, m }) => {
+test('a member who does not manage the workspace follows what it may read, nothing of its accounts', async (ctx) => {
+  const { svc, m } = ctx
   const viewer = await seedMember(svc.call, 'viewer', m.workspaceId)
-  expectError(await svc.call('GET', '/api/v1/events/stream', { token: viewer.token }), 403, 'FORBIDDEN')
+  const ownerSees = await open(svc, m.token, '?after=0')
+  const viewerSees = await open(svc, viewer.token, '?after=0')
+  assert.is(viewerSees.res.status, 200)
+  const entry = await write(ctx, 'Zeta')
+  ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Zeta folder' } }), 201)
+  ok(await svc.call('POST', '/api/v1/knowledge/search', { token: viewer.token, body: { query: 'zeta' } }))
+  await ownerSees.until(() => ownerSees.events().some((e) => e.event === 'FolderCreated'), 'the owner sees the folder')
+  await viewerSees.until(() => viewerSees.events().some((e) => e.event === 'FolderCreated'), 'the viewer too')
+  const kinds = (s: typeof ownerSees) => new Set(s.events().map((e) => String(e.data.streamId).split('-')[0]))
+  // The owner sees the member's and the search's streams too; the viewer only knowledge it may read.
+  for (const kind of ['member', 'entry', 'folder']) assert.ok(kinds(ownerSees).has(kind), `the owner sees ${kind}`)
+  assert.equal([...kinds(viewerSees)].sort(), ['entry', 'folder'])
+  assert.ok(viewerSees.events().some((e) => e.data.streamId === `entry-${entry.id}`))
+  ownerSees.close()
+  viewerSees.close()
+})
+
+test('after=now: from the last event on; a Last-Event-ID sent with it wins', async (ctx) => {
+  const { svc, m } = ctx
+  await write(ctx, 'Before now')
+  const trail = ok(await svc.call('GET', '/api/v1/audit/events?limit=1', { token: m.token }))
+  const head = trail.events[0].position
+  const live = await open(svc, m.token, '?after=now')
+  await live.until(() => live.messages.length > 0, 'the stream open')
+  await write(ctx, 'After now')
+  await live.until(() => live.events().some((e) => e.data.data?.title === 'After now'), 'the new event')
+  assert.ok(
+    live.events().every((e) => Number(e.id) > head),
+    'nothing from before it opened',
+  )
+  live.close()
+  const resumed = await open(svc, m.token, '?after=now', { 'last-event-id': String(head) })
+  await resumed.until(() => resumed.events().some((e) => e.data.data?.title === 'After now'), 'resumed')
+  const next = ok(await svc.call('GET', `/api/v1/audit/events?after=${head}&limit=1`, { token: m.token }))
+  assert.is(Number(resumed.events()[0].id), next.events[0].position, 'from the first event after the one it saw')
+  resumed.close()
+})
+
+test('a bad Last-Event-ID or query is a 400 in the envelope', async ({ svc, m }) => {
   const bad = await fetch(`${svc.url}/api/v1/events/stream`, {
     headers: { authorization: `Bearer ${m.token}`, 'last-event-id': 'yesterday' },
   })
   assert.is(bad.status, 400)
   assert.match(JSON.stringify(await bad.json()), /Last-Event-ID/)
-  expectError(await svc.call('GET', '/api/v1/events/stream?after=-1', { token: m.token }), 400, 'VALIDATION_ERROR')
+  for (const after of ['-1', 'later', 'now1'])
+    expectError(
+      await svc.call('GET', `/api/v1/events/stream?after=${after}`, { token: m.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
 })
 
 test('the OpenAPI document describes the stream as text/event-stream', async ({ svc }) => {

@@ -120,9 +120,11 @@ if (!fs.existsSync(CHROMIUM)) {
 
   test('the console follows the events: a held write shows in the badge, and a task, without polling', async (ctx) => {
     const { svc } = ctx
-    // A workspace of its own: the held write it leaves is no other journey's.
+    // A workspace of its own: the held write it leaves is no other journey's. Its editor, who does not
+    // manage the workspace, follows the events of its knowledge all the same.
     const owner = await seedMember(svc.call, 'owner')
-    const page = await signedIn(ctx, owner.token)
+    const editor = await seedMember(svc.call, 'editor', owner.workspaceId)
+    const page = await signedIn(ctx, editor.token)
     const asked: string[] = []
     page.on('request', (r) => asked.push(new URL(r.url()).pathname))
     // Signed in (the token is kept for the tab): opened again, every request of the console is seen.

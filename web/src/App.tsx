@@ -21,7 +21,7 @@ const Nav = ({ onNavigate }: { onNavigate: () => void }) => {
   const [location] = useLocation()
   const { manages } = useSession()
   // The review queue's count, for its badge: reloaded when a proposal's event arrives or a review is
-  // made; for a member who may not follow the events, at each move between screens as well.
+  // made; while the event stream is down, at each move between screens as well.
   const following = useFollowing()
   const pending = useApi(['proposals', 'pending-count', following ? 'followed' : location], () =>
     answer(client.GET('/api/v1/proposals', { params: { query: { status: 'pending', limit: 1 } } })).catch(() => ({

@@ -1,7 +1,7 @@
 import type { QueryKey } from '@tanstack/react-query'
 import { createParser } from 'eventsource-parser'
 import { type ReactNode, createContext, useContext, useEffect, useState } from 'react'
-import { answer, client, tokenStore } from './api'
+import { tokenStore } from './api'
 import { useSession } from './session'
 import { invalidate } from './useApi'
 
@@ -26,17 +26,17 @@ const Following = createContext(false)
 export const useFollowing = () => useContext(Following)
 
 /**
- * Follows `GET /api/v1/events/stream` from the head of the log, for the owners and admins who may
- * read it, and invalidates the reads each event changes. Reconnects after a drop with the last
- * position seen. Members who may not read the stream get `useFollowing() === false`, and the
- * screens that show live progress poll instead.
+ * Follows `GET /api/v1/events/stream` from the head of the log (every member may: those who do not
+ * manage the workspace get the events of what they may read) and invalidates the reads each event
+ * changes. Reconnects after a drop with the last position seen. While the stream is down or refused,
+ * `useFollowing() === false`, and the screens that show live progress poll until it is back.
  */
 export const EventsFollower = ({ children }: { children: ReactNode }) => {
-  const { manages, me } = useSession()
+  const { me } = useSession()
   const [following, setFollowing] = useState(false)
   const workspace = me?.current_workspace.id
   useEffect(() => {
-    if (!manages || !workspace) return setFollowing(false)
+    if (!workspace) return setFollowing(false)
     const stop = new AbortController()
     let pending = new Set<string>()
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -50,18 +50,22 @@ export const EventsFollower = ({ children }: { children: ReactNode }) => {
       }, GATHER_MS)
     }
     const follow = async () => {
-      let after = (await answer(client.GET('/api/v1/audit/events', { params: { query: { limit: 1 } } })))
-        .events[0]?.position
+      // From the workspace's last event on; after a drop, from the last one seen.
+      let after: number | 'now' = 'now'
+      let connected = false
       while (!stop.signal.aborted) {
         try {
-          const res = await fetch(`/api/v1/events/stream${after === undefined ? '' : `?after=${after}`}`, {
+          const res = await fetch(`/api/v1/events/stream?after=${after}`, {
             headers: { authorization: `Bearer ${tokenStore.get()}`, accept: 'text/event-stream' },
             signal: stop.signal,
           })
-          // Not (or no longer) allowed: the reads refresh as for members who may not follow.
+          // Not (or no longer) allowed: the screens that show live progress poll.
           if (res.status === 401 || res.status === 403) return setFollowing(false)
           if (!res.ok || !res.body) throw new Error(`the event stream answered ${res.status}`)
           setFollowing(true)
+          // Back before any event was seen: what was written meanwhile is not replayed, so every read loads again.
+          if (connected && after === 'now') void invalidate(...CHANGES.flatMap(([, keys]) => keys))
+          connected = true
           const parser = createParser({
             onEvent: (event) => {
               if (event.id) after = Number(event.id)
@@ -86,6 +90,6 @@ export const EventsFollower = ({ children }: { children: ReactNode }) => {
       stop.abort()
       if (timer) clearTimeout(timer)
     }
-  }, [manages, workspace])
+  }, [workspace])
   return <Following.Provider value={following}>{children}</Following.Provider>
 }

@@ -486,7 +486,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events of the workspace's events (owners and admins): resumable with Last-Event-ID or `after=<position>`, filtered by `type` and `streamId`, with a heartbeat */
+        /** Server-Sent Events of the workspace's events: all of them for owners and admins; for other members, those of entries, folders, tasks, the configuration, pages, collections and proposals. Resumable with Last-Event-ID or `after=<position>`, filtered by `type` and `streamId`, with a heartbeat */
         get: operations["getEventsStream"];
         put?: never;
         post?: never;
@@ -2760,7 +2760,7 @@ export interface operations {
     getEventsStream: {
         parameters: {
             query?: {
-                after?: number;
+                after?: number | "now";
                 type?: string;
                 streamId?: string;
                 /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */

@@ -17,7 +17,7 @@ export const statusColor: Record<string, string> = {
 
 /**
  * A task's steps and progress until it completes or fails, the error in words: reloaded when its
- * events arrive (or, for a member who may not follow the events, every second).
+ * events arrive (or every second while the event stream is down).
  */
 export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label: string; onDone?: () => void }) => {
   const following = useFollowing()

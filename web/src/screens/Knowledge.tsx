@@ -34,7 +34,7 @@ export const KnowledgeScreen = () => {
   const stats = useApi(['stats'], () => answer(client.GET('/api/v1/knowledge/stats')))
   const filters = { page, limit: PAGE_SIZE, folderId, source, processingStatus: status, tag, search }
   const [processing, setProcessing] = useState(false)
-  // Entries still being processed are shown live: reloaded by their events, or polled.
+  // Entries still being processed are shown live: reloaded by their events, or polled while the stream is down.
   const list = useApi(
     ['entries', filters],
     () =>
