@@ -43,6 +43,13 @@ function unpadded(old: string, model: string, dimensions: number) {
 /** What is embedded for a chunk: its entry's title gives the passage its subject. */
 export const embeddingInput = (title: string, text: string) => `${title}\n\n${text}`
 
+/** A page's vector comes from its title and the head of its content (pages are searched whole). */
+const PAGE_EMBED_CHARS = 8000
+
+/** What is embedded for a page. */
+export const pageEmbeddingInput = (title: string, content: string) =>
+  embeddingInput(title, content.slice(0, PAGE_EMBED_CHARS))
+
 const hashOf = sha256Hex
 
 /**

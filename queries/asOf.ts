@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
-import type { ProjectionRunner } from '../projections/runner'
 import { type VersionRow, readPage, versionView } from './pages'
 import { type DomainError, fail } from '../domain/shared'
 
@@ -64,7 +63,8 @@ const lastAuditedAt = async (q: Queryable, workspaceId: string, asked: AsOfReque
 export interface AsOfDeps {
   db: { pool: Queryable }
   store: Pick<EventStore, 'headPosition' | 'lastEventAt'>
-  runner: Pick<ProjectionRunner, 'waitFor'>
+  /** Waits until the read models reached a position (false: not within the timeout). */
+  runner: { waitFor(position: number, timeoutMs: number): Promise<boolean> }
   config: { readYourWritesTimeoutMs: number }
 }
 

@@ -39,6 +39,9 @@ const rules: IForbiddenRuleType[] = [
   })),
   // domain and adapters are both at the bottom: neither imports the other's side of the house.
   { name: 'domain-imports-adapters', severity: 'error', from: { path: '^domain/' }, to: { path: '^adapters/' } },
+  // The read side reads the tables projectors write, never their code: what both need of a table's
+  // shape (an index's name) sits below both, in adapters.
+  { name: 'queries-import-projections', severity: 'error', from: { path: '^queries/' }, to: { path: '^projections/' } },
   { name: 'code-imports-tests', severity: 'error', from: { pathNot: '^(test|testkit)/' }, to: { path: '^test/' } },
   {
     name: 'fixtures-in-service',
@@ -89,7 +92,7 @@ test('the repository keeps its layers', async () => {
   assert.equal(await check(process.cwd(), folders), [])
 })
 
-test('the check finds an upward import, a circle, and a capability reached past its index', async () => {
+test('the check finds an upward import, a circle, a capability past its index, a query of a projector', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-layers-'))
   try {
     const write = (file: string, text: string) => {
@@ -110,7 +113,9 @@ test('the check finds an upward import, a circle, and a capability reached past 
     write('domain/knowledge/page.ts', 'export const page = 1\n')
     write('commands/handle.ts', "import { write } from './pages/write'\nexport const handle = write\n")
     write('commands/fine.ts', "import { write } from './pages'\nexport const fine = write\n")
-    const found = await check(dir, ['domain', 'api', 'commands'])
+    write('projections/rows.ts', 'export const TABLE = 1\n')
+    write('queries/read.ts', "import { TABLE } from '../projections/rows'\nexport const read = TABLE\n")
+    const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries'])
     const past = found.filter((v) => v.includes('-index'))
     assert.equal(past.sort(), [
       'capability-reached-past-its-index: commands/pages/write.ts -> commands/knowledge/entry.ts',
@@ -124,6 +129,7 @@ test('the check finds an upward import, a circle, and a capability reached past 
       found.some((v) => v.startsWith('no-circular: commands/')),
       found.join('\n'),
     )
+    assert.ok(found.includes('queries-import-projections: queries/read.ts -> projections/rows.ts'), found.join('\n'))
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

@@ -21,6 +21,12 @@ export const tfSql = (text: string) =>
 /** SQL computing a row's `len` from its `tf` expression. */
 export const lenSql = (tf: string) => `(SELECT coalesce(sum(value::int), 0)::int FROM jsonb_each_text(${tf}))`
 
+/** Statistics of the knowledge search's fields: `chunk` (kb_chunks), `title` and `body` (kb_chunk_entries). */
+export const CHUNK_STATS = 'kb_chunk'
+
+/** Statistics of the page search's one field, `page` (a version's title and content). */
+export const PAGE_STATS = 'kb_page'
+
 /** DDL of the statistics tables of `stats` (a table-name prefix). */
 export const termStatsSchema = (stats: string) => `
   CREATE TABLE ${stats}_terms (workspace_id text NOT NULL, field text NOT NULL, lexeme text NOT NULL,

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { appended, changeSize } from '../../adapters/diff'
 import type { Queryable } from '../../adapters/db'
-import { embeddingInput, ensureEmbedded } from '../../adapters/embeddingCache'
+import { ensureEmbedded, pageEmbeddingInput } from '../../adapters/embeddingCache'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { PAGE_EMBED_CHARS } from '../../projections/search'
 import {
   type Author,
   type PageCommand,
@@ -42,9 +41,7 @@ export const pageDeps = (deps: { store: EventStore; db: { pool: Queryable }; emb
  * the write: the index records the vector as missing and it is filled in later.
  */
 const embedVersion = async (deps: PageDeps, title: string, content: string) => {
-  await ensureEmbedded(deps.db, deps.embedder, [embeddingInput(title, content.slice(0, PAGE_EMBED_CHARS))]).catch(
-    () => undefined,
-  )
+  await ensureEmbedded(deps.db, deps.embedder, [pageEmbeddingInput(title, content)]).catch(() => undefined)
 }
 
 /** A page's content, whole, may not grow past this (an append that would is refused). */

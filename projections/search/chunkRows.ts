@@ -2,10 +2,9 @@ import type { Client } from '../../adapters/db'
 import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/embeddingCache'
 import type { Embedder } from '../../adapters/embedders/port'
 import { searchableText } from '../../adapters/text'
-import { countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
+import { CHUNK_STATS, countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
 import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
 import { entryPassages } from '../../ingestion/passages'
-import { CHUNK_STATS } from './indexes'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
 

@@ -4,5 +4,4 @@
  */
 export * from './chunkRows'
 export * from './chunks'
-export * from './indexes'
 export * from './pageIndex'

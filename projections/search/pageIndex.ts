@@ -1,12 +1,11 @@
 import type { Client } from '../../adapters/db'
-import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/embeddingCache'
+import { cachedOrPending, cachedVector, pageEmbeddingInput } from '../../adapters/embeddingCache'
 import type { RecordedEvent } from '../../adapters/eventstore/port'
 import { searchableText } from '../../adapters/text'
-import { countTerms, lenSql, termStatsSchema, tfSql } from '../../adapters/textIndex/terms'
+import { PAGE_STATS, countTerms, lenSql, termStatsSchema, tfSql } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { PageEvent } from '../../domain/pages'
 import type { ChunksOptions } from './chunks'
-import { PAGE_EMBED_CHARS, PAGE_STATS } from './indexes'
 import { type Projector, decodeEvent } from '../projector'
 
 /** What an index outside the database holds: each page's rows. */
@@ -55,9 +54,7 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
         ])
         if (!rows[0]) return
         // The command embedded the version before writing it; a miss is filled in later, never here.
-        const [hash] = await cachedOrPending(tx, embedder.model, [
-          embeddingInput(rows[0].title, content.slice(0, PAGE_EMBED_CHARS)),
-        ])
+        const [hash] = await cachedOrPending(tx, embedder.model, [pageEmbeddingInput(rows[0].title, content)])
         await countTerms(
           tx,
           PAGE_STATS,

@@ -1,5 +1,5 @@
+import { PAGE_STATS } from '../../adapters/textIndex/terms'
 import { type Scope, scopeSql } from '../../adapters/textIndex/port'
-import { PAGE_STATS } from '../../projections/search/indexes'
 import { type Engines, type Hit, type Mode, type RankDeps, type SearchIndex, embedQuery, keep, rank } from './ranking'
 import { inSnapshot, projectedPosition } from './snapshot'
 
