@@ -4,7 +4,7 @@ import Koa from 'koa'
 import type { Deps } from './deps'
 import { AppendTooLarge } from '../adapters/eventstore/port'
 import { ApiError, envelopeOf, statusOf } from './errors'
-import { openApiDocument } from './openapi'
+import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes, authRoutes } from './accounts'
 import { auditRoutes, eventRoutes, webhookRoutes, receiptRoutes, undoRoutes } from './log'
@@ -12,6 +12,7 @@ import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes } from './kn
 import { searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
 import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
+import { Health } from './routes/answers'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
 import { mountMcp } from './mcpEndpoint'
@@ -58,7 +59,18 @@ export const openApiExtra = {
       summary: 'Readiness and dependency states',
       tags: ['health'],
       security: [],
-      responses: { default: { description: 'envelope' } },
+      responses: {
+        '2XX': {
+          description: 'Ready',
+          content: {
+            'application/json': {
+              schema: successWith(Health),
+            },
+          },
+        },
+        503: envelope('SERVICE_UNAVAILABLE: not ready, or a dependency is down (details: the dependencies)'),
+        default: envelope('INTERNAL_ERROR 500'),
+      },
     },
   },
   '/api/v1/openapi.json': {

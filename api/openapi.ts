@@ -1,4 +1,5 @@
 import * as t from 'io-ts'
+import type { AnswerCodec } from './answers'
 import { jsonSchemas } from './codecs'
 import { type AnyRoute, bodyTypes } from './route'
 
@@ -147,9 +148,17 @@ const requestBody = (r: AnyRoute) => {
   }
 }
 
-const envelope = (code: string) => ({
+export const envelope = (code: string) => ({
   description: code,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+})
+
+/** A success envelope whose `data` the codec describes. */
+export const successWith = (codec: AnswerCodec) => ({
+  allOf: [
+    { $ref: '#/components/schemas/Success' },
+    { type: 'object', required: ['data'], properties: { data: schemaOf(codec) } },
+  ],
 })
 
 /** The answers a route can give: success, and the failures its inputs, authentication and ids make possible. */
@@ -160,14 +169,7 @@ const responses = (r: AnyRoute) => ({
         description: 'Success (201 for a creation, 202 for queued work)',
         content: {
           'application/json': {
-            schema: r.response
-              ? {
-                  allOf: [
-                    { $ref: '#/components/schemas/Success' },
-                    { type: 'object', required: ['data'], properties: { data: schemaOf(r.response) } },
-                  ],
-                }
-              : { $ref: '#/components/schemas/Success' },
+            schema: successWith(r.response as AnswerCodec),
           },
         },
       },

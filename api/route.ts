@@ -90,7 +90,14 @@ export type AnyRoute = RouteSpec<any, any, any, keyof Deps>
 
 export const route = <P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never>(
   spec: RouteSpec<P, Q, B, D>,
-): AnyRoute => spec as unknown as AnyRoute
+): AnyRoute => {
+  // Nothing leaves the service that its answer's codec does not declare: a route without one is a bug.
+  if (!spec.response === !spec.produces)
+    throw new Error(
+      `${spec.method.toUpperCase()} ${spec.path}: declare either the answer's codec or the stream it produces`,
+    )
+  return spec as unknown as AnyRoute
+}
 
 /** The media types a route's body may come in. */
 export const bodyTypes = (spec: AnyRoute) =>
@@ -268,7 +275,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     }
     const read = reply.read ? await reply.read(caughtUp) : reply.data
     const where = `${spec.method.toUpperCase()} ${spec.path}`
-    const data = spec.response ? encodeAnswer(spec.response, read, deps.config.checkAnswers, where) : read
+    const data = encodeAnswer(spec.response as AnswerCodec, read, deps.config.checkAnswers, where)
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v)
     send(ctx, reply.status ?? 200, data)
   }

@@ -128,3 +128,27 @@ export const ToolAnswer = c.documented(
   ),
   { oneOf: tools.map((tool) => ({ title: tool.name, ...outputSchemaOf(tool.output) })) },
 )
+
+/** A dependency's state as /health reports it: `status` (up or down), `kind`, and what it says of itself. */
+const Dependency = d(AnyObject, "A dependency's state: status (up or down), kind, and what it says of itself")
+
+export const Health = c.object({
+  status: d(t.string, 'ready, degraded or not ready'),
+  roles: d(t.array(t.string), 'The roles this process plays (api, projector, worker, scheduler)'),
+  leases: d(
+    t.record(t.string, t.string),
+    'Each lease this process may take (projections, scheduler, webhooks): held or waiting',
+  ),
+  projectors: d(t.array(t.string), 'The projectors this process runs'),
+  dependencies: c.object(
+    {},
+    {
+      database: Dependency,
+      jobQueue: Dependency,
+      search: d(AnyObject, 'The engines answering searches: text and vectors'),
+      embedder: d(AnyObject, "The embedding model, its vectors' length and its threads"),
+      eventStore: Dependency,
+      projections: t.array(d(AnyObject, "A projector's name, state and position")),
+    },
+  ),
+})

@@ -1,7 +1,9 @@
 import type Router from '@koa/router'
 import { vectorEngine } from '../../adapters/vectorIndex'
 import { databaseHealth } from '../../queries/health'
+import { encodeAnswer } from '../answers'
 import type { Deps } from '../deps'
+import { Health } from './answers'
 
 /** Said of an engine whose adapter's contract suite has not run against its server where the service is tested. */
 const UNVERIFIED = { contractSuite: 'not run here' }
@@ -49,14 +51,19 @@ export const mountHealth = (router: Router, deps: Deps) => {
       ...(p.state === 'waiting' ? { waitingFor: p.error?.message, retryAt: p.retryAt } : {}),
     }))
     const leases = deps.process.leases()
-    const data = {
-      status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready',
-      roles: deps.process.roles,
-      leases,
-      // The projectors this process runs: all of them while it holds their lease, none while it follows.
-      projectors: deps.runner.leading() ? projections.map((p) => p.name) : [],
-      dependencies,
-    }
+    const data = encodeAnswer(
+      Health,
+      {
+        status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready',
+        roles: deps.process.roles,
+        leases,
+        // The projectors this process runs: all of them while it holds their lease, none while it follows.
+        projectors: deps.runner.leading() ? projections.map((p) => p.name) : [],
+        dependencies,
+      },
+      deps.config.checkAnswers,
+      'GET /health',
+    )
     ctx.status = ready ? 200 : 503
     ctx.body = ready
       ? { success: true, data }

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import Router from '@koa/router'
 import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
 import Koa from 'koa'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -28,6 +29,7 @@ const serve = async () => {
       auth: 'none',
       summary: 'answers the services it was given',
       uses: ['db', 'blobs'],
+      response: t.array(t.string),
       handler: async (_input, deps) => E.right({ data: Object.keys(deps).sort() }),
     }),
     route({
@@ -36,6 +38,7 @@ const serve = async () => {
       tag: 't',
       auth: 'none',
       summary: 'names no services',
+      response: t.array(t.string),
       handler: async (_input, deps) => E.right({ data: Object.keys(deps) }),
     }),
     route({
@@ -44,6 +47,7 @@ const serve = async () => {
       tag: 't',
       auth: 'none',
       summary: 'a write whose answer is read once the read models reach it',
+      response: t.type({ readAt: t.number }),
       handler: async ({ params }) => {
         const position = Number((params as { position: string }).position)
         return readBack(position, async () => ({ readAt: position }), 201)
@@ -83,6 +87,15 @@ test("a write's answer is read after the read models reached it, and says when t
   } finally {
     await close()
   }
+})
+
+test('a route declares the codec of its answer or the stream it produces, not neither and not both', () => {
+  const spec = { method: 'get', path: '/bare', tag: 't', auth: 'none', summary: 's' } as const
+  const handler = async () => E.right({ data: 'sent as it is' })
+  assert.throws(() => route({ ...spec, handler }), /GET \/bare: declare either/)
+  const both = { response: t.string, produces: { type: 'text/plain', description: 'text' } }
+  assert.throws(() => route({ ...spec, ...both, handler }), /GET \/bare: declare either/)
+  assert.is(route({ ...spec, response: t.string, handler }).path, '/bare')
 })
 
 test.run()

@@ -301,6 +301,8 @@ test('the OpenAPI document is valid OpenAPI 3.1, and every JSON answer describes
   assert.ok(json.length >= 70, `${json.length} JSON answers`)
   const entry = doc.paths['/api/v1/knowledge/{id}'].get.responses['2XX'].content['application/json'].schema
   assert.ok(JSON.stringify(entry).includes('"processingStatus"'), 'an entry answer names its fields')
+  const health = doc.paths['/health'].get.responses['2XX'].content['application/json'].schema
+  assert.ok(JSON.stringify(health).includes('"dependencies"'), "the health answer's data is described too")
 })
 
 test("the console's API types are generated from this document (web/src/schema.d.ts is up to date)", async () => {

@@ -1194,12 +1194,58 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description envelope */
+            /** @description SERVICE_UNAVAILABLE: not ready, or a dependency is down (details: the dependencies) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Ready */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description ready, degraded or not ready */
+                            status: string;
+                            /** @description The roles this process plays (api, projector, worker, scheduler) */
+                            roles: string[];
+                            /** @description Each lease this process may take (projections, scheduler, webhooks): held or waiting */
+                            leases: {
+                                [key: string]: string;
+                            };
+                            /** @description The projectors this process runs */
+                            projectors: string[];
+                            dependencies: {
+                                /** @description A dependency's state: status (up or down), kind, and what it says of itself */
+                                database?: Record<string, never>;
+                                /** @description A dependency's state: status (up or down), kind, and what it says of itself */
+                                jobQueue?: Record<string, never>;
+                                /** @description The engines answering searches: text and vectors */
+                                search?: Record<string, never>;
+                                /** @description The embedding model, its vectors' length and its threads */
+                                embedder?: Record<string, never>;
+                                /** @description A dependency's state: status (up or down), kind, and what it says of itself */
+                                eventStore?: Record<string, never>;
+                                projections?: Record<string, never>[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR 500 */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
             };
         };
     };
