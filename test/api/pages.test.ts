@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/agents'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
-const test = suite<{ svc: TestService; m: Member; key: string }>('API: brain pages, versions and page_write')
+const test = suite<{ svc: TestService; m: Member; key: string }>('API: pages, versions and page_write')
 test.before(async (ctx) => {
   ctx.svc = await startTestService()
   ctx.m = await seedMember(ctx.svc.call, 'editor')

@@ -71,7 +71,7 @@ test.before(async (ctx) => {
     201,
   )
   await waitForTask(ctx.svc.call, m.token, broken.taskId)
-  // The brain: pages written, searched, verified, reverted, held, approved, rejected, published, deleted.
+  // Pages written, searched, verified, reverted, held, approved, rejected, published, deleted.
   ok(await call('PATCH', '/api/v1/knowledge/config', { verification: { enabled: true } }))
   const key = (await newKey(ctx.svc.call, m.workspaceId, 'agent')).api_key
   const held = ok(await call('POST', '/api/v1/collections', { name: 'Held', writePolicy: 'hold_for_review' }), 201)

@@ -15,7 +15,7 @@ import { Link } from 'wouter'
 import { answer, client } from '../api'
 import { LoadState, Markdown, authorName, when } from '../components'
 import { useSession } from '../session'
-import { act, useApi } from '../useApi'
+import { act, invalidate, useApi } from '../useApi'
 import { Compare, Editor, VerificationBanner, current } from './PageParts'
 
 export const PageScreen = ({ id }: { id: string }) => {
@@ -25,10 +25,8 @@ export const PageScreen = ({ id }: { id: string }) => {
   const versions = useApi(['pages', id, 'versions'], () => answer(client.GET('/api/v1/pages/{id}/versions', path)))
   const [editing, setEditing] = useState(false)
   const [reverting, setReverting] = useState<number>()
-  const reload = () => {
-    page.reload()
-    versions.reload()
-  }
+  // A page's write changes it, its versions and the list (its version, its verification).
+  const reload = () => void invalidate(['pages'])
   return (
     <LoadState loaded={page} empty="" isEmpty={() => false}>
       {(p) => (

@@ -76,7 +76,7 @@ export const SettingsScreen = () => {
                   const body = changes as ConfigChanges
                   const saved = await answer(client.PATCH('/api/v1/knowledge/config', { body }))
                   setConfig(saved.config)
-                  await act('Settings', async () => undefined, 'Saved')
+                  await act('Settings', async () => undefined, 'Saved', [['config'], ['stats']])
                 } catch (err) {
                   setError(err instanceof ApiError ? err : undefined)
                 }
