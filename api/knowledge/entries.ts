@@ -105,10 +105,11 @@ export const entryRoutes: AnyRoute[] = [
       const workspaceId = workspaceIdOf(identity)
       const { crawlOptions: crawl, ...fields } = body
       // A URL is an upload too: counted once it is accepted (a file was counted before its body was read).
+      const config = await workspaceConfig()
       const created = await createEntry(
         newEntryDeps(deps),
         command,
-        await workspaceConfig(),
+        config,
         {
           ...fields,
           workspaceId,
@@ -123,7 +124,7 @@ export const entryRoutes: AnyRoute[] = [
         countUpload,
       )
       if (E.isLeft(created)) return created
-      return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201)
+      return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201, config.freshnessDays)
     },
   }),
   route({

@@ -2,8 +2,8 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { configureSync, requestSync } from '../../commands/knowledge/ingestion'
 import { acceptUrl } from '../../commands/urls'
-import { admitFile, createEntry, createSourcedEntry } from '../../commands/knowledge/createEntry'
-import { firstChars, titleOf } from '../../commands/knowledge/fileNames'
+import { createEntry, createQueuedText } from '../../commands/knowledge/createEntry'
+import { firstChars } from '../../commands/knowledge/fileNames'
 import { fail } from '../../domain/shared'
 import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
@@ -165,14 +165,11 @@ export const ingestionRoutes: AnyRoute[] = [
       if (!body.content?.trim())
         return fail('VALIDATION_ERROR', 'the request is not valid', ['content: is required when sourceType is text'])
       // Text goes through the same task as a file, so the answer has its task.
-      const file = { bytes: Buffer.from(body.content, 'utf8'), fileName: 'text.md' }
-      const stored = await admitFile(newEntryDeps(deps), config, common, file)
-      if (E.isLeft(stored)) return stored
-      const created = await createSourcedEntry(knowledgeDeps(deps), command, stored.right.admission, {
+      const created = await createQueuedText(newEntryDeps(deps), command, config, {
         ...common,
-        title: body.title?.trim() || titleOf('', file.bytes),
+        title: body.title,
         source: 'text',
-        storage: stored.right.storage,
+        content: body.content,
       })
       if (E.isLeft(created)) return created
       return E.right(pendingReply(created.right.taskId, created.right.id, created.right.position))

@@ -37,12 +37,20 @@ export const newEntryDeps = (
 /**
  * An entry as the read models hold it after a write. `completed` promises a searchable entry: read
  * before every projection (the search index among them) reached the write, it says `processing`.
+ * A create passes the configuration's `freshnessDays` it was admitted by (its one read of it).
  */
-export const entryReply = (db: Database, workspaceId: string, id: string, position: number, status = 200) =>
+export const entryReply = (
+  db: Database,
+  workspaceId: string,
+  id: string,
+  position: number,
+  status = 200,
+  freshnessDays?: number,
+) =>
   readBack(
     position,
     async (caughtUp) => {
-      const entry = await getEntry(db.pool, workspaceId, id)
+      const entry = await getEntry(db.pool, workspaceId, id, undefined, freshnessDays)
       if (caughtUp) return entry ?? { id }
       if (!entry) return { id, processingStatus: 'processing' }
       return entry.processingStatus === 'completed' ? { ...entry, processingStatus: 'processing' } : entry

@@ -54,7 +54,7 @@ const invalid = (...details: string[]) => fail('VALIDATION_ERROR', 'the request 
  * Admits an entry made from an uploaded file: its type read from its content, then the workspace's
  * limits (`admitEntry`); only an admitted file is stored, by hash. Refusals list the allowed types.
  */
-export const admitFile = async (
+const admitFile = async (
   deps: Pick<NewEntryDeps, 'store' | 'db' | 'blobs'>,
   config: KbConfig,
   input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
@@ -110,6 +110,21 @@ export const createEntry = async (
 
 type Common = Omit<CreateEntryInput, 'content'>
 
+/**
+ * Text sent through the deprecated upload: stored and parsed by a task as a Markdown file would be,
+ * so that the answer has a task, and kept with the source it was sent as.
+ */
+export const createQueuedText = async (
+  deps: NewEntryDeps,
+  ctx: CommandContext,
+  config: KbConfig,
+  request: Omit<Common, 'title'> & { title?: string; content: string },
+) => {
+  const { content, title, ...common } = request
+  const file = { bytes: Buffer.from(content, 'utf8'), fileName: 'text.md' }
+  return fromFile(deps, ctx, config, { ...common, title: title?.trim() || titleOf('', file.bytes) }, file)
+}
+
 /** A URL: checked, counted as an upload, admitted, then an empty entry and the task that fetches it. */
 const fromUrl = async (
   deps: NewEntryDeps,
@@ -150,7 +165,7 @@ const fromFile = async (
  * What every creation checks first, decided by `admit` from the configuration the request read
  * and what the read models and the folder's stream say now (the document count, the folder).
  */
-export const admitEntry = async (
+const admitEntry = async (
   deps: Pick<KnowledgeDeps, 'store' | 'db'>,
   config: KbConfig,
   input: Pick<CreateEntryInput, 'workspaceId' | 'folderId' | 'chunkingOptions'>,
@@ -164,7 +179,7 @@ export const admitEntry = async (
 }
 
 /** Text: admitted, chunked and embedded now, and written as the entry's first version. */
-export const createTextEntry = async (
+const createTextEntry = async (
   deps: KnowledgeDeps,
   ctx: CommandContext,
   config: KbConfig,
@@ -217,7 +232,7 @@ export type SourcedInput = Omit<CreateEntryInput, 'content'> &
  * first: a crash before the entry leaves only a task that fails for want of its entry, never an
  * entry stuck pending (the outbox holds a task back until its entry exists).
  */
-export const createSourcedEntry = async (
+const createSourcedEntry = async (
   deps: KnowledgeDeps,
   ctx: CommandContext,
   { chunking, embed, maxBytes }: Admission,

@@ -163,14 +163,17 @@ export const listEntries = async (
   return { items: items.map(({ content, searchableText, ...rest }) => rest), total }
 }
 
-/** An entry as it stands, or, `at` a log position, as it stood then. */
-export const getEntry = async (db: Queryable, workspaceId: string, id: string, at?: number) => {
-  const config = await readKbConfig(db, workspaceId)
+/**
+ * An entry as it stands, or, `at` a log position, as it stood then; its freshness by the workspace's
+ * `freshnessDays`, read here unless the caller already holds the configuration.
+ */
+export const getEntry = async (db: Queryable, workspaceId: string, id: string, at?: number, freshnessDays?: number) => {
+  const days = freshnessDays ?? (await readKbConfig(db, workspaceId)).freshnessDays
   const { table, then } = entriesAt(at)
   const { rows } = await db.query<FreshEntryRow>(
     `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e WHERE e.id = $1
       AND e.workspace_id = $2${then.map((c) => ` AND ${c}`).join('')}`,
-    [id, workspaceId, config.freshnessDays],
+    [id, workspaceId, days],
   )
   return rows[0] ? entryView(rows[0]) : undefined
 }
