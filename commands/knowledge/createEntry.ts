@@ -4,7 +4,6 @@ import type { BlobStore } from '../../adapters/blobs'
 import { type Admission, type AdmissionRequest, admit, allowedTypes } from '../../domain/knowledge/admission'
 import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
 import type { KbConfig } from '../../domain/knowledge/kbConfig'
-import { type TaskInput, task } from '../../domain/knowledge/task'
 import { type DomainError, fail } from '../../domain/shared'
 import { otherThanUtf8, sniffType, textEncoding } from '../../ingestion/sniff'
 import { entryCount } from '../../queries/knowledge/knowledge'
@@ -21,6 +20,7 @@ import {
   storedSource,
 } from './knowledge'
 import { prepareContent } from './prepareContent'
+import { createSourcedEntry } from './sourcedEntry'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -219,90 +219,4 @@ const createTextEntry = async (
     done.right.position,
   )
   return E.right({ id, position })
-}
-
-/** URL entries start with syncing off, checked daily once switched on. */
-export const DEFAULT_SYNC = { enabled: false, intervalHours: 24 }
-
-export type SourcedInput = Omit<CreateEntryInput, 'content'> &
-  ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo })
-
-/**
- * A URL or file entry, admitted (`admitEntry`): created empty with a pending task that fills it. The task is written
- * first: a crash before the entry leaves only a task that fails for want of its entry, never an
- * entry stuck pending (the outbox holds a task back until its entry exists).
- */
-const createSourcedEntry = async (
-  deps: KnowledgeDeps,
-  ctx: CommandContext,
-  { chunking, embed, maxBytes }: Admission,
-  input: SourcedInput,
-): Result<{ id: string; taskId: string }> => {
-  const id = randomUUID()
-  const taskId = randomUUID()
-  const taskInput: TaskInput =
-    'url' in input ? { type: 'url', url: input.url, crawl: input.crawl } : { type: 'file', ...input.storage }
-  const queued = await handle(
-    deps.store,
-    streams.task(taskId),
-    task,
-    {
-      type: 'QueueTask',
-      data: {
-        taskId,
-        workspaceId: input.workspaceId,
-        entryId: id,
-        kind: 'ingest',
-        force: true,
-        input: taskInput,
-        title: input.title,
-        chunking,
-        embed,
-        maxBytes,
-      },
-    },
-    ctx,
-    { fresh: true },
-  )
-  if (E.isLeft(queued)) return queued
-  const { chunkingOptions: _, ...fields } = input
-  const {
-    url: _u,
-    crawl: _c,
-    storage: _s,
-    ...common
-  } = fields as typeof fields & { url?: string; crawl?: CrawlOptions; storage?: StorageInfo }
-  const done = await handle(
-    deps.store,
-    streams.entry(id),
-    entry,
-    {
-      type: 'CreateEntry',
-      data: {
-        ...common,
-        content: '',
-        tokenCount: 0,
-        chunks: [],
-        entryId: id,
-        source: storedSource(input.source),
-        chunking,
-        embed,
-        createdBy: actorIdOf(ctx),
-        taskId,
-        ...('url' in input
-          ? { sourceUrl: input.url, crawl: input.crawl, sync: DEFAULT_SYNC }
-          : { storage: input.storage }),
-      },
-    },
-    ctx,
-    { fresh: true },
-  )
-  if (E.isLeft(done)) return done
-  const { position } = await stayInFolder(
-    deps.store,
-    ctx,
-    { workspaceId: input.workspaceId, entryId: id, folderId: input.folderId },
-    done.right.position,
-  )
-  return E.right({ id, taskId, position })
 }
