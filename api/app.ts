@@ -7,9 +7,9 @@ import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes, authRoutes } from './accounts'
-import { auditRoutes, eventRoutes, webhookRoutes, receiptRoutes, undoRoutes } from './log'
+import { auditRoutes, eventRoutes, logOperatorRoutes, webhookRoutes, receiptRoutes, undoRoutes } from './log'
 import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes } from './knowledge'
-import { searchRoutes } from './search'
+import { searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
 import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
 import { Health } from './routes/answers'
@@ -24,6 +24,8 @@ export const routes: AnyRoute[] = [
   ...authRoutes,
   ...adminRoutes,
   ...operatorRoutes,
+  ...logOperatorRoutes,
+  ...searchOperatorRoutes,
   ...auditRoutes,
   ...eventRoutes,
   ...webhookRoutes,

@@ -121,3 +121,26 @@ const UndoItem = c.object(
   { toVersion: t.number, diff: t.string, conflict: t.string, status: t.string, reason: t.string },
 )
 export const Undone = c.object({ dryRun: t.boolean, items: t.array(UndoItem) }, { undoId: t.string })
+
+// The operators' answers: the hash chain's check and the receipt keys.
+const VerifiedChain = c.object({ chain: d(t.string, 'A workspace id'), position: t.number, hash: t.string })
+
+export const ChainReport = c.object(
+  {
+    chains: t.array(VerifiedChain),
+    verified: d(t.number, 'Events whose content was checked against its hash'),
+    cut: d(t.number, 'Events cut by a deletion: their hashes still link the chain'),
+  },
+  {
+    broken: c.object({ chain: t.string, position: t.number, streamId: t.string, revision: t.number, reason: t.string }),
+  },
+)
+
+const Key = c.object({
+  id: t.string,
+  createdAt: t.string,
+  signing: d(t.boolean, 'The key new receipts are signed with'),
+})
+export const ReceiptKeys = c.object({ keys: t.array(Key) })
+export const ReceiptKeyAdded = c.object({ id: t.string, keys: t.array(Key) })
+export const ReceiptKeyRemoved = c.object({ removed: t.literal(true), id: t.string })

@@ -5,6 +5,7 @@
 export * from './answers'
 export * from './audit'
 export * from './events'
+export * from './operators'
 export * from './receipts'
 export * from './undo'
 export * from './webhooks'

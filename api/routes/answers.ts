@@ -8,18 +8,6 @@ import { tools } from '../tools'
 // its codec, and the OpenAPI document describes it from the same codec.
 
 const d = c.described
-const ChainHead = c.object({ chain: d(t.string, 'A workspace id'), position: t.number, hash: t.string })
-
-export const ChainReport = c.object(
-  {
-    chains: t.array(ChainHead),
-    verified: d(t.number, 'Events whose content was checked against its hash'),
-    cut: d(t.number, 'Events cut by a deletion: their hashes still link the chain'),
-  },
-  {
-    broken: c.object({ chain: t.string, position: t.number, streamId: t.string, revision: t.number, reason: t.string }),
-  },
-)
 
 export const Projections = c.object({
   head: d(t.number, 'The log position of the latest event'),
@@ -83,10 +71,6 @@ export const Rebuilt = c.object(
   },
 )
 
-export const Reembedded = c.object({
-  reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),
-})
-
 export const Stream = c.object({
   streamId: t.string,
   events: t.array(
@@ -102,15 +86,6 @@ export const Stream = c.object({
     }),
   ),
 })
-
-const Key = c.object({
-  id: t.string,
-  createdAt: t.string,
-  signing: d(t.boolean, 'The key new receipts are signed with'),
-})
-export const ReceiptKeys = c.object({ keys: t.array(Key) })
-export const ReceiptKeyAdded = c.object({ id: t.string, keys: t.array(Key) })
-export const ReceiptKeyRemoved = c.object({ removed: t.literal(true), id: t.string })
 
 /**
  * A tool's answer: the tool's own output, already encoded by its codec (each tool's outputSchema

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as answers from './answers'
 import * as t from 'io-ts'
-import { DEFAULT_MAX_LOST, DEFAULT_REPLAYED, MAX_REPLAYED, rebuildWithReplay, reembedAll } from '../../commands/search'
+import { DEFAULT_MAX_LOST, DEFAULT_REPLAYED, MAX_REPLAYED, rebuildWithReplay } from '../../commands/search'
 import { streamCandidates } from '../../commands/streams'
 import { fail } from '../../domain/shared'
 import { projectionStatus, rebuild, selectProjectors } from '../../projections/operations'
@@ -11,20 +11,6 @@ import { settleCitations } from '../settle'
 
 /** What the kb CLI calls when the service holds the database (PGlite allows one process). */
 export const operatorRoutes: AnyRoute[] = [
-  route({
-    method: 'post',
-    path: '/api/v1/admin/verify-chain',
-    response: answers.ChainReport,
-    tag: 'operators',
-    auth: 'admin',
-    summary: "Walk the hash chain of the events (one workspace's, or all) and name the first broken event",
-    body: c.exact({ workspaceId: c.string(1, 200) }),
-    uses: ['store'],
-    handler: async ({ body }, { store }) => {
-      if (!store.verifyChain) return fail('SERVICE_UNAVAILABLE', 'the event store in use keeps no hash chain')
-      return E.right({ data: await store.verifyChain(body.workspaceId) })
-    },
-  }),
   route({
     method: 'get',
     path: '/api/v1/admin/projections',
@@ -93,27 +79,6 @@ export const operatorRoutes: AnyRoute[] = [
     },
   }),
   route({
-    method: 'post',
-    path: '/api/v1/admin/reembed',
-    response: answers.Reembedded,
-    tag: 'operators',
-    auth: 'admin',
-    summary:
-      'Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then ' +
-      'swapped in',
-    body: c.exact({ workspaceId: c.id }),
-    uses: ['db', 'store', 'embedder'],
-    handler: async ({ body }, { store, db, embedder }) => {
-      const done = await reembedAll(store, db.pool, embedder, body.workspaceId)
-      if (E.isLeft(done)) return done
-      const reports = done.right
-      return E.right({
-        data: { reembedded: reports.map(({ position: _, ...r }) => r) },
-        position: Math.max(0, ...reports.map((r) => r.position)),
-      })
-    },
-  }),
-  route({
     method: 'get',
     path: '/api/v1/admin/streams/:streamId',
     response: answers.Stream,
@@ -134,52 +99,6 @@ export const operatorRoutes: AnyRoute[] = [
         return E.right({ data: { streamId, events } })
       }
       return fail('NOT_FOUND', `no stream ${params.streamId}`)
-    },
-  }),
-  route({
-    method: 'get',
-    path: '/api/v1/admin/receipt-keys',
-    response: answers.ReceiptKeys,
-    tag: 'operators',
-    auth: 'admin',
-    summary: 'The keys answer receipts are signed with: ids and ages, the signing one last (never the secrets)',
-    uses: ['receiptKeys'],
-    handler: async (_input, { receiptKeys }) => E.right({ data: { keys: await receiptKeys.list() } }),
-  }),
-  route({
-    method: 'post',
-    path: '/api/v1/admin/receipt-keys',
-    response: answers.ReceiptKeyAdded,
-    tag: 'operators',
-    auth: 'admin',
-    summary: 'Rotate: a new key signs from now on; receipts signed by the older keys stay checkable',
-    uses: ['receiptKeys'],
-    handler: async (_input, { receiptKeys }) => {
-      const id = await receiptKeys.rotate()
-      return E.right({ data: { id, keys: await receiptKeys.list() }, status: 201 })
-    },
-  }),
-  route({
-    method: 'delete',
-    path: '/api/v1/admin/receipt-keys/:id',
-    response: answers.ReceiptKeyRemoved,
-    tag: 'operators',
-    auth: 'admin',
-    summary: 'Remove an older key: the receipts it signed are no longer checkable (the signing key stays)',
-    params: t.type({ id: c.string(1, 100) }),
-    uses: ['receiptKeys'],
-    handler: async ({ params }, { receiptKeys }) => {
-      const outcome = await receiptKeys.remove(params.id)
-      if (outcome === 'unknown') return fail('NOT_FOUND', `no receipt key ${params.id}`)
-      if (outcome === 'signing')
-        return fail('CONFLICT', 'the signing key cannot be removed; rotate first', ['id: is the signing key'])
-      if (outcome === 'recent')
-        return fail(
-          'CONFLICT',
-          'other processes may still sign with this key for a minute after a rotation; try then',
-          ['id: replaced less than a minute ago'],
-        )
-      return E.right({ data: { removed: true, id: params.id } })
     },
   }),
 ]

@@ -72,3 +72,8 @@ export const SearchAnswer = c.object(
   },
   'a search answer',
 )
+
+/** The operators' re-embedding: the vectors each workspace got. */
+export const Reembedded = c.object({
+  reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),
+})

@@ -3,4 +3,5 @@
  * What other capabilities and the shared code may use of them; they reach nothing else here.
  */
 export * from './answers'
+export * from './operators'
 export * from './search'

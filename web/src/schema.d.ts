@@ -325,23 +325,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/verify-chain": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Walk the hash chain of the events (one workspace's, or all) and name the first broken event */
-        post: operations["postAdminVerifyChain"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/admin/projections": {
         parameters: {
             query?: never;
@@ -376,23 +359,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/reembed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in */
-        post: operations["postAdminReembed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/admin/streams/{streamId}": {
         parameters: {
             query?: never;
@@ -404,6 +370,23 @@ export interface paths {
         get: operations["getAdminStreamsByStreamId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/verify-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Walk the hash chain of the events (one workspace's, or all) and name the first broken event */
+        post: operations["postAdminVerifyChain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -440,6 +423,23 @@ export interface paths {
         post?: never;
         /** Remove an older key: the receipts it signed are no longer checkable (the signing key stays) */
         delete: operations["deleteAdminReceiptKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reembed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in */
+        post: operations["postAdminReembed"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2041,80 +2041,6 @@ export interface operations {
             };
         };
     };
-    postAdminVerifyChain: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-200 characters */
-                    workspaceId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            chains: {
-                                /** @description A workspace id */
-                                chain: string;
-                                position: number;
-                                hash: string;
-                            }[];
-                            /** @description Events whose content was checked against its hash */
-                            verified: number;
-                            /** @description Events cut by a deletion: their hashes still link the chain */
-                            cut: number;
-                            broken?: {
-                                chain: string;
-                                position: number;
-                                streamId: string;
-                                revision: number;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
     getAdminProjections: {
         parameters: {
             query?: {
@@ -2354,68 +2280,6 @@ export interface operations {
             };
         };
     };
-    postAdminReembed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    workspaceId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            reembedded: {
-                                workspaceId: string;
-                                model: string;
-                                vectors: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
     getAdminStreamsByStreamId: {
         parameters: {
             query?: {
@@ -2479,6 +2343,80 @@ export interface operations {
                                 position: number;
                                 time: string;
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminVerifyChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-200 characters */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            chains: {
+                                /** @description A workspace id */
+                                chain: string;
+                                position: number;
+                                hash: string;
+                            }[];
+                            /** @description Events whose content was checked against its hash */
+                            verified: number;
+                            /** @description Events cut by a deletion: their hashes still link the chain */
+                            cut: number;
+                            broken?: {
+                                chain: string;
+                                position: number;
+                                streamId: string;
+                                revision: number;
+                                reason: string;
+                            };
                         };
                     };
                 };
@@ -2641,6 +2579,68 @@ export interface operations {
                             /** @constant */
                             removed: true;
                             id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminReembed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            reembedded: {
+                                workspaceId: string;
+                                model: string;
+                                vectors: number;
+                            }[];
                         };
                     };
                 };
