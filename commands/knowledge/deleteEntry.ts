@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import type { BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type StorageInfo, entry } from '../../domain/knowledge/entry'
+import { type EntryCreated, type StorageInfo, entry } from '../../domain/knowledge/entry'
 import type { DomainError } from '../../domain/shared'
 import { task } from '../../domain/knowledge/task'
 import { heldByAnEntry } from '../../queries/knowledge/knowledge'
@@ -27,8 +27,23 @@ export const removeStoredFile = async (files: StoredFiles, entryId: string, stor
 }
 
 /**
+ * Finishes a deletion a crash interrupted between the tombstone (at `revision`) and the cut: the
+ * stored file is removed and the stream cut to the tombstone. Answers whether anything was left.
+ */
+export const finishDeletion = async (store: EventStore, streamId: string, revision: number, files?: StoredFiles) => {
+  const [first] = await store.readStream(streamId, { maxCount: 1 })
+  if (!first || first.revision >= revision) return false
+  if (files && first.type === 'EntryCreated') {
+    const created = first.data as EntryCreated['data']
+    await removeStoredFile(files, created.entryId, created.storage)
+  }
+  await store.truncateBefore(streamId, revision)
+  return true
+}
+
+/**
  * Deletes the entry, its stored file, and cuts its stream to the tombstone, so no rebuild can
- * bring the content back. A crash after the tombstone is finished by workers/knowledge/retention.ts.
+ * bring the content back. A crash after the tombstone is finished by `finishDeletion` (the retention sweeper).
  */
 export const deleteEntry = async (
   store: EventStore,

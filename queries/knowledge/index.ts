@@ -4,6 +4,7 @@
  */
 export * from './folders'
 export * from './kbConfig'
+export * from './retention'
 export * from './knowledge'
 export * from './staleExposure'
 export * from './statistics'

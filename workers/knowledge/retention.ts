@@ -3,13 +3,12 @@ import * as E from 'fp-ts/Either'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
 import type { Logger } from '../../adapters/logger'
-import { type StoredFiles, deleteEntry, removeStoredFile } from '../../commands/knowledge/deleteEntry'
+import { type StoredFiles, deleteEntry, finishDeletion } from '../../commands/knowledge/deleteEntry'
 import { entriesInDeletedFolders, heldByAnEntry } from '../../queries/knowledge/knowledge'
+import { entryTombstones, expiredEntries } from '../../queries/knowledge/retention'
 import { moveEntry } from '../../commands/knowledge/knowledge'
 import { sweepRateLimits } from '../../adapters/rateLimit'
 import { sweepMcpSessions } from '../../adapters/mcpSessions'
-import type { EntryCreated } from '../../domain/knowledge/entry'
-import { defaultKbConfig } from '../../domain/knowledge/kbConfig'
 
 const PROCESS = 'retention-sweeper'
 
@@ -30,15 +29,8 @@ export const sweepRetention = async (
   now = new Date(),
   files?: StoredFiles,
 ): Promise<number> => {
-  const { rows } = await db.query<{ id: string; workspace_id: string }>(
-    `SELECT e.id, e.workspace_id FROM kb_entries e LEFT JOIN kb_configs c ON c.workspace_id = e.workspace_id,
-       LATERAL (SELECT coalesce((c.config->>'retentionDays')::int, $2) AS days) r
-     WHERE r.days > 0 AND GREATEST(e.updated_at, e.verified_at,
-       e.last_sync_at) < $1::timestamptz - make_interval(days => r.days)`,
-    [now.toISOString(), defaultKbConfig().retentionDays],
-  )
   let deleted = 0
-  for (const r of rows) {
+  for (const r of await expiredEntries(db, now)) {
     const ctx = { ...systemContext(now), workspaceId: r.workspace_id }
     const done = await deleteEntry(store, ctx, r.workspace_id, r.id, PROCESS, files)
     if (E.isRight(done)) deleted++
@@ -52,21 +44,8 @@ export const sweepRetention = async (
  * whose tombstone still has events before it is cut now.
  */
 export const completeDeletions = async (db: Queryable, store: EventStore, files?: StoredFiles): Promise<number> => {
-  const { rows } = await db.query<{ stream_id: string; revision: number }>(
-    "SELECT stream_id, revision FROM audit_events WHERE type = 'EntryDeleted'",
-  )
   let cut = 0
-  for (const r of rows) {
-    const [first] = await store.readStream(r.stream_id, { maxCount: 1 })
-    if (first && first.revision < r.revision) {
-      if (files && first.type === 'EntryCreated') {
-        const created = first.data as EntryCreated['data']
-        await removeStoredFile(files, created.entryId, created.storage)
-      }
-      await store.truncateBefore(r.stream_id, r.revision)
-      cut++
-    }
-  }
+  for (const r of await entryTombstones(db)) if (await finishDeletion(store, r.stream_id, r.revision, files)) cut++
   return cut
 }
 
