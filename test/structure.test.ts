@@ -42,6 +42,8 @@ const rules: IForbiddenRuleType[] = [
   // The read side reads the tables projectors write, never their code: what both need of a table's
   // shape (an index's name) sits below both, in adapters.
   { name: 'queries-import-projections', severity: 'error', from: { path: '^queries/' }, to: { path: '^projections/' } },
+  // Background work changes state through commands: no worker folds a decider (or reads its types) itself.
+  { name: 'workers-import-domain', severity: 'error', from: { path: '^workers/' }, to: { path: '^domain/' } },
   { name: 'code-imports-tests', severity: 'error', from: { pathNot: '^(test|testkit)/' }, to: { path: '^test/' } },
   {
     name: 'fixtures-in-service',
@@ -92,7 +94,7 @@ test('the repository keeps its layers', async () => {
   assert.equal(await check(process.cwd(), folders), [])
 })
 
-test('the check finds an upward import, a circle, a capability past its index, a query of a projector', async () => {
+test('the check finds an upward import, a circle, a capability past its index, reads of code', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-layers-'))
   try {
     const write = (file: string, text: string) => {
@@ -115,7 +117,9 @@ test('the check finds an upward import, a circle, a capability past its index, a
     write('commands/fine.ts', "import { write } from './pages'\nexport const fine = write\n")
     write('projections/rows.ts', 'export const TABLE = 1\n')
     write('queries/read.ts', "import { TABLE } from '../projections/rows'\nexport const read = TABLE\n")
-    const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries'])
+    write('domain/knowledge/index.ts', "export * from './page'\n")
+    write('workers/run.ts', "import { page } from '../domain/knowledge'\nexport const run = page\n")
+    const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries', 'workers'])
     const past = found.filter((v) => v.includes('-index'))
     assert.equal(past.sort(), [
       'capability-reached-past-its-index: commands/pages/write.ts -> commands/knowledge/entry.ts',
@@ -130,6 +134,7 @@ test('the check finds an upward import, a circle, a capability past its index, a
       found.join('\n'),
     )
     assert.ok(found.includes('queries-import-projections: queries/read.ts -> projections/rows.ts'), found.join('\n'))
+    assert.ok(found.includes('workers-import-domain: workers/run.ts -> domain/knowledge/index.ts'), found.join('\n'))
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
