@@ -1,23 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import pino from 'pino'
 import { inTransaction } from '../../adapters/db'
-import { PostgresEventStore } from '../../adapters/eventstore/postgres'
-import type { Projector } from '../../projections/projector'
 import { rebuildProjector } from '../../projections/rebuild'
-import { installProjector } from '../../projections/projector'
-import { DependencyUnavailable } from '../../adapters/unavailable'
-import { ProjectionRunner } from '../../projections/runner'
-import { event } from '../contract/eventstore'
-import { testPglite } from '../../testkit/db'
 import { dump } from '../../testkit/rows'
 import { upload, waitForTask } from '../helpers/ingestion'
 import { newKey, tool } from '../helpers/agents'
+import { silent } from '../helpers/silentLog'
 import { ADMIN, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 import { type Site, html, startSite } from '../helpers/site'
 import { until } from '../helpers/until'
-
-const silent = pino({ level: 'silent' })
 
 const test = suite<{ svc: TestService; site: Site }>('projections: runner, idempotence, rebuild')
 test.before(async (ctx) => {
@@ -186,129 +177,6 @@ test('the admin endpoint rebuilds all and reports status with lag 0; unknown nam
     after.projections.filter((p: any) => p.lag !== 0),
     [],
   )
-})
-
-test(
-  'a projector that throws stops at that event, logs its position, and never skips it; the others sharing ' +
-    'its batches go on',
-  async () => {
-    const db = await testPglite()
-    const store = await PostgresEventStore.open(db)
-    const lines: any[] = []
-    const log = pino({ level: 'error' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
-    const seen: number[] = []
-    const fragile: Projector = {
-      name: 'fragile',
-      version: 1,
-      tables: ['fragile_rows'],
-      schema: 'CREATE TABLE fragile_rows (position bigint PRIMARY KEY)',
-      handles: ['Good', 'Bad'],
-      async apply(tx, e) {
-        if (e.type === 'Bad') throw new Error('cannot apply Bad')
-        seen.push(e.position)
-        await tx.query('INSERT INTO fragile_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
-      },
-    }
-    const healthy: Projector = {
-      name: 'healthy',
-      version: 1,
-      tables: ['healthy_rows'],
-      schema: 'CREATE TABLE healthy_rows (position bigint PRIMARY KEY)',
-      handles: ['Good', 'Bad'],
-      async apply(tx, e) {
-        await tx.query('INSERT INTO healthy_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
-      },
-    }
-    await store.append('s-1', [event('Good')], 'no_stream')
-    const bad = await store.append('s-1', [event('Bad')], 0)
-    await store.append('s-1', [event('Good')], 1)
-    const runner = new ProjectionRunner(db, store, [fragile, healthy], log)
-    await runner.start()
-    const reached = await runner.waitFor(bad.position + 1, 1500)
-    assert.is(reached, false)
-    const [status, other] = runner.statuses()
-    assert.equal([other.state, other.position], ['running', bad.position + 1])
-    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM healthy_rows')).rows[0].n, 3)
-    assert.is(status.state, 'failed')
-    assert.is(status.error?.position, bad.position)
-    assert.is(lines[0]?.position, bad.position)
-    assert.is(lines[0]?.projector, 'fragile')
-    const rows = await db.pool.query('SELECT position FROM fragile_rows')
-    const cp = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'fragile'")
-    // The batch with the bad event rolled back whole: nothing after the last good checkpoint.
-    assert.ok(cp.rows[0].position < bad.position)
-    assert.ok(rows.rows.every((r: any) => r.position <= cp.rows[0].position))
-    await runner.stop()
-    await store.close()
-    await db.close()
-  },
-)
-
-test('a projector whose outside dependency is down waits and tries again; it catches up when it answers', async () => {
-  const db = await testPglite()
-  const store = await PostgresEventStore.open(db)
-  let up = false
-  let tries = 0
-  const mirror: Projector = {
-    name: 'mirror',
-    version: 1,
-    tables: ['mirror_rows'],
-    schema: 'CREATE TABLE mirror_rows (position bigint PRIMARY KEY)',
-    handles: ['Good'],
-    async apply(tx, e) {
-      await tx.query('INSERT INTO mirror_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.position])
-      tries++
-      if (!up) throw new DependencyUnavailable('Elasticsearch', 'connect ECONNREFUSED')
-    },
-  }
-  const last = await store.append('s-3', [event('Good'), event('Good')], 'no_stream')
-  const runner = new ProjectionRunner(db, store, [mirror], silent)
-  await runner.start()
-  for (let i = 0; i < 100 && runner.statuses()[0].state !== 'waiting'; i++) await new Promise((r) => setTimeout(r, 20))
-  const [waiting] = runner.statuses()
-  assert.is(waiting.state, 'waiting')
-  assert.match(waiting.error!.message, /Elasticsearch is unreachable/)
-  assert.ok(Date.parse(waiting.retryAt!) > Date.now() - 1000)
-  // Nothing of the batch was kept while it waited.
-  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM mirror_rows')).rows[0].n, 0)
-  const before = tries
-  up = true
-  assert.ok(await runner.waitFor(last.position, 10_000), 'caught up once the dependency answered')
-  assert.ok(tries > before)
-  assert.equal([runner.statuses()[0].state, runner.statuses()[0].error], ['running', undefined])
-  assert.is((await db.pool.query('SELECT count(*)::int AS n FROM mirror_rows')).rows[0].n, 2)
-  await runner.stop()
-  await store.close()
-  await db.close()
-})
-
-test('a projector whose version changed is rebuilt from position 0 at start', async () => {
-  const db = await testPglite()
-  const store = await PostgresEventStore.open(db)
-  await store.append('s-2', [event('Good'), event('Good')], 'no_stream')
-  const p = (version: number): Projector => ({
-    name: 'versioned',
-    version,
-    tables: ['versioned_rows'],
-    schema: `CREATE TABLE versioned_rows (position bigint PRIMARY KEY, v int NOT NULL)`,
-    handles: ['Good'],
-    apply: async (tx, e) =>
-      void (await tx.query('INSERT INTO versioned_rows VALUES ($1, $2) ON CONFLICT DO NOTHING', [e.position, version])),
-  })
-  for (const version of [1, 2]) {
-    const runner = new ProjectionRunner(db, store, [p(version)], silent)
-    await runner.start()
-    assert.ok(await runner.waitFor(await store.headPosition(), 3000))
-    await runner.stop()
-    const { rows } = await db.pool.query('SELECT DISTINCT v FROM versioned_rows')
-    assert.equal(
-      rows.map((r: any) => r.v),
-      [version],
-    )
-  }
-  await installProjector(db, p(2))
-  await store.close()
-  await db.close()
 })
 
 test('read-your-writes: a lagging read model sets x-read-models-lag on the write answer', async () => {
