@@ -9,7 +9,7 @@ import { characters } from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
-import { inputProblems } from './route'
+import { inputProblems } from './validation'
 import { mcpName, runTool, tools } from './tools'
 
 /**

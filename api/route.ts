@@ -14,7 +14,7 @@ import type { KbConfig } from '../domain/knowledge'
 import type { Deps } from './deps'
 import { settleCitations, takeSettle } from './settle'
 import { ApiError } from './errors'
-import { describeErrors } from './validation'
+import { decode, inputProblems, propsOf } from './validation'
 import { type AnswerCodec, encodeAnswer } from './answers'
 
 export interface Reply {
@@ -107,52 +107,8 @@ export const bodyTypes = (spec: AnyRoute) =>
       ? ['application/json', 'multipart/form-data']
       : ['application/json']
 
-/** The property names a codec reads (through exact, partial, intersection and union codecs). */
-export const propsOf = (codec: t.Mixed | undefined): string[] => {
-  if (!codec) return []
-  if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return Object.keys(codec.props)
-  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType)
-    return propsOf(codec.type)
-  if (codec instanceof t.IntersectionType || codec instanceof t.UnionType)
-    return (codec.types as t.Mixed[]).flatMap(propsOf)
-  return []
-}
-
-const decode = <A>(codec: t.Type<A, unknown, unknown> | undefined, value: unknown): E.Either<string[], A> => {
-  if (!codec) return E.right(value as A)
-  const result = codec.decode(value)
-  return E.isLeft(result) ? E.left(describeErrors(result.left)) : E.right(result.right)
-}
-
-/** How deep a request's JSON may nest (metadata included); deeper is refused, not walked. */
-const MAX_DEPTH = 32
 /** Set on a write's answer when the read models had not reached the write within the bounded wait. */
 const LAG_HEADER = 'x-read-models-lag'
-
-/**
- * Strings no command can store, found anywhere in a request (keys too): Postgres text cannot hold
- * NUL, and JSON in Postgres refuses a lone UTF-16 surrogate (half of an emoji), which would fail
- * the event append of this request and of the others appended with it.
- */
-export const inputProblems = (value: unknown, at: string, found: string[], depth = 0): string[] => {
-  const check = (s: string, where: string) => {
-    if (s.includes('\u0000')) found.push(`${where}: must not contain NUL characters`)
-    if (/[\uD800-\uDFFF]/u.test(s)) found.push(`${where}: must not contain a lone UTF-16 surrogate (not valid Unicode)`)
-  }
-  if (typeof value === 'string') check(value, at)
-  else if (value && typeof value === 'object') {
-    if (depth >= MAX_DEPTH) found.push(`${at}: nested deeper than ${MAX_DEPTH} levels`)
-    else if (Array.isArray(value)) value.forEach((v, i) => inputProblems(v, `${at}.${i}`, found, depth + 1))
-    else {
-      for (const [k, v] of Object.entries(value)) {
-        const where = at ? `${at}.${k}` : k
-        check(k, where)
-        inputProblems(v, where, found, depth + 1)
-      }
-    }
-  }
-  return found
-}
 
 const actorOf = (identity: Identity): CommandContext['actor'] => {
   switch (identity.kind) {

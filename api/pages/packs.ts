@@ -16,7 +16,7 @@ import type { Deps } from '../deps'
 import { ApiError } from '../errors'
 import { type McpTool, checked, mcpServer } from '../mcp'
 import { outputSchemaOf } from '../openapi'
-import { inputProblems } from '../route'
+import { inputProblems } from '../validation'
 import { pageSearchArguments } from './pageTools'
 import { PAGE_TITLE_MAX } from './shapes'
 import {
