@@ -1,15 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { newKey, tool } from '../helpers/agents'
-import { detailStarts, unchanged } from '../helpers/pages'
-import { ADMIN, type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+import { detailStarts, type EditorContext, startWithEditor, unchanged } from '../helpers/pages'
+import { ADMIN, expectError, ok, seedMember } from '../helpers/service'
 
-const test = suite<{ svc: TestService; m: Member; key: string }>('API: pages: other workspaces, keys, authors, roles')
-test.before(async (ctx) => {
-  ctx.svc = await startTestService()
-  ctx.m = await seedMember(ctx.svc.call, 'editor')
-  ctx.key = (await newKey(ctx.svc.call, ctx.m.workspaceId, 'claude-code')).api_key
-})
+const test = suite<EditorContext>('API: pages: other workspaces, keys, authors, roles')
+test.before(startWithEditor)
 test.after(async ({ svc }) => svc.stop())
 
 test('another workspace cannot see or write a page, by id or by title; its own title makes its own page', async ({

@@ -1,14 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { newKey, tool } from '../helpers/agents'
-import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
+import { tool } from '../helpers/agents'
+import { type EditorContext, startWithEditor } from '../helpers/pages'
+import { expectError, ok } from '../helpers/service'
 
-const test = suite<{ svc: TestService; m: Member; key: string }>('API: pages survive races')
-test.before(async (ctx) => {
-  ctx.svc = await startTestService()
-  ctx.m = await seedMember(ctx.svc.call, 'editor')
-  ctx.key = (await newKey(ctx.svc.call, ctx.m.workspaceId, 'claude-code')).api_key
-})
+const test = suite<EditorContext>('API: pages survive races')
+test.before(startWithEditor)
 test.after(async ({ svc }) => svc.stop())
 
 test('two replaces with the same expectedVersion at once: one wins, the page has 2 versions', async ({

@@ -14,6 +14,20 @@ export const detailStarts = (e: { details?: string[] }, prefix: string) =>
     `a detail starting ${prefix}: ${JSON.stringify(e.details)}`,
   )
 
+/** What the page input suites share: an editor and an agent's key in its workspace. */
+export interface EditorContext {
+  svc: TestService
+  m: Member
+  key: string
+}
+
+/** The page input suites' before-hook. */
+export const startWithEditor = async (ctx: EditorContext) => {
+  ctx.svc = await startTestService()
+  ctx.m = await seedMember(ctx.svc.call, 'editor')
+  ctx.key = (await newKey(ctx.svc.call, ctx.m.workspaceId, 'claude-code')).api_key
+}
+
 /** What the page review suites share: an owner, an agent's key, and a collection that holds writes for review. */
 export interface ReviewContext {
   svc: TestService
