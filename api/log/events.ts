@@ -4,7 +4,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { fail, managesWorkspace } from '../../domain/shared'
 import { MEMBER_CATEGORIES } from '../../commands/streams'
-import { type AuditFilters, auditEventsAfter, auditHead } from '../../queries/log/audit'
+import { type AuditEvent, type AuditFilters, auditEventsAfter, auditHead } from '../../queries/log/audit'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
@@ -38,6 +38,19 @@ const POLL_MS = 1000
 const MAX_STREAM_MS = 10 * 60 * 1000
 
 /**
+ * An event as a member who does not manage the workspace sees it: an agent author's API key id,
+ * which the page and proposal reads never show, is left out wherever an author appears.
+ */
+const withoutKeyIds = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutKeyIds)
+  if (!value || typeof value !== 'object') return value
+  const shown = Object.entries(value).filter(
+    ([k]) => !(k === 'keyId' && (value as { kind?: unknown }).kind === 'agent'),
+  )
+  return Object.fromEntries(shown.map(([k, v]) => [k, withoutKeyIds(v)]))
+}
+
+/**
  * Server-Sent Events of the workspace's audit trail after `after`: each event as `id: <position>`,
  * `event: <type>`, `data: <the audit endpoint's JSON>`, then live as the audit projection writes; a
  * comment line as a heartbeat after `heartbeatMs` of silence. Ends when the service stops.
@@ -46,6 +59,7 @@ const eventStream = (
   { db, runner, state, config }: Pick<Deps, 'db' | 'runner' | 'state' | 'config'>,
   workspaceId: string,
   filters: AuditFilters,
+  shown: (event: AuditEvent) => unknown = (event) => event,
 ) =>
   Readable.from(
     (async function* () {
@@ -61,7 +75,7 @@ const eventStream = (
           const waiting = written.arm(POLL_MS)
           const events = await auditEventsAfter(db.pool, workspaceId, { ...filters, after }, PAGE)
           for (const e of events) {
-            yield `id: ${e.position}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`
+            yield `id: ${e.position}\nevent: ${e.type}\ndata: ${JSON.stringify(shown(e))}\n\n`
             after = e.position
             silentSince = Date.now()
           }
@@ -115,11 +129,17 @@ export const eventRoutes: AnyRoute[] = [
             : 0
           : (query.after ?? 0)
       const after = Math.max(asked, last !== undefined ? Number(last) : 0)
-      // A member who does not manage the workspace follows what it may read through the API anyway.
-      const categories = managesWorkspace(identity.role) ? undefined : MEMBER_CATEGORIES
-      const filters = { after, type: query.type, streamId: query.streamId, categories }
+      // A member who does not manage the workspace follows what it may read through the API anyway,
+      // as the API shows it.
+      const manages = managesWorkspace(identity.role)
+      const filters = {
+        after,
+        type: query.type,
+        streamId: query.streamId,
+        categories: manages ? undefined : MEMBER_CATEGORIES,
+      }
       return E.right({
-        stream: eventStream(deps, identity.workspaceId, filters),
+        stream: eventStream(deps, identity.workspaceId, filters, manages ? undefined : withoutKeyIds),
         headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
       })
     },

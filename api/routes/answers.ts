@@ -119,7 +119,7 @@ export const Health = c.object({
     {},
     {
       database: Dependency,
-      jobQueue: Dependency,
+      jobQueue: d(AnyObject, 'The job queue: its kind, and the jobs written but not yet published'),
       search: d(AnyObject, 'The engines answering searches: text and vectors'),
       embedder: d(AnyObject, "The embedding model, its vectors' length and its threads"),
       eventStore: Dependency,

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream'
 import pino from 'pino'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { newKey, tool } from '../helpers/agents'
 import { until as waitUntil } from '../helpers/until'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
@@ -122,12 +123,19 @@ test('a member who does not manage the workspace follows what it may read, nothi
   const entry = await write(ctx, 'Zeta')
   ok(await svc.call('POST', '/api/v1/knowledge/folders', { token: m.token, body: { name: 'Zeta folder' } }), 201)
   ok(await svc.call('POST', '/api/v1/knowledge/search', { token: viewer.token, body: { query: 'zeta' } }))
-  await ownerSees.until(() => ownerSees.events().some((e) => e.event === 'FolderCreated'), 'the owner sees the folder')
-  await viewerSees.until(() => viewerSees.events().some((e) => e.event === 'FolderCreated'), 'the viewer too')
+  // An agent's page: its author shows the client, and the key's id only to those who manage the workspace.
+  const key = await newKey(svc.call, m.workspaceId, 'zeta-bot')
+  ok(await tool(svc.call, key.api_key, 'page_write', { title: 'Zeta page', content: 'Written by an agent.' }))
+  const written = (s: typeof ownerSees) => s.events().find((e) => e.event === 'PageVersionWritten')
+  await ownerSees.until(() => !!written(ownerSees), 'the owner sees the page')
+  await viewerSees.until(() => !!written(viewerSees), 'the viewer too')
+  assert.is(written(ownerSees)?.data.data.author.keyId, key.id)
+  assert.equal(written(viewerSees)?.data.data.author, { kind: 'agent', client: 'zeta-bot' })
+  assert.not.ok(JSON.stringify(viewerSees.events()).includes(key.id), "the key's id nowhere in the viewer's stream")
   const kinds = (s: typeof ownerSees) => new Set(s.events().map((e) => String(e.data.streamId).split('-')[0]))
   // The owner sees the member's and the search's streams too; the viewer only knowledge it may read.
   for (const kind of ['member', 'entry', 'folder']) assert.ok(kinds(ownerSees).has(kind), `the owner sees ${kind}`)
-  assert.equal([...kinds(viewerSees)].sort(), ['entry', 'folder'])
+  assert.equal([...kinds(viewerSees)].sort(), ['entry', 'folder', 'page'])
   assert.ok(viewerSees.events().some((e) => e.data.streamId === `entry-${entry.id}`))
   ownerSees.close()
   viewerSees.close()
