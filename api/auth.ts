@@ -25,8 +25,16 @@ export type Identity =
 
 export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'admin'
 
-const bearerOf = (ctx: Context) => {
+/** What an API key sent to a route that takes an access token is told. */
+const KEYS_ARE_FOR_TOOLS =
+  'API keys are for the tools endpoint (/api/v1/tools/{tool}/execute) and MCP (/mcp), sent in the x-api-key header; ' +
+  "this route takes a user's access token: Authorization: Bearer <access token>"
+
+/** `member`: the route takes a member's access token (not the admin token). */
+const bearerOf = (ctx: Context, member = false) => {
   const header = ctx.get('authorization')
+  if (!header && member && ctx.get('x-api-key'))
+    throw new ApiError('UNAUTHORIZED', `missing Authorization header (Bearer token): ${KEYS_ARE_FOR_TOOLS}`)
   if (!header) throw new ApiError('UNAUTHORIZED', 'missing Authorization header (Bearer token)')
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match) throw new ApiError('INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"')
@@ -46,13 +54,8 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       return { kind: 'admin' }
     }
     case 'bearer': {
-      const token = bearerOf(ctx)
-      if (token.startsWith('kbk_'))
-        throw new ApiError(
-          'INVALID_TOKEN',
-          "this is an API key: send it in the x-api-key header (to /mcp or /api/v1/tools); this route takes a user's " +
-            'access token',
-        )
+      const token = bearerOf(ctx, true)
+      if (token.startsWith('kbk_')) throw new ApiError('INVALID_TOKEN', `this is an API key. ${KEYS_ARE_FOR_TOOLS}`)
       const hash = hashSecret(token)
       const row = await deps.credentials.get(`token:${hash}`, () => tokenByHash(deps.db.pool, hash))
       if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now() || !row.role) {

@@ -8,8 +8,9 @@ import { ApiError } from './errors'
 export const JSON_LIMIT = '7mb'
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
-const notJson = () =>
-  new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', ['(body): must be a JSON object'])
+/** `reason`: what the JSON parser found wrong, where it found it. */
+const notJson = (reason = 'must be a JSON object') =>
+  new ApiError('VALIDATION_ERROR', 'the request body is not valid JSON', [`(body): ${reason}`])
 
 /**
  * Reads a JSON body into `ctx.request.body`, once the route is known and its caller
@@ -39,10 +40,13 @@ export const readJson = async (ctx: Context, limit = JSON_LIMIT) => {
     ])
   }
   if (!text.trim()) return void (request.body = {})
-  if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw notJson()
+  let body: unknown
   try {
-    request.body = bourne.parse(text, { protoAction: 'error' })
-  } catch {
-    throw notJson()
+    body = bourne.parse(text, { protoAction: 'error' })
+  } catch (error) {
+    throw notJson((error as Error).message)
   }
+  // Valid JSON, but a string, a number, true, false or null: no request takes one.
+  if (typeof body !== 'object' || body === null) throw notJson()
+  request.body = body as typeof request.body
 }
