@@ -49,6 +49,10 @@ export const Entry = c.object(
     syncConfig: SyncConfig,
     taskId: t.string,
     verified: c.object({ at: t.string, by: t.union([t.string, t.null]) }),
+    failure: d(
+      c.object({ reason: t.string, taskId: t.string, at: t.string }),
+      "Why the entry's latest processing failed: present while processingStatus is failed",
+    ),
     asOf: AsOf,
   },
   'an entry',

@@ -151,6 +151,13 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
           },
         ])
       case 'VerifyEntry': {
+        // Verifying says "this content is right": an entry without content has nothing to vouch for.
+        if (state.content === '')
+          return fail('VALIDATION_ERROR', 'the entry has no content to verify', [
+            state.pendingTaskId
+              ? `id: the entry has no content yet (task ${state.pendingTaskId} is filling it); verify it once it has`
+              : 'id: the entry has no content: its processing failed',
+          ])
         const { workspaceId: _, ...data } = command.data
         return E.right([{ type: 'EntryVerified', data }])
       }

@@ -57,7 +57,8 @@ export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {
            sync_status = CASE WHEN source_url IS NOT NULL THEN 'idle' END, sync_error = NULL, sync_task_id = NULL,
            task_id = CASE WHEN processing_status = 'failed' THEN $6 ELSE task_id END,
            processing_progress = CASE WHEN processing_status = 'failed' THEN 100 ELSE processing_progress END,
-           processing_status = CASE WHEN processing_status = 'failed' THEN 'completed' ELSE processing_status END
+           processing_status = CASE WHEN processing_status = 'failed' THEN 'completed' ELSE processing_status END,
+           failure_reason = NULL, failure_task_id = NULL, failed_at = NULL
          WHERE id = $1`,
         [d.entryId, at, d.content, d.tokenCount, searchableText(d.content), d.taskId],
       )

@@ -21,7 +21,7 @@ type KnowledgeEvent = t.TypeOf<typeof Event>
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 7,
+  version: 8,
   tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -34,7 +34,7 @@ export const knowledgeProjector: Projector = {
         source_url text,
       sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
         sync_error text, sync_task_id text,
-      sync_requested_at timestamptz);
+      sync_requested_at timestamptz, failure_reason text, failure_task_id text, failed_at timestamptz);
     ${historyDdl('kb_entries', 'id')}
     CREATE INDEX kb_entries_history_list ON kb_entries_history (workspace_id, created_at DESC, id DESC);
     CREATE TABLE kb_entry_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text,
@@ -175,10 +175,12 @@ const applyTask = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Task${s
         [e.data.entryId, e.data.taskId],
       )
       return
+    // The reason stays with the entry: its task is only one row among many.
     case 'TaskFailed':
       await tx.query(
-        `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3 WHERE id = $1 AND task_id = $2`,
-        [e.data.entryId, e.data.taskId, e.data.progress],
+        `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3, failure_reason = $4,
+          failure_task_id = $2, failed_at = $5 WHERE id = $1 AND task_id = $2`,
+        [e.data.entryId, e.data.taskId, e.data.progress, e.data.error, at],
       )
       return
   }

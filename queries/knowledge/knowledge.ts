@@ -45,6 +45,9 @@ export interface EntryRow {
   sync_error: string | null
   sync_task_id: string | null
   sync_requested_at: Date | null
+  failure_reason: string | null
+  failure_task_id: string | null
+  failed_at: Date | null
 }
 
 /** An entry row with its freshness, worked out at read time. */
@@ -60,6 +63,12 @@ export const syncConfigView = (r: EntryRow, withSource = false) => ({
   ...(r.sync_status === 'failed' && r.sync_error ? { error: r.sync_error } : {}),
   ...(withSource ? { sourceUrl: r.source_url } : {}),
 })
+
+/** Why the entry's latest processing failed, while it stands failed. */
+const failureView = (r: EntryRow) =>
+  r.processing_status === 'failed' && r.failure_reason !== null && r.failure_task_id && r.failed_at
+    ? { failure: { reason: r.failure_reason, taskId: r.failure_task_id, at: r.failed_at.toISOString() } }
+    : {}
 
 export const entryView = (r: FreshEntryRow) => ({
   id: r.id,
@@ -88,6 +97,7 @@ export const entryView = (r: FreshEntryRow) => ({
   processingStatus: r.processing_status,
   processingProgress: r.processing_progress,
   ...(r.task_id ? { taskId: r.task_id } : {}),
+  ...failureView(r),
   citedCount: r.cited_count,
   freshness: r.freshness,
   ...(r.verified_at ? { verified: { at: r.verified_at.toISOString(), by: r.verified_by } } : {}),

@@ -135,6 +135,19 @@ test('entry: verifying a verified entry records the new verification', () => {
     .then([{ type: 'EntryVerified', data: { entryId: ENTRY, at: T1, by: 'user-3' } }])
 })
 
+test('entry: verifying an entry without content (still pending, or its processing failed) is VALIDATION_ERROR', () => {
+  given(entry, [createdUrl])
+    .when({ type: 'VerifyEntry', data: { workspaceId: WS, entryId: ENTRY, at: T1, by: 'user-2' } })
+    .thenFails('VALIDATION_ERROR')
+  const failed: EntryEvent = {
+    type: 'EntryProcessingFailed',
+    data: { entryId: ENTRY, taskId: 'task-1', error: 'boom', sync: false },
+  }
+  given(entry, [createdUrl, failed])
+    .when({ type: 'VerifyEntry', data: { workspaceId: WS, entryId: ENTRY, at: T1, by: 'user-2' } })
+    .thenFails('VALIDATION_ERROR')
+})
+
 // DeleteEntry
 
 test("entry: deleting records the EntryDeleted tombstone with the command data and the entry's title", () => {

@@ -5169,6 +5169,12 @@ export interface operations {
                                 };
                                 syncConfig?: {
                                     enabled: boolean;
+                                /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                                failure?: {
+                                    reason: string;
+                                    taskId: string;
+                                    at: string;
+                                };
                                     intervalHours: number;
                                     lastSyncAt: string | null;
                                     nextSyncAt: string | null;
@@ -5366,6 +5372,12 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5494,6 +5506,12 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5718,6 +5736,12 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5852,6 +5876,12 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5973,6 +6003,12 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;

@@ -1,5 +1,6 @@
 import {
   Accordion,
+  Alert,
   Badge,
   Button,
   Code,
@@ -102,6 +103,19 @@ const current = (e: Answer<'/api/v1/knowledge/{id}', 'get'>) => {
   return e
 }
 
+/** "1 time", "2 times". */
+const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`
+
+/** Why the entry's processing failed, where everyone looking at it sees it first. */
+const Failure = ({ failure }: { failure: { reason: string; taskId: string; at: string } }) => (
+  <Alert color="red" title="Processing failed: this entry has no content" data-testid="entry-failure">
+    <Text size="sm">{failure.reason}</Text>
+    <Text size="xs" c="dimmed">
+      Task {failure.taskId}, {when(failure.at)}
+    </Text>
+  </Alert>
+)
+
 export const EntryScreen = ({ id }: { id: string }) => {
   const { canWrite, manages } = useSession()
   const [, navigate] = useLocation()
@@ -111,6 +125,8 @@ export const EntryScreen = ({ id }: { id: string }) => {
   const folders = useApi(['folders'], () => answer(client.GET('/api/v1/knowledge/folders')))
   const changed = [['entries'], ['stats']]
   const [confirming, { open, close }] = useDisclosure()
+  const verifying = () => answer(client.POST('/api/v1/knowledge/{id}/verify', path))
+  const verify = () => act('Verifying', verifying, 'Verified', changed)
   return (
     <LoadState loaded={entry} empty="" isEmpty={() => false}>
       {(e) => (
@@ -119,14 +135,18 @@ export const EntryScreen = ({ id }: { id: string }) => {
             <Title order={2}>{e.title}</Title>
             <Group gap="xs">
               <Badge color={statusColor[e.processingStatus]}>{e.processingStatus}</Badge>
-              <Badge color={e.freshness === 'current' ? 'green' : e.freshness === 'stale' ? 'orange' : 'gray'}>
-                {e.freshness}
-              </Badge>
+              {/* Freshness speaks of content: an entry still pending or failed has none to be fresh. */}
+              {e.content && (
+                <Badge color={e.freshness === 'current' ? 'green' : e.freshness === 'stale' ? 'orange' : 'gray'}>
+                  {e.freshness}
+                </Badge>
+              )}
             </Group>
           </Group>
+          {e.failure && <Failure failure={e.failure} />}
           <SimpleGrid cols={{ base: 1, sm: 3 }}>
             <Fact label="Source">{e.source}</Fact>
-            <Fact label="Cited">{e.citedCount} times</Fact>
+            <Fact label="Cited">{times(e.citedCount)}</Fact>
             <Fact label="Verified">{e.verified ? `${when(e.verified.at)}` : 'never'}</Fact>
             <Fact label="Created">{when(e.createdAt)}</Fact>
             <Fact label="Updated">{when(e.updatedAt)}</Fact>
@@ -163,14 +183,11 @@ export const EntryScreen = ({ id }: { id: string }) => {
                   await act('Moving', () => answer(move), undefined, changed)
                 }}
               />
-              <Button
-                variant="light"
-                onClick={() =>
-                  act('Verifying', () => answer(client.POST('/api/v1/knowledge/{id}/verify', path)), 'Verified', changed)
-                }
-              >
-                Verify
-              </Button>
+              {e.content && (
+                <Button variant="light" onClick={verify}>
+                  Verify
+                </Button>
+              )}
               <Button color="red" variant="light" onClick={open}>
                 Delete
               </Button>
@@ -209,7 +226,12 @@ export const EntryScreen = ({ id }: { id: string }) => {
             Content
           </Title>
           <Paper withBorder p="sm" style={{ whiteSpace: 'pre-wrap', maxHeight: 400, overflow: 'auto' }}>
-            {e.content || <Text c="dimmed">No content yet.</Text>}
+            {e.content ||
+              (e.failure ? (
+                <Text c="red">Nothing was stored: {e.failure.reason}</Text>
+              ) : (
+                <Text c="dimmed">No content yet.</Text>
+              ))}
           </Paper>
           <Title order={3} size="h5">
             Chunks
