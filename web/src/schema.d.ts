@@ -1224,7 +1224,7 @@ export interface operations {
                             dependencies: {
                                 /** @description A dependency's state: status (up or down), kind, and what it says of itself */
                                 database?: Record<string, never>;
-                                /** @description A dependency's state: status (up or down), kind, and what it says of itself */
+                                /** @description The job queue: its kind, and the jobs written but not yet published */
                                 jobQueue?: Record<string, never>;
                                 /** @description The engines answering searches: text and vectors */
                                 search?: Record<string, never>;
@@ -5169,12 +5169,6 @@ export interface operations {
                                 };
                                 syncConfig?: {
                                     enabled: boolean;
-                                /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                                failure?: {
-                                    reason: string;
-                                    taskId: string;
-                                    at: string;
-                                };
                                     intervalHours: number;
                                     lastSyncAt: string | null;
                                     nextSyncAt: string | null;
@@ -5187,6 +5181,12 @@ export interface operations {
                                 verified?: {
                                     at: string;
                                     by: string | null;
+                                };
+                                /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                                failure?: {
+                                    reason: string;
+                                    taskId: string;
+                                    at: string;
                                 };
                                 asOf?: {
                                     position: number;
@@ -5372,12 +5372,6 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
-                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                            failure?: {
-                                reason: string;
-                                taskId: string;
-                                at: string;
-                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5390,6 +5384,12 @@ export interface operations {
                             verified?: {
                                 at: string;
                                 by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
                             };
                             asOf?: {
                                 position: number;
@@ -5506,12 +5506,6 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
-                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                            failure?: {
-                                reason: string;
-                                taskId: string;
-                                at: string;
-                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5524,6 +5518,12 @@ export interface operations {
                             verified?: {
                                 at: string;
                                 by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
                             };
                             asOf?: {
                                 position: number;
@@ -5736,12 +5736,6 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
-                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                            failure?: {
-                                reason: string;
-                                taskId: string;
-                                at: string;
-                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5754,6 +5748,12 @@ export interface operations {
                             verified?: {
                                 at: string;
                                 by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
                             };
                             asOf?: {
                                 position: number;
@@ -5876,12 +5876,6 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
-                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                            failure?: {
-                                reason: string;
-                                taskId: string;
-                                at: string;
-                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -5894,6 +5888,12 @@ export interface operations {
                             verified?: {
                                 at: string;
                                 by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
                             };
                             asOf?: {
                                 position: number;
@@ -6003,12 +6003,6 @@ export interface operations {
                             };
                             syncConfig?: {
                                 enabled: boolean;
-                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
-                            failure?: {
-                                reason: string;
-                                taskId: string;
-                                at: string;
-                            };
                                 intervalHours: number;
                                 lastSyncAt: string | null;
                                 nextSyncAt: string | null;
@@ -6021,6 +6015,12 @@ export interface operations {
                             verified?: {
                                 at: string;
                                 by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
                             };
                             asOf?: {
                                 position: number;
