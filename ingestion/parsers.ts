@@ -6,6 +6,7 @@ import mammoth from 'mammoth'
 import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
 import { DOCX, knownCharset, textEncoding } from './sniff'
+import { type DocNode, cleanTitle, docxCoreTitle, firstHeading, markdownTitle, pdfTitle, rawText } from './titles'
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (ingestion/parserPool.ts)
@@ -22,6 +23,7 @@ export interface ParseInput {
 
 export interface Parsed {
   text: string
+  /** The title the document gives itself (its properties, else its first heading), if any. */
   title?: string
   /** Absolute http(s) links of an HTML page, for crawling. */
   links: string[]
@@ -70,6 +72,7 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
         .map((p) => p.text.trim())
         .filter(Boolean)
         .join('\n\n'),
+      title: await pdfTitle(parser),
       links: [],
     }
   } catch (error) {
@@ -82,9 +85,10 @@ const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
   }
 }
 
-/** Reads only the zip's central directory: a bomb is refused before anything is inflated. */
+/**
+ * Reads only the zip's central directory: a bomb is refused before anything is inflated. */
 const checkZip = (bytes: Uint8Array) =>
-  new Promise<void>((resolve, reject) => {
+  new Promise<{ title?: string }>((resolve, reject) => {
     yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
       if (error || !zip)
         return reject(new ParseError('the DOCX is damaged: its zip structure is broken', error?.message))
@@ -96,17 +100,22 @@ const checkZip = (bytes: Uint8Array) =>
       }
       let total = 0
       let document = false
-      zip.on('entry', (entry: yauzl.Entry) => {
+      let title: string | undefined
+      zip.on('entry', async (entry: yauzl.Entry) => {
         total += entry.uncompressedSize
         if (entry.fileName === 'word/document.xml') document = true
         if (total > DOCX_LIMITS.uncompressedBytes) {
           zip.close()
           return reject(new ParseError(`the DOCX expands to more than ${DOCX_LIMITS.uncompressedBytes} bytes`))
         }
+        // The core properties' title, read (small, and counted above) as the directory is walked.
+        if (entry.fileName === 'docProps/core.xml') title = await docxCoreTitle(zip, entry)
         zip.readEntry()
       })
       zip.on('end', () =>
-        document ? resolve() : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)')),
+        document
+          ? resolve({ title })
+          : reject(new ParseError('the zip file is not a DOCX document (no word/document.xml)')),
       )
       zip.on('error', (e: Error) => reject(new ParseError(docxDamage(e.message), e.message)))
       zip.readEntry()
@@ -114,11 +123,23 @@ const checkZip = (bytes: Uint8Array) =>
   })
 
 const docx = async (bytes: Uint8Array): Promise<Parsed> => {
-  await checkZip(bytes)
+  const core = await checkZip(bytes)
   try {
-    // mammoth never reads linked files unless externalFileAccess is set; raw text has no images.
-    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) })
-    return { text: value.trim(), links: [] }
+    // mammoth never reads linked files unless externalFileAccess is set. One read of the document
+    // gives its raw text (as extractRawText writes it) and its first heading; no HTML is written.
+    let text = ''
+    let heading: string | undefined
+    await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes) },
+      {
+        transformDocument: (document: DocNode) => {
+          text = rawText(document)
+          heading = core.title ? undefined : firstHeading(document)
+          return { ...document, children: [] }
+        },
+      },
+    )
+    return { text: text.trim(), title: core.title ?? heading, links: [] }
   } catch (error) {
     throw new ParseError(docxDamage((error as Error).message), (error as Error).message)
   }
@@ -169,7 +190,7 @@ const html = (bytes: Uint8Array, url?: string, charset?: string): Parsed => {
   const links = [...document.querySelectorAll('a[href]')]
     .map((a) => (a as HTMLAnchorElement).href)
     .filter((href) => /^https?:\/\//.test(href))
-  const title = document.title.trim() || undefined
+  const title = cleanTitle(document.title) ?? cleanTitle(document.querySelector('h1')?.textContent)
   for (const el of document.querySelectorAll('script,style,noscript,template')) el.remove()
   const article = new Readability(document.cloneNode(true) as Document).parse()
   let text = ''
@@ -195,7 +216,11 @@ export const parse = async (input: ParseInput): Promise<Parsed> => {
     case 'text/html':
       parsed = html(input.bytes, input.url, input.charset)
       break
-    case 'text/markdown':
+    case 'text/markdown': {
+      const text = decodeText(input.bytes, input.charset).trim()
+      parsed = { text, title: markdownTitle(text), links: [] }
+      break
+    }
     case 'text/plain':
       parsed = { text: decodeText(input.bytes, input.charset).trim(), links: [] }
       break

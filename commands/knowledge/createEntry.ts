@@ -93,7 +93,8 @@ export const createEntry = async (
   admitUrl: () => Promise<void> = async () => undefined,
 ): Promise<E.Either<DomainError, { id: string; taskId?: string; position: number }>> => {
   const { title: asked, content, url, crawl, file, ...common } = request
-  // What the source needs first, then the title (a file's defaults to its name).
+  // What the source needs first, then the title (a file's defaults to its name until its task
+  // reads the document's own title).
   if (request.source === 'url' && url === undefined) return invalid('url: is required when source is url')
   if (request.source === 'file' && !file)
     return invalid('file: is required when source is file (a multipart/form-data part named file)')
@@ -102,7 +103,8 @@ export const createEntry = async (
   if (!title) return invalid(`title: is required when source is ${request.source}`)
   if (request.source === 'url' && url !== undefined)
     return fromUrl(deps, ctx, config, { ...common, title }, url, crawl, admitUrl)
-  if (request.source === 'file' && file) return fromFile(deps, ctx, config, { ...common, title }, file)
+  if (request.source === 'file' && file)
+    return fromFile(deps, ctx, config, { ...common, title }, file, { titleFromDocument: !asked?.trim() })
   if (content === undefined || content.trim() === '')
     return invalid(`content: is required when source is ${request.source}`)
   return createTextEntry(deps, ctx, config, { ...common, title, content })
@@ -155,10 +157,12 @@ const fromFile = async (
   config: KbConfig,
   common: Common,
   file: UploadedFile,
+  { titleFromDocument = false } = {},
 ) => {
   const stored = await admitFile(deps, config, common, file)
   if (E.isLeft(stored)) return stored
-  return createSourcedEntry(deps, ctx, stored.right.admission, { ...common, storage: stored.right.storage })
+  const { storage } = stored.right
+  return createSourcedEntry(deps, ctx, stored.right.admission, { ...common, storage, titleFromDocument })
 }
 
 /**

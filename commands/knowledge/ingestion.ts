@@ -6,6 +6,7 @@ import { type TaskQueued, type TaskResult, task } from '../../domain/knowledge/t
 import { type CommandContext, handle, load } from '../handle'
 import type { KnowledgeDeps } from './knowledge'
 import { loadKbConfig } from './kbConfig'
+import { firstChars } from './fileNames'
 import type { Prepared } from './prepareContent'
 import { streams } from '../streams'
 
@@ -166,6 +167,28 @@ export const completeTask = async (
     })
   return onTask(deps, ctx, taskId, { type: 'CompleteTask', data: { taskId, result } })
 }
+
+/**
+ * An untitled upload takes the title its document gives (a heading, the title in its properties),
+ * unless someone renamed the entry since it was named after the file (`provisional`).
+ */
+export const titleFromDocument = (
+  deps: Pick<KnowledgeDeps, 'store'>,
+  ctx: CommandContext,
+  ref: { workspaceId: string; entryId: string },
+  provisional: string,
+  title: string,
+) =>
+  handle(
+    deps.store,
+    streams.entry(ref.entryId),
+    entry,
+    {
+      type: 'TitleFromDocument',
+      data: { workspaceId: ref.workspaceId, entryId: ref.entryId, provisional, title: firstChars(title.trim(), 500) },
+    },
+    ctx,
+  )
 
 export const failTask = async (
   deps: Pick<KnowledgeDeps, 'store'>,

@@ -12,8 +12,9 @@ import { type CreateEntryInput, type KnowledgeDeps, actorIdOf, stayInFolder, sto
 /** URL entries start with syncing off, checked daily once switched on. */
 export const DEFAULT_SYNC = { enabled: false, intervalHours: 24 }
 
+/** `titleFromDocument`: the client gave a file no title, so its task titles the entry from the document. */
 export type SourcedInput = Omit<CreateEntryInput, 'content'> &
-  ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo })
+  ({ url: string; crawl: CrawlOptions } | { storage: StorageInfo; titleFromDocument?: boolean })
 
 /**
  * A URL or file entry, admitted (`admitEntry`): created empty with a pending task that fills it. The task is written
@@ -44,6 +45,7 @@ export const createSourcedEntry = async (
         force: true,
         input: taskInput,
         title: input.title,
+        ...('titleFromDocument' in input && input.titleFromDocument ? { titleFromDocument: true } : {}),
         chunking,
         embed,
         maxBytes,
@@ -58,8 +60,14 @@ export const createSourcedEntry = async (
     url: _u,
     crawl: _c,
     storage: _s,
+    titleFromDocument: _t,
     ...common
-  } = fields as typeof fields & { url?: string; crawl?: CrawlOptions; storage?: StorageInfo }
+  } = fields as typeof fields & {
+    url?: string
+    crawl?: CrawlOptions
+    storage?: StorageInfo
+    titleFromDocument?: boolean
+  }
   const done = await handle(
     deps.store,
     streams.entry(id),

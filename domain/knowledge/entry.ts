@@ -35,6 +35,8 @@ export type EntryCommand =
   | { type: 'RequestSync'; data: Scoped<EntrySyncRequested['data']> }
   | { type: 'ConfigureSync'; data: Scoped<EntrySyncConfigured['data']> }
   | { type: 'ReplaceEntryMetadata'; data: Scoped<EntryMetadataReplaced['data']> }
+  /** An untitled upload's title from its document, unless the entry was renamed since it was named `provisional`. */
+  | { type: 'TitleFromDocument'; data: Scoped<{ entryId: string; provisional: string; title: string }> }
 
 export type EntryState =
   | { status: 'none' }
@@ -191,6 +193,11 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right([
           { type: 'EntrySyncConfigured', data: { entryId: command.data.entryId, settings: command.data.settings } },
         ])
+      case 'TitleFromDocument': {
+        const { entryId, provisional, title } = command.data
+        if (state.title !== provisional || title === state.title) return E.right([])
+        return E.right([{ type: 'EntryUpdated', data: { entryId, changes: { title } } }])
+      }
       case 'ReplaceEntryMetadata': {
         const { workspaceId: _, ...data } = command.data
         return E.right(sameJson(state.metadata, data.metadata) ? [] : [{ type: 'EntryMetadataReplaced', data }])

@@ -29,16 +29,20 @@ const Ref = { taskId: t.string, workspaceId: t.string, entryId: t.string }
  */
 export const TaskQueued = t.type({
   type: t.literal('TaskQueued'),
-  data: t.type({
-    ...Ref,
-    kind: t.keyof({ ingest: null, sync: null }),
-    force: t.boolean,
-    input: TaskInput,
-    title: t.string,
-    chunking: Chunking,
-    embed: t.boolean,
-    maxBytes: t.number,
-  }),
+  data: t.intersection([
+    t.type({
+      ...Ref,
+      kind: t.keyof({ ingest: null, sync: null }),
+      force: t.boolean,
+      input: TaskInput,
+      title: t.string,
+      chunking: Chunking,
+      embed: t.boolean,
+      maxBytes: t.number,
+    }),
+    // The client gave no title: `title` is the file's name, and the document's own title replaces it.
+    t.partial({ titleFromDocument: t.boolean }),
+  ]),
 })
 export type TaskQueued = t.TypeOf<typeof TaskQueued>
 export const TaskStarted = t.type({ type: t.literal('TaskStarted'), data: t.type({ ...Ref, attempt: t.number }) })

@@ -148,6 +148,20 @@ test('entry: verifying an entry without content (still pending, or its processin
     .thenFails('VALIDATION_ERROR')
 })
 
+// TitleFromDocument
+
+test("entry: a document's title replaces the provisional one, and never a title someone gave since", () => {
+  const retitle = (provisional: string, title: string): EntryCommand => ({
+    type: 'TitleFromDocument',
+    data: { workspaceId: WS, entryId: ENTRY, provisional, title },
+  })
+  given(entry, [createdUrl])
+    .when(retitle('Docs home', 'The Docs'))
+    .then([{ type: 'EntryUpdated', data: { entryId: ENTRY, changes: { title: 'The Docs' } } }])
+  given(entry, [createdUrl]).when(retitle('docs', 'The Docs')).thenNothing()
+  given(entry, [createdUrl]).when(retitle('Docs home', 'Docs home')).thenNothing()
+})
+
 // DeleteEntry
 
 test("entry: deleting records the EntryDeleted tombstone with the command data and the entry's title", () => {

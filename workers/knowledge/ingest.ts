@@ -15,6 +15,7 @@ import {
   progressTask,
   startTask,
   taskToRun,
+  titleFromDocument,
 } from '../../commands/knowledge/ingestion'
 import { prepareContent } from '../../commands/knowledge/prepareContent'
 import type { Section } from '../../ingestion/chunker'
@@ -109,6 +110,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       await step(STEPS.download)
       let sections: Section[]
       let contentHash: string
+      let title = t.title
       const fetchOptions = { maxBytes: t.maxBytes, timeoutMs: deps.fetchTimeoutMs, allowPrivate: deps.allowPrivateUrls }
       if (t.input.type === 'url') {
         const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
@@ -139,11 +141,15 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
           ...(t.input.charset ? { charset: t.input.charset } : {}),
         })
         sections = [{ text: parsed.text }]
+        if (t.titleFromDocument && parsed.title?.trim()) {
+          const retitled = await titleFromDocument(deps, ctx(), ref, t.title, parsed.title)
+          if (E.isRight(retitled) && retitled.right.events.length) title = parsed.title.trim()
+        }
       }
       if (sections.every((s) => s.text.trim() === ''))
         throw new InputError('no text could be extracted from the document')
       await step(STEPS.chunk)
-      const prepared = await prepareContent(deps, t.title, sections, t.chunking, t.embed, {
+      const prepared = await prepareContent(deps, title, sections, t.chunking, t.embed, {
         onEmbedding: () => step(STEPS.embed),
       })
       // Content the chunking could not finish is the input's fault; an embedder that failed is retried.
