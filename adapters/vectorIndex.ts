@@ -90,6 +90,70 @@ const EF_SEARCH = 300
 export const nearestRows = (tx: Queryable, pgvector: boolean, q: VectorQuery) =>
   !pgvector ? exactVectorSearch(tx, q) : q.cached ? pastSearch(tx, q) : vectorSearch(tx, q)
 
+/** How many distinct keys a search of nearest rows gathers, and how many rows of each it keeps. */
+export interface Spread {
+  keys: number
+  perKey: number
+}
+
+/** Times `nearestKeys` asks again, at most, before it answers with the keys it holds. */
+const SPREAD_ROUNDS = 5
+
+/**
+ * Nearest rows of at least `spread.keys` distinct keys (fewer where the scope holds fewer), at most
+ * `spread.perKey` of each, nearest first. A long document has many rows near any question on its
+ * topic: the `limit` nearest rows alone can all be its own and leave every other key without
+ * evidence. So the search asks again, each time leaving out the keys that already have their rows,
+ * until it holds enough keys or the rows run out.
+ *
+ * Asking the HNSW index again is not enough: hundreds of near-identical rows (a list repeated page
+ * after page) crowd the graph's links, and rows far from them can become unreachable from its
+ * entry point (seen: 8 short notes beside 300 passages of one list, none found at any ef_search).
+ * Where the index gives fewer rows than asked once some keys are left out, the rest of the scope is
+ * compared exactly: only a crowded search pays for it.
+ */
+export const nearestKeys = async (
+  tx: Queryable,
+  pgvector: boolean,
+  q: VectorQuery,
+  spread: Spread,
+): Promise<VectorHit[]> => {
+  const kept = new Map<string, VectorHit>()
+  const perKey = new Map<string, number>()
+  for (let round = 0; round < SPREAD_ROUNDS; round++) {
+    const full = [...perKey].filter(([, n]) => n >= spread.perKey).map(([key]) => key)
+    const left: Scope = full.length > 0 ? [[`${q.key} <> ALL(?::text[])`, full]] : []
+    const rest = { ...q, scope: [...q.scope, ...left] }
+    let hits = await nearestRows(tx, pgvector, rest)
+    if (round > 0 && pgvector && hits.length < q.limit) hits = await exactNearest(tx, rest)
+    for (const h of hits) {
+      const n = perKey.get(h.key) ?? 0
+      if (kept.has(h.id) || n >= spread.perKey) continue
+      kept.set(h.id, h)
+      perKey.set(h.key, n + 1)
+    }
+    if (perKey.size >= spread.keys || hits.length < q.limit) break
+  }
+  return [...kept.values()].sort((a, b) => b.score - a.score)
+}
+
+/**
+ * Nearest rows by pgvector's distance without its index: every row in scope compared (the rows of a
+ * history read their vectors from the cache).
+ */
+export const exactNearest = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
+  const s = scopeSql(q.scope, 4)
+  const distance = `embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
+  await tx.query('SET LOCAL enable_indexscan = off')
+  const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
+    `SELECT id, ${q.key} AS key, ${q.chunk ?? 'NULL::int'} AS chunk, ${distance} AS distance
+     FROM ${rowsOf(q.table, q.cached)} WHERE model = $3${s.sql} ORDER BY ${distance} LIMIT $2`,
+    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+  )
+  await tx.query('SET LOCAL enable_indexscan TO DEFAULT')
+  return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
+}
+
 /** Sets the planner to walk the HNSW index in distance order (see vectorSearch); `reset` undoes it. */
 const indexOrder = (limit: number) =>
   `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(EF_SEARCH, Math.ceil(limit)))};

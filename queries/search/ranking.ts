@@ -4,7 +4,7 @@ import type { Embedder } from '../../adapters/embedders/port'
 import { bm25 } from '../../adapters/textIndex/bm25'
 import { type Scope, type TextIndex, scopeSql } from '../../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../../adapters/textIndex/terms'
-import { type VectorHit, hasVectors, nearestRows, vectorEngine } from '../../adapters/vectorIndex'
+import { type VectorHit, hasVectors, nearestKeys, vectorEngine } from '../../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
@@ -71,6 +71,13 @@ const ROW_CANDIDATES = 100
 const BODY_CANDIDATES = 50
 const TITLE_CANDIDATES = 20
 const VECTOR_CANDIDATES = 200
+/**
+ * The vector leg ranks keys, not rows: it gathers the nearest rows of at least this many distinct
+ * keys (or 4 × limit), at most three of each (its evidence reads a key's best three), so that one long
+ * document's many passages cannot take every candidate.
+ */
+const VECTOR_KEYS = 40
+const VECTOR_ROWS_PER_KEY = 3
 
 /** The query's vector for the vector leg, or why there is none (then the search answers from text). */
 export type QueryVector = E.Either<string, number[]> | undefined
@@ -213,17 +220,22 @@ const vectorLeg = async (
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
   // Without pgvector (or in a history) every row in scope is compared, exactly.
-  const hits = await nearestRows(tx, deps.vectors, {
-    table,
-    key: q.index.key,
-    chunk: q.index.vectors.chunk,
-    vector: vector.right,
-    model: deps.embedder.model,
-    dimensions: deps.embedder.dimensions,
-    cached,
-    scope: q.scope,
-    limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
-  })
+  const hits = await nearestKeys(
+    tx,
+    deps.vectors,
+    {
+      table,
+      key: q.index.key,
+      chunk: q.index.vectors.chunk,
+      vector: vector.right,
+      model: deps.embedder.model,
+      dimensions: deps.embedder.dimensions,
+      cached,
+      scope: q.scope,
+      limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
+    },
+    { keys: Math.max(VECTOR_KEYS, q.limit * 4), perKey: VECTOR_ROWS_PER_KEY },
+  )
   // A row with no similarity to the query (or none defined: a query with no features embeds as
   // zeros) is no match.
   return E.right(hits.filter((h) => h.score > 0))
