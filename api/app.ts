@@ -51,6 +51,10 @@ const slugParam = [
   },
 ]
 const apiKey = [{ apiKey: [] }]
+/** Why GET is not documented on the MCP endpoints (api/mcpEndpoint.ts answers it 405). */
+const NO_MCP_STREAM =
+  'Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no ' +
+  'server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).'
 /** The service's OpenAPI document: the route table's, with the endpoints mounted outside it. */
 export const serviceOpenApi = () => openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi })
 
@@ -88,16 +92,10 @@ export const openApiExtra = {
     post: {
       operationId: 'postMcp',
       summary: 'MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts',
+      description: NO_MCP_STREAM,
       tags: ['mcp'],
       security: apiKey,
       responses: { default: { description: 'JSON-RPC' } },
-    },
-    get: {
-      operationId: 'getMcp',
-      summary: "An MCP session's server-to-client event stream",
-      tags: ['mcp'],
-      security: apiKey,
-      responses: { default: { description: 'text/event-stream' } },
     },
     delete: {
       operationId: 'deleteMcp',
@@ -121,6 +119,7 @@ export const openApiExtra = {
     post: {
       operationId: 'postPackMcp',
       summary: "A public pack's read-only MCP endpoint (page_search, page_read)",
+      description: NO_MCP_STREAM,
       tags: ['packs'],
       security: [],
       parameters: slugParam,

@@ -41,10 +41,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An MCP session's server-to-client event stream */
-        get: operations["getMcp"];
+        get?: never;
         put?: never;
-        /** MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts */
+        /**
+         * MCP over Streamable HTTP (x-api-key): page and knowledge tools, skills as prompts
+         * @description Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).
+         */
         post: operations["postMcp"];
         /** End an MCP session */
         delete: operations["deleteMcp"];
@@ -79,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A public pack's read-only MCP endpoint (page_search, page_read) */
+        /**
+         * A public pack's read-only MCP endpoint (page_search, page_read)
+         * @description Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).
+         */
         post: operations["postPackMcp"];
         delete?: never;
         options?: never;
@@ -1259,24 +1264,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description OpenAPI 3.1 */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getMcp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description text/event-stream */
             default: {
                 headers: {
                     [name: string]: unknown;
