@@ -40,14 +40,13 @@ const kbSearch = defineTool({
   },
   output: EntrySearchAnswer,
   run: async (deps, { workspaceId, command }, args) => {
-    // Agent-facing search takes the workspace's search settings as they stand, defaults included.
+    // What the call leaves out comes from the workspace's search settings, as for the endpoint.
     const found = await searchKnowledge(deps, command, workspaceId, {
       query: args.query,
       mode: args.mode,
       limit: args.limit,
       minScore: args.minScore,
       filters: { source: args.source, category: args.category, tag: args.tag },
-      defaults: 'workspace',
     })
     return E.map(({ results, ...rest }: { results: Parameters<typeof entryHits>[0]; mode: string }) => ({
       data: { ...rest, results: entryHits(results, args.include) } as t.TypeOf<typeof EntrySearchAnswer>,

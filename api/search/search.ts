@@ -68,7 +68,6 @@ export const searchRoutes: AnyRoute[] = [
         limit: body.limit,
         minScore: body.minScore,
         filters: { source: body.source, category: body.category, tag: body.tag, folderId: body.folderId },
-        defaults: 'endpoint',
       })
       return E.map((data: { results: SearchResult[] }) => ({
         data: query.view === 'compact' ? { ...data, results: entryHits(data.results, 'highlight') } : data,

@@ -40,7 +40,11 @@ export interface KbConfig {
   verification: { enabled: boolean }
 }
 
-/** The defaults; DOCX is supported but not allowed until a workspace adds it. */
+/**
+ * The defaults; DOCX is supported but not allowed until a workspace adds it. Search starts at the
+ * search endpoint's own defaults (hybrid, 5 results, minScore 0.5): one set of values, which the
+ * configuration shows and every search that leaves them out uses.
+ */
 export const defaultKbConfig = (): KbConfig => ({
   enabled: true,
   maxDocuments: 1000,
@@ -49,7 +53,7 @@ export const defaultKbConfig = (): KbConfig => ({
   maxFileSize: MAX_FILE_SIZE,
   allowedFileTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
-  search: { defaultMode: 'hybrid', defaultLimit: 20, minScore: 0.7, fusion: 'score', rerank: DEFAULT_RERANK },
+  search: { defaultMode: 'hybrid', defaultLimit: 5, minScore: 0.5, fusion: 'score', rerank: DEFAULT_RERANK },
   verification: { enabled: false },
 })
 
@@ -90,6 +94,23 @@ export const applyChanges = (config: KbConfig, c: KbConfigChanges): KbConfig => 
     rerank: { ...DEFAULT_RERANK, ...config.search.rerank, ...c.search?.rerank },
   },
   verification: { ...config.verification, ...c.verification },
+})
+
+/** Two sets of changes as one: the later's values over the earlier's, section by section. */
+export const mergeChanges = (a: KbConfigChanges, b: KbConfigChanges): KbConfigChanges => ({
+  ...a,
+  ...b,
+  ...(a.ingestion || b.ingestion ? { ingestion: { ...a.ingestion, ...b.ingestion } } : {}),
+  ...(a.search || b.search
+    ? {
+        search: {
+          ...a.search,
+          ...b.search,
+          ...(a.search?.rerank || b.search?.rerank ? { rerank: { ...a.search?.rerank, ...b.search?.rerank } } : {}),
+        },
+      }
+    : {}),
+  ...(a.verification || b.verification ? { verification: { ...a.verification, ...b.verification } } : {}),
 })
 
 export const kbConfig: Decider<KbConfigCommand, KbConfigChanged, KbConfig> = {

@@ -84,7 +84,7 @@ const ask = async (
   asked: { query: string; mode?: Mode; filters: SearchFilters; minScore: number },
 ): Promise<Answer | undefined> => {
   const t0 = performance.now()
-  const settings = await searchSettings(deps.db.pool, workspaceId, { ...asked, limit: DEPTH, defaults: 'endpoint' })
+  const settings = await searchSettings(deps.db.pool, workspaceId, { ...asked, limit: DEPTH })
   const found = await findKnowledge(deps, workspaceId, asked, settings)
   if (E.isLeft(found)) return undefined
   const { results } = found.right

@@ -6,7 +6,7 @@ import { type SearchFilters, chunkScope } from '../../adapters/textIndex/port'
 import { CHUNK_STATS, tfOfSql } from '../../adapters/textIndex/terms'
 import { type DomainError, fail } from '../../domain/shared'
 import { type AsOf, currentAt } from '../asOf'
-import { readConfigRow } from '../knowledge'
+import { readKbConfig } from '../knowledge'
 import type { RerankSettings } from '../../domain/knowledge'
 import { type Highlight, highlight } from './highlight'
 import {
@@ -31,18 +31,9 @@ export interface SearchRequest {
   limit?: number
   minScore?: number
   filters: SearchFilters
-  /**
-   * Where what the request leaves out comes from: the search endpoint takes each setting the
-   * workspace has set and its own defaults otherwise (hybrid, 5, 0.5); agents' tools take the
-   * workspace's settings as they stand, defaults included (hybrid, 20, 0.7).
-   */
-  defaults: 'endpoint' | 'workspace'
   /** Search the knowledge base as it stood then (its index's history), not as it stands. */
   asOf?: AsOf
 }
-
-/** The search endpoint's own defaults, for what a workspace has not set. */
-export const ENDPOINT_DEFAULTS = { mode: 'hybrid' as Mode, limit: 5, minScore: 0.5 }
 
 /** How one search runs, read once from the workspace's configuration. */
 export interface SearchSettings {
@@ -56,33 +47,21 @@ export interface SearchSettings {
 }
 
 /**
- * A request's mode, limit, minScore and fusion, what it leaves out taken as `defaults` says, from
- * one read of the workspace's configuration.
+ * A request's mode, limit and minScore, what it leaves out taken from the workspace's configuration
+ * (which starts at hybrid, 5, 0.5), and the workspace's fusion: one read of the configuration. The
+ * endpoint, the agents' tools and the console all search with these.
  */
 export const searchSettings = async (
   q: Queryable,
   workspaceId: string,
-  req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore' | 'defaults'>,
+  req: Pick<SearchRequest, 'mode' | 'limit' | 'minScore'>,
 ): Promise<SearchSettings> => {
-  const { config, set: chosen } = await readConfigRow(q, workspaceId)
+  const config = await readKbConfig(q, workspaceId)
   const { search } = config
-  const set = {
-    mode: chosen.includes('defaultMode') ? search.defaultMode : undefined,
-    limit: chosen.includes('defaultLimit') ? search.defaultLimit : undefined,
-    minScore: chosen.includes('minScore') ? search.minScore : undefined,
-  }
-  const fallback =
-    req.defaults === 'endpoint'
-      ? {
-          mode: set.mode ?? ENDPOINT_DEFAULTS.mode,
-          limit: set.limit ?? ENDPOINT_DEFAULTS.limit,
-          minScore: set.minScore ?? ENDPOINT_DEFAULTS.minScore,
-        }
-      : { mode: search.defaultMode, limit: search.defaultLimit, minScore: search.minScore }
   return {
-    mode: req.mode ?? fallback.mode,
-    limit: req.limit ?? fallback.limit,
-    minScore: req.minScore ?? fallback.minScore,
+    mode: req.mode ?? search.defaultMode,
+    limit: req.limit ?? search.defaultLimit,
+    minScore: req.minScore ?? search.minScore,
     fusion: search.fusion,
     enabled: config.enabled,
     rerank: search.rerank,

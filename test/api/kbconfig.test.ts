@@ -20,8 +20,8 @@ const defaults = {
   ingestion: { chunkSize: 1000, chunkOverlap: 200, autoEmbed: true },
   search: {
     defaultMode: 'hybrid',
-    defaultLimit: 20,
-    minScore: 0.7,
+    defaultLimit: 5,
+    minScore: 0.5,
     fusion: 'score',
     rerank: { enabled: false, model: 'bge-reranker-base', candidates: 30 },
   },

@@ -1,58 +1,72 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type SearchContext, search, startWithCorpus } from '../helpers/searchCorpus'
-import { expectError, ok, seedMember } from '../helpers/service'
+import { ADMIN, expectError, ok, seedMember } from '../helpers/service'
 
 const test = suite<SearchContext>('API: search (workspace settings)')
 test.before(startWithCorpus)
 test.after(async ({ svc }) => svc.stop())
 
-test(
-  'the endpoint takes mode, limit and minScore from the workspace where it set them, its own defaults ' + 'elsewhere',
-  async ({ svc }) => {
-    const w = await seedMember(svc.call, 'owner')
-    for (let i = 0; i < 4; i++) {
-      ok(
-        await svc.call('POST', '/api/v1/knowledge', {
-          token: w.token,
-          body: { title: `t${i}`, source: 'text', content: `Grommet number ${i} fits the flange.` },
-        }),
-        201,
-      )
-    }
-    // Nothing set: hybrid, 5, 0.5.
-    const d = await search(svc, w.token, { query: 'grommet flange' })
-    assert.is(d.mode, 'hybrid')
-    assert.ok(d.results.every((x: any) => x.score >= 0.5))
-    ok(
-      await svc.call('PATCH', '/api/v1/knowledge/config', {
-        token: w.token,
-        body: { search: { defaultMode: 'text', defaultLimit: 2, minScore: 0 } },
-      }),
-    )
-    const set = await search(svc, w.token, { query: 'grommet flange' })
-    assert.is(set.mode, 'text')
-    assert.is(set.results.length, 2)
-    // What the request says wins.
-    const asked = await search(svc, w.token, { query: 'grommet flange', mode: 'hybrid', limit: 3 })
-    assert.is(asked.mode, 'hybrid')
-    assert.is(asked.results.length, 3)
-    // A setting set to the value it had is set all the same: the configuration's 0.7, not the endpoint's 0.5.
-    const v = await seedMember(svc.call, 'owner')
+test('a search that leaves out mode, limit and minScore uses what the configuration shows, on REST and kb_search', async ({
+  svc,
+}) => {
+  const w = await seedMember(svc.call, 'owner')
+  for (let i = 0; i < 8; i++) {
     ok(
       await svc.call('POST', '/api/v1/knowledge', {
-        token: v.token,
-        body: { title: 'g', source: 'text', content: 'Grommet fits the flange.' },
+        token: w.token,
+        body: { title: `t${i}`, source: 'text', content: `Grommet number ${i} fits the flange.` },
       }),
       201,
     )
-    ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: v.token, body: { search: { minScore: 0.7 } } }))
-    const strict = await search(svc, v.token, { query: 'grommet flange washer bolt nut' })
-    assert.ok(strict.results.every((x: any) => x.score >= 0.7))
-    const loose = await search(svc, v.token, { query: 'grommet flange washer bolt nut', minScore: 0 })
-    assert.ok(loose.results.length >= strict.results.length)
-  },
-)
+  }
+  const key = ok(
+    await svc.call('POST', '/api/v1/admin/api-keys', {
+      token: ADMIN,
+      body: { workspaceId: w.workspaceId, name: 'agent' },
+    }),
+    201,
+  ).api_key
+  const tool = async (args: object) => {
+    const res = await svc.call('POST', '/api/v1/tools/native:kb_search/execute', {
+      headers: { 'x-api-key': key },
+      body: { arguments: args },
+    })
+    return ok(res).result ?? ok(res)
+  }
+  // A new workspace shows hybrid, 5, 0.5, and both ways of searching use them.
+  const shown = ok(await svc.call('GET', '/api/v1/knowledge/config', { token: w.token })).config.search
+  assert.equal([shown.defaultMode, shown.defaultLimit, shown.minScore], ['hybrid', 5, 0.5])
+  for (const d of [await search(svc, w.token, { query: 'grommet flange' }), await tool({ query: 'grommet flange' })]) {
+    assert.is(d.mode, 'hybrid')
+    assert.ok(d.results.length <= 5)
+    assert.ok(d.results.every((x: any) => x.score >= 0.5))
+  }
+  // The threshold alone changed: the shown limit of 5 holds eight matches to five, on both.
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: w.token, body: { search: { minScore: 0 } } }))
+  assert.is(ok(await svc.call('GET', '/api/v1/knowledge/config', { token: w.token })).config.search.minScore, 0)
+  assert.is((await search(svc, w.token, { query: 'grommet flange' })).results.length, 5)
+  assert.is((await tool({ query: 'grommet flange' })).results.length, 5)
+  // Changed, the configuration shows the new values and both use them.
+  ok(
+    await svc.call('PATCH', '/api/v1/knowledge/config', {
+      token: w.token,
+      body: { search: { defaultMode: 'text', defaultLimit: 2, minScore: 0 } },
+    }),
+  )
+  const changed = ok(await svc.call('GET', '/api/v1/knowledge/config', { token: w.token })).config.search
+  assert.equal([changed.defaultMode, changed.defaultLimit, changed.minScore], ['text', 2, 0])
+  const set = await search(svc, w.token, { query: 'grommet flange' })
+  assert.is(set.mode, 'text')
+  assert.is(set.results.length, 2)
+  const agentSet = await tool({ query: 'grommet flange' })
+  assert.is(agentSet.mode, 'text')
+  assert.is(agentSet.results.length, 2)
+  // What the request says wins.
+  const asked = await search(svc, w.token, { query: 'grommet flange', mode: 'hybrid', limit: 3 })
+  assert.is(asked.mode, 'hybrid')
+  assert.is(asked.results.length, 3)
+})
 
 test("search.fusion rrf orders hybrid by the legs' ranks and still serves calibrated scores", async ({ svc }) => {
   const w = await seedMember(svc.call, 'owner')

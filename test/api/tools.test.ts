@@ -39,7 +39,7 @@ test(
   'kb_search runs with the key’s workspace and the workspace’s search defaults; the agent is the key’s ' + 'name',
   async ({ svc, m, key }) => {
     const r = ok(await execute(svc, key, { arguments: { query: 'borborygmus rumbles', mode: 'text', minScore: 0 } }))
-    assert.is(r.results.length, 20, 'search.defaultLimit of the workspace')
+    assert.is(r.results.length, 5, 'search.defaultLimit of the workspace')
     ok(
       await svc.call('PATCH', '/api/v1/knowledge/config', {
         token: m.token,
