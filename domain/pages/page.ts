@@ -100,6 +100,11 @@ export type PageState =
       /** The API key each version was written with (null: a person, a process, or an approved proposal). */
       agentOf: (string | null)[]
       verifiedVersion: number | null
+      /**
+       * The verified version's content: a later version with the same content carries the pin (reverting to
+       * what a person verified is not a change since it). Null when unknown (a pin on a version not latest).
+       */
+      verifiedContent: string | null
       /** Proposals already published, with the version each became (an approval retried is satisfied). */
       published: Record<string, number>
     }
@@ -118,6 +123,13 @@ const versionOf = (
   w: Write,
   extra: object = {},
 ): PageEvent[] => [{ type: 'PageVersionWritten', data: { pageId, version: state.version + 1, mode, ...w, ...extra } }]
+
+/**
+ * A version whose content is the verified version's carries the pin: the page reads verified again, with
+ * nothing changed since (the pages read model and the page index apply the same rule).
+ */
+export const carriesPin = (state: Extract<PageState, { version: number }>, content: string) =>
+  state.verifiedVersion !== null && state.verifiedContent === content
 
 /** The API key a version counts as written with: an agent's, unless a person approved it in review. */
 const writingAgent = (d: PageVersionWritten['data']) =>
@@ -153,6 +165,7 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           versionAt: [],
           agentOf: [],
           verifiedVersion: null,
+          verifiedContent: null,
           published: {},
         }
       case 'PageVersionWritten':
@@ -164,6 +177,7 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
           events: state.events + 1,
           versionAt: [...state.versionAt, state.events],
           agentOf: [...state.agentOf, writingAgent(event.data)],
+          verifiedVersion: carriesPin(state, event.data.content) ? event.data.version : state.verifiedVersion,
           published: event.data.proposalId
             ? { ...state.published, [event.data.proposalId]: event.data.version }
             : state.published,
@@ -175,7 +189,12 @@ export const page: Decider<PageCommand, PageEvent, PageState> = {
       case 'PageVerified':
         return state.status === 'none'
           ? state
-          : { ...state, events: state.events + 1, verifiedVersion: event.data.version }
+          : {
+              ...state,
+              events: state.events + 1,
+              verifiedVersion: event.data.version,
+              verifiedContent: event.data.version === state.version ? state.content : null,
+            }
       case 'PageDeleted':
         return state.status === 'none' ? state : { ...state, events: state.events + 1, status: 'deleted' }
       default:

@@ -18,7 +18,7 @@ type PagesEvent = t.TypeOf<typeof Event>
  */
 export const pagesProjector: Projector = {
   name: 'pages',
-  version: 3,
+  version: 4,
   tables: ['kb_pages', 'kb_page_versions', 'kb_page_tombstones', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
   schema: `
     CREATE TABLE kb_pages (
@@ -157,6 +157,12 @@ const applyPage = async (
       await tx.query(
         'UPDATE kb_pages SET version = $2, content = $3, author = $4, updated_at = $5 WHERE id = $1 AND version < $2',
         [d.pageId, d.version, d.content, JSON.stringify(d.author), at],
+      )
+      // A version with the verified version's content carries the pin (domain/pages/page.ts, carriesPin).
+      await tx.query(
+        `UPDATE kb_pages p SET verified_version = $2 WHERE p.id = $1 AND p.verified_version < $2
+           AND $3 = (SELECT v.content FROM kb_page_versions v WHERE v.page_id = $1 AND v.version = p.verified_version)`,
+        [d.pageId, d.version, d.content],
       )
       return
     }

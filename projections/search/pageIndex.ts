@@ -18,7 +18,7 @@ const MIRRORED = { table: 'kb_page_index', key: 'page_id' }
  */
 export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptions): Projector => ({
   name: 'page-index',
-  version: 6,
+  version: 7,
   tables: ['kb_page_index', 'kb_page_index_pages', `${PAGE_STATS}_terms`, `${PAGE_STATS}_fields`],
   schema: `
     CREATE TABLE kb_page_index (
@@ -70,14 +70,22 @@ export const pageIndexProjector = ({ embedder, vectors, textIndex }: ChunksOptio
           [pageId, version, content, searchableText(`${rows[0].title}\n${content}`), embedder.model, hash],
         )
         await tx.query('UPDATE kb_page_index SET latest = false WHERE page_id = $1 AND version < $2', [pageId, version])
+        // A version with the pinned version's content carries the pin (domain/pages/page.ts, carriesPin).
+        await tx.query(
+          `UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1
+             AND EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND pinned AND version < $2 AND content = $3)`,
+          [pageId, version, content],
+        )
         await dropUnserved(tx, pageId)
         break
       }
       case 'PageVerified':
-        await tx.query('UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1', [
-          e.data.pageId,
-          e.data.version,
-        ])
+        // Pins only move forward: applied again after its pin was carried on, an older one changes nothing.
+        await tx.query(
+          `UPDATE kb_page_index SET pinned = (version = $2) WHERE page_id = $1
+             AND NOT EXISTS (SELECT 1 FROM kb_page_index WHERE page_id = $1 AND pinned AND version > $2)`,
+          [e.data.pageId, e.data.version],
+        )
         await dropUnserved(tx, e.data.pageId)
         break
       case 'PageCollectionChanged':

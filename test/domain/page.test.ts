@@ -194,6 +194,30 @@ test('page: a page written since its verification can be verified again at the n
     .then([{ type: 'PageVerified', data: { pageId: PAGE, version: 2, by: alice } }])
 })
 
+test('page: a version that restores the verified content carries the pin: verifying it again records nothing', () => {
+  const v3: PageEvent = {
+    type: 'PageVersionWritten',
+    data: {
+      pageId: PAGE,
+      version: 3,
+      mode: 'revert',
+      content: 'Hello\n',
+      author: human,
+      added: 0,
+      removed: 1,
+      revertedFrom: 1,
+    },
+  }
+  const state = [created, v1, verifiedV1, v2, v3].reduce(page.evolve, page.initialState())
+  assert.equal(state.status === 'active' && [state.verifiedVersion, state.verifiedContent], [3, 'Hello\n'])
+  given(page, [created, v1, verifiedV1, v2, v3]).when(verifyCmd(WS, bob)).thenNothing()
+  // Content a person verified once, but not the pin's now, carries nothing.
+  const verifiedV2: PageEvent = { type: 'PageVerified', data: { pageId: PAGE, version: 2, by: alice } }
+  given(page, [created, v1, verifiedV1, v2, verifiedV2, v3])
+    .when(verifyCmd(WS, bob))
+    .then([{ type: 'PageVerified', data: { pageId: PAGE, version: 3, by: bob } }])
+})
+
 test('page: verifying a missing, foreign or deleted page is NOT_FOUND', () => {
   given(page, []).when(verifyCmd(WS)).thenFails('NOT_FOUND')
   given(page, atV2).when(verifyCmd(OTHER_WS)).thenFails('NOT_FOUND')
