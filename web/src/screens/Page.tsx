@@ -16,7 +16,7 @@ import { answer, client } from '../api'
 import { LoadState, Markdown, authorName, when } from '../components'
 import { useSession } from '../session'
 import { act, invalidate, useApi } from '../useApi'
-import { Compare, Editor, VerificationBanner, current } from './PageParts'
+import { Compare, Editor, VerificationBanner, current, times } from './PageParts'
 
 export const PageScreen = ({ id }: { id: string }) => {
   const { canWrite, manages } = useSession()
@@ -36,7 +36,7 @@ export const PageScreen = ({ id }: { id: string }) => {
             <Group gap="xs">
               <Badge data-testid="page-version">v{p.version}</Badge>
               <Text size="sm" c="dimmed">
-                by {authorName(p.author)} · cited {p.citedCount} times
+                by {authorName(p.author)} · cited {times(p.citedCount)}
               </Text>
               {manages && (
                 <Button component={Link} href={`/audit?streamId=page-${id}`} size="xs" variant="subtle">

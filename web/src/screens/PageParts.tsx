@@ -18,6 +18,9 @@ export const current = (p: PageAnswer | Answer<'/api/v1/pages/{id}', 'get'>): Pa
   return p
 }
 
+/** "cited 1 time", "cited 2 times". */
+export const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`
+
 /** Verified, or changed since: who wrote since the pin, the size of change, the citations since. */
 export const VerificationBanner = ({ v, onVerify }: { v: Page['verification']; onVerify?: () => void }) => {
   if (!v) return null
@@ -45,7 +48,7 @@ export const VerificationBanner = ({ v, onVerify }: { v: Page['verification']; o
           <Text size="sm" data-testid="since-verified">
             Since then: {since.versions} new version{since.versions === 1 ? '' : 's'} by{' '}
             {since.writers.map(authorName).join(', ') || 'nobody'}; +{since.change.added} −{since.change.removed} lines;{' '}
-            cited {since.citations} times.
+            cited {times(since.citations)}.
           </Text>
         )}
         {onVerify && v.state !== 'verified' && (
