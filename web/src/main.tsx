@@ -20,7 +20,8 @@ const theme = createTheme({ primaryShade: 9, autoContrast: true, luminanceThresh
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <MantineProvider theme={theme}>
-      <Notifications position="top-right" />
+      {/* Below, out of the header's way: a notification never covers the workspace switcher or Sign out. */}
+      <Notifications position="bottom-right" />
       <QueryClientProvider client={queryClient}>
         <SessionProvider>
           <EventsFollower>

@@ -40,20 +40,40 @@ export const invalidate = (...keys: QueryKey[]) =>
 export const asApiError = (error: unknown) =>
   error instanceof ApiError ? error : new ApiError(0, 'ERROR', error instanceof Error ? error.message : String(error))
 
+/** What a notification of success says: a title, and a sentence about what is now so. */
+export interface Done {
+  title: string
+  message?: string
+}
+
 /**
- * Runs a write; its success invalidates the reads it changes (`changes`), and a failure is shown
- * as a toast in the API's words (and answered undefined).
+ * The sentence a success says when the caller gave only its title: what the answer names (a page or
+ * an entry, and its version), never the verb of the title again.
+ */
+const sentence = (result: unknown) => {
+  const r = (result ?? {}) as { title?: unknown; version?: unknown }
+  if (typeof r.title !== 'string') return undefined
+  return typeof r.version === 'number' ? `“${r.title}” is at version ${r.version}.` : `“${r.title}”.`
+}
+
+/**
+ * Runs a write; its success invalidates the reads it changes (`changes`) and, when `done` is given,
+ * says so (a title such as "Reverted", and a sentence: the one `done` makes of the answer, or what
+ * the answer names), and a failure is shown as a toast in the API's words (and answered undefined).
  */
 export const act = async <T>(
   what: string,
   run: () => Promise<T>,
-  done?: string,
+  done?: string | ((result: T) => Done),
   changes: QueryKey[] = [],
 ): Promise<T | undefined> => {
   try {
     const result = await run()
     await invalidate(...changes)
-    if (done) notifications.show({ color: 'green', title: done, message: what })
+    if (done) {
+      const said = typeof done === 'string' ? { title: done, message: sentence(result) } : done(result)
+      notifications.show({ color: 'green', title: said.title, message: said.message ?? '' })
+    }
     return result
   } catch (error) {
     const e = asApiError(error)

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, Title } from '@mantine/core'
+import { Alert, Badge, Button, Group, Modal, Paper, Stack, Table, Tabs, Text, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import { Link } from 'wouter'
 import { type Answer, ApiError, answer, client } from '../api'
@@ -80,7 +80,11 @@ const Held = ({ p }: { p: Proposal }) => {
             e.preventDefault()
             const reject = () =>
               answer(client.POST('/api/v1/proposals/{id}/reject', { params: { path: { id: p.id } }, body: { reason } }))
-            if (await act('Rejecting', reject, 'Rejected', DECIDED)) setRejecting(false)
+            const rejected = () => ({
+              title: 'Rejected',
+              message: `The change to “${p.pageTitle}” by ${authorName(p.author)} was not published; the agent is told why.`,
+            })
+            if (await act('Rejecting the proposal', reject, rejected, DECIDED)) setRejecting(false)
           }}
         >
           <Stack>
@@ -92,6 +96,62 @@ const Held = ({ p }: { p: Proposal }) => {
         </form>
       </Modal>
     </Paper>
+  )
+}
+
+type Listed = Answer<'/api/v1/proposals', 'get'>['items'][number]
+
+/** Proposals already decided, approved and rejected, the latest decision first: who decided, when, and what came of it. */
+const Decided = () => {
+  const decided = useApi(['proposals', 'decided'], async () => {
+    const of = (status: 'approved' | 'rejected') =>
+      answer(client.GET('/api/v1/proposals', { params: { query: { status, limit: 50 } } }))
+    const [approved, rejected] = await Promise.all([of('approved'), of('rejected')])
+    const at = (p: Listed) => p.decidedAt ?? p.createdAt
+    return [...approved.items, ...rejected.items].sort((a, b) => at(b).localeCompare(at(a)))
+  })
+  return (
+    <LoadState loaded={decided} empty="Nothing has been decided yet." isEmpty={(d) => d.length === 0}>
+      {(d) => (
+        <Table.ScrollContainer minWidth={600}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Page</Table.Th>
+                <Table.Th>Proposed by</Table.Th>
+                <Table.Th>Decision</Table.Th>
+                <Table.Th>Decided by</Table.Th>
+                <Table.Th>When</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {d.map((p) => (
+                <Table.Tr key={p.id} data-testid="decided">
+                  <Table.Td>
+                    {p.newPage && p.status !== 'approved' ? p.pageTitle : <Link href={`/pages/${p.pageId}`}>{p.pageTitle}</Link>}{' '}
+                    <Text span size="xs" c="dimmed">
+                      +{p.change.added} −{p.change.removed}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{authorName(p.author)}</Table.Td>
+                  <Table.Td>
+                    <Badge color={p.status === 'approved' ? 'green' : 'red'} variant="light">
+                      {p.status}
+                    </Badge>
+                    <Text size="xs" c="dimmed">
+                      {p.status === 'approved' && p.version !== undefined ? `published as version ${p.version}` : ''}
+                      {p.status === 'rejected' && p.reason ? `“${p.reason}”` : ''}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td data-testid="decided-by">{p.decidedBy?.name ?? '—'}</Table.Td>
+                  <Table.Td>{when(p.decidedAt)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </LoadState>
   )
 }
 
@@ -109,12 +169,26 @@ export const ReviewScreen = () => {
           </Badge>
         ) : null}
       </Title>
-      <LoadState loaded={pending} empty="Nothing waits for review." isEmpty={(d) => d.items.length === 0}>
-        {(d) => d.items.map((p) => <Held key={p.id} p={p} />)}
-      </LoadState>
-      <Text size="xs" c="dimmed">
-        Held writes come from agents writing into collections whose policy is "hold for review". Listed {when(new Date().toISOString())}.
-      </Text>
+      <Tabs defaultValue="pending" keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="pending">Waiting{pending.data?.total ? ` (${pending.data.total})` : ''}</Tabs.Tab>
+          <Tabs.Tab value="decided">Decided</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="pending" pt="md">
+          <Stack>
+            <LoadState loaded={pending} empty="Nothing waits for review." isEmpty={(d) => d.items.length === 0}>
+              {(d) => d.items.map((p) => <Held key={p.id} p={p} />)}
+            </LoadState>
+            <Text size="xs" c="dimmed">
+              Held writes come from agents writing into collections whose policy is "hold for review". Listed{' '}
+              {when(new Date().toISOString())}.
+            </Text>
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="decided" pt="md">
+          <Decided />
+        </Tabs.Panel>
+      </Tabs>
     </Stack>
   )
 }
