@@ -1,9 +1,10 @@
-import { Badge, Button, Group, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
-import { useState } from 'react'
+import { Badge, Button, Group, Loader, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
+import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { type Answer, type ApiError, answer as answered, client } from '../api'
 import { ErrorAlert } from '../components'
-import { asApiError } from '../useApi'
+import { asApiError, useApi } from '../useApi'
+import { ReceiptCheck } from './ReceiptCheck'
 
 const HISTORY = 'kb.retrieval.history'
 interface Asked {
@@ -34,9 +35,21 @@ const Passage = ({ content, highlight }: { content: string; highlight?: { start:
 
 const score = (x?: number) => (x === undefined ? '—' : x.toFixed(3))
 
-/** Retrieval testing: what search returns for a query, leg by leg. */
+/**
+ * Retrieval testing: what search returns for a query, leg by leg. Mode, limit and minimum score start
+ * from the workspace's search defaults, which agents' searches get too (and follow Settings' changes).
+ */
 export const RetrievalScreen = () => {
-  const [asked, setAsked] = useState<Asked>(() => history()[0] ?? { query: '', mode: 'hybrid', limit: 5, minScore: 0.5 })
+  const config = useApi(['config'], () => answered(client.GET('/api/v1/knowledge/config')))
+  const defaults = config.data?.config.search
+  const [asked, setAsked] = useState<Asked>(() => ({ query: history()[0]?.query ?? '', mode: 'hybrid', limit: 5, minScore: 0.5 }))
+  const [configured, setConfigured] = useState(false)
+  useEffect(() => {
+    if (!defaults) return
+    const { defaultMode: mode, defaultLimit: limit, minScore } = defaults
+    setAsked((a) => ({ ...a, mode, limit, minScore }))
+    setConfigured(true)
+  }, [defaults?.defaultMode, defaults?.defaultLimit, defaults?.minScore])
   const [answer, setAnswer] = useState<SearchAnswer>()
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
@@ -59,54 +72,65 @@ export const RetrievalScreen = () => {
   return (
     <Stack>
       <Title order={2}>Retrieval testing</Title>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault()
-          void run(asked)
-        }}
-      >
-        <Group align="end" gap="xs">
-          <TextInput
-            label="Query"
-            required
-            value={asked.query}
-            onChange={(e) => setAsked({ ...asked, query: e.currentTarget.value })}
-            style={{ flex: 1, minWidth: 220 }}
-          />
-          <div>
-            <Text size="sm" fw={500} id="mode-label">
-              Mode
-            </Text>
-            <SegmentedControl
-              aria-labelledby="mode-label"
-              data={['hybrid', 'text', 'vector']}
-              value={asked.mode}
-              onChange={(mode) => setAsked({ ...asked, mode })}
+      {config.error && <ErrorAlert error={config.error} title="The workspace's search defaults could not be read" />}
+      {!configured && !config.error ? (
+        <Loader aria-label="Loading the search defaults" />
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault()
+            void run(asked)
+          }}
+        >
+          <Group align="end" gap="xs">
+            <TextInput
+              label="Query"
+              required
+              value={asked.query}
+              onChange={(e) => setAsked({ ...asked, query: e.currentTarget.value })}
+              style={{ flex: 1, minWidth: 220 }}
             />
-          </div>
-          <NumberInput
-            label="Limit"
-            min={1}
-            max={50}
-            value={asked.limit}
-            onChange={(v) => setAsked({ ...asked, limit: Number(v) || 1 })}
-            w={90}
-          />
-          <NumberInput
-            label="Min score"
-            min={0}
-            max={1}
-            step={0.05}
-            decimalScale={2}
-            value={asked.minScore}
-            onChange={(v) => setAsked({ ...asked, minScore: Number(v) || 0 })}
-            w={110}
-          />
-          <Button type="submit" loading={busy}>
-            Search
-          </Button>
-        </Group>
-      </form>
+            <div>
+              <Text size="sm" fw={500} id="mode-label">
+                Mode
+              </Text>
+              <SegmentedControl
+                aria-labelledby="mode-label"
+                data={['hybrid', 'text', 'vector']}
+                value={asked.mode}
+                onChange={(mode) => setAsked({ ...asked, mode })}
+              />
+            </div>
+            <NumberInput
+              label="Limit"
+              min={1}
+              max={50}
+              value={asked.limit}
+              onChange={(v) => setAsked({ ...asked, limit: Number(v) || 1 })}
+              w={90}
+            />
+            <NumberInput
+              label="Min score"
+              min={0}
+              max={1}
+              step={0.05}
+              decimalScale={2}
+              value={asked.minScore}
+              onChange={(v) => setAsked({ ...asked, minScore: Number(v) || 0 })}
+              w={110}
+            />
+            <Button type="submit" loading={busy}>
+              Search
+            </Button>
+          </Group>
+          {defaults && (
+            <Text size="xs" c="dimmed" mt={4} data-testid="defaults">
+              The workspace's defaults, which agents' searches get: {defaults.defaultMode}, limit {defaults.defaultLimit},
+              minimum score {defaults.minScore} (change them in Settings).
+            </Text>
+          )}
+        </form>
+      )}
       {past.length > 0 && (
         <Group gap={4} aria-label="Recent queries">
           <Text size="xs" c="dimmed">
@@ -124,8 +148,11 @@ export const RetrievalScreen = () => {
         <Stack gap="xs" aria-live="polite">
           <Text size="sm" c="dimmed" data-testid="answered">
             {answer.results.length} result{answer.results.length === 1 ? '' : 's'} · answered in {answer.mode} mode
-            {answer.fallback ? ` (${answer.fallback})` : ''} · receipt {answer.receipt?.id}
+            {answer.fallback ? ` (${answer.fallback})` : ''}
           </Text>
+          {answer.receipt && (
+            <ReceiptCheck key={answer.receipt.id} id={answer.receipt.id} titles={new Map(results(answer).map((r) => [r.id, r.title]))} />
+          )}
           {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}
           {results(answer).map((r, i) => (
             <Paper withBorder p="sm" key={r.id} data-testid="result">

@@ -1,0 +1,85 @@
+import * as assert from 'uvu/assert'
+import { go, journeys, shot, signedIn } from '../helpers/browser'
+import { ok, seedMember } from '../helpers/service'
+
+// Retrieval testing as agents get it: the fields start from the workspace's search defaults and follow
+// Settings, and an answer's receipt is checked on screen, result by result.
+journeys('web console: retrieval defaults and receipts in Chromium', (test) => {
+  test("the retrieval screen starts from the workspace's search defaults, and follows Settings", async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const config = ok(await svc.call('GET', '/api/v1/knowledge/config', { token: owner.token })).config
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/retrieval')
+    const fields = async () => ({
+      limit: await page.getByLabel('Limit').inputValue(),
+      minScore: await page.getByLabel('Min score').inputValue(),
+      mode: await page.locator('input[type=radio]:checked').inputValue(),
+    })
+    await page.getByLabel('Limit').waitFor()
+    assert.equal(await fields(), {
+      limit: String(config.search.defaultLimit),
+      minScore: String(config.search.minScore),
+      mode: config.search.defaultMode,
+    })
+    await go(page, '/settings')
+    await page.getByLabel('Default limit').fill('7')
+    await page.getByLabel('Minimum score').fill('0.3')
+    await page.getByRole('combobox', { name: 'Default mode' }).click()
+    await page.getByRole('option', { name: 'text', exact: true }).click()
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Saved').first().waitFor()
+    await go(page, '/retrieval')
+    await page.getByTestId('defaults').filter({ hasText: 'limit 7' }).waitFor()
+    assert.equal(await fields(), { limit: '7', minScore: '0.3', mode: 'text' })
+    await page.close()
+  })
+
+  test("check an answer's receipt: each result current, then changed (with the diff) or deleted", async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const add = async (title: string, content: string) =>
+      ok(
+        await svc.call('POST', '/api/v1/knowledge', { token: owner.token, body: { source: 'text', title, content } }),
+        201,
+      ).id
+    const platypus = await add('Platypus eggs', 'The platypus lays eggs in a burrow by the river.')
+    const echidna = await add('Echidna eggs', 'The echidna lays eggs too, and carries one in a pouch.')
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/retrieval')
+    await page.getByLabel('Query').fill('which animal lays eggs')
+    await page.getByLabel('Min score').fill('0')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByTestId('result').nth(1).waitFor()
+    // The token is long: shown short, whole in its title and in the clipboard's copy.
+    const token = page.getByTestId('receipt').locator('[title]').first()
+    assert.ok(((await token.getAttribute('title')) ?? '').length > 40)
+    assert.ok(((await token.textContent()) ?? '').length <= 24)
+    await page.getByRole('button', { name: 'Check this answer' }).click()
+    await page.getByTestId('checked').nth(1).waitFor()
+    assert.equal(
+      await page.getByTestId('checked').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))),
+      ['current', 'current'],
+    )
+    // One changed, one deleted, then checked again.
+    ok(
+      await svc.call('PATCH', `/api/v1/knowledge/${platypus}`, {
+        token: owner.token,
+        body: { content: 'The platypus lays two eggs in a burrow by the river, and keeps them warm.' },
+      }),
+    )
+    ok(await svc.call('DELETE', `/api/v1/knowledge/${echidna}`, { token: owner.token }))
+    await page.getByRole('button', { name: 'Check again' }).click()
+    const changed = page.locator('[data-testid=checked][data-status=changed]')
+    await changed.waitFor()
+    await page.locator('[data-testid=checked][data-status=deleted]').waitFor()
+    assert.match((await changed.textContent()) ?? '', /Platypus eggs/)
+    assert.match((await changed.getByTestId('diff-line-by-line').textContent()) ?? '', /keeps them warm/)
+    assert.match(
+      (await page.locator('[data-testid=checked][data-status=deleted]').textContent()) ?? '',
+      /Echidna eggs.*deleted/,
+    )
+    await shot(page, 'receipt-check')
+    await page.close()
+  })
+})
