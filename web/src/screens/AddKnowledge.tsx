@@ -1,4 +1,19 @@
-import { Badge, Button, Checkbox, Group, NumberInput, Paper, Progress, Stack, Text, TextInput, Title } from '@mantine/core'
+import {
+  Badge,
+  Button,
+  Checkbox,
+  Divider,
+  Group,
+  NumberInput,
+  Paper,
+  Progress,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core'
 import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { answer, asForm, client } from '../api'
@@ -58,8 +73,68 @@ export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label:
   )
 }
 
-/** Drag-and-drop of one or more files, and a URL to ingest with crawl options. */
-export const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded: () => void }) => {
+/** The file types people know, by the MIME types a workspace allows. */
+const TYPE_NAMES: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'DOCX',
+  'text/html': 'HTML',
+  'text/markdown': 'Markdown',
+  'text/plain': 'text',
+}
+
+/** The workspace's allowed file types in words ("PDF, HTML, Markdown, text"). */
+const allowedTypes = (types: string[]) => types.map((m) => TYPE_NAMES[m] ?? m).join(', ')
+
+/** A text written here: a title, its content and the folder chosen above; searchable as soon as it is added. */
+const AddText = ({ folderId, onAdded }: { folderId: string | null; onAdded: () => void }) => {
+  const [title, setTitle] = useState('')
+  const [content, setContent] = useState('')
+  return (
+    <form
+      aria-label="Add a text"
+      onSubmit={async (e) => {
+        e.preventDefault()
+        const body = { source: 'text' as const, title: title.trim(), content, ...(folderId ? { folderId } : {}) }
+        const added = await act(
+          'Adding the text',
+          () => answer(client.POST('/api/v1/knowledge', { body })),
+          () => ({ title: 'Text added', message: `“${body.title}” is searchable now.` }),
+          CHANGES,
+        )
+        if (added) {
+          setTitle('')
+          setContent('')
+          onAdded()
+        }
+      }}
+    >
+      <Stack gap="xs">
+        <TextInput label="Entry title" required maxLength={500} value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+        <Textarea
+          label="Content"
+          required
+          autosize
+          minRows={3}
+          maxRows={12}
+          value={content}
+          onChange={(e) => setContent(e.currentTarget.value)}
+        />
+        <Button type="submit" w="fit-content" disabled={!title.trim() || !content.trim()}>
+          Add text
+        </Button>
+      </Stack>
+    </form>
+  )
+}
+
+/** Drag-and-drop of one or more files, a URL to ingest with crawl options, or a text; into a folder or none. */
+export const AddKnowledge = ({ folderId: viewed, onAdded }: { folderId?: string; onAdded: () => void }) => {
+  const config = useApi(['config'], () => answer(client.GET('/api/v1/knowledge/config')))
+  const folders = useApi(['folders'], () => answer(client.GET('/api/v1/knowledge/folders')))
+  // What is added goes into the folder on screen, unless another (or none) is chosen.
+  const [folderId, setFolderId] = useState<string | null>(viewed ?? null)
+  useEffect(() => setFolderId(viewed ?? null), [viewed])
+  const types = config.data?.config.allowedFileTypes
   const [tasks, setTasks] = useState<Array<{ id: string; label: string }>>([])
   const [url, setUrl] = useState('')
   const [depth, setDepth] = useState<number | string>(0)
@@ -72,9 +147,21 @@ export const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded
   return (
     <Paper withBorder p="sm">
       <Stack gap="xs">
-        <Title order={2} size="h5">
-          Add knowledge
-        </Title>
+        <Group justify="space-between" align="end">
+          <Title order={2} size="h5">
+            Add knowledge
+          </Title>
+          <Select
+            label="Into folder"
+            placeholder="In no folder"
+            clearable
+            size="xs"
+            w={220}
+            data={(folders.data?.folders ?? []).map((f) => ({ value: f.id, label: f.name }))}
+            value={folderId}
+            onChange={setFolderId}
+          />
+        </Group>
         <Dropzone
           multiple
           aria-label="Upload files"
@@ -95,8 +182,8 @@ export const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded
             })
           }
         >
-          <Text ta="center" size="sm" p="md">
-            Drop files here (PDF, DOCX, HTML, Markdown, text), or click to choose. Several at once are fine.
+          <Text ta="center" size="sm" p="md" data-testid="allowed-types">
+            Drop files here{types ? ` (${allowedTypes(types)})` : ''}, or click to choose. Several at once are fine.
           </Text>
         </Dropzone>
         <form
@@ -146,6 +233,8 @@ export const AddKnowledge = ({ folderId, onAdded }: { folderId?: string; onAdded
             <Button type="submit">Ingest</Button>
           </Group>
         </form>
+        <Divider label="or write a text" labelPosition="left" />
+        <AddText folderId={folderId} onAdded={onAdded} />
         {tasks.map((t) => (
           <TaskProgress key={t.id} taskId={t.id} label={t.label} onDone={onAdded} />
         ))}

@@ -1,23 +1,32 @@
-import {
-  Badge,
-  Grid,
-  Group,
-  NavLink,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core'
+import { Badge, Grid, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
-import { answer, client, defined, type Query } from '../api'
+import { type Answer, answer, client, defined, type Query } from '../api'
 import { useFollowing } from '../events'
-import { LoadState, ListPagination, when } from '../components'
+import { ListPagination, LoadState, when } from '../components'
 import { useSession } from '../session'
 import { invalidate, useApi } from '../useApi'
 import { AddKnowledge, CHANGES, statusColor } from './AddKnowledge'
+import { FolderNav } from './Folders'
+
+type Item = Answer<'/api/v1/knowledge', 'get'>['items'][number]
+
+/** An entry's processing status; a failed one in red capitals, its reason as its title (shown on hover). */
+const Status = ({ e }: { e: Item }) => {
+  if (e.processingStatus !== 'failed')
+    return (
+      <Badge color={statusColor[e.processingStatus]} data-testid="entry-status">
+        {e.processingStatus}
+        {e.processingStatus === 'processing' ? ` ${e.processingProgress}%` : ''}
+      </Badge>
+    )
+  // Why, as the list item says (the failed task's reason).
+  return (
+    <Badge color="red" variant="filled" data-testid="entry-status" title={e.failure?.reason}>
+      FAILED
+    </Badge>
+  )
+}
 
 const PAGE_SIZE = 20
 type ListQuery = Query<'/api/v1/knowledge', 'get'>
@@ -31,7 +40,6 @@ export const KnowledgeScreen = () => {
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(1)
   const following = useFollowing()
-  const stats = useApi(['stats'], () => answer(client.GET('/api/v1/knowledge/stats')))
   const filters = { page, limit: PAGE_SIZE, folderId, source, processingStatus: status, tag, search }
   const [processing, setProcessing] = useState(false)
   // Entries still being processed are shown live: reloaded by their events, or polled while the stream is down.
@@ -57,36 +65,7 @@ export const KnowledgeScreen = () => {
         <Title order={2} size="h5" mb="xs">
           Folders
         </Title>
-        <nav aria-label="Folders">
-          <LoadState loaded={stats} empty="No folders." isEmpty={() => false}>
-            {(s) => (
-              <>
-                <NavLink
-                  label="All entries"
-                  active={!folderId}
-                  rightSection={<Badge variant="light">{s.stats.totalDocuments}</Badge>}
-                  onClick={() => (setFolderId(undefined), setPage(1))}
-                />
-                {s.stats.byFolder.map((f) =>
-                  f.folderId ? (
-                    <NavLink
-                      key={f.folderId}
-                      label={f.name}
-                      active={folderId === f.folderId}
-                      rightSection={<Badge variant="light">{f.count}</Badge>}
-                      onClick={() => (setFolderId(f.folderId ?? undefined), setPage(1))}
-                    />
-                  ) : (
-                    // Entries in no folder: counted, not a filter of the list.
-                    <Text key="root" size="sm" px="sm" py={6}>
-                      In no folder: {f.count}
-                    </Text>
-                  ),
-                )}
-              </>
-            )}
-          </LoadState>
-        </nav>
+        <FolderNav folderId={folderId} onChoose={(id) => (setFolderId(id), setPage(1))} />
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 9 }}>
         <Stack>
@@ -138,10 +117,7 @@ export const KnowledgeScreen = () => {
                           </Table.Td>
                           <Table.Td>{e.source}</Table.Td>
                           <Table.Td>
-                            <Badge color={statusColor[e.processingStatus]} data-testid="entry-status">
-                              {e.processingStatus}
-                              {e.processingStatus === 'processing' ? ` ${e.processingProgress}%` : ''}
-                            </Badge>
+                            <Status e={e} />
                             {!e.isEnabled && (
                               <Badge color="gray" ml={4}>
                                 disabled
