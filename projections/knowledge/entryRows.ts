@@ -74,13 +74,18 @@ export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {
       await tx.query(`UPDATE kb_entries SET next_sync_at = ${NEXT_SYNC} WHERE id = $1`, [e.data.entryId, at])
       return
     case 'EntryProcessingFailed':
-      // A failed sync keeps the old content and is tried again at the next interval.
+      // A failed sync keeps the old content and is tried again at the next interval. An entry still
+      // without content (its first processing failed) says this latest failure's reason.
       if (e.data.sync) {
         await tx.query(
           `UPDATE kb_entries SET sync_status = 'failed', sync_error = $3, sync_task_id = NULL,
              next_sync_at = CASE WHEN sync_enabled THEN $2::timestamptz + make_interval(secs => sync_interval_hours *
-               3600) END WHERE id = $1`,
-          [e.data.entryId, at, e.data.error],
+               3600) END,
+             failure_reason = CASE WHEN processing_status = 'failed' THEN $3 ELSE failure_reason END,
+             failure_task_id = CASE WHEN processing_status = 'failed' THEN $4 ELSE failure_task_id END,
+             failed_at = CASE WHEN processing_status = 'failed' THEN $2::timestamptz ELSE failed_at END
+           WHERE id = $1`,
+          [e.data.entryId, at, e.data.error, e.data.taskId],
         )
       }
       return

@@ -21,7 +21,7 @@ type KnowledgeEvent = t.TypeOf<typeof Event>
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 8,
+  version: 9,
   tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (

@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert'
 import { MAX_TEXT_CHARS } from '../../ingestion/parsers'
 import { waitForTask } from '../helpers/ingestion'
 import { type Member, type TestService, expectError, ok } from '../helpers/service'
+import { type Site, html } from '../helpers/site'
 import { send, startUploads } from '../helpers/uploads'
+import { createUrl, startUrlEntries } from '../helpers/urls'
 
 const test = suite<{ service: TestService; owner: Member }>(
   'API: an entry whose processing failed says why, and has nothing to verify',
@@ -74,3 +76,41 @@ test('verifying an entry without content is refused (400) and records nothing', 
 })
 
 test.run()
+
+const urls = suite<{ service: TestService; site: Site; owner: Member }>(
+  'API: a URL entry whose processing failed says why, until a sync fills it',
+)
+
+urls.before(startUrlEntries)
+urls.after(async ({ service, site }) => (await service.stop(), await site.close()))
+
+urls(
+  "the failure is the latest one's while the entry has no content, and goes once a sync fills it",
+  async ({ service, site, owner }) => {
+    const read = async (id: string) => ok(await service.call('GET', `/api/v1/knowledge/${id}`, { token: owner.token }))
+    const sync = async (id: string) => {
+      const queued = ok(await service.call('POST', `/api/v1/knowledge/${id}/sync`, { token: owner.token }), 202)
+      return waitForTask(service.call, owner.token, queued.taskId)
+    }
+    site.pages.set('/gone', { status: 404, body: 'no' })
+    const created = ok(await createUrl(service, owner.token, `${site.url}/gone`), 201)
+    const first = await waitForTask(service.call, owner.token, created.taskId)
+    assert.is(first.status, 'failed')
+    assert.equal((await read(created.id)).failure, { reason: first.error, taskId: first.id, at: first.completedAt })
+    assert.match(first.error, 'HTTP 404')
+    site.pages.set('/gone', { status: 503, body: 'busy' })
+    const second = await sync(created.id)
+    assert.is(second.status, 'failed')
+    const entry = await read(created.id)
+    assert.is(entry.processingStatus, 'failed')
+    assert.equal([entry.failure.reason, entry.failure.taskId], [second.error, second.id])
+    assert.match(entry.failure.reason, 'HTTP 503')
+    site.pages.set('/gone', { body: html('Back', '<p>Bandicoots are back.</p>') })
+    assert.is((await sync(created.id)).status, 'completed')
+    const filled = await read(created.id)
+    assert.is(filled.processingStatus, 'completed')
+    assert.not.ok('failure' in filled)
+  },
+)
+
+urls.run()
