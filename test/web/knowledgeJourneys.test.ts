@@ -74,6 +74,7 @@ journeys('web console: knowledge, folders and the first load in Chromium', (test
     await shot(page, 'folder-delete')
     await dialog.getByRole('button', { name: 'Delete folder' }).click()
     await page.getByTestId('folder').waitFor({ state: 'detached' })
+    await page.getByRole('dialog').waitFor({ state: 'detached' })
     await page.getByTestId('root-count').filter({ hasText: 'In no folder: 1' }).waitFor()
     await page.getByTestId('entry-row').filter({ hasText: 'Numbat diet' }).waitFor()
     assert.is(ok(await svc.call('GET', `/api/v1/knowledge/${entry.id}`, { token: owner.token })).folderId, undefined)
