@@ -3,11 +3,17 @@
 // document exists, and each document judged fully relevant (grade 2) contains the question's evidence.
 import fs from 'node:fs'
 import { gitDocs } from './git'
+import { mixedDocs } from './mixed'
 import { postgresDocs } from './postgres'
 import { pythonDocs } from './python'
 import { type Doc, SETS, loadQuestions } from './sets'
 
-const builders: Record<string, () => Doc[]> = { python: pythonDocs, postgres: postgresDocs, git: gitDocs }
+const builders: Record<string, () => Doc[]> = {
+  python: pythonDocs,
+  postgres: postgresDocs,
+  git: gitDocs,
+  mixed: mixedDocs,
+}
 
 let failed = false
 for (const set of SETS.filter((s) => !process.argv[2] || s.name === process.argv[2])) {

@@ -36,10 +36,12 @@ interface Run {
   q: Question
   ranked: string[]
 }
-const KINDS = ['all', 'keyword', 'paraphrase', 'option']
+/** Kinds of questions reported, in this order, where a set has some. */
+const KIND_ORDER = ['keyword', 'paraphrase', 'option', 'note', 'deep']
+const kindsOf = (questions: Question[]) => ['all', ...KIND_ORDER.filter((k) => questions.some((q) => q.kind === k))]
 /** Rows of the nDCG table; questions the documents do not answer (`none`) have no ranking to judge. */
 const summarise = (system: string, runs: Run[]) =>
-  KINDS.map((kind) => {
+  kindsOf(runs.map((r) => r.q)).map((kind) => {
     const ms = runs
       .filter((r) => r.q.kind !== 'none' && (kind === 'all' || r.q.kind === kind))
       .map((r) => metrics(r.ranked, r.q.judgments))
@@ -134,7 +136,7 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
     )
     say()
     say('| system | questions | nDCG@10 | MRR@10 | Recall@10 |\n|---|---|---:|---:|---:|')
-    for (const kind of KINDS)
+    for (const kind of kindsOf(questions))
       for (const r of rows.filter((x) => x.kind === kind))
         say(`| ${r.system} | ${kind} | ${f(r.ndcg)} | ${f(r.mrr)} | ${f(r.recall)} |`)
     say()

@@ -6,10 +6,16 @@ export interface Doc {
   id: string
   title: string
   text: string
+  /** Ingested as a file of this format (rendered from `text`) rather than as a text entry. */
+  format?: 'pdf'
 }
 
-/** `none`: a question the documents do not answer (only irrelevant results), for calibrating scores. */
-export type Kind = 'keyword' | 'paraphrase' | 'option' | 'none'
+/**
+ * `none`: a question the documents do not answer (only irrelevant results), for calibrating scores.
+ * `note`: answered by a short note that sits beside a long document on the same topic (the `mixed` set);
+ * `deep`: answered only by a passage deep inside a long document (the `mixed` set).
+ */
+export type Kind = 'keyword' | 'paraphrase' | 'option' | 'note' | 'deep' | 'none'
 
 export interface Question {
   id: string
@@ -28,14 +34,22 @@ export interface EvalSet {
   dir: string
 }
 
-/** `python` is the set ranking is tuned on; `postgres` and `git` are held out and only ever measured. */
+/**
+ * `python` is the set ranking is tuned on; `postgres`, `git` and `mixed` are held out and only ever
+ * measured. `mixed` is a team's workspace of mixed sizes: long manuals, PDFs and short notes.
+ */
 export const SETS: EvalSet[] = [
   { name: 'python', about: 'Python 3.11 standard library reference (python3.11-doc)', dir: 'eval/python' },
   { name: 'postgres', about: 'PostgreSQL 15 manual (postgresql-doc-15)', dir: 'eval/postgres' },
   { name: 'git', about: 'Git 2.39 manual pages and guides (git-doc)', dir: 'eval/git' },
+  {
+    name: 'mixed',
+    about: 'long manuals (PostgreSQL 15, Python 3.11, Git 2.39), PDFs and short notes on their topics',
+    dir: 'eval/mixed',
+  },
 ]
 
-/** Documents are cut to this many characters, at a paragraph end. */
+/** The documents of `python`, `postgres` and `git` are cut to this many characters, at a paragraph end. */
 export const CAP = 40_000
 
 export const capped = (text: string) => {

@@ -2,6 +2,7 @@
 // fresh directory (removed after), or with EVAL_DATA_DIR=<dir> kept in <dir>/<set> and opened again
 // by the next run, which then ingests nothing (for runs that only change how queries are answered).
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import * as E from 'fp-ts/Either'
@@ -9,6 +10,7 @@ import { createLogger } from '../../adapters/logger'
 import { loadConfig } from '../../app/config'
 import { type Service, startService } from '../../app/service'
 import { freshPostgres } from '../../testkit/db'
+import { renderPdf } from './pdf'
 import type { Doc, EvalSet } from './sets'
 
 export const EMBEDDER = process.env.EVAL_EMBEDDER ?? 'local'
@@ -42,6 +44,61 @@ export const callerOf = (url: string) => async (method: string, p: string, token
   const json = (await res.json()) as { success: boolean; data: any }
   if (!json.success) throw new Error(`${p}: ${JSON.stringify(json)}`)
   return json.data
+}
+
+/**
+ * A JSON POST with no time limit of the client's: a text entry is embedded before it is answered,
+ * and one of 480,000 characters can take the local model longer than fetch waits for an answer (300 s).
+ */
+const postLong = (url: string, token: string, body: unknown) =>
+  new Promise<any>((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        const parts: Buffer[] = []
+        res.on('data', (b: Buffer) => parts.push(b))
+        res.on('end', () => {
+          const json = JSON.parse(Buffer.concat(parts).toString('utf8'))
+          if (json.success) resolve(json.data)
+          else reject(new Error(`POST ${url}: ${JSON.stringify(json)}`))
+        })
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+
+/** A document marked `format: 'pdf'` uploaded as a PDF file (multipart, source file): its entry and task. */
+const uploadPdf = async (url: string, token: string, d: Doc, chunking: object) => {
+  const form = new FormData()
+  form.append('source', 'file')
+  form.append('title', d.title)
+  for (const [k, v] of Object.entries(chunking)) form.append(k, JSON.stringify(v))
+  const bytes = await renderPdf(d.title, d.text)
+  const name = `${d.id.replace(/[^\w-]+/g, '-')}.pdf`
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), name)
+  const res = await fetch(`${url}/api/v1/knowledge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  })
+  const json = (await res.json()) as { success: boolean; data: { id: string; taskId: string } }
+  if (!json.success) throw new Error(`upload of ${d.id}: ${JSON.stringify(json)}`)
+  return json.data
+}
+
+/** Waits for the tasks of uploaded files, as a client polls them; a failed one stops the evaluation. */
+const waitForTasks = async (call: ReturnType<typeof callerOf>, token: string, taskIds: string[]) => {
+  for (const id of taskIds) {
+    for (;;) {
+      const task = await call('GET', `/api/v1/knowledge/tasks/${id}`, token)
+      if (task.status === 'failed') throw new Error(`task ${id} failed: ${JSON.stringify(task)}`)
+      if (task.status === 'completed') break
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
 }
 
 export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<EvalWorkspace> => {
@@ -79,6 +136,7 @@ export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<Eval
   })
   await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 100_000 })
   const docOf = new Map<string, string>()
+  const tasks: string[] = []
   const started = Date.now()
   let next = 0
   await Promise.all(
@@ -88,12 +146,16 @@ export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<Eval
         const chunking = CHUNK
           ? { chunkingOptions: { chunkSizeTokens: CHUNK, overlapTokens: Math.round(CHUNK / 5) } }
           : {}
-        const e = await call('POST', '/api/v1/knowledge', token, {
-          title: d.title,
-          source: 'document',
-          content: d.text,
-          ...chunking,
-        })
+        const e =
+          d.format === 'pdf'
+            ? await uploadPdf(service.url, token, d, chunking)
+            : await postLong(`${service.url}/api/v1/knowledge`, token, {
+                title: d.title,
+                source: 'document',
+                content: d.text,
+                ...chunking,
+              })
+        if (e.taskId) tasks.push(e.taskId)
         docOf.set(e.id, d.id)
         if (docOf.size % 50 === 0)
           process.stderr.write(
@@ -102,6 +164,7 @@ export const openEvalWorkspace = async (set: EvalSet, docs: Doc[]): Promise<Eval
       }
     }),
   )
+  await waitForTasks(call, token, tasks)
   const ingestSeconds = (Date.now() - started) / 1000
   if (keptFile) fs.writeFileSync(keptFile, JSON.stringify({ token, workspaceId: ws.id, docOf: [...docOf] }))
   return { service, close, token, workspaceId: ws.id, docOf, ingestSeconds }
