@@ -170,25 +170,31 @@ export const completeTask = async (
 
 /**
  * An untitled upload takes the title its document gives (a heading, the title in its properties),
- * unless someone renamed the entry since it was named after the file (`provisional`).
+ * unless someone renamed the entry since it was named after the file (`provisional`). Answers the
+ * title the entry bears then (its chunks are embedded with it), whether or not this changed it.
  */
-export const titleFromDocument = (
+export const titleFromDocument = async (
   deps: Pick<KnowledgeDeps, 'store'>,
   ctx: CommandContext,
   ref: { workspaceId: string; entryId: string },
   provisional: string,
   title: string,
-) =>
-  handle(
+): Promise<E.Either<DomainError, string>> => {
+  const wanted = firstChars(title.trim(), 500)
+  let bears = provisional
+  const done = await handle(
     deps.store,
     streams.entry(ref.entryId),
     entry,
-    {
-      type: 'TitleFromDocument',
-      data: { workspaceId: ref.workspaceId, entryId: ref.entryId, provisional, title: firstChars(title.trim(), 500) },
+    (state) => {
+      if (state.status === 'active') bears = state.title
+      const data = { workspaceId: ref.workspaceId, entryId: ref.entryId, provisional, title: wanted }
+      return E.right({ type: 'TitleFromDocument', data } as const)
     },
     ctx,
   )
+  return E.map((h: { events: unknown[] }) => (h.events.length ? wanted : bears))(done)
+}
 
 export const failTask = async (
   deps: Pick<KnowledgeDeps, 'store'>,

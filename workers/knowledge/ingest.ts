@@ -143,7 +143,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
         sections = [{ text: parsed.text }]
         if (t.titleFromDocument && parsed.title?.trim()) {
           const retitled = await titleFromDocument(deps, ctx(), ref, t.title, parsed.title)
-          if (E.isRight(retitled) && retitled.right.events.length) title = parsed.title.trim()
+          if (E.isRight(retitled)) title = retitled.right
         }
       }
       if (sections.every((s) => s.text.trim() === ''))
