@@ -2,9 +2,12 @@
 // through the API, runs its questions in text, vector and hybrid mode, and MiniSearch (an
 // in-process BM25 library, default options, title and text) as the reference; reports nDCG@10,
 // MRR@10 and Recall@10 per question kind, latency per mode, how often the served chunk holds the
-// judged evidence, a reliability table of the scores, and precision and recall at the defaults.
+// judged evidence, a reliability table of the scores, precision and recall at the defaults, and the
+// vector leg's recall of distinct entries against an exact scan of every passage vector.
 import MiniSearch from 'minisearch'
+import type { Service } from '../../app/service'
 import { mean, ndcgAt, percentile } from '../../queries/search'
+import { exactScanner, recallOf } from './exactRecall'
 import { type Doc, type EvalSet, type Question, SETS, loadDocs, loadQuestions } from './sets'
 import { CHUNK, EMBEDDER, IN_FLIGHT, callerOf, openEvalWorkspace } from './workspace'
 
@@ -55,7 +58,7 @@ const summarise = (system: string, runs: Run[]) =>
   })
 
 const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
-  const { service, token, docOf, ingestSeconds, close } = await openEvalWorkspace(set, docs)
+  const { service, token, workspaceId, docOf, ingestSeconds, close } = await openEvalWorkspace(set, docs)
   const call = callerOf(service.url)
   const out: string[] = []
   const say = (line = '') => out.push(line)
@@ -76,6 +79,8 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
     const reliability: Record<string, Array<[number, number]>> = {}
     const evidence: Record<string, [number, number]> = {}
     const atDefaults: Record<string, { p5: number[]; r5: number[]; emptied: number; noneAnswered: number }> = {}
+    /** The distinct documents of vector mode's top 10, per question. */
+    const vectorTop = new Map<string, string[]>()
     for (const mode of MODES) {
       const runs: Run[] = []
       latency[mode] = []
@@ -87,6 +92,7 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
         if (r.mode !== mode) throw new Error(`${mode} answered as ${r.mode}: ${r.fallback}`)
         latency[mode].push(r.ms)
         runs.push({ q, ranked: r.results.map((x) => x.id) })
+        if (mode === 'vector') vectorTop.set(q.id, [...new Set(r.results.map((x) => x.id))].slice(0, K))
         for (const x of r.results) {
           const bucket = reliability[mode][Math.min(9, Math.floor(x.score * 10))]
           bucket[0]++
@@ -112,6 +118,7 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
       }
       rows.push(...summarise(mode, runs))
     }
+    const exact = vectorTop.size ? await exactRecall(service, workspaceId, docOf, questions, vectorTop) : []
     const mini = new MiniSearch<Doc>({ fields: ['title', 'text'], storeFields: ['id'] })
     mini.addAll(docs)
     rows.push(
@@ -153,6 +160,10 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
           `${a.emptied}/${answerable} | ${none ? `${a.noneAnswered}/${none}` : '-'} |`,
       )
     }
+    if (exact.length) {
+      say()
+      out.push(...exact)
+    }
     say()
     say(
       'Reliability (top 10 of every question): results per score bucket, and the share judged relevant (grade 1 or ' +
@@ -171,6 +182,37 @@ const evaluate = async (set: EvalSet, docs: Doc[], questions: Question[]) => {
     await close()
   }
   return out.join('\n')
+}
+
+/**
+ * The vector leg's recall@10 of distinct entries against an exact scan of every passage, per kind of
+ * question: against the entries first by their best passage's cosine, and by the vector score itself.
+ */
+const exactRecall = async (
+  service: Service,
+  workspaceId: string,
+  docOf: Map<string, string>,
+  questions: Question[],
+  vectorTop: Map<string, string[]>,
+) => {
+  const scan = await exactScanner(service, workspaceId)
+  const rows: Array<{ kind: string; best: number; raw: number }> = []
+  for (const q of questions) {
+    const top = await scan.top(q.query, K)
+    const found = vectorTop.get(q.id) ?? []
+    const docs = (ids: string[]) => ids.map((id) => docOf.get(id) ?? id)
+    rows.push({ kind: q.kind, best: recallOf(found, docs(top.best)), raw: recallOf(found, docs(top.raw)) })
+  }
+  // Here `all` is every question, those that nothing answers included: the index's recall needs no judgment.
+  const kinds = [...kindsOf(questions), ...(questions.some((q) => q.kind === 'none') ? ['none'] : [])]
+  const of = (kind: string) => rows.filter((r) => kind === 'all' || r.kind === kind)
+  return [
+    `Vector leg: recall@10 of distinct entries against an exact scan of all ${scan.passages} passage vectors ` +
+      "(vector mode's top 10 entries, against the 10 entries first by an exact score)\n",
+    `| exact score | ${kinds.join(' | ')} |\n|---|${kinds.map(() => '---:').join('|')}|`,
+    `| best passage's cosine | ${kinds.map((k) => f(mean(of(k).map((r) => r.best)))).join(' | ')} |`,
+    `| vector score (0.5 · best + top3) | ${kinds.map((k) => f(mean(of(k).map((r) => r.raw)))).join(' | ')} |`,
+  ]
 }
 
 for (const set of SETS.filter((x) => !process.argv[2] || x.name === process.argv[2])) {
