@@ -67,7 +67,7 @@ test('the OpenAPI document is valid OpenAPI 3.1, and every JSON answer describes
 const placeholder = (schema: any) =>
   schema?.type === 'integer' || schema?.type === 'number' ? '1' : schema?.pattern ? 'placeholder-slug' : 'placeholder'
 
-test('every documented method answers something other than 405 (called with placeholder ids and valid credentials)', async ({
+test('every documented method answers something other than 405 (placeholder ids, valid credentials)', async ({
   svc,
 }) => {
   const doc = (await svc.call('GET', '/api/v1/openapi.json')).body

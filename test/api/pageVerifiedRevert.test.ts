@@ -96,7 +96,7 @@ test(
   },
 )
 
-test('content equal to an older verified pin, never re-verified, does not carry it: only the pinned content does', async (ctx) => {
+test('equal to an older verified pin, never re-verified, does not carry it: the pinned one does', async (ctx) => {
   const { svc, m } = ctx
   const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
   const made = ok(await call('POST', '/api/v1/pages', { title: 'Numbat diet', content: 'Termites.' }), 201)

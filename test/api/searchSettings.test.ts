@@ -7,7 +7,7 @@ const test = suite<SearchContext>('API: search (workspace settings)')
 test.before(startWithCorpus)
 test.after(async ({ svc }) => svc.stop())
 
-test('a search that leaves out mode, limit and minScore uses what the configuration shows, on REST and kb_search', async ({
+test('a search leaving out mode, limit and minScore uses what the configuration shows, on REST and kb_search', async ({
   svc,
 }) => {
   const w = await seedMember(svc.call, 'owner')
