@@ -72,7 +72,7 @@ export const Retried = c.object(
 
 const ReceiptResult = c.object(
   {
-    version: d(t.number, "The entry's revision, or the page's version, that was served"),
+    version: d(t.number, "The entry's version (1 for its first content), or the page's, that was served"),
     sha256: d(t.string, 'SHA-256 (hex) of the text served'),
     status: d(t.string, 'current, changed or deleted'),
   },

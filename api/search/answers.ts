@@ -42,7 +42,7 @@ const Result = c.object(
       "The entry's rank in each leg that found it (1 is first)",
     ),
     chunkIndex: t.number,
-    version: d(t.number, "The entry's revision whose content the served chunk is"),
+    version: d(t.number, "The entry's version (1 for its first content) whose content the served chunk is"),
     sha256: d(t.string, 'SHA-256 (hex) of the served chunk text'),
   },
   { pageUrl: d(t.string, 'For a crawled entry: the page the chunk came from'), highlight: Highlight },

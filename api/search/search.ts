@@ -69,7 +69,7 @@ export const searchRoutes: AnyRoute[] = [
         minScore: body.minScore,
         filters: { source: body.source, category: body.category, tag: body.tag, folderId: body.folderId },
       })
-      return E.map((data: { results: SearchResult[] }) => ({
+      return E.map((data: { results: Array<Omit<SearchResult, 'revision'>> }) => ({
         data: query.view === 'compact' ? { ...data, results: entryHits(data.results, 'highlight') } : data,
       }))(found)
     },

@@ -63,7 +63,7 @@ export const EntryHit = c.object(
     ...common,
     citation: d(t.string, 'How to cite it to the user: its title, and the web page it came from if any'),
     chunkIndex: d(t.number, 'Which chunk of the entry matched (0 is the first)'),
-    version: d(t.number, "The entry's revision whose content was served"),
+    version: d(t.number, "The entry's version (1 for its first content) that was served"),
     ...served,
   },
   { content: d(t.string, 'The whole chunk (with include "chunk")') },
@@ -88,7 +88,10 @@ const opening = (text: string) => (text.length <= 300 ? text : `${text.slice(0, 
 type Include = 'highlight' | 'chunk' | undefined
 
 /** Entry results as an agent reads them: the matching sentences, the chunk only when asked. */
-export const entryHits = (results: SearchResult[], include: Include): t.TypeOf<typeof EntryHit>[] =>
+export const entryHits = (
+  results: Array<Omit<SearchResult, 'revision'>>,
+  include: Include,
+): t.TypeOf<typeof EntryHit>[] =>
   results.map((r) => ({
     id: r.id,
     title: r.title,

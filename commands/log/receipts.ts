@@ -3,6 +3,7 @@ import { unifiedDiff } from '../../adapters/diff'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { sha256Hex } from '../../adapters/text'
 import { EntryEvent } from '../../domain/knowledge'
+import { entryVersion, firstContentRevisions } from '../../queries/knowledge'
 import { streams } from '../streams'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import { readClaim, signedBy } from './receiptToken'
@@ -48,7 +49,16 @@ type Status =
   | { status: 'deleted' }
   | { status: 'changed'; currentVersion: number; diff?: string }
 
-const entryStatus = async (db: Queryable, store: EventStore, r: ResultRow): Promise<Status> => {
+/**
+ * Whether a served chunk still holds. `r.version` is the entry's revision as served (what records and
+ * tokens keep); `shown` turns a revision into the entry's version as results show it.
+ */
+const entryStatus = async (
+  db: Queryable,
+  store: EventStore,
+  r: ResultRow,
+  shown: (revision: number) => number,
+): Promise<Status> => {
   const { rows } = await db.query<{ content: string | null; revision: number | null }>(
     `SELECT c.content, c.revision FROM kb_entries e
      LEFT JOIN kb_chunks c ON c.entry_id = e.id AND c.chunk_index = $2 WHERE e.id = $1`,
@@ -65,9 +75,9 @@ const entryStatus = async (db: Queryable, store: EventStore, r: ResultRow): Prom
   const served = await chunkAt(store, r.item_id, r.version, r.chunk_index ?? 0)
   return {
     status: 'changed',
-    currentVersion: Number(latest[0]?.revision ?? r.version),
+    currentVersion: shown(Number(latest[0]?.revision ?? r.version)),
     ...(served !== undefined && sha256Hex(served).startsWith(r.sha256)
-      ? { diff: unifiedDiff(served, now, `served (revision ${r.version})`, 'now') }
+      ? { diff: unifiedDiff(served, now, `served (version ${shown(r.version)})`, 'now') }
       : {}),
   }
 }
@@ -91,16 +101,31 @@ const pageStatus = async (db: Queryable, r: ResultRow): Promise<Status> => {
 }
 
 /** Whether each result served still holds: current, changed since (with a diff when the log has it), or deleted. */
-const checkResults = (deps: { db: Queryable; store: EventStore }, kind: 'knowledge' | 'pages', results: ResultRow[]) =>
-  Promise.all(
-    results.map(async (r) => ({
-      ...(kind === 'knowledge'
-        ? { entryId: r.item_id, version: r.version, chunkIndex: r.chunk_index ?? 0 }
-        : { pageId: r.item_id, version: r.version }),
-      sha256: r.sha256,
-      ...(kind === 'knowledge' ? await entryStatus(deps.db, deps.store, r) : await pageStatus(deps.db, r)),
-    })),
+const checkResults = async (
+  deps: { db: Queryable; store: EventStore },
+  kind: 'knowledge' | 'pages',
+  results: ResultRow[],
+) => {
+  const firsts =
+    kind === 'knowledge'
+      ? await firstContentRevisions(
+          deps.db,
+          results.map((r) => r.item_id),
+        )
+      : new Map()
+  return Promise.all(
+    results.map(async (r) => {
+      const shown = (revision: number) => entryVersion(revision, firsts.get(r.item_id) ?? null)
+      return {
+        ...(kind === 'knowledge'
+          ? { entryId: r.item_id, version: shown(r.version), chunkIndex: r.chunk_index ?? 0 }
+          : { pageId: r.item_id, version: r.version }),
+        sha256: r.sha256,
+        ...(kind === 'knowledge' ? await entryStatus(deps.db, deps.store, r, shown) : await pageStatus(deps.db, r)),
+      }
+    }),
   )
+}
 
 const recordOf = async (db: Queryable, workspaceId: string, id: string) =>
   (

@@ -61,7 +61,7 @@ export const searchKnowledge = async (
   E.Either<
     DomainError,
     {
-      results: SearchResult[]
+      results: Array<Omit<SearchResult, 'revision'>>
       mode: Mode
       fallback?: string
       engines: Engines
@@ -84,7 +84,13 @@ export const searchKnowledge = async (
     results = reranked.results
     engines = { ...engines, rerank: reranked.engine }
   }
-  const served = results.map((r) => ({ entryId: r.id, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 }))
+  // A record and a receipt keep the revision: it finds the served text in the log.
+  const served = results.map((r) => ({
+    entryId: r.id,
+    version: r.revision,
+    chunkIndex: r.chunkIndex,
+    sha256: r.sha256,
+  }))
   const { receipt, searchId } = await issueReceipt(deps.receiptKeys, {
     kind: 'knowledge',
     workspaceId,
@@ -120,5 +126,7 @@ export const searchKnowledge = async (
     ),
   )
   const { position: _, ...answer } = found.right
-  return E.right({ ...answer, results, engines, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
+  // The revision stays in the record and the receipt; a result shows the entry's version.
+  const shown = results.map(({ revision: _, ...r }) => r)
+  return E.right({ ...answer, results: shown, engines, receipt, ...(req.asOf ? { asOf: req.asOf } : {}) })
 }

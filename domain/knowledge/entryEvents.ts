@@ -94,8 +94,9 @@ export const EntryDeleted = t.type({
   data: t.intersection([
     t.type({ entryId: t.string, workspaceId: t.string, deletedBy: t.string, at: t.string }),
     // What remains of the entry once its stream is cut to this event (older events have none): its
-    // title, and the log position it was created at.
-    t.partial({ title: t.string, createdPosition: t.number }),
+    // title, the log position it was created at, and the revision of its first content (versions
+    // are counted from it).
+    t.partial({ title: t.string, createdPosition: t.number, firstContentRevision: t.number }),
   ]),
 })
 export type EntryDeleted = t.TypeOf<typeof EntryDeleted>
@@ -155,3 +156,9 @@ export const EntryEvent = t.union([
   EntryMetadataReplaced,
 ])
 export type EntryEvent = t.TypeOf<typeof EntryEvent>
+
+/** Whether an event gives the entry text to search (its first such event's revision is the entry's version 1). */
+export const fillsContent = (e: EntryEvent) =>
+  (e.type === 'EntryCreated' && e.data.chunks.length > 0) ||
+  e.type === 'EntryContentProcessed' ||
+  (e.type === 'EntryUpdated' && e.data.changes.content !== undefined)

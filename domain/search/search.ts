@@ -3,7 +3,11 @@ import * as E from 'fp-ts/Either'
 import type { Decider } from '../shared'
 
 /** One search as served: a batch of citations, one per entry (or page version) in its results. */
-/** What one result served (an answer receipt keeps these): the entry, its version, the chunk and its hash. */
+/**
+ * What one result served (an answer receipt keeps these): the entry, its stream's revision whose
+ * content was served (named `version` when it was first written; shown as the entry's version, from 1),
+ * the chunk and its hash.
+ */
 export const ServedEntry = t.type({ entryId: t.string, version: t.number, chunkIndex: t.number, sha256: t.string })
 
 export const SearchServed = t.type({

@@ -1,9 +1,9 @@
 import * as t from 'io-ts'
 import type { Client } from '../../adapters/db'
 import type { RecordedEvent } from '../../adapters/eventstore/port'
-import { EntryEvent } from '../../domain/knowledge/entry'
+import { EntryEvent, fillsContent } from '../../domain/knowledge/entry'
 import { FolderEvent } from '../../domain/knowledge/folder'
-import { type KbConfig, KbConfigChanged, applyChanges, defaultKbConfig } from '../../domain/knowledge/kbConfig'
+import { KbConfigChanged, type KbConfigChanges, mergeChanges } from '../../domain/knowledge/kbConfig'
 import { assertNever } from '../../domain/shared'
 import { SearchServed } from '../../domain/search'
 import { TaskEvent } from '../../domain/knowledge/task'
@@ -21,7 +21,7 @@ type KnowledgeEvent = t.TypeOf<typeof Event>
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 9,
+  version: 10,
   tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
   schema: `
     CREATE TABLE kb_entries (
@@ -34,11 +34,13 @@ export const knowledgeProjector: Projector = {
         source_url text,
       sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
         sync_error text, sync_task_id text,
-      sync_requested_at timestamptz, failure_reason text, failure_task_id text, failed_at timestamptz);
+      sync_requested_at timestamptz, failure_reason text, failure_task_id text, failed_at timestamptz,
+      first_content_revision bigint);
     ${historyDdl('kb_entries', 'id')}
     CREATE INDEX kb_entries_history_list ON kb_entries_history (workspace_id, created_at DESC, id DESC);
     CREATE TABLE kb_entry_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text,
-      first_position bigint, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL);
+      first_position bigint, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL,
+      first_content_revision bigint);
     CREATE INDEX kb_entries_sync_due ON kb_entries (next_sync_at) WHERE sync_enabled;
     CREATE INDEX kb_entries_list ON kb_entries (workspace_id, created_at DESC, id DESC);
     CREATE INDEX kb_entries_folder ON kb_entries (workspace_id, folder_id);
@@ -47,8 +49,7 @@ export const knowledgeProjector: Projector = {
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text, color text, icon text,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
-    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL,
-      search_set text[] NOT NULL DEFAULT '{}');
+    CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL);
     CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
       entry_ids text[] NOT NULL);
     CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
@@ -108,6 +109,7 @@ export const knowledgeProjector: Projector = {
       case 'EntryVerified':
       case 'EntryDeleted':
         await applyEntry(tx, e, at)
+        await firstContent(tx, e, recorded.revision)
         return entryHistory(tx, e, recorded.position, at)
       case 'TaskStarted':
       case 'TaskProgressed':
@@ -142,13 +144,36 @@ const entryHistory = async (tx: Client, e: EntryEvent, position: number, at: str
       return recordHistory(tx, 'kb_entries', 'id', e.data.entryId, position)
     case 'EntryDeleted':
       await tx.query(
-        `INSERT INTO kb_entry_tombstones (id, workspace_id, title, first_position, deleted_position, deleted_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-        [e.data.entryId, e.data.workspaceId, e.data.title ?? null, e.data.createdPosition ?? null, position, at],
+        `INSERT INTO kb_entry_tombstones (id, workspace_id, title, first_position, deleted_position, deleted_at,
+           first_content_revision)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+        [
+          e.data.entryId,
+          e.data.workspaceId,
+          e.data.title ?? null,
+          e.data.createdPosition ?? null,
+          position,
+          at,
+          e.data.firstContentRevision ?? null,
+        ],
       )
       await tx.query('DELETE FROM kb_entries_history WHERE id = $1', [e.data.entryId])
       return
   }
+}
+
+/**
+ * The revision of an entry's first content (the first event that gave it text to search): versions
+ * are counted from it (queries/knowledge/versions.ts). The least revision seen is kept, so an event
+ * applied again changes nothing.
+ */
+const firstContent = async (tx: Client, e: EntryEvent, revision: number) => {
+  if (!fillsContent(e)) return
+  await tx.query(
+    `UPDATE kb_entries SET first_content_revision = $2 WHERE id = $1
+       AND (first_content_revision IS NULL OR first_content_revision > $2)`,
+    [e.data.entryId, revision],
+  )
 }
 
 /** An entry's processing state follows the task that fills it (not its later syncs). */
@@ -214,20 +239,20 @@ const applyFolder = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Folde
   }
 }
 
-/** The workspace's configuration: the changes merged into what the read model holds. */
+/**
+ * The workspace's configuration changes, merged: the read model keeps what the workspace changed and
+ * no default, so a read applies the defaults of the code that reads it (queries/knowledge/kbConfig.ts).
+ */
 const applyConfig = async (tx: Client, e: KbConfigChanged) => {
-  // Merging the same changes twice gives the same config: idempotent.
-  const { rows } = await tx.query<{ config: KbConfig }>('SELECT config FROM kb_configs WHERE workspace_id = $1', [
-    e.data.workspaceId,
-  ])
-  const config = applyChanges(rows[0]?.config ?? defaultKbConfig(), e.data.changes)
-  // Which search settings the workspace has set, even to the value they had: the search
-  // endpoint follows those, and keeps its own defaults for the others.
+  // Merging the same changes twice gives the same changes: idempotent.
+  const { rows } = await tx.query<{ config: KbConfigChanges }>(
+    'SELECT config FROM kb_configs WHERE workspace_id = $1',
+    [e.data.workspaceId],
+  )
   await tx.query(
-    `INSERT INTO kb_configs (workspace_id, config, search_set) VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE
-       SET config = EXCLUDED.config,
-         search_set = ARRAY(SELECT DISTINCT unnest(kb_configs.search_set || EXCLUDED.search_set) ORDER BY 1)`,
-    [e.data.workspaceId, JSON.stringify(config), Object.keys(e.data.changes.search ?? {})],
+    `INSERT INTO kb_configs (workspace_id, config) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE
+       SET config = EXCLUDED.config`,
+    [e.data.workspaceId, JSON.stringify(mergeChanges(rows[0]?.config ?? {}, e.data.changes))],
   )
 }
 

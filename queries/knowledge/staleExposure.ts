@@ -1,5 +1,6 @@
 import type { Queryable } from '../../adapters/db'
 import { pagination } from '../pagination'
+import { entryVersion } from './versions'
 
 interface Row {
   kind: 'knowledge' | 'pages'
@@ -12,6 +13,7 @@ interface Row {
   served_at: Date
   actor: unknown
   version: number
+  first_content_revision: number | null
 }
 
 /** Serves looked at at most (the latest): a report reaching further back is cut there. */
@@ -39,12 +41,15 @@ export const staleExposure = async (db: Queryable, workspaceId: string, since: D
          ELSE CASE WHEN p.id IS NULL THEN 'deleted' WHEN p.version <> s.version THEN 'changed' END
          END AS status,
          CASE WHEN s.kind = 'knowledge' THEN (SELECT max(revision) FROM kb_chunks WHERE entry_id = s.item_id)
-           ELSE p.version END AS current_version
+           ELSE p.version END AS current_version,
+         coalesce(e.first_content_revision, t.first_content_revision) AS first_content_revision
        FROM served s
        LEFT JOIN kb_entries e ON s.kind = 'knowledge' AND e.id = s.item_id
+       LEFT JOIN kb_entry_tombstones t ON s.kind = 'knowledge' AND t.id = s.item_id
        LEFT JOIN kb_chunks c ON s.kind = 'knowledge' AND c.entry_id = s.item_id AND c.chunk_index = s.chunk_index
        LEFT JOIN kb_pages p ON s.kind = 'pages' AND p.id = s.item_id)
      SELECT j.kind, j.item_id, j.title, j.status, j.current_version, j.receipt_id, j.served_at, j.actor, j.version,
+       j.first_content_revision,
        (SELECT max(a.time) FROM audit_events a WHERE a.workspace_id = $1 AND a.position > j.position
           AND a.stream_id = (CASE WHEN j.kind = 'knowledge' THEN 'entry-' ELSE 'page-' END) || j.item_id
           AND a.type IN ('EntryUpdated', 'EntryContentProcessed', 'EntryDeleted', 'PageVersionWritten', 'PageDeleted'))
@@ -55,6 +60,8 @@ export const staleExposure = async (db: Queryable, workspaceId: string, since: D
   const groups = new Map<string, { item: Record<string, unknown>; changedAt: number; servedTo: unknown[] }>()
   for (const r of rows) {
     const key = `${r.kind}:${r.item_id}`
+    // An entry's served and current versions are its revisions as the log counts them, shown from 1.
+    const shown = (v: number) => (r.kind === 'knowledge' ? entryVersion(v, r.first_content_revision) : Number(v))
     let g = groups.get(key)
     if (!g) {
       g = {
@@ -62,7 +69,7 @@ export const staleExposure = async (db: Queryable, workspaceId: string, since: D
           ...(r.kind === 'knowledge' ? { entryId: r.item_id } : { pageId: r.item_id }),
           ...(r.title ? { title: r.title } : {}),
           status: r.status,
-          ...(r.current_version !== null ? { currentVersion: Number(r.current_version) } : {}),
+          ...(r.current_version !== null ? { currentVersion: shown(r.current_version) } : {}),
           changedAt: r.changed_at?.toISOString() ?? null,
         },
         changedAt: r.changed_at?.getTime() ?? 0,
@@ -70,7 +77,12 @@ export const staleExposure = async (db: Queryable, workspaceId: string, since: D
       }
       groups.set(key, g)
     }
-    g.servedTo.push({ receiptId: r.receipt_id, at: r.served_at.toISOString(), actor: r.actor, version: r.version })
+    g.servedTo.push({
+      receiptId: r.receipt_id,
+      at: r.served_at.toISOString(),
+      actor: r.actor,
+      version: shown(r.version),
+    })
   }
   const sorted = [...groups.values()].sort((a, b) => b.changedAt - a.changedAt)
   return {

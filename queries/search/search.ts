@@ -6,7 +6,7 @@ import { type SearchFilters, chunkScope } from '../../adapters/textIndex/port'
 import { CHUNK_STATS, tfOfSql } from '../../adapters/textIndex/terms'
 import { type DomainError, fail } from '../../domain/shared'
 import { type AsOf, currentAt } from '../asOf'
-import { readKbConfig } from '../knowledge'
+import { entryVersion, readKbConfig } from '../knowledge'
 import type { RerankSettings } from '../../domain/knowledge'
 import { type Highlight, highlight } from './highlight'
 import {
@@ -79,8 +79,13 @@ export interface SearchResult {
   scores: Hit['scores'] & { rerank?: number }
   ranks: Hit['ranks']
   chunkIndex: number
-  /** The entry's revision whose content the served chunk is (its stream revision). */
+  /**
+   * The entry's version whose content the served chunk is: 1 for the entry's first content (made
+   * with it, or filled by its task), one more for each revision of its stream since.
+   */
   version: number
+  /** The same as the stream's revision, which answer receipts keep to find the served text in the log. */
+  revision: number
   /** SHA-256 (hex) of the served chunk's text, as served. */
   sha256: string
   pageUrl?: string
@@ -227,7 +232,8 @@ export const hydrate = async (
   if (hits.length === 0) return []
   const [h, then] = at === undefined ? ['', ''] : ['_history', ` AND ${currentAt(at, 'c')} AND ${currentAt(at, 'e')}`]
   const { rows } = await q.query(
-    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.revision, e.id, e.title, e.source, e.metadata
+    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.revision, e.first_content_revision, e.id, e.title,
+       e.source, e.metadata
      FROM kb_chunks${h} c JOIN kb_entries${h} e ON e.id = c.entry_id
      WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled${then}`,
     [[...chunks.values()].map((c) => c.id), workspaceId],
@@ -248,7 +254,8 @@ export const hydrate = async (
         scores: h.scores,
         ranks: h.ranks,
         chunkIndex: r.chunk_index,
-        version: Number(r.revision),
+        version: entryVersion(r.revision, r.first_content_revision),
+        revision: Number(r.revision),
         sha256: sha256Hex(r.content),
         ...(r.page_url ? { pageUrl: r.page_url } : {}),
         ...(shown ? { highlight: shown } : {}),
