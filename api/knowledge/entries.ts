@@ -53,13 +53,16 @@ const CreateBody = c.object(
   },
 )
 
+/** The list's folder filter for the entries in no folder (folder ids are generated, never this word). */
+const ROOT = 'root'
+
 const ListQuery = t.partial({
   page: c.intFromString(1, 1_000_000),
   limit: c.intFromString(1, 100),
   source: c.FilterSource,
   category: c.string(1, 200),
   tag: c.string(1, 100),
-  folderId: c.id,
+  folderId: c.described(t.union([t.literal(ROOT), c.id]), "A folder's id, or root: the entries in no folder"),
   isEnabled: c.booleanFromString,
   search: c.string(1, 500),
   freshness: t.keyof({ current: null, stale: null, unknown: null }),
@@ -143,14 +146,15 @@ export const entryRoutes: AnyRoute[] = [
       const refs = externalRefsOf(extraQuery)
       if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       // A folder that is not there (or another workspace's) is a wrong id, not an empty folder.
-      if (query.folderId && !(await getFolder(db.pool, workspaceId, query.folderId)))
+      const inRoot = query.folderId === ROOT
+      if (query.folderId && !inRoot && !(await getFolder(db.pool, workspaceId, query.folderId)))
         return fail('NOT_FOUND', 'folder not found')
       const asOf = await resolveAsOf({ db, store, runner, config }, workspaceId, query.asOf)
       if (E.isLeft(asOf)) return asOf
       const at = asOf.right?.position
       const page = query.page ?? 1
       const limit = query.limit ?? 20
-      const filters = { ...query, externalRefs: refs.right }
+      const filters = { ...query, folderId: inRoot ? null : query.folderId, externalRefs: refs.right }
       const { items, total } = await listEntries(db.pool, workspaceId, filters, page, limit, at)
       return E.right({
         data: {

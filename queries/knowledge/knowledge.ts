@@ -110,7 +110,8 @@ export interface EntryFilters {
   source?: string
   category?: string
   tag?: string
-  folderId?: string
+  /** A folder's entries, or (null) those in no folder. */
+  folderId?: string | null
   isEnabled?: boolean
   search?: string
   freshness?: string
@@ -142,6 +143,7 @@ export const listEntries = async (
   if (f.category) add("e.metadata->>'category' = ?", f.category)
   if (f.tag) add("e.metadata->'tags' @> jsonb_build_array(?::text)", f.tag)
   if (f.folderId) add('e.folder_id = ?', f.folderId)
+  if (f.folderId === null) where.push('e.folder_id IS NULL')
   if (f.isEnabled !== undefined) add('e.is_enabled = ?', f.isEnabled)
   if (f.processingStatus) add('e.processing_status = ?', f.processingStatus)
   // The title filter is data, never a pattern: LIKE's wildcards are escaped.

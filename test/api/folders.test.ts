@@ -31,7 +31,14 @@ test('create, get, list, patch; documentCount follows creates, moves and deletes
       .then((r) => ok(r, 201))
   const a = await mk(f.id)
   await mk(f.id)
-  await mk(null)
+  const loose = await mk(null)
+  // folderId=root lists the entries in no folder.
+  const root = ok(await svc.call('GET', '/api/v1/knowledge?folderId=root', { token: m.token }))
+  assert.equal(
+    root.items.map((x: any) => x.id),
+    [loose.id],
+  )
+  assert.is(root.total, 1)
   const count = async (id: string) =>
     ok(await svc.call('GET', `/api/v1/knowledge/folders/${id}`, { token: m.token })).documentCount
   assert.is(await count(f.id), 2)

@@ -3402,7 +3402,7 @@ export interface operations {
                             /** @description Whether the search's record (query, mode, who) has reached the log */
                             recorded: boolean;
                             results: {
-                                /** @description The entry's revision, or the page's version, that was served */
+                                /** @description The entry's version (1 for its first content), or the page's, that was served */
                                 version: number;
                                 /** @description SHA-256 (hex) of the text served */
                                 sha256: string;
@@ -4399,7 +4399,7 @@ export interface operations {
                                     vector?: number;
                                 };
                                 chunkIndex: number;
-                                /** @description The entry's revision whose content the served chunk is */
+                                /** @description The entry's version (1 for its first content) whose content the served chunk is */
                                 version: number;
                                 /** @description SHA-256 (hex) of the served chunk text */
                                 sha256: string;
@@ -4429,7 +4429,7 @@ export interface operations {
                                 citation: string;
                                 /** @description Which chunk of the entry matched (0 is the first) */
                                 chunkIndex: number;
-                                /** @description The entry's revision whose content was served */
+                                /** @description The entry's version (1 for its first content) that was served */
                                 version: number;
                                 /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
                                 sha256: string;
@@ -5070,7 +5070,7 @@ export interface operations {
                 source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
                 category?: string;
                 tag?: string;
-                folderId?: string;
+                folderId?: "root" | string;
                 isEnabled?: boolean;
                 search?: string;
                 freshness?: "current" | "stale" | "unknown";
@@ -6373,7 +6373,7 @@ export interface operations {
                                 citation: string;
                                 /** @description Which chunk of the entry matched (0 is the first) */
                                 chunkIndex: number;
-                                /** @description The entry's revision whose content was served */
+                                /** @description The entry's version (1 for its first content) that was served */
                                 version: number;
                                 /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
                                 sha256: string;

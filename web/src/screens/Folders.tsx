@@ -93,6 +93,9 @@ const DeleteFolder = ({ folder, onClose, onDeleted }: { folder: Counted; onClose
  * The folders beside the list: all entries, each folder (a filter of the list; renamed or deleted from
  * its menu), and the entries in no folder, counted. Writers create folders here.
  */
+/** The list's folder filter for the entries in no folder. */
+export const ROOT = 'root'
+
 export const FolderNav = ({ folderId, onChoose }: { folderId?: string; onChoose: (id?: string) => void }) => {
   const { canWrite } = useSession()
   const stats = useApi(['stats'], () => answer(client.GET('/api/v1/knowledge/stats')))
@@ -140,10 +143,14 @@ export const FolderNav = ({ folderId, onChoose }: { folderId?: string; onChoose:
                   )}
                 </Group>
               ) : (
-                // The API's list filters by a folder, not by the absence of one: counted, not a filter.
-                <Text key="root" size="sm" px="sm" py={6} data-testid="root-count">
-                  In no folder: {f.count}
-                </Text>
+                <NavLink
+                  key="root"
+                  label="In no folder"
+                  active={folderId === ROOT}
+                  rightSection={<Badge variant="light">{f.count}</Badge>}
+                  onClick={() => onChoose(ROOT)}
+                  data-testid="root-count"
+                />
               ),
             )}
           </>

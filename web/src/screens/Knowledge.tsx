@@ -7,7 +7,7 @@ import { ListPagination, LoadState, when } from '../components'
 import { useSession } from '../session'
 import { invalidate, useApi } from '../useApi'
 import { AddKnowledge, CHANGES, statusColor } from './AddKnowledge'
-import { FolderNav } from './Folders'
+import { FolderNav, ROOT } from './Folders'
 
 type Item = Answer<'/api/v1/knowledge', 'get'>['items'][number]
 
@@ -70,7 +70,7 @@ export const KnowledgeScreen = () => {
       <Grid.Col span={{ base: 12, md: 9 }}>
         <Stack>
           <Title order={2}>Knowledge</Title>
-          {canWrite && <AddKnowledge folderId={folderId} onAdded={reload} />}
+          {canWrite && <AddKnowledge folderId={folderId === ROOT ? undefined : folderId} onAdded={reload} />}
           <Group gap="xs" align="end">
             <TextInput
               label="Title"
