@@ -42,7 +42,7 @@ journeys('web console: whole journeys in Chromium', (test) => {
     await page.locator('[data-testid=task][data-status=completed]').waitFor({ timeout: 30_000 })
     await page.getByTestId('entry-row').filter({ hasText: 'platypus' }).waitFor()
     await shot(page, 'knowledge')
-    await page.getByRole('link', { name: /platypus/ }).click()
+    await page.getByRole('link', { name: /platypus/i }).click()
     await page.getByText('Chunk 1').waitFor()
     await shot(page, 'entry')
     await go(page, '/retrieval')
