@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
+import { withoutCredentials } from '../adapters/connectionStrings'
 
 // Each variable is decoded from its string form; a bad value stops the start with one line.
 const withDefault = <A>(codec: t.Type<A, unknown, unknown>, fallback: A) =>
@@ -224,6 +225,18 @@ export interface Config {
   webhookRetrySchedule: number[]
 }
 
+/** Variables whose whole value is a secret. */
+const SECRET = /TOKEN|SECRET|PASSWORD|(^|_)KEY$/
+
+/**
+ * A bad value as a configuration error may show it: a secret not at all, a connection string without
+ * its credentials (error messages reach logs and terminals).
+ */
+const shown = (name: string, value: unknown) => {
+  if (SECRET.test(name)) return typeof value === 'string' ? `a value of ${value.length} characters` : 'no value'
+  return JSON.stringify(typeof value === 'string' ? withoutCredentials(value) : value)
+}
+
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
 export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => {
   // A variable set to nothing (as Compose passes `${X:-}`) is unset.
@@ -234,7 +247,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     const error = decoded.left[0]
     const name = error.context[1]?.key ?? '?'
     const expected = error.context[error.context.length - 1].type.name
-    return E.left(`Invalid configuration: ${name} must be ${expected} (got ${JSON.stringify(error.value)})`)
+    return E.left(`Invalid configuration: ${name} must be ${expected} (got ${shown(name, error.value)})`)
   }
   const c = decoded.right
   if (c.EMBEDDER === 'openai' && !c.OPENAI_API_KEY)

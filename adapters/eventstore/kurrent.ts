@@ -18,15 +18,14 @@ import { chainHead, lastChainedAt } from './chain'
 import {
   OWN_STREAMS,
   collect,
-  masked,
   missingAsEmpty,
   positionNumber,
   positionOf,
   resubscribing,
   streamState,
   toRecorded,
-  withoutCredentials,
 } from './kurrentClient'
+import { masked, withoutCredentials } from '../connectionStrings'
 import {
   type ReadLog,
   chainPending,

@@ -75,15 +75,6 @@ export const missingAsEmpty = (error: unknown): RecordedEvent[] => {
   throw error
 }
 
-/** A connection string with its user and password (everything before the host's `@`) left out. */
-export const withoutCredentials = (url: string) => url.replace(/^([a-z+]+:\/\/)[^?]*@/i, '$1')
-
-/** A message that may quote the connection string, with the credentials taken out. */
-export const masked = (message: string, url: string) => {
-  const credentials = /^[a-z+]+:\/\/([^?]*)@/i.exec(url)?.[1]
-  return credentials ? message.split(credentials).join('***') : message
-}
-
 const RETRY_MAX_MS = 30_000
 
 /**

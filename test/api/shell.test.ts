@@ -159,6 +159,23 @@ test('configuration: a bad value names the variable in one line; defaults apply'
   )
   const url = loadConfig({ DATABASE_URL: 'mysql://x' })
   assert.match((url as E.Left<string>).left, /^Invalid configuration: DATABASE_URL must be a postgres/)
+  // No error prints a secret: connection strings lose their credentials, tokens are not shown.
+  for (const [name, value, host] of [
+    ['DATABASE_URL', 'mysql://root:hunter2@db.example/kb', 'db.example/kb'],
+    ['EVENTSTORE_URL', 'esdbx://admin:s3c?r/et@es.example:2113', 'es.example:2113'],
+    ['ELASTICSEARCH_URL', 'ftp://elastic:pa@ss@search.example', 'search.example'],
+  ]) {
+    const message = (loadConfig({ [name]: value }) as E.Left<string>).left
+    assert.match(message, new RegExp(`^Invalid configuration: ${name} must be`))
+    assert.ok(message.includes(host), message)
+    for (const secret of ['hunter2', 's3c?r/et', 'pa@ss', 'root', 'admin', 'elastic'])
+      assert.not.ok(message.includes(secret), message)
+  }
+  const token = (loadConfig({ KB_ADMIN_TOKEN: 'short-secret' }) as E.Left<string>).left
+  assert.is(
+    token,
+    'Invalid configuration: KB_ADMIN_TOKEN must be at least 16 characters (got a value of 12 characters)',
+  )
   const good = loadConfig({})
   assert.ok(E.isRight(good))
   assert.is((good as E.Right<any>).right.port, 3000)

@@ -3,13 +3,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AllStreamResolvedEvent } from '@kurrent/kurrentdb-client'
 import { KurrentEventStore } from '../../adapters/eventstore/kurrent'
-import {
-  positionNumber,
-  resubscribing,
-  streamState,
-  toRecorded,
-  withoutCredentials,
-} from '../../adapters/eventstore/kurrentClient'
+import { positionNumber, resubscribing, streamState, toRecorded } from '../../adapters/eventstore/kurrentClient'
+import { withoutCredentials } from '../../adapters/connectionStrings'
 import { testPglite } from '../../testkit/db'
 import { eventStoreContract } from './eventstore'
 
