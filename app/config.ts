@@ -131,6 +131,7 @@ export const ConfigCodec = t.type({
   RERANK_URL: optional(t.string),
   RERANK_TIMEOUT_MS: withDefault(intInRange(100, 60_000), 2000),
   BLOB_URL: optional(blobUrl),
+  BLOB_RETRY_MS: withDefault(intInRange(0, 600_000), 30_000),
   KB_ADMIN_TOKEN: optional(secret),
   LOG_LEVEL: withDefault(
     t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null }),
@@ -186,6 +187,10 @@ export interface Config {
    * table on a PostgreSQL server, else DATA_DIR/blobs.
    */
   blobUrl?: string
+  /** The S3 store's settings, from this configuration's environment: endpoint, path style, region, keys. */
+  s3Env: Record<string, string | undefined>
+  /** How long a task waits for an unavailable file store (with backoff) before its delivery fails. */
+  blobRetryMs: number
   adminToken?: string
   logLevel: string
   readYourWritesTimeoutMs: number
@@ -238,6 +243,17 @@ const shown = (name: string, value: unknown) => {
 }
 
 /** Decodes the environment; Left is one line naming the variable and what it must be. */
+/** What the S3 store reads (BLOB_URL=s3://...); taken from the same environment as the rest. */
+const S3_SETTINGS = [
+  'S3_ENDPOINT',
+  'S3_FORCE_PATH_STYLE',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+]
+
 export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => {
   // A variable set to nothing (as Compose passes `${X:-}`) is unset.
   const decoded = ConfigCodec.decode(
@@ -274,6 +290,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     rerankUrl: c.RERANK_URL,
     rerankTimeoutMs: c.RERANK_TIMEOUT_MS,
     blobUrl: c.BLOB_URL,
+    s3Env: Object.fromEntries(S3_SETTINGS.map((name) => [name, env[name]])),
+    blobRetryMs: c.BLOB_RETRY_MS,
     adminToken: c.KB_ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,

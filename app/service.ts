@@ -107,7 +107,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const queue: JobQueue = config.amqpUrl
     ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue)
     : new MemoryQueue()
-  const blobs = await openBlobStore(config, db)
+  const blobs = await openBlobStore(config, db, log)
   const parsers = new ParserPool(config.parser)
   void parsers.warm()
   let outbox: Awaited<ReturnType<typeof startOutbox>> | undefined
@@ -122,6 +122,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     log,
     allowPrivateUrls: config.allowPrivateUrls,
     fetchTimeoutMs: config.fetchTimeoutMs,
+    blobRetryMs: config.blobRetryMs,
     limiter: new WorkspaceLimiter(10),
   }
   if (has('worker'))

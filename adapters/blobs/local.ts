@@ -64,6 +64,12 @@ export class LocalBlobStore implements BlobStore {
     return true
   }
 
+  /** The directory can be written (made when missing). */
+  async check() {
+    await fs.mkdir(this.dir, { recursive: true })
+    await fs.access(this.dir, fs.constants.W_OK)
+  }
+
   async removeTemporary(file: string) {
     if (file.startsWith(this.dir + path.sep) && file.endsWith('.part')) await fs.rm(file, { force: true })
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { DependencyUnavailable } from '../unavailable'
 
 /**
  * Uploaded files, named by the SHA-256 of their bytes (never by the client's file name): the same
@@ -11,7 +12,10 @@ export interface BlobStore {
   readonly kind: 'local' | 'postgres' | 's3'
   /** Stores the bytes (again: only their time of writing moves); answers their hash. */
   put(bytes: Uint8Array): Promise<string>
-  /** A blob's bytes; a blob that is not there throws BlobMissing. */
+  /**
+   * A blob's bytes. A blob that is not there throws BlobMissing; a store that cannot answer now (a
+   * server down, 5xx, throttling, a bucket gone) throws BlobStoreUnavailable: the blob may be there.
+   */
   read(hash: string): Promise<Buffer>
   /** Removes a blob; one that is not there is no error. */
   remove(hash: string): Promise<void>
@@ -23,6 +27,8 @@ export interface BlobStore {
   /** Removes a blob unless it was written again since `before` (an upload of the same bytes meanwhile). */
   removeIfWrittenBefore(hash: string, before: Date): Promise<boolean>
   removeTemporary(name: string): Promise<void>
+  /** Resolves when the store answers now (for /health); throws (BlobStoreUnavailable) when it does not. */
+  check(): Promise<void>
   close?(): Promise<void>
 }
 
@@ -30,6 +36,15 @@ export class BlobMissing extends Error {
   constructor(readonly hash: string) {
     super(`no stored blob ${hash}`)
     this.name = 'BlobMissing'
+  }
+}
+
+/** The store cannot answer now: what asked may try again later (a task waits; an upload answers 503). */
+export class BlobStoreUnavailable extends DependencyUnavailable {
+  constructor(reason: string) {
+    super('the file store', reason)
+    this.name = 'BlobStoreUnavailable'
+    this.message = `the file store is unavailable: ${reason}`
   }
 }
 

@@ -62,4 +62,8 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   async removeTemporary() {}
+
+  async check() {
+    await this.db.query('SELECT 1 FROM kb_blobs LIMIT 1')
+  }
 }

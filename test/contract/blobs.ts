@@ -78,5 +78,17 @@ export const blobStoreContract = (name: string, open: () => Promise<{ store: Blo
     assert.ok((await store.read(again)).length === 100)
   })
 
+  test('past 1,000 blobs: every one is listed (an object store answers in pages of 1,000)', async ({ store }) => {
+    const before = new Set((await store.writtenBefore(new Date(Date.now() + 60_000))).hashes)
+    const written: string[] = []
+    for (let i = 0; i < 1005; i += 50)
+      written.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => store.put(Buffer.from(`n${i + j}`))))))
+    const listed = (await store.writtenBefore(new Date(Date.now() + 60_000))).hashes
+    assert.is(listed.length, new Set(listed).size, 'each listed once')
+    const fresh = listed.filter((h) => !before.has(h))
+    assert.equal(new Set(fresh), new Set(written))
+    for (let i = 0; i < written.length; i += 50) await Promise.all(written.slice(i, i + 50).map((h) => store.remove(h)))
+  })
+
   return test
 }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import type { BlobStore } from '../../adapters/blobs'
+import { BlobMissing, type BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { FetchError } from '../../adapters/fetcher'
 import type { Logger } from '../../adapters/logger'
 import type { Job } from '../../adapters/queue/port'
+import { DependencyUnavailable } from '../../adapters/unavailable'
 import type { CommandContext } from '../../commands/handle'
 import {
   completeTask,
@@ -32,6 +33,8 @@ export interface IngestDeps {
   log: Logger
   allowPrivateUrls: boolean
   fetchTimeoutMs: number
+  /** How long one delivery waits for an unavailable file store, trying again with backoff (default 30 s). */
+  blobRetryMs?: number
   limiter: WorkspaceLimiter
 }
 
@@ -70,6 +73,31 @@ class InputError extends Error {}
 
 const expected = (error: unknown) =>
   error instanceof FetchError || error instanceof ParseError || error instanceof InputError
+
+/**
+ * An upload's bytes. Not there (the store answered that it has no such file): the task fails, for
+ * good, saying so. The store unavailable (down, 5xx, throttled): tried again with backoff for
+ * `blobRetryMs`, then the delivery fails saying the store was unavailable, and the queue delivers the
+ * job again (MAX_DELIVERIES in all) before the task fails with that reason.
+ */
+const readUpload = async (deps: IngestDeps, hash: string, taskId: string): Promise<Buffer> => {
+  const limitMs = deps.blobRetryMs ?? 30_000
+  const until = Date.now() + limitMs
+  for (let attempt = 1, delay = 200; ; attempt++, delay = Math.min(delay * 2, 5000)) {
+    try {
+      return await deps.blobs.read(hash)
+    } catch (error) {
+      if (error instanceof BlobMissing) throw new InputError('the uploaded file is no longer stored')
+      if (!(error instanceof DependencyUnavailable)) throw error
+      if (Date.now() + delay > until)
+        throw new Error(
+          `the uploaded file could not be read: ${error.message} (tried ${attempt} times in ${limitMs / 1000} s)`,
+        )
+      deps.log.warn({ taskId, attempt, reason: error.reason, retryInMs: delay }, 'the file store is unavailable')
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+}
 
 const sha256 = (parts: Buffer[]) => {
   const hash = createHash('sha256')
@@ -130,9 +158,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
             ? pages.map((p) => ({ text: `# ${p.url}\n\n${p.text}`, pageUrl: p.url }))
             : [{ text: pages[0].text, pageUrl: pages[0].url }]
       } else {
-        const bytes = await deps.blobs.read(t.input.blob).catch(() => {
-          throw new InputError('the uploaded file is no longer stored')
-        })
+        const bytes = await readUpload(deps, t.input.blob, t.taskId)
         contentHash = sha256([bytes])
         await step(STEPS.parse)
         const parsed = await deps.parsers.parse({
