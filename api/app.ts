@@ -3,6 +3,7 @@ import Router from '@koa/router'
 import Koa from 'koa'
 import type { Deps } from './deps'
 import { AppendTooLarge } from '../adapters/eventstore/port'
+import { DependencyUnavailable } from '../adapters/unavailable'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
@@ -211,11 +212,24 @@ const checkPath = (path: string) => {
     throw new ApiError('VALIDATION_ERROR', 'the request is not valid', ['(path): must not contain NUL characters'])
 }
 
+/** How long a client is told to wait when a dependency is down. */
+const RETRY_AFTER_SECONDS = 5
+
 const writeError = (ctx: Koa.Context, error: unknown) => {
   let apiError: ApiError
   if (error instanceof ApiError) apiError = error
   else if (error instanceof AppendTooLarge) apiError = new ApiError('PAYLOAD_TOO_LARGE', error.message)
-  else {
+  else if (error instanceof DependencyUnavailable) {
+    // A dependency down (the file store at an upload): nothing was written; the client tries again.
+    // What it said stays in the log (it names hosts and ports).
+    ctx.state.log?.warn({ err: error }, 'a dependency is unavailable')
+    apiError = new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `${error.dependency} is unavailable; retry in ${RETRY_AFTER_SECONDS} s`,
+      undefined,
+      { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    )
+  } else {
     const status =
       (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode
     if (status === 413) {

@@ -123,6 +123,7 @@ export const Health = c.object({
       search: d(AnyObject, 'The engines answering searches: text and vectors'),
       embedder: d(AnyObject, "The embedding model, its vectors' length and its threads"),
       eventStore: Dependency,
+      blobStore: d(AnyObject, 'The store of uploaded files (local, postgres or s3): up, or down with its reason'),
       projections: t.array(d(AnyObject, "A projector's name, state and position")),
     },
   ),

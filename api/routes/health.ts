@@ -41,6 +41,14 @@ export const mountHealth = (router: Router, deps: Deps) => {
       ready = false
       dependencies.eventStore = { status: 'down', kind: eventStore, reason: (error as Error).message }
     }
+    // The file store: down, it fails uploads (503) and holds file tasks back, and nothing else, so
+    // the service stays ready and says so here.
+    try {
+      await deps.blobs.check()
+      dependencies.blobStore = { status: 'up', kind: deps.blobs.kind }
+    } catch (error) {
+      dependencies.blobStore = { status: 'down', kind: deps.blobs.kind, reason: (error as Error).message }
+    }
     const projections = deps.runner.statuses()
     if (projections.some((p) => p.state === 'failed')) ready = false
     dependencies.projections = projections.map((p) => ({

@@ -1237,6 +1237,8 @@ export interface operations {
                                 embedder?: Record<string, never>;
                                 /** @description A dependency's state: status (up or down), kind, and what it says of itself */
                                 eventStore?: Record<string, never>;
+                                /** @description The store of uploaded files (local, postgres or s3): up, or down with its reason */
+                                blobStore?: Record<string, never>;
                                 projections?: Record<string, never>[];
                             };
                         };
