@@ -113,6 +113,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   let outbox: Awaited<ReturnType<typeof startOutbox>> | undefined
   // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
   const offProgress = runner.onWritten('tasks', () => outbox?.kick())
+  const stopped = new AbortController()
   const ingest = {
     store,
     db: db.pool,
@@ -123,6 +124,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     allowPrivateUrls: config.allowPrivateUrls,
     fetchTimeoutMs: config.fetchTimeoutMs,
     blobRetryMs: config.blobRetryMs,
+    stopping: stopped.signal,
     limiter: new WorkspaceLimiter(10),
   }
   if (has('worker'))
@@ -229,7 +231,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         ],
         ['stopping the schedules', async () => scheduling?.stop()],
         ['stopping the webhook deliveries', async () => delivering?.stop()],
-        ['closing the job queue', () => queue.close()],
+        ['closing the job queue', () => (stopped.abort(), queue.close())],
         ['closing the parser workers', () => parsers.close()],
         ['closing the blob store', async () => blobs.close?.()],
         ['stopping the projections', async () => (await projecting?.stop(), await runner.stop())],

@@ -98,6 +98,30 @@ test('a store that stays unavailable: the task fails saying so, never that the f
   }
 })
 
+test('a stop while a task waits for the store ends the wait: it is not held for BLOB_RETRY_MS', async ({
+  s3,
+  proxy,
+}) => {
+  const svc = await startTestService({
+    BLOB_URL: `s3://${BUCKET}/service`,
+    ...s3Env(proxy.endpoint),
+    BLOB_RETRY_MS: '60000',
+  })
+  const m = await seedMember(svc.call, 'owner')
+  proxy.failGetObjects(1_000_000)
+  try {
+    const refused = proxy.counts.refused
+    ok(await send(svc, m, 'Quolls are spotted.', 'quolls.txt'), 201)
+    while (proxy.counts.refused - refused < 6) await new Promise((r) => setTimeout(r, 50))
+    const began = Date.now()
+    await svc.stop()
+    assert.ok(Date.now() - began < 5000, `stopped in ${Date.now() - began} ms`)
+  } finally {
+    proxy.failGetObjects(0)
+  }
+  assert.ok(s3.port > 0)
+})
+
 test('a bucket that does not exist stops the start, naming it', async ({ s3 }) => {
   const error = await startTestService({ BLOB_URL: 's3://no-such-bucket/kb', ...s3Env(s3.endpoint) }).catch(
     (e: unknown) => e,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { setTimeout } from 'node:timers/promises'
 import * as E from 'fp-ts/Either'
 import { BlobMissing, type BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
@@ -35,6 +36,8 @@ export interface IngestDeps {
   fetchTimeoutMs: number
   /** How long one delivery waits for an unavailable file store, trying again with backoff (default 30 s). */
   blobRetryMs?: number
+  /** Aborted when the service stops: a task waiting for the file store stops waiting (its job runs again). */
+  stopping?: AbortSignal
   limiter: WorkspaceLimiter
 }
 
@@ -94,7 +97,9 @@ const readUpload = async (deps: IngestDeps, hash: string, taskId: string): Promi
           `the uploaded file could not be read: ${error.message} (tried ${attempt} times in ${limitMs / 1000} s)`,
         )
       deps.log.warn({ taskId, attempt, reason: error.reason, retryInMs: delay }, 'the file store is unavailable')
-      await new Promise((resolve) => setTimeout(resolve, delay))
+      await setTimeout(delay, undefined, { signal: deps.stopping }).catch(() => {
+        throw new Error(`the service stopped while the file store was unavailable: ${error.reason}`)
+      })
     }
   }
 }
