@@ -2,7 +2,7 @@
 // passages from pgvector's HNSW index (approximate); here every passage vector of the workspace is
 // read once and compared with the question's vector exactly, in memory (the same stored vectors, the
 // same query embedding), so the figure does not depend on the index or on pgvector being installed.
-import { vectorRaw } from '../../queries/search/rankingModel'
+import { vectorRaw } from '../../queries/search'
 import type { Service } from '../../app/service'
 
 /** The entries an exact scan ranks first: by their best passage's cosine, and by the vector leg's own raw score. */
