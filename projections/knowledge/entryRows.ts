@@ -105,10 +105,19 @@ export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {
       return
     case 'EntryUpdated': {
       const c = e.data.changes
+      // Content written to an entry whose processing failed gives it what the task could not: it is
+      // complete, and the failure is behind it.
       await tx.query(
         `UPDATE kb_entries SET title = coalesce($2, title), content = coalesce($3, content),
            metadata = metadata || coalesce($4::jsonb, '{}'::jsonb), is_enabled = coalesce($5, is_enabled),
-           token_count = coalesce($6, token_count), searchable_text = coalesce($7, searchable_text), updated_at = $8
+           token_count = coalesce($6, token_count), searchable_text = coalesce($7, searchable_text), updated_at = $8,
+           processing_progress = CASE WHEN $3::text IS NOT NULL AND processing_status = 'failed' THEN 100
+             ELSE processing_progress END,
+           processing_status = CASE WHEN $3::text IS NOT NULL AND processing_status = 'failed' THEN 'completed'
+             ELSE processing_status END,
+           failure_reason = CASE WHEN $3::text IS NOT NULL THEN NULL ELSE failure_reason END,
+           failure_task_id = CASE WHEN $3::text IS NOT NULL THEN NULL ELSE failure_task_id END,
+           failed_at = CASE WHEN $3::text IS NOT NULL THEN NULL ELSE failed_at END
          WHERE id = $1`,
         [
           e.data.entryId,

@@ -36,6 +36,23 @@ test('a failed entry carries its failure and reason, read alone and in the list'
   }
 })
 
+test('content written to a failed entry puts the failure behind it: complete, no failure, verifiable', async ({
+  service,
+  owner,
+}) => {
+  const created = ok(await send(service, owner, tooLong, 'long-then-written.txt'), 201)
+  assert.is((await waitForTask(service.call, owner.token, created.taskId)).status, 'failed')
+  const path = `/api/v1/knowledge/${created.id}`
+  ok(await service.call('PATCH', path, { token: owner.token, body: { content: 'Now it has content.' } }))
+  const entry = ok(await service.call('GET', path, { token: owner.token }))
+  assert.equal(
+    [entry.content, entry.processingStatus, entry.processingProgress],
+    ['Now it has content.', 'completed', 100],
+  )
+  assert.is(entry.failure, undefined)
+  ok(await service.call('POST', `${path}/verify`, { token: owner.token }))
+})
+
 test('an entry that did not fail has no failure', async ({ service, owner }) => {
   const created = ok(await send(service, owner, Buffer.from('Numbats eat termites.'), 'fine.txt'), 201)
   assert.is((await waitForTask(service.call, owner.token, created.taskId)).status, 'completed')
