@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import type { BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type EntryCreated, EntryEvent, type StorageInfo, entry, fillsContent } from '../../domain/knowledge/entry'
+import { type EntryCreated, type StorageInfo, entry } from '../../domain/knowledge/entry'
 import type { DomainError } from '../../domain/shared'
 import { task } from '../../domain/knowledge/task'
 import { heldByAnEntry } from '../../queries/knowledge/knowledge'
@@ -54,13 +54,7 @@ export const deleteEntry = async (
   files?: StoredFiles,
 ): Result<{ deleted: true; id: string }> => {
   const before = await load(store, streams.entry(entryId), entry)
-  const events = await store.readStream(streams.entry(entryId))
-  const [created] = events
-  // Once the stream is cut, the tombstone is all a rebuild finds: it keeps where versions count from.
-  const filled = events.find((r) => {
-    const decoded = EntryEvent.decode({ type: r.type, data: r.data })
-    return decoded._tag === 'Right' && fillsContent(decoded.right)
-  })
+  const [created] = await store.readStream(streams.entry(entryId), { maxCount: 1 })
   const done = await handle(
     store,
     streams.entry(entryId),
@@ -73,7 +67,6 @@ export const deleteEntry = async (
         deletedBy,
         at: ctx.at,
         ...(created ? { createdPosition: created.position } : {}),
-        ...(filled ? { firstContentRevision: filled.revision } : {}),
       },
     },
     ctx,

@@ -18,6 +18,7 @@ import {
   type EntryVerified,
   type StorageInfo,
   type SyncSettings,
+  fillsContent,
 } from './entryEvents'
 
 export * from './entryEvents'
@@ -58,6 +59,10 @@ export type EntryState =
       storage?: StorageInfo
       sync?: SyncSettings
       contentHash?: string
+      /** The revision of the last event folded (the stream's revisions count from 0). */
+      revision: number
+      /** The revision of the entry's first content: its versions count from it. */
+      firstContentRevision?: number
     }
 
 /** Equal as JSON whatever the order of the keys. */
@@ -67,55 +72,67 @@ const sameJson = (a: object, b: object) => {
   return sorted(a) === sorted(b)
 }
 
+/** The state after an event, counting its revision and noting the first that gave the entry content. */
+const evolveCounted = (state: EntryState, event: EntryEvent): EntryState => {
+  const after = evolveEntry(state, event)
+  if (after.status !== 'active') return after
+  const revision = state.status === 'active' ? state.revision + 1 : 0
+  const first = after.firstContentRevision ?? (fillsContent(event) ? revision : undefined)
+  return { ...after, revision, ...(first !== undefined ? { firstContentRevision: first } : {}) }
+}
+
+const evolveEntry = (state: EntryState, event: EntryEvent): EntryState => {
+  if (event.type === 'EntryDeleted') return { status: 'deleted' }
+  if (event.type === 'EntryCreated') {
+    const d = event.data
+    return {
+      status: 'active',
+      workspaceId: d.workspaceId,
+      folderId: d.folderId,
+      title: d.title,
+      content: d.content,
+      metadata: d.metadata,
+      isEnabled: d.isEnabled,
+      chunking: d.chunking,
+      embed: d.embed,
+      pendingTaskId: d.taskId ?? null,
+      sourceUrl: d.sourceUrl,
+      crawl: d.crawl,
+      storage: d.storage,
+      sync: d.sync,
+      revision: 0,
+    }
+  }
+  if (state.status !== 'active') return state
+  switch (event.type) {
+    case 'EntryUpdated': {
+      const { tokenCount: _t, chunks: _c, ...c } = event.data.changes
+      return { ...state, ...c, metadata: { ...state.metadata, ...c.metadata } }
+    }
+    case 'EntryMoved':
+      return { ...state, folderId: event.data.folderId }
+    case 'EntryVerified':
+      return state
+    case 'EntryContentProcessed':
+      return { ...state, content: event.data.content, contentHash: event.data.contentHash, pendingTaskId: null }
+    case 'EntrySyncUnchanged':
+    case 'EntryProcessingFailed':
+      return { ...state, pendingTaskId: null }
+    case 'EntrySyncRequested':
+      return { ...state, pendingTaskId: event.data.taskId }
+    case 'EntrySyncConfigured':
+      return { ...state, sync: event.data.settings }
+    case 'EntryMetadataReplaced':
+      return { ...state, metadata: event.data.metadata }
+    default:
+      return assertNever(event)
+  }
+}
+
 export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
   events: EntryEvent,
   initialState: () => ({ status: 'none' }),
-  evolve: (state, event) => {
-    if (event.type === 'EntryDeleted') return { status: 'deleted' }
-    if (event.type === 'EntryCreated') {
-      const d = event.data
-      return {
-        status: 'active',
-        workspaceId: d.workspaceId,
-        folderId: d.folderId,
-        title: d.title,
-        content: d.content,
-        metadata: d.metadata,
-        isEnabled: d.isEnabled,
-        chunking: d.chunking,
-        embed: d.embed,
-        pendingTaskId: d.taskId ?? null,
-        sourceUrl: d.sourceUrl,
-        crawl: d.crawl,
-        storage: d.storage,
-        sync: d.sync,
-      }
-    }
-    if (state.status !== 'active') return state
-    switch (event.type) {
-      case 'EntryUpdated': {
-        const { tokenCount: _t, chunks: _c, ...c } = event.data.changes
-        return { ...state, ...c, metadata: { ...state.metadata, ...c.metadata } }
-      }
-      case 'EntryMoved':
-        return { ...state, folderId: event.data.folderId }
-      case 'EntryVerified':
-        return state
-      case 'EntryContentProcessed':
-        return { ...state, content: event.data.content, contentHash: event.data.contentHash, pendingTaskId: null }
-      case 'EntrySyncUnchanged':
-      case 'EntryProcessingFailed':
-        return { ...state, pendingTaskId: null }
-      case 'EntrySyncRequested':
-        return { ...state, pendingTaskId: event.data.taskId }
-      case 'EntrySyncConfigured':
-        return { ...state, sync: event.data.settings }
-      case 'EntryMetadataReplaced':
-        return { ...state, metadata: event.data.metadata }
-      default:
-        return assertNever(event)
-    }
-  },
+  evolve: evolveCounted,
   decide: (command, state) => {
     if (command.type === 'CreateEntry') {
       if (state.status !== 'none') return fail('CONFLICT', 'the entry already exists')
@@ -164,7 +181,18 @@ export const entry: Decider<EntryCommand, EntryEvent, EntryState> = {
         return E.right([{ type: 'EntryVerified', data }])
       }
       case 'DeleteEntry':
-        return E.right([{ type: 'EntryDeleted', data: { ...command.data, title: state.title } }])
+        // The tombstone keeps what a rebuild needs once the stream is cut: the title, and where
+        // the entry's versions count from.
+        return E.right([
+          {
+            type: 'EntryDeleted',
+            data: {
+              ...command.data,
+              title: state.title,
+              ...(state.firstContentRevision !== undefined ? { firstContentRevision: state.firstContentRevision } : {}),
+            },
+          },
+        ])
       // A task's outcome lands once: a redelivered job finds its task no longer pending here.
       case 'ProcessContent': {
         const { workspaceId: _, ...data } = command.data

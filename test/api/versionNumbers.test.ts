@@ -66,6 +66,18 @@ test('a file entry is served as version 1 once its task filled it', async (ctx) 
   assert.is((await waitForTask(svc.call, m.token, created.body.data.taskId)).status, 'completed')
   const found = await searchOne(ctx, 'platypus electroreception')
   assert.equal([found.results[0].id, found.results[0].version], [created.body.data.id, 1])
+  // Its first content came after its creation (and its title from the document): deleted, and its
+  // stream cut, the receipt still names version 1, from the tombstone alone once rebuilt.
+  const events = ok(
+    await svc.call('GET', `/api/v1/audit/events?streamId=entry-${created.body.data.id}`, { token: m.token }),
+  )
+  assert.ok(events.events.length >= 3, 'created, retitled and filled')
+  ok(await svc.call('DELETE', `/api/v1/knowledge/${created.body.data.id}`, { token: m.token }))
+  const served = async () =>
+    ok(await svc.call('GET', `/api/v1/receipts/${found.receipt.id}`, { token: m.token })).results[0]
+  assert.equal([(await served()).status, (await served()).version], ['deleted', 1])
+  ok(await svc.call('POST', '/api/v1/admin/projections/knowledge/rebuild', { token: ADMIN }))
+  assert.equal([(await served()).status, (await served()).version], ['deleted', 1])
 })
 
 test('a page is served as version 1', async ({ svc, m }) => {

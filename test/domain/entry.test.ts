@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type EntryCommand, type EntryEvent, entry } from '../../domain/knowledge/entry'
 import { given } from '../../testkit/spec'
-import { ENTRY, WS, createdText, createdUrl } from './fixtures/entries'
+import { ENTRY, WS, createdText, createdUrl, processed } from './fixtures/entries'
 
 const test = suite('entry and task deciders: entry')
 
@@ -170,7 +170,20 @@ test("entry: deleting records the EntryDeleted tombstone with the command data a
       type: 'DeleteEntry',
       data: { entryId: ENTRY, workspaceId: WS, deletedBy: 'user-1', at: T1, createdPosition: 7 },
     })
-    .then([{ type: 'EntryDeleted', data: { ...deleted.data, createdPosition: 7, title: createdText.data.title } }])
+    .then([
+      {
+        type: 'EntryDeleted',
+        data: { ...deleted.data, createdPosition: 7, title: createdText.data.title, firstContentRevision: 0 },
+      },
+    ])
+})
+
+test('entry: a deletion records the revision of the first content, from which versions count', () => {
+  const taskId = createdUrl.data.taskId ?? ''
+  const moved: EntryEvent = { type: 'EntryMoved', data: { entryId: ENTRY, folderId: 'f', previousFolderId: null } }
+  given(entry, [createdUrl, moved, processed(taskId)])
+    .when({ type: 'DeleteEntry', data: { entryId: ENTRY, workspaceId: WS, deletedBy: 'user-1', at: T1 } })
+    .then([{ type: 'EntryDeleted', data: { ...deleted.data, title: createdUrl.data.title, firstContentRevision: 2 } }])
 })
 
 test('entry: deleting an entry while a task fills it is accepted', () => {

@@ -31,8 +31,8 @@ test('kbConfig: a change of a nested field records it and keeps its siblings', (
   const state = [changed({ search: { fusion: 'rrf' } })].reduce(kbConfig.evolve, kbConfig.initialState())
   assert.equal(state.search, {
     defaultMode: 'hybrid',
-    defaultLimit: 20,
-    minScore: 0.7,
+    defaultLimit: 5,
+    minScore: 0.5,
     fusion: 'rrf',
     rerank: { enabled: false, model: 'bge-reranker-base', candidates: 30 },
   })
