@@ -109,8 +109,9 @@ const SPREAD_ROUNDS = 5
  * Asking the HNSW index again is not enough: hundreds of near-identical rows (a list repeated page
  * after page) crowd the graph's links, and rows far from them can become unreachable from its
  * entry point (seen: 8 short notes beside 300 passages of one list, none found at any ef_search).
- * Where the index gives fewer rows than asked once some keys are left out, the rest of the scope is
- * compared exactly: only a crowded search pays for it.
+ * Where the index gives fewer rows than asked, the rest of the scope is compared exactly: either the
+ * scope holds fewer rows than asked (a small workspace, a narrow filter: the exact scan reads just
+ * those), or some are out of the index's reach.
  */
 export const nearestKeys = async (
   tx: Queryable,
@@ -125,7 +126,7 @@ export const nearestKeys = async (
     const left: Scope = full.length > 0 ? [[`${q.key} <> ALL(?::text[])`, full]] : []
     const rest = { ...q, scope: [...q.scope, ...left] }
     let hits = await nearestRows(tx, pgvector, rest)
-    if (round > 0 && pgvector && hits.length < q.limit) hits = await exactNearest(tx, rest)
+    if (pgvector && hits.length < q.limit) hits = await exactNearest(tx, rest)
     for (const h of hits) {
       const n = perKey.get(h.key) ?? 0
       if (kept.has(h.id) || n >= spread.perKey) continue
@@ -138,19 +139,19 @@ export const nearestKeys = async (
 }
 
 /**
- * Nearest rows by pgvector's distance without its index: every row in scope compared (the rows of a
- * history read their vectors from the cache).
+ * Nearest rows by pgvector's distance without its HNSW index: every row in scope compared (the rows
+ * of a history read their vectors from the cache). The order is by the distance plus 0, an
+ * expression the HNSW index does not hold, so the planner cannot walk it; the scope's own indexes
+ * still find the rows to compare.
  */
 export const exactNearest = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
   const s = scopeSql(q.scope, 4)
-  const distance = `embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
-  await tx.query('SET LOCAL enable_indexscan = off')
+  const distance = `(embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}) + 0`
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${q.key} AS key, ${q.chunk ?? 'NULL::int'} AS chunk, ${distance} AS distance
      FROM ${rowsOf(q.table, q.cached)} WHERE model = $3${s.sql} ORDER BY ${distance} LIMIT $2`,
     [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
   )
-  await tx.query('SET LOCAL enable_indexscan TO DEFAULT')
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
 }
 
