@@ -27,8 +27,8 @@ const SearchBody = c.object(
 )
 
 /**
- * Search. What the request leaves out is the workspace's setting where the workspace set
- * it (search.defaultMode, defaultLimit, minScore), and the endpoint's default otherwise (hybrid, 5, 0.5).
+ * Search. What the request leaves out is the workspace's setting (search.defaultMode, defaultLimit,
+ * minScore: hybrid, 5, 0.5 until changed), as for the agents' tools.
  */
 export const searchRoutes: AnyRoute[] = [
   route({

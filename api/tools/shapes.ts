@@ -21,7 +21,9 @@ export const searchNotes = {
   mode:
     'hybrid (default: words and meaning), text (exact words, fastest), or vector (meaning, for paraphrases); ' +
     'defaults to the workspace setting',
-  limit: 'Results wanted, 1-50 (default 5); each costs about 100 tokens, or a whole chunk with include "chunk"',
+  limit:
+    'Results wanted, 1-50 (default: the workspace setting, 5 unless changed); each costs about 100 tokens, ' +
+    'or a whole chunk with include "chunk"',
   minScore: 'Drop results below this relevance, 0-1; 0.5 keeps likely matches (default: the workspace setting)',
   include: 'highlight (default): the matching sentences only; chunk: also the whole chunk each result matched in',
 }

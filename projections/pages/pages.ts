@@ -170,12 +170,12 @@ const applyPage = async (
       await tx.query('UPDATE kb_pages SET collection_id = $2 WHERE id = $1', [e.data.pageId, e.data.collectionId])
       return
     case 'PageVerified':
-      await tx.query('UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4 WHERE id = $1', [
-        e.data.pageId,
-        e.data.version,
-        JSON.stringify(e.data.by),
-        at,
-      ])
+      // A pin never moves back: a verification applied again after the pin was carried on changes nothing.
+      await tx.query(
+        `UPDATE kb_pages SET verified_version = $2, verified_by = $3, verified_at = $4
+         WHERE id = $1 AND (verified_version IS NULL OR verified_version <= $2)`,
+        [e.data.pageId, e.data.version, JSON.stringify(e.data.by), at],
+      )
       return
     case 'PageDeleted':
       // A deleted page's content is served as of no time: what remains is its tombstone.

@@ -279,7 +279,8 @@ export const listProposals = async (
   const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args))
     .rows[0].n
   const { rows } = await db.query<ProposalRow>(
-    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY created_at DESC,
+    // Newest first: a decided proposal by its decision, a pending one by when it was held.
+    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY coalesce(decided_at, created_at) DESC,
       id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )

@@ -148,6 +148,10 @@ test(
     assert.equal([rejected.status, rejected.reason], ['rejected', 'no'])
     assert.is(ok(await tool(svc.call, key, 'kb_proposal_status', { proposalId: second.proposalId })).status, 'rejected')
     ok(await svc.call('POST', `/api/v1/proposals/${made.proposalId}/approve`, { token: m.token, body: {} }))
+    // Newest decision first: the proposal held first and decided last leads the decided ones.
+    const decided = ok(await svc.call('GET', '/api/v1/proposals', { token: m.token })).items
+    const order = decided.filter((x: any) => [made.proposalId, second.proposalId].includes(x.id)).map((x: any) => x.id)
+    assert.equal(order, [made.proposalId, second.proposalId])
     const page = ok(await svc.call('GET', `/api/v1/pages/${made.pageId}`, { token: m.token }))
     assert.equal(
       [page.title, page.content, page.collectionId, page.author.client],

@@ -124,3 +124,6 @@ export const authorName = (a: object | null | undefined) => {
 }
 
 export const Stacked = ({ children }: { children: ReactNode }) => <Stack gap="md">{children}</Stack>
+
+/** A count of times in words: "1 time", "2 times". */
+export const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`

@@ -19,7 +19,7 @@ import { useDisclosure } from '@mantine/hooks'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { type Answer, ApiError, answer, client } from '../api'
-import { LoadState, when } from '../components'
+import { LoadState, times, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 import { TaskProgress, statusColor } from './AddKnowledge'
@@ -104,7 +104,6 @@ const current = (e: Answer<'/api/v1/knowledge/{id}', 'get'>) => {
 }
 
 /** "1 time", "2 times". */
-const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`
 
 /** Why the entry's processing failed, where everyone looking at it sees it first. */
 const Failure = ({ failure }: { failure: { reason: string; taskId: string; at: string } }) => (
@@ -171,7 +170,7 @@ export const EntryScreen = ({ id }: { id: string }) => {
                 placeholder="Move to folder"
                 w={200}
                 data={[
-                  { value: '', label: '(root)' },
+                  { value: '', label: 'In no folder' },
                   ...(folders.data?.folders ?? []).map((f) => ({
                     value: f.id,
                     label: f.name,

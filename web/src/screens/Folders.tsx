@@ -89,13 +89,13 @@ const DeleteFolder = ({ folder, onClose, onDeleted }: { folder: Counted; onClose
   </Stack>
 )
 
-/**
- * The folders beside the list: all entries, each folder (a filter of the list; renamed or deleted from
- * its menu), and the entries in no folder, counted. Writers create folders here.
- */
 /** The list's folder filter for the entries in no folder. */
 export const ROOT = 'root'
 
+/**
+ * The folders beside the list, each a filter of it: all entries, each folder (renamed or deleted from
+ * its menu), and the entries in no folder. Writers create folders here.
+ */
 export const FolderNav = ({ folderId, onChoose }: { folderId?: string; onChoose: (id?: string) => void }) => {
   const { canWrite } = useSession()
   const stats = useApi(['stats'], () => answer(client.GET('/api/v1/knowledge/stats')))

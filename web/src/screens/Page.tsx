@@ -13,10 +13,10 @@ import {
 import { useState } from 'react'
 import { Link } from 'wouter'
 import { answer, client } from '../api'
-import { LoadState, Markdown, authorName, when } from '../components'
+import { LoadState, Markdown, authorName, times, when } from '../components'
 import { useSession } from '../session'
 import { act, invalidate, useApi } from '../useApi'
-import { Compare, Editor, VerificationBanner, current, times } from './PageParts'
+import { Compare, Editor, VerificationBanner, current } from './PageParts'
 
 export const PageScreen = ({ id }: { id: string }) => {
   const { canWrite, manages } = useSession()

@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Textarea } from '@mantine/core'
 import { useState } from 'react'
 import { type Answer, ApiError, answer, client } from '../api'
-import { Diff, LoadState, authorName, when } from '../components'
+import { Diff, LoadState, authorName, times, when } from '../components'
 import { act, useApi } from '../useApi'
 import { stateColor } from './Pages'
 
@@ -19,7 +19,6 @@ export const current = (p: PageAnswer | Answer<'/api/v1/pages/{id}', 'get'>): Pa
 }
 
 /** "cited 1 time", "cited 2 times". */
-export const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`
 
 /** Verified, or changed since: who wrote since the pin, the size of change, the citations since. */
 export const VerificationBanner = ({ v, onVerify }: { v: Page['verification']; onVerify?: () => void }) => {
