@@ -29,6 +29,11 @@ journeys('web console: retrieval defaults and receipts in Chromium', (test) => {
     await page.getByRole('option', { name: 'text', exact: true }).click()
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.getByText('Saved').first().waitFor()
+    // The save records what the form changed, no more: the rest keeps following the defaults.
+    const [saved] = ok(
+      await svc.call('GET', '/api/v1/audit/events?type=KbConfigChanged&limit=1', { token: owner.token }),
+    ).events
+    assert.equal(saved.data.changes, { search: { defaultLimit: 7, minScore: 0.3, defaultMode: 'text' } })
     await go(page, '/retrieval')
     await page.getByTestId('defaults').filter({ hasText: 'limit 7' }).waitFor()
     assert.equal(await fields(), { limit: '7', minScore: '0.3', mode: 'text' })

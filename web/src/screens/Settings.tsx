@@ -12,6 +12,23 @@ type ConfigChanges = NonNullable<paths['/api/v1/knowledge/config']['patch']['req
 type Values = Record<string, unknown>
 const group = (config: Config | undefined, name: string) => (config as Values | undefined)?.[name]
 
+/**
+ * What the form changed from what it loaded, group by group: a save sends only that, so a setting
+ * left alone keeps following the service's default.
+ */
+const changedFrom = (before: Values, after: Values): Values => {
+  const out: Values = {}
+  for (const [key, value] of Object.entries(after)) {
+    const was = before[key]
+    const nested = value !== null && typeof value === 'object' && !Array.isArray(value)
+    if (nested && was !== null && typeof was === 'object') {
+      const inner = changedFrom(was as Values, value as Values)
+      if (Object.keys(inner).length > 0) out[key] = inner
+    } else if (JSON.stringify(value) !== JSON.stringify(was)) out[key] = value
+  }
+  return out
+}
+
 /** The problems the API listed, by field path ("search.minScore: …"). */
 const byField = (error?: ApiError) => {
   const out: Record<string, string> = {}
@@ -70,10 +87,10 @@ export const SettingsScreen = () => {
               onSubmit={async (e) => {
                 e.preventDefault()
                 setError(undefined)
-                const { currentDocumentCount: _, ...changes } = config
+                const { currentDocumentCount: _, ...edited } = config
                 try {
-                  // The service checks what the form holds and names each problem by its field.
-                  const body = changes as ConfigChanges
+                  // The service checks what the form changed and names each problem by its field.
+                  const body = changedFrom((loaded.data?.config ?? {}) as Values, edited as Values) as ConfigChanges
                   const saved = await answer(client.PATCH('/api/v1/knowledge/config', { body }))
                   setConfig(saved.config)
                   await act('Settings', async () => undefined, 'Saved', [['config'], ['stats']])
