@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'as-of': () => import('./bench/asOf'),
   pages: () => import('./bench/pages'),
   scale: () => import('./bench/scale'),
+  ladder: () => import('./bench/ladder'),
   upkeep: () => import('./bench/upkeep'),
   uploads: () => import('./bench/blobStores'),
 }
