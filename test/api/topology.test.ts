@@ -97,7 +97,7 @@ if (!server || !amqpUrl) {
       )
       assert.equal(
         found.results.map((r: any) => r.title),
-        ['tapirs'],
+        ['Tapirs'],
       )
       // The worker holding a task dies: the broker gives its job to the other worker, which finishes it.
       site.pages.set('/slow', {
@@ -174,7 +174,7 @@ if (!server || !amqpUrl) {
       assert.is(after.status, 201)
       assert.is(after.headers.get('x-read-models-lag'), null, 'read-your-writes holds after the takeover')
       const list = ok(await call1('GET', '/api/v1/knowledge?includeContent=false', { token: owner.token }))
-      assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'Pangolins', 'tapirs'])
+      assert.equal(list.items.map((e: any) => e.title).sort(), ['Aye-aye', 'Okapi', 'Pangolins', 'Tapirs'])
       // What the two projector processes built, one after the other, equals a rebuild from the log.
       for (const p of procs) if (p !== standby) p.child.kill('SIGKILL')
       standby.child.kill('SIGTERM')
