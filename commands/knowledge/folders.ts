@@ -77,6 +77,9 @@ export const updateFolder = async (
 }
 
 /** Deletes the folder and moves its entries to root before answering. */
+/** Times a folder's deletion looks for entries left in it. */
+const SWEEPS = 3
+
 export const deleteFolder = async (
   store: EventStore,
   db: Queryable,
@@ -92,12 +95,19 @@ export const deleteFolder = async (
   await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   let position = done.right.position
   // Every entry written into the folder before its deletion is in the read model once it reaches
-  // the deletion; one written after moves itself (stayInFolder).
-  await waitFor(position)
-  const ids = await entryIdsInFolder(db, workspaceId, folderId)
-  for (const id of ids) {
-    const moved = await moveEntry(store, ctx, workspaceId, id, null)
-    if (E.isRight(moved)) position = Math.max(position, moved.right.position)
+  // the deletion; one written after moves itself (stayInFolder). The sweep looks again once the
+  // read model reached its own moves, in case a wait gave up or a write slipped between (a busy
+  // machine has shown both); at most SWEEPS times, and the retention sweeper finishes what remains.
+  let moved = 0
+  for (let sweep = 0; sweep < SWEEPS; sweep++) {
+    await waitFor(position)
+    const ids = await entryIdsInFolder(db, workspaceId, folderId)
+    if (ids.length === 0) break
+    for (const id of ids) {
+      const move = await moveEntry(store, ctx, workspaceId, id, null)
+      if (E.isRight(move)) position = Math.max(position, move.right.position)
+    }
+    moved += ids.length
   }
-  return E.right({ deleted: true as const, id: folderId, movedToRoot: ids.length, position })
+  return E.right({ deleted: true as const, id: folderId, movedToRoot: moved, position })
 }
