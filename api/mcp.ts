@@ -31,7 +31,7 @@ export interface McpTool {
 const text = (value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value) }]
 
 /** A failure an agent can act on: the envelope's code, message and details, and the next step. */
-export const toolError = (tool: string, error: DomainError) => ({
+export const toolError = (tool: string, { writtenAt: _, ...error }: DomainError) => ({
   isError: true,
   content: text({ ...error, nextStep: nextStepOf(tool, error) }),
 })
@@ -78,7 +78,10 @@ export const mcpServer = (
       }
     // The author of a write is the client that opened the session, never anything in the arguments.
     const result = await tool.call(request.params.arguments ?? {}, client())
-    if (E.isLeft(result)) return toolError(tool.name, result.left)
+    if (E.isLeft(result)) {
+      if (result.left.writtenAt) await deps.runner.waitFor(result.left.writtenAt, deps.config.readYourWritesTimeoutMs)
+      return toolError(tool.name, result.left)
+    }
     if (result.right.position) await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs)
     const data = result.right.data as Record<string, unknown>
     return { content: text(data), structuredContent: data }

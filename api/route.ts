@@ -213,7 +213,11 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       header: (name) => ctx.get(name) || undefined,
     }
     const result = await spec.handler(input, pick(deps, spec.uses ?? []))
-    if (E.isLeft(result)) throw new ApiError(result.left.code, result.left.message, result.left.details)
+    if (E.isLeft(result)) {
+      const { code, message, details, writtenAt } = result.left
+      if (writtenAt) await deps.runner.waitFor(writtenAt, deps.config.readYourWritesTimeoutMs)
+      throw new ApiError(code, message, details)
+    }
     const reply = result.right
     ctx.state.refund = undefined
     if (reply.stream) {

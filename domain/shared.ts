@@ -16,6 +16,8 @@ export interface DomainError {
   code: ErrorCode
   message: string
   details?: string[]
+  /** A refusal that still wrote (an entry put back at root): its answer waits for the read models to reach this. */
+  writtenAt?: number
 }
 
 export const fail = (code: ErrorCode, message: string, details?: string[]): E.Either<DomainError, never> =>

@@ -83,7 +83,7 @@ const SWEEPS = 3
 export const deleteFolder = async (
   store: EventStore,
   db: Queryable,
-  waitFor: (position: number) => Promise<unknown>,
+  waitFor: (position: number) => Promise<boolean>,
   ctx: CommandContext,
   workspaceId: string,
   folderId: string,
@@ -95,14 +95,14 @@ export const deleteFolder = async (
   await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   let position = done.right.position
   // Every entry written into the folder before its deletion is in the read model once it reaches
-  // the deletion; one written after moves itself (stayInFolder). The sweep looks again once the
-  // read model reached its own moves, in case a wait gave up or a write slipped between (a busy
-  // machine has shown both); at most SWEEPS times, and the retention sweeper finishes what remains.
+  // the deletion; one written after moves itself (stayInFolder) and answers once that move is read.
+  // The sweep looks again once the read model reached its own moves, and while a wait gave up;
+  // at most SWEEPS times, and the retention sweeper finishes what remains.
   let moved = 0
   for (let sweep = 0; sweep < SWEEPS; sweep++) {
-    await waitFor(position)
+    const caughtUp = await waitFor(position)
     const ids = await entryIdsInFolder(db, workspaceId, folderId)
-    if (ids.length === 0) break
+    if (ids.length === 0 && caughtUp) break
     for (const id of ids) {
       const move = await moveEntry(store, ctx, workspaceId, id, null)
       if (E.isRight(move)) position = Math.max(position, move.right.position)

@@ -140,8 +140,10 @@ export const moveEntry = async (
   )
   if (E.isLeft(done)) return done
   const settled = await stayInFolder(store, ctx, { workspaceId, entryId, folderId }, done.right.position)
-  if (!settled.stayed)
-    return fail('NOT_FOUND', 'folder not found', ['folderId: the folder was deleted meanwhile; the entry is at root'])
+  if (!settled.stayed) {
+    const details = ['folderId: the folder was deleted meanwhile; the entry is at root']
+    return E.left({ code: 'NOT_FOUND', message: 'folder not found', details, writtenAt: settled.position })
+  }
   return E.right({ id: entryId, folderId, previousFolderId, position: done.right.position })
 }
 
