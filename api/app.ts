@@ -9,7 +9,7 @@ import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes, authRoutes } from './accounts'
 import { auditRoutes, eventRoutes, logOperatorRoutes, webhookRoutes, receiptRoutes, undoRoutes } from './log'
-import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes } from './knowledge'
+import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes, knowledgeOperatorRoutes } from './knowledge'
 import { searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
 import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
@@ -27,6 +27,7 @@ export const routes: AnyRoute[] = [
   ...operatorRoutes,
   ...logOperatorRoutes,
   ...searchOperatorRoutes,
+  ...knowledgeOperatorRoutes,
   ...auditRoutes,
   ...eventRoutes,
   ...webhookRoutes,

@@ -18,13 +18,14 @@ import { projectionStatus, rebuild, selectProjectors } from '../projections/oper
 import { ProjectionRunner } from '../projections/runner'
 import { rebuildWithReplay, reembedAll } from '../commands/search'
 import { streamCandidates } from '../commands/streams'
+import { IMPORT_USAGE, importCommand } from './kb/import'
 import { failure, print } from './kb/print'
 import { replayOptions } from './kb/replay'
 
 const usage =
   'usage: kb projections status | kb projections rebuild <name|all> [--replay [N]] [--max-lost <share>] [--force] ' +
   '[--judgments <file>] | kb stream <streamId> | kb reembed [--workspace <id>] | kb verify-chain [--workspace <id>] ' +
-  '| kb receipt-keys list|rotate|remove <id> | kb --help'
+  `| kb receipt-keys list|rotate|remove <id> | ${IMPORT_USAGE} | kb --help`
 
 const help = `kb: the operator's command line of the knowledge-base service
 
@@ -40,6 +41,10 @@ const help = `kb: the operator's command line of the knowledge-base service
   kb verify-chain [--workspace <id>] check the hash chain of the events; names the first broken event
   kb receipt-keys list|rotate       the keys answer receipts are signed with; rotate makes a new one sign
   kb receipt-keys remove <id>       an older key's receipts are no longer checkable
+  kb import <path> --workspace <id> [--folder <name>]
+                                    load a folder (walked), a .zip, a .tar(.gz) or a .jsonl (one entry a line:
+                                    title and content, or url; metadata, externalId, folder) into a workspace
+                                    through the running service; a second run skips what is there
   kb --help                         this text
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
@@ -49,8 +54,9 @@ as the stream of the entry, page, task, folder, collection or proposal it names.
 
 With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
 service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
-only when no service answers. Exit codes: 0 done, 1 a failure (unreachable, refused, a broken
-chain, a rebuild whose replay refused the swap), 2 a mistake.
+only when no service answers; kb import always goes through the service. Exit codes: 0 done, 1 a
+failure (unreachable, refused, a broken chain, a rebuild whose replay refused the swap, an import
+with entries that did not go in), 2 a mistake.
 `
 
 const COMMANDS = [
@@ -62,6 +68,7 @@ const COMMANDS = [
   'receipt-keys list',
   'receipt-keys rotate',
   'receipt-keys remove',
+  'import',
   '--help',
 ]
 
@@ -259,10 +266,12 @@ const streamViaService = async (base: string, req: Request) => {
 }
 
 const args = process.argv.slice(2)
+const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
+// An import always goes through the service: the same admission, quotas and events as the API's.
+if (args[0] === 'import') await importCommand(args.slice(1), { base, token: adminToken, mistake: die, failure })
 const req = requestOf(args)
 if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000))
   die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
-const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
 try {
   const data =
     process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))

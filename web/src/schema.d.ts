@@ -450,6 +450,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/workspaces/{id}/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's entries, newest first, as the operator sees them (externalRef.<key>=<value> filters) */
+        get: operations["getAdminWorkspacesByIdKnowledge"];
+        put?: never;
+        /** Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the workspace's uploads a minute */
+        post: operations["postAdminWorkspacesByIdKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/workspaces/{id}/knowledge/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's folders, oldest first */
+        get: operations["getAdminWorkspacesByIdKnowledgeFolders"];
+        put?: never;
+        /** Create a folder in a workspace as the operator (names unique per workspace, case-insensitive) */
+        post: operations["postAdminWorkspacesByIdKnowledgeFolders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit/events": {
         parameters: {
             query?: never;
@@ -2630,6 +2666,476 @@ export interface operations {
                                 model: string;
                                 vectors: number;
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByIdKnowledge: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                processingStatus?: "pending" | "processing" | "completed" | "failed";
+                includeContent?: boolean;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                id: string;
+                                workspaceId: string;
+                                title: string;
+                                source: string;
+                                metadata: Record<string, never>;
+                                externalReferenceIds: {
+                                    [key: string]: string;
+                                };
+                                isEnabled: boolean;
+                                tokenCount: number;
+                                /** @description pending, processing, completed or failed */
+                                processingStatus: string;
+                                processingProgress: number;
+                                citedCount: number;
+                                /** @description current, stale or unknown */
+                                freshness: string;
+                                createdBy: string;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Left out of a list asked with includeContent=false */
+                                content?: string;
+                                /** @description Left out of a list asked with includeContent=false */
+                                searchableText?: string;
+                                folderId?: string;
+                                storageInfo?: {
+                                    fileName: string;
+                                    mimeType: string;
+                                    size: number;
+                                    /** @description SHA-256 (hex) of the file's bytes */
+                                    sha256: string;
+                                    charset?: string;
+                                };
+                                syncConfig?: {
+                                    enabled: boolean;
+                                    intervalHours: number;
+                                    lastSyncAt: string | null;
+                                    nextSyncAt: string | null;
+                                    /** @description idle, pending, syncing, completed or failed */
+                                    status: string;
+                                    error?: string;
+                                    sourceUrl?: string | null;
+                                };
+                                taskId?: string;
+                                verified?: {
+                                    at: string;
+                                    by: string | null;
+                                };
+                                /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                                failure?: {
+                                    reason: string;
+                                    taskId: string;
+                                    at: string;
+                                };
+                                asOf?: {
+                                    position: number;
+                                    time: string;
+                                };
+                            }[];
+                            total: number;
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                            asOf?: {
+                                position: number;
+                                time: string;
+                            };
+                            /** @description As of a past moment: the entries deleted since */
+                            deleted?: {
+                                id: string;
+                                title: string | null;
+                                deleted: {
+                                    at: string;
+                                    position: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByIdKnowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    source: "text" | "url" | "file";
+                    /** @description a string of 1-500 characters */
+                    title?: string;
+                    /** @description a string of at most 500000 characters */
+                    content?: string;
+                    /** @description a string of 1-2048 characters */
+                    url?: string;
+                    folderId?: string | null;
+                    metadata?: {
+                        /** @description a string of at most 200 characters */
+                        category?: string;
+                        /** @description an array of at most 50 items */
+                        tags?: string[];
+                        /** @description a string of at most 200 characters */
+                        author?: string;
+                    };
+                    /** @description an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
+                    externalReferenceIds?: {
+                        [key: string]: string;
+                    };
+                };
+                "multipart/form-data": {
+                    /** @description the file; its type is decided by its content */
+                    file: string;
+                    /** @enum {string} */
+                    source: "text" | "url" | "file";
+                    /** @description a string of 1-500 characters */
+                    title?: string;
+                    /** @description a string of at most 500000 characters */
+                    content?: string;
+                    /** @description a string of 1-2048 characters */
+                    url?: string;
+                    /** @description JSON: an object */
+                    folderId?: string;
+                    /** @description JSON: an object */
+                    metadata?: string;
+                    /** @description JSON: an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
+                    externalReferenceIds?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            workspaceId: string;
+                            title: string;
+                            source: string;
+                            metadata: Record<string, never>;
+                            externalReferenceIds: {
+                                [key: string]: string;
+                            };
+                            isEnabled: boolean;
+                            tokenCount: number;
+                            /** @description pending, processing, completed or failed */
+                            processingStatus: string;
+                            processingProgress: number;
+                            citedCount: number;
+                            /** @description current, stale or unknown */
+                            freshness: string;
+                            createdBy: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Left out of a list asked with includeContent=false */
+                            content?: string;
+                            /** @description Left out of a list asked with includeContent=false */
+                            searchableText?: string;
+                            folderId?: string;
+                            storageInfo?: {
+                                fileName: string;
+                                mimeType: string;
+                                size: number;
+                                /** @description SHA-256 (hex) of the file's bytes */
+                                sha256: string;
+                                charset?: string;
+                            };
+                            syncConfig?: {
+                                enabled: boolean;
+                                intervalHours: number;
+                                lastSyncAt: string | null;
+                                nextSyncAt: string | null;
+                                /** @description idle, pending, syncing, completed or failed */
+                                status: string;
+                                error?: string;
+                                sourceUrl?: string | null;
+                            };
+                            taskId?: string;
+                            verified?: {
+                                at: string;
+                                by: string | null;
+                            };
+                            /** @description Why the entry's latest processing failed: present while processingStatus is failed */
+                            failure?: {
+                                reason: string;
+                                taskId: string;
+                                at: string;
+                            };
+                            asOf?: {
+                                position: number;
+                                time: string;
+                            };
+                        } | {
+                            id: string;
+                            processingStatus?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByIdKnowledgeFolders: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            folders: {
+                                id: string;
+                                workspaceId: string;
+                                name: string;
+                                documentCount: number;
+                                createdAt: string;
+                                updatedAt: string;
+                                description?: string;
+                                color?: string;
+                                icon?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByIdKnowledgeFolders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one line of 1-100 characters, without control characters */
+                    name: string;
+                    /** @description a string of at most 500 characters */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            workspaceId: string;
+                            name: string;
+                            documentCount: number;
+                            createdAt: string;
+                            updatedAt: string;
+                            description?: string;
+                            color?: string;
+                            icon?: string;
+                        } | {
+                            id: string;
                         };
                     };
                 };

@@ -1,0 +1,155 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import type { Context } from 'koa'
+import { createEntry } from '../../commands/knowledge/createEntry'
+import { createFolder } from '../../commands/knowledge/folders'
+import { loadKbConfig } from '../../commands/knowledge/kbConfig'
+import { streams } from '../../commands/streams'
+import { fail } from '../../domain/shared'
+import { getFolder, listFolders } from '../../queries/knowledge/folders'
+import { listEntries } from '../../queries/knowledge/knowledge'
+import { pagination } from '../../queries/pagination'
+import * as c from '../codecs'
+import type { Deps } from '../deps'
+import { ApiError } from '../errors'
+import { type AnyRoute, readBack, route } from '../route'
+import { readMultipart } from '../upload'
+import * as answers from './answers'
+import { MULTIPART_JSON_FIELDS, Metadata, entryReply, newEntryDeps } from './shapes'
+
+// What the operator's `kb import` calls with the admin token: a workspace's entries and folders,
+// written by the same commands (types, admission, maxDocuments, events) as a member's requests.
+// An operator's load is not a user's upload: it is not counted against the uploads a minute.
+
+const WorkspaceParam = t.type({ id: c.id })
+
+/** A workspace that was never created is a wrong id (its entries would belong to nobody). */
+const workspaceMustExist = async ({ ctx }: { ctx: Context }, deps: Deps) => {
+  const id = String(ctx.params?.id ?? '')
+  if ((await deps.store.streamRevision(streams.workspace(id))) === 'no_stream')
+    throw new ApiError('NOT_FOUND', `workspace ${id} not found`)
+}
+
+const ImportBody = c.object(
+  { source: t.keyof({ text: null, url: null, file: null }) },
+  {
+    // Required, except for a file: its title then comes from the document (or its name).
+    title: c.string(1, 500),
+    content: c.string(0, 500_000),
+    url: c.string(1, 2048),
+    folderId: t.union([c.id, t.null]),
+    metadata: Metadata,
+    externalReferenceIds: c.stringMap,
+  },
+)
+
+const ListQuery = t.partial({
+  page: c.intFromString(1, 1_000_000),
+  limit: c.intFromString(1, 100),
+  processingStatus: t.keyof({ pending: null, processing: null, completed: null, failed: null }),
+  includeContent: c.booleanFromString,
+})
+
+/** `externalRef.<key>=<value>` query parameters: entries holding every one of them. */
+const externalRefsOf = (query: Record<string, unknown>) => {
+  const refs: Record<string, string> = {}
+  const problems: string[] = []
+  for (const [key, value] of Object.entries(query)) {
+    const name = key.slice('externalRef.'.length)
+    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
+      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
+    else refs[name] = value
+  }
+  return { refs, problems }
+}
+
+export const knowledgeOperatorRoutes: AnyRoute[] = [
+  route({
+    method: 'post',
+    path: '/api/v1/admin/workspaces/:id/knowledge',
+    response: answers.WrittenEntry,
+    tag: 'operators',
+    auth: 'admin',
+    summary:
+      'Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same ' +
+      'type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the ' +
+      "workspace's uploads a minute",
+    params: WorkspaceParam,
+    body: ImportBody,
+    multipart: 'also',
+    before: async ({ ctx }, deps) => {
+      await workspaceMustExist({ ctx }, deps)
+      if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, ctx.params.id, MULTIPART_JSON_FIELDS)
+    },
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
+    handler: async ({ params, body, command, upload }, deps) => {
+      const workspaceId = params.id
+      const config = await loadKbConfig(deps.store, workspaceId)
+      const created = await createEntry(newEntryDeps(deps), { ...command, workspaceId }, config, {
+        ...body,
+        workspaceId,
+        file: upload,
+        metadata: body.metadata ?? {},
+        externalReferenceIds: body.externalReferenceIds ?? {},
+        folderId: body.folderId ?? null,
+        isEnabled: true,
+        chunkingOptions: {},
+      })
+      if (E.isLeft(created)) return created
+      return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201, config.freshnessDays)
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/admin/workspaces/:id/knowledge',
+    response: answers.EntryList,
+    tag: 'operators',
+    auth: 'admin',
+    summary: "A workspace's entries, newest first, as the operator sees them (externalRef.<key>=<value> filters)",
+    params: WorkspaceParam,
+    query: ListQuery,
+    extraQuery: (name) => name.startsWith('externalRef.'),
+    before: workspaceMustExist,
+    uses: ['db'],
+    handler: async ({ params, query, extraQuery }, { db }) => {
+      const { refs, problems } = externalRefsOf(extraQuery)
+      if (problems.length) return fail('VALIDATION_ERROR', 'the request is not valid', problems)
+      const page = query.page ?? 1
+      const limit = query.limit ?? 20
+      const filters = { ...query, externalRefs: refs }
+      const { items, total } = await listEntries(db.pool, params.id, filters, page, limit)
+      return E.right({ data: { items, total, pagination: pagination(page, limit, total) } })
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/admin/workspaces/:id/knowledge/folders',
+    response: answers.FolderList,
+    tag: 'operators',
+    auth: 'admin',
+    summary: "A workspace's folders, oldest first",
+    params: WorkspaceParam,
+    before: workspaceMustExist,
+    uses: ['db'],
+    handler: async ({ params }, { db }) => E.right({ data: { folders: await listFolders(db.pool, params.id) } }),
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/admin/workspaces/:id/knowledge/folders',
+    response: answers.WrittenFolder,
+    tag: 'operators',
+    auth: 'admin',
+    summary: 'Create a folder in a workspace as the operator (names unique per workspace, case-insensitive)',
+    params: WorkspaceParam,
+    body: c.object({ name: c.line(1, 100) }, { description: c.string(0, 500) }),
+    before: workspaceMustExist,
+    uses: ['db', 'store'],
+    handler: async ({ params, body, command }, { db, store }) => {
+      const { name, ...fields } = body
+      const created = await createFolder(store, { ...command, workspaceId: params.id }, params.id, name, fields)
+      if (E.isLeft(created)) return created
+      const { id, position } = created.right
+      return readBack(position, async () => (await getFolder(db.pool, params.id, id)) ?? { id }, 201)
+    },
+  }),
+]

@@ -1,0 +1,105 @@
+// `kb import <file>.jsonl`: one entry a line, `{ title, content }` or `{ url }`, with optional
+// `metadata`, `externalId` and `folder` (a path: `a/b`). A line that cannot be an entry is refused
+// with its reason; the others go in.
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import readline from 'node:readline'
+
+/** One thing to import: a file (its bytes read when its turn comes), an entry of a line, or a refusal. */
+export interface Item {
+  /** How the summary names it: a relative path, or `<file> line <n>`. */
+  label: string
+  /** The external reference id that makes a second run skip it (`externalRef.<key>=<value>`). */
+  ref?: { key: string; value: string }
+  /** The folder it goes in (`a/b`), none at the top. */
+  folder?: string | null
+  /** A file's bytes, or why they cannot be read. */
+  file?: { read: () => Promise<Buffer | string> }
+  entry?: { title: string; content?: string; url?: string; metadata?: unknown }
+  /** Why it is not sent at all. */
+  refused?: string
+}
+
+export interface Source {
+  /** How many items it holds (for the progress's rate and ETA). */
+  total: number
+  items: AsyncIterable<Item>
+  close?: () => Promise<void>
+}
+
+const VECTOR_FIELDS = ['vector', 'vectors', 'embedding', 'embeddings']
+const STRING_FIELDS = ['title', 'content', 'url', 'externalId', 'folder']
+
+/** A folder path as written in a line (`a/b/`, ` a / b`): its parts trimmed, empty ones dropped. */
+export const folderPath = (p: string | undefined) => {
+  const parts = (p ?? '')
+    .split('/')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  return parts.length ? parts.join('/') : null
+}
+
+/** A line as an item: the entry it asks for, or why it is refused. */
+export const lineItem = (label: string, text: string): Item => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { label, refused: `not JSON: ${(error as Error).message}` }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { label, refused: 'not a JSON object' }
+  const o = value as Record<string, unknown>
+  const vector = VECTOR_FIELDS.find((k) => k in o)
+  if (vector)
+    return {
+      label,
+      refused:
+        `carries "${vector}": given vectors are not taken (the service embeds the content with the ` +
+        "workspace's model); leave them out",
+    }
+  const wrong = STRING_FIELDS.find((k) => o[k] !== undefined && typeof o[k] !== 'string')
+  if (wrong) return { label, refused: `"${wrong}" must be a string` }
+  if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata)))
+    return { label, refused: '"metadata" must be an object' }
+  const [title, content, url, externalId, folder] = STRING_FIELDS.map((k) => (o[k] as string | undefined)?.trim())
+  if (content && url) return { label, refused: 'holds both "content" and "url": one or the other' }
+  if (!url && !(title && content)) return { label, refused: 'needs "title" and "content", or "url"' }
+  // Without an externalId, the entry is known again by what it holds.
+  const id =
+    externalId ||
+    `sha256:${createHash('sha256')
+      .update(JSON.stringify([title, content, url]))
+      .digest('hex')}`
+  return {
+    label,
+    ref: { key: 'externalId', value: id },
+    folder: folderPath(folder),
+    entry: {
+      // A URL's entry is titled by its URL unless the line names it.
+      title: title || (url as string),
+      ...(url ? { url } : { content: o.content as string }),
+      ...(o.metadata ? { metadata: o.metadata } : {}),
+    },
+  }
+}
+
+const lines = (file: string) =>
+  readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY })
+
+export const jsonlSource = async (file: string): Promise<Source> => {
+  let total = 0
+  for await (const line of lines(file)) if (line.trim()) total++
+  const name = path.basename(file)
+  return {
+    total,
+    items: (async function* () {
+      let n = 0
+      for await (const line of lines(file)) {
+        n++
+        if (line.trim()) yield lineItem(`${name} line ${n}`, line)
+      }
+    })(),
+  }
+}
