@@ -7,7 +7,7 @@ import { loadKbConfig } from '../../commands/knowledge/kbConfig'
 import { streams } from '../../commands/streams'
 import { fail } from '../../domain/shared'
 import { getFolder, listFolders } from '../../queries/knowledge/folders'
-import { listEntries } from '../../queries/knowledge/knowledge'
+import { entryCount, listEntries } from '../../queries/knowledge/knowledge'
 import { pagination } from '../../queries/pagination'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
@@ -63,6 +63,39 @@ const externalRefsOf = (query: Record<string, unknown>) => {
   return { refs, problems }
 }
 
+/** Creates of this process admitted into a workspace and not yet counted by its read models (kept: one a workspace). */
+const admitting = new Map<string, { busy: number; wake: Array<() => void> }>()
+
+/**
+ * maxDocuments is checked against the read models, so creates at once could all pass at the limit.
+ * Near it, an import's creates go one at a time, each counted before the next is admitted; below it,
+ * they go at once. (Within this process: the operator's import runs against one service.)
+ */
+const withinQuota = async <T extends E.Either<unknown, { position: number }>>(
+  deps: Pick<Deps, 'db' | 'runner' | 'config'>,
+  workspaceId: string,
+  maxDocuments: number,
+  create: () => Promise<T>,
+): Promise<T> => {
+  const gate = admitting.get(workspaceId) ?? { busy: 0, wake: [] }
+  admitting.set(workspaceId, gate)
+  for (;;) {
+    const count = await entryCount(deps.db.pool, workspaceId)
+    // Checked and taken with no wait between them.
+    if (gate.busy === 0 || count + gate.busy < maxDocuments) break
+    await new Promise<void>((resolve) => gate.wake.push(resolve))
+  }
+  gate.busy++
+  try {
+    const created = await create()
+    if (E.isRight(created)) await deps.runner.waitFor(created.right.position, deps.config.readYourWritesTimeoutMs)
+    return created
+  } finally {
+    gate.busy--
+    for (const wake of gate.wake.splice(0)) wake()
+  }
+}
+
 export const knowledgeOperatorRoutes: AnyRoute[] = [
   route({
     method: 'post',
@@ -81,20 +114,22 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
       await workspaceMustExist({ ctx }, deps)
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, ctx.params.id, MULTIPART_JSON_FIELDS)
     },
-    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
+    uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers', 'runner'],
     handler: async ({ params, body, command, upload }, deps) => {
       const workspaceId = params.id
       const config = await loadKbConfig(deps.store, workspaceId)
-      const created = await createEntry(newEntryDeps(deps), { ...command, workspaceId }, config, {
-        ...body,
-        workspaceId,
-        file: upload,
-        metadata: body.metadata ?? {},
-        externalReferenceIds: body.externalReferenceIds ?? {},
-        folderId: body.folderId ?? null,
-        isEnabled: true,
-        chunkingOptions: {},
-      })
+      const created = await withinQuota(deps, workspaceId, config.maxDocuments, () =>
+        createEntry(newEntryDeps(deps), { ...command, workspaceId }, config, {
+          ...body,
+          workspaceId,
+          file: upload,
+          metadata: body.metadata ?? {},
+          externalReferenceIds: body.externalReferenceIds ?? {},
+          folderId: body.folderId ?? null,
+          isEnabled: true,
+          chunkingOptions: {},
+        }),
+      )
       if (E.isLeft(created)) return created
       return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201, config.freshnessDays)
     },

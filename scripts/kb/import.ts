@@ -84,8 +84,13 @@ export const importCommand = async (args: string[], o: Options): Promise<never> 
   let fatal: string | undefined
 
   // Ctrl-C: no new item is started; the requests in flight are answered; then the summary.
+  // One Ctrl-C often arrives more than once (from the terminal, and relayed by npm and tsx): repeats
+  // within half a second count once.
   let signals = 0
+  let last = 0
   const stop = () => {
+    if (Date.now() - last < 500) return
+    last = Date.now()
     signals++
     if (signals === 1) {
       stopping = true

@@ -202,6 +202,32 @@ test('stopped by Ctrl-C halfway, then run again: every file once', async () => {
   assert.is((await entries(w)).length, 24)
 })
 
+test("the workspace's quota holds; the admin routes answer the admin token, for a workspace that exists", async () => {
+  const w = await workspace()
+  ok(await svc.call('PATCH', '/api/v1/knowledge/config', { token: w.token, body: { maxDocuments: 2 } }))
+  const file = path.join(dir, 'three.jsonl')
+  const line = (i: number) => JSON.stringify({ title: `Note ${i}`, content: `Note number ${i}.`, externalId: `n${i}` })
+  fs.writeFileSync(file, [1, 2, 3].map(line).join('\n'))
+  const run = await kb(file, '--workspace', w.workspaceId)
+  assert.is(run.code, 1)
+  assert.match(run.stdout, /^imported 2, unchanged 0, failed 1$/m)
+  assert.match(run.stdout, /^failed three\.jsonl line \d: QUOTA_EXCEEDED/m)
+
+  const admin = `/api/v1/admin/workspaces/${w.workspaceId}/knowledge`
+  const asMember = await svc.call('GET', admin, { token: w.token })
+  assert.is(asMember.status, 401)
+  const unknown = await svc.call('POST', '/api/v1/admin/workspaces/nope/knowledge', {
+    token: ADMIN,
+    body: { source: 'text', title: 'T', content: 'C' },
+  })
+  assert.is(unknown.status, 404)
+  const listed = ok(await svc.call('GET', `${admin}?externalRef.externalId=n2&includeContent=false`, { token: ADMIN }))
+  assert.equal(
+    listed.items.map((e: { title: string }) => e.title),
+    ['Note 2'],
+  )
+})
+
 test('mistakes exit 2; no service answering exits 1 and says to start it', async () => {
   const noWorkspace = await kb(dir)
   assert.is(noWorkspace.code, 2)
