@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import type { Client, Database } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
-import { bm25 } from '../../adapters/textIndex/bm25'
+import { MIN_AVG_LEN, bm25, coverage } from '../../adapters/textIndex/bm25'
 import { type Scope, type TextIndex, scopeSql } from '../../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../../adapters/textIndex/terms'
 import { type VectorHit, hasVectors, nearestKeys, vectorEngine } from '../../adapters/vectorIndex'
@@ -97,6 +97,12 @@ export const embedQuery = async (deps: RankDeps, mode: Mode, query: string): Pro
 
 const fieldsOf = (index: SearchIndex) => (index.entries ? [index.rows.field, 'title', 'body'] : [index.rows.field])
 
+/** A row's BM25 for the query, normalised, and which of the query's lexemes it holds. */
+interface RowScore {
+  score: number
+  holds: boolean[]
+}
+
 /**
  * BM25 of some rows of a table in a field, normalised (adapters/textIndex/bm25.ts); rows in scope
  * only (in a history, an id names a row in each of its versions).
@@ -112,15 +118,23 @@ const scoreRows = async (
   field: string,
   scope: Scope,
 ) => {
-  if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, number>()
+  if (ids.length === 0 || terms.lexemes.length === 0) return new Map<string, RowScore>()
   const s = scopeSql(scope, 3)
   const { rows } = await tx.query<{ id: string; len: number; tf: number[] }>(
     `SELECT ${idColumn} AS id, ${lenColumn} AS len,
       ${tfOfSql(tfColumn, '$2')} AS tf FROM ${table} WHERE ${idColumn} = ANY($1::text[])${s.sql}`,
     [ids, terms.lexemes, ...s.args],
   )
-  return new Map(rows.map((r) => [r.id, bm25(terms, field, r.tf, r.len)]))
+  const minAvgLen = field === 'title' ? 0 : MIN_AVG_LEN
+  return new Map<string, RowScore>(
+    rows.map((r) => [
+      r.id,
+      { score: bm25(terms, field, r.tf, r.len, minAvgLen), holds: terms.lexemes.map((_, i) => r.tf[i] > 0) },
+    ]),
+  )
 }
+
+const NONE: RowScore = { score: 0, holds: [] }
 
 /** The text leg: candidate rows and entries from the index, scored from their term frequencies. */
 const textLeg = async (
@@ -151,13 +165,17 @@ const textLeg = async (
     scope,
   )
   const evidence = new Map<string, TextEvidence>()
+  /** Which lexemes each key's rows hold, to find the row that holds most of the question. */
+  const rowHolds = new Map<string, boolean[][]>()
   for (const r of rows) {
-    const score = rowScores.get(r.id) ?? 0
+    const { score, holds } = rowScores.get(r.id) ?? NONE
+    rowHolds.set(r.key, [...(rowHolds.get(r.key) ?? []), holds])
     // Where a row is the whole thing (a page), it is also the body.
     const e = evidence.get(r.key)
-    if (!e) evidence.set(r.key, { chunk: score, body: index.entries ? 0 : score, title: 0 })
+    if (!e) evidence.set(r.key, { chunk: score, body: index.entries ? 0 : score, title: 0, coverage: 0 })
     else if (score > e.chunk) Object.assign(e, { chunk: score, ...(index.entries ? {} : { body: score }) })
   }
+  let titleHolds = new Map<string, boolean[]>()
   if (index.entries) {
     const entries = index.entries.table
     const [bodies, titles] = await Promise.all([
@@ -185,10 +203,24 @@ const textLeg = async (
       scoreRows(tx, entries, index.key, 'body_tf', 'body_len', keys, terms, 'body', scope),
       scoreRows(tx, entries, index.key, 'title_tf', 'title_len', keys, terms, 'title', scope),
     ])
+    titleHolds = new Map([...title].map(([key, t]) => [key, t.holds]))
     for (const key of keys) {
-      const e = evidence.get(key) ?? { chunk: 0, body: 0, title: 0 }
-      evidence.set(key, { ...e, body: body.get(key) ?? 0, title: title.get(key) ?? 0 })
+      const e = evidence.get(key) ?? { chunk: 0, body: 0, title: 0, coverage: 0 }
+      evidence.set(key, { ...e, body: body.get(key)?.score ?? 0, title: title.get(key)?.score ?? 0 })
     }
+  }
+  // Coverage: the most of the question one row holds, with the title's words (a passage is read
+  // under its title).
+  for (const [key, e] of evidence) {
+    const inTitle = titleHolds.get(key) ?? []
+    const held = (rowHolds.get(key) ?? [[]]).map((holds) =>
+      coverage(
+        terms,
+        index.rows.field,
+        terms.lexemes.map((_, i) => Boolean(holds[i] || inTitle[i])),
+      ),
+    )
+    e.coverage = Math.max(...held)
   }
   // A key no lexeme of the query reached is no match.
   for (const [key, e] of evidence) if (e.chunk === 0 && e.body === 0 && e.title === 0) evidence.delete(key)

@@ -1,25 +1,28 @@
 /**
  * The ranking model: how the legs' evidence about an entry becomes its order and its score. Pure:
- * the legs (./ranking.ts) gather the evidence from the database; this decides. Weights and
- * calibrations were fitted on the Python evaluation set only (eval/python; docs/search.md says
- * how); the PostgreSQL set is held out and only measured.
+ * the legs (./ranking.ts) gather the evidence from the database; this decides. The weights were
+ * fitted on the Python evaluation set only, the calibrations on it and the set of mixed sizes
+ * (eval/python, eval/mixed; docs/search.md says how); the PostgreSQL and Git sets are held out.
  *
  * Evidence, each in [0, 1]:
  * - text: BM25 of the entry's best chunk, of its whole text and of its title, each divided by the
- *   most the query could score (adapters/textIndex/bm25.ts);
+ *   most the query could score (adapters/textIndex/bm25.ts), and the coverage of the question;
  * - vector: cosine similarity of the entry's best passage, and the mean of its best three.
  * A mode's raw score is a weighted sum of its evidence; hybrid's is the text sum plus the vector
  * sum times a weight: a convex combination of normalised scores, not of ranks. A leg with nothing
  * to say about an entry adds nothing to it.
  *
- * The served score is the calibrated chance that the entry is relevant, from its raw score and how
- * it stands against the other results of the same search (as a share of the best raw score, and
- * its lead over the second): the same score means about the same chance in every mode and query.
+ * The served score is the calibrated chance that the entry is relevant, from its raw score alone,
+ * never from the other results of the search: the same score means about the same chance in every
+ * mode, query and workspace, whatever else the workspace holds. In text and hybrid, an entry one of
+ * whose passages holds the whole question scores at least even odds.
  */
 export interface TextEvidence {
   chunk: number
   body: number
   title: number
+  /** The most of the question's words (weighted by rarity) one passage holds with its title, in [0, 1]. */
+  coverage: number
 }
 
 export interface VectorEvidence {
@@ -27,14 +30,9 @@ export interface VectorEvidence {
   top3: number
 }
 
-/**
- * Logistic calibration: 1 / (1 + e^-(raw·w + share·w + lead·w + bias)); every weight positive, so it keeps the raw
- * order.
- */
+/** Logistic calibration of a raw score: 1 / (1 + e^-(raw·w + bias)), w positive. */
 export interface Calibration {
   raw: number
-  share: number
-  lead: number
   bias: number
 }
 
@@ -44,15 +42,22 @@ export type Fusion = 'score' | 'rrf'
 
 export const MODEL = {
   // Equal weights: the fitted optimum on the tuning set gained nothing a held-out set could trust.
-  text: { chunk: 1, body: 1, title: 1 } satisfies TextEvidence,
+  text: { chunk: 1, body: 1, title: 1 } satisfies Omit<TextEvidence, 'coverage'>,
   vector: { best: 0.5, top3: 1 } satisfies VectorEvidence,
   /** Weight of the vector sum beside the text sum in hybrid's raw score. */
   hybridVector: 0.1,
   calibration: {
-    text: { raw: 2.24, share: 4.17, lead: 2.49, bias: -6.91 },
-    vector: { raw: 2.95, share: 10.32, lead: 26.15, bias: -15.06 },
-    hybrid: { raw: 2.37, share: 4.5, lead: 2.45, bias: -7.45 },
+    text: { raw: 4.68, bias: -6.17 },
+    vector: { raw: 3.48, bias: -5.64 },
+    hybrid: { raw: 4.75, bias: -6.53 },
   } satisfies Record<Mode, Calibration>,
+  /**
+   * The least score of a result one of whose passages holds, with its title, every word of the
+   * question that the workspace knows (text and hybrid): with the defaults untouched, it is returned.
+   */
+  wholeQuestion: 0.5,
+  /** Coverage that counts as the whole question (a share in [0, 1]; 1 up to rounding). */
+  whole: 0.999,
 }
 
 export const textRaw = (e: TextEvidence) =>
@@ -62,17 +67,12 @@ export const vectorRaw = (e: VectorEvidence) => MODEL.vector.best * e.best + MOD
 
 export const hybridRaw = (t: TextEvidence, v: VectorEvidence) => textRaw(t) + MODEL.hybridVector * vectorRaw(v)
 
-/** A raw score as a chance of relevance in [0, 1], given the best and second-best raw scores of its search. */
-export const calibrate = (raw: number, best: number, second: number, c: Calibration) => {
-  const share = best > 0 ? raw / best : 0
-  return 1 / (1 + Math.exp(-(c.raw * raw + c.share * share + c.lead * (raw - second) + c.bias)))
-}
+/** A raw score as a chance of relevance in [0, 1]. */
+export const calibrate = (raw: number, c: Calibration) => 1 / (1 + Math.exp(-(c.raw * raw + c.bias)))
 
-/** Calibrated scores of raw scores (by key), each against the best two of them. */
-const calibrated = (raws: Map<string, number>, c: Calibration) => {
-  const [best = 0, second = 0] = [...raws.values()].sort((a, b) => b - a)
-  return new Map([...raws].map(([key, raw]) => [key, calibrate(raw, best, second, c)]))
-}
+/** A text or hybrid chance as served: at least `wholeQuestion` where a passage holds the whole question. */
+const served = (chance: number, t: TextEvidence) =>
+  t.coverage >= MODEL.whole ? Math.max(chance, MODEL.wholeQuestion) : chance
 
 export interface Fused {
   key: string
@@ -85,13 +85,17 @@ export interface Fused {
   evidence: { text: TextEvidence; vector: VectorEvidence }
 }
 
-const NO_TEXT: TextEvidence = { chunk: 0, body: 0, title: 0 }
+const NO_TEXT: TextEvidence = { chunk: 0, body: 0, title: 0, coverage: 0 }
 const NO_VECTOR: VectorEvidence = { best: 0, top3: 0 }
 const RRF_K = 60
 
-/** 1-based ranks of keys by a score, ties broken by key so that the order is stable. */
-const ranksOf = (scores: Map<string, number>) =>
-  new Map([...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([key], i) => [key, i + 1]))
+/** 1-based ranks of keys by a score, then by a chance (where scores are floored alike), then by key. */
+const ranksOf = (scores: Map<string, number>, chances: Map<string, number>) =>
+  new Map(
+    [...scores]
+      .sort((a, b) => b[1] - a[1] || (chances.get(b[0]) ?? 0) - (chances.get(a[0]) ?? 0) || (a[0] < b[0] ? -1 : 1))
+      .map(([key], i) => [key, i + 1]),
+  )
 
 const mapValues = <A, B>(m: Map<string, A>, f: (a: A) => B) => new Map([...m].map(([k, v]) => [k, f(v)]))
 
@@ -106,24 +110,35 @@ export const fuse = (
   mode: Mode,
   fusion: Fusion,
 ): Fused[] => {
-  const textScores = calibrated(mapValues(text, textRaw), MODEL.calibration.text)
-  const vectorScores = calibrated(mapValues(vector, vectorRaw), MODEL.calibration.vector)
+  const { calibration } = MODEL
+  // Each key's chance in each leg and in the mode, from its own evidence; served with the floor of a
+  // whole question (`served`). Equal served scores keep the order of their chances.
+  const textChances = mapValues(text, (e) => calibrate(textRaw(e), calibration.text))
+  const vectorChances = mapValues(vector, (e) => calibrate(vectorRaw(e), calibration.vector))
   const keys = [...new Set([...(mode === 'vector' ? [] : text.keys()), ...(mode === 'text' ? [] : vector.keys())])]
-  const hybridScores =
-    mode === 'hybrid'
-      ? calibrated(
-          new Map(keys.map((k) => [k, hybridRaw(text.get(k) ?? NO_TEXT, vector.get(k) ?? NO_VECTOR)])),
-          MODEL.calibration.hybrid,
-        )
-      : new Map<string, number>()
-  const textRanks = ranksOf(textScores)
-  const vectorRanks = ranksOf(vectorScores)
+  const chances =
+    mode === 'text'
+      ? textChances
+      : mode === 'vector'
+        ? vectorChances
+        : new Map(
+            keys.map((k) => [
+              k,
+              calibrate(hybridRaw(text.get(k) ?? NO_TEXT, vector.get(k) ?? NO_VECTOR), calibration.hybrid),
+            ]),
+          )
+  const textScores = new Map([...textChances].map(([k, p]) => [k, served(p, text.get(k)!)]))
+  const vectorScores = vectorChances
+  const modeScores =
+    mode === 'vector' ? vectorScores : new Map(keys.map((k) => [k, served(chances.get(k)!, text.get(k) ?? NO_TEXT)]))
+  const textRanks = ranksOf(textScores, textChances)
+  const vectorRanks = ranksOf(vectorScores, vectorChances)
   const fused: Fused[] = keys.map((key) => {
     const scores = {
-      ...(mode !== 'vector' ? { text: textScores.get(key) ?? calibrate(0, 1, 1, MODEL.calibration.text) } : {}),
-      ...(mode !== 'text' ? { vector: vectorScores.get(key) ?? calibrate(0, 1, 1, MODEL.calibration.vector) } : {}),
+      ...(mode !== 'vector' ? { text: textScores.get(key) ?? calibrate(0, calibration.text) } : {}),
+      ...(mode !== 'text' ? { vector: vectorScores.get(key) ?? calibrate(0, calibration.vector) } : {}),
     }
-    const score = mode === 'text' ? scores.text! : mode === 'vector' ? scores.vector! : hybridScores.get(key)!
+    const score = modeScores.get(key)!
     const ranks = {
       ...(mode !== 'vector' && textRanks.has(key) ? { text: textRanks.get(key) } : {}),
       ...(mode !== 'text' && vectorRanks.has(key) ? { vector: vectorRanks.get(key) } : {}),
@@ -139,5 +154,8 @@ export const fuse = (
   const rrf = (h: Fused) =>
     (h.ranks.text ? 1 / (RRF_K + h.ranks.text) : 0) + (h.ranks.vector ? 1 / (RRF_K + h.ranks.vector) : 0)
   const byRrf = mode === 'hybrid' && fusion === 'rrf'
-  return fused.sort((a, b) => (byRrf ? rrf(b) - rrf(a) : 0) || b.score - a.score || (a.key < b.key ? -1 : 1))
+  const chance = (h: Fused) => chances.get(h.key) ?? 0
+  return fused.sort(
+    (a, b) => (byRrf ? rrf(b) - rrf(a) : 0) || b.score - a.score || chance(b) - chance(a) || (a.key < b.key ? -1 : 1),
+  )
 }

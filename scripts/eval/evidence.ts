@@ -1,7 +1,7 @@
 // `tsx scripts/eval/evidence.ts <set> <out.json>` (with EVAL_DATA_DIR to keep the ingested workspace):
 // what the ranking model is given for each question of a set, written once so that ways of fusing
 // it can be compared in milliseconds (scripts/eval/variants.ts) instead of a run of the service each:
-// - the text leg's evidence of each candidate entry (chunk, body, title), from the service's own legs;
+// - the text leg's evidence of each candidate entry (chunk, body, title, coverage), from the service's own legs;
 // - every passage of the workspace with its vector, and each chunk's own vector (the chunk's head,
 //   head, as the local model reads it in one window, embedded with the title), and the query's vector.
 import fs from 'node:fs'
@@ -71,6 +71,7 @@ try {
         h.evidence.text.chunk,
         h.evidence.text.body,
         h.evidence.text.title,
+        h.evidence.text.coverage,
       ])
     })
     questions.push({ id: q.id, kind: q.kind, query: q.query, judgments: q.judgments, text, qvec: b64(qvec) })

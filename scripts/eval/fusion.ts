@@ -1,7 +1,7 @@
 // What the variants of scripts/eval/variants.ts are made of: a set's evidence as evidence.ts wrote it,
 // the vector leg's evidence of a question's documents, and the text, vector and hybrid rankings.
 import fs from 'node:fs'
-import { MODEL, calibrate, mean } from '../../queries/search'
+import { MODEL, type TextEvidence, calibrate, mean } from '../../queries/search'
 import { isProse } from '../../ingestion/passages'
 
 export interface Passage {
@@ -17,7 +17,7 @@ export interface Q {
   query: string
   kind: string
   judgments: Record<string, number>
-  text: Map<string, { chunk: number; body: number; title: number }>
+  text: Map<string, TextEvidence>
   sims: Float32Array
   chunkSims: Float32Array
 }
@@ -38,12 +38,13 @@ const cos = (a: Float32Array, b: Float32Array) => {
   return na && nb ? dot / Math.sqrt(na * nb) : 0
 }
 
-export const load = (file: string) => {
+/** `none`: keep the questions nothing answers (they calibrate scores; they have no nDCG). */
+export const load = (file: string, none = false) => {
   const raw = JSON.parse(fs.readFileSync(file, 'utf8'))
   const passages: Passage[] = raw.passages.map((p: any) => ({ ...p, v: vec(p.v), prose: isProse(p.text) }))
   const chunks = raw.chunks.map((c: any) => ({ ...c, v: vec(c.v) }))
   const questions: Q[] = raw.questions
-    .filter((q: any) => q.kind !== 'none')
+    .filter((q: any) => none || q.kind !== 'none')
     .map((q: any) => {
       const qv = vec(q.qvec)
       return {
@@ -51,7 +52,9 @@ export const load = (file: string) => {
         query: q.query,
         kind: q.kind,
         judgments: q.judgments,
-        text: new Map(q.text.map(([doc, chunk, body, title]: any) => [doc, { chunk, body, title }])),
+        text: new Map(
+          q.text.map(([doc, chunk, body, title, coverage = 0]: any) => [doc, { chunk, body, title, coverage }]),
+        ),
         sims: Float32Array.from(passages.map((p) => cos(qv, p.v))),
         chunkSims: Float32Array.from(chunks.map((c: any) => cos(qv, c.v))),
       }
@@ -128,10 +131,10 @@ export const hybrid = (o: {
     const ranked = byScore(new Map([...docs].map((doc) => [doc, (traw.get(doc) ?? 0) + w * (vraw.get(doc) ?? 0)])))
     if (!o.slot) return ranked
     const vtop = byScore(vraw)
-    const [v1, v2 = 0] = [...vraw.values()].sort((a, b) => b - a)
+    const [v1] = [...vraw.values()].sort((a, b) => b - a)
     const best = vtop[0]
     // The vector leg's first find, when its calibrated chance of relevance clears the bar, keeps a place in the top 10.
-    const chance = calibrate(v1, v1, v2, MODEL.calibration.vector)
+    const chance = calibrate(v1, MODEL.calibration.vector)
     if (best !== undefined && chance >= o.slot.bar && ranked.indexOf(best) >= o.slot.at) {
       ranked.splice(ranked.indexOf(best), 1)
       ranked.splice(o.slot.at - 1, 0, best)

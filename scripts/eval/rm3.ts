@@ -79,11 +79,9 @@ export const rm3Hybrid = (lambda: number): Variant => ({
   },
 })
 
-/** Calibrated chances of raw scores, each against the best two of its search (as the service serves them). */
-const chances = (raws: Map<string, number>, c: (typeof MODEL.calibration)['text']) => {
-  const [best = 0, second = 0] = [...raws.values()].sort((a, b) => b - a)
-  return new Map([...raws].map(([doc, raw]) => [doc, calibrate(raw, best, second, c)]))
-}
+/** Calibrated chances of raw scores. */
+const chances = (raws: Map<string, number>, c: (typeof MODEL.calibration)['text']) =>
+  new Map([...raws].map(([doc, raw]) => [doc, calibrate(raw, c)]))
 /** Hybrid whose served chance of a result is at least the vector leg's own (where that clears `bar`). */
 export const atLeastVector = (bar: number): Variant => ({
   name: `hybrid, chance at least the vector leg's from ${bar}`,

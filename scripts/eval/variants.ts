@@ -77,7 +77,7 @@ for (const prose of [false, true])
           }),
         )
 
-const sets = process.argv.slice(2).map(load)
+const sets = process.argv.slice(2).map((f) => load(f))
 const table = (d: Data, vs: Variant[]) => {
   process.stdout.write(`| variant | ${KINDS.join(' | ')} |\n|---|${KINDS.map(() => '---:').join('|')}|\n`)
   for (const v of vs)

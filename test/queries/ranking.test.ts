@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bm25, idf } from '../../adapters/textIndex/bm25'
+import { MIN_AVG_LEN, bm25, coverage, idf } from '../../adapters/textIndex/bm25'
 import type { QueryTerms } from '../../adapters/textIndex/terms'
 import { MODEL, type TextEvidence, type VectorEvidence, calibrate, fuse } from '../../queries/search/rankingModel'
 
@@ -29,25 +29,88 @@ test('BM25 is 0 without a query lexeme, grows with term frequency, stays under 1
   assert.is(bm25(terms, 'title', [1, 1], 10), 0, 'no statistics for the field: no score')
 })
 
-const t = (chunk: number, body = chunk, title = 0): TextEvidence => ({ chunk, body, title })
+test('BM25 judges a short row short even where every row is short', () => {
+  const notes: QueryTerms = { ...terms, fields: { chunk: { docs: 100, avgLen: 12, df: [2, 90] } } }
+  const manuals: QueryTerms = { ...terms, fields: { chunk: { docs: 100, avgLen: 600, df: [2, 90] } } }
+  assert.ok(MIN_AVG_LEN > 12)
+  const inNotes = bm25(notes, 'chunk', [1, 1], 12)
+  const amongManuals = bm25(manuals, 'chunk', [1, 1], 12)
+  assert.ok(Math.abs(inNotes - amongManuals) < 0.05, `${inNotes} among notes, ${amongManuals} among manuals`)
+  assert.is(bm25(notes, 'chunk', [1, 1], 12, 0) < inNotes, true, 'without the floor, a note is average among notes')
+})
+
+test('coverage: the share of the question a row holds, rare words weighing more, unknown words nothing', () => {
+  assert.is(coverage(terms, 'chunk', [true, true]), 1)
+  assert.is(coverage(terms, 'chunk', [false, false]), 0)
+  assert.ok(coverage(terms, 'chunk', [true, false]) > coverage(terms, 'chunk', [false, true]))
+  const unknown: QueryTerms = {
+    lexemes: ['known', 'nowhere'],
+    counts: [1, 1],
+    fields: { chunk: { docs: 10, avgLen: 50, df: [3, 0] } },
+  }
+  assert.is(coverage(unknown, 'chunk', [true, false]), 1)
+  assert.is(coverage(terms, 'title', [true, true]), 0, 'no statistics for the field')
+})
+
+const t = (chunk: number, body = chunk, title = 0, coverage = 1): TextEvidence => ({ chunk, body, title, coverage })
 const v = (best: number, top3 = best): VectorEvidence => ({ best, top3 })
 
-test('calibration: inside [0, 1], increasing with the raw score, and with the lead over the rest of the search', () => {
+test('calibration: inside [0, 1], increasing with the raw score, whatever else the search found', () => {
   for (const c of Object.values(MODEL.calibration)) {
     let last = -1
     for (let raw = 0; raw <= 3; raw += 0.05) {
-      const p = calibrate(raw, 3, 1, c)
+      const p = calibrate(raw, c)
       assert.ok(p >= 0 && p <= 1)
       assert.ok(p >= last, 'never decreasing (it saturates at 1)')
       last = p
     }
-    assert.ok(calibrate(0.6, 1, 0.5, c) > calibrate(0.5, 1, 0.5, c), 'increasing where it is not saturated')
-    assert.ok(calibrate(1, 1, 0.2, c) > calibrate(1, 1, 0.9, c), 'a clear lead is more likely relevant than a near tie')
-    assert.ok(
-      calibrate(0.5, 0.5, 0, c) > calibrate(0.5, 2, 0, c),
-      'the best of its search is more likely relevant than one far behind',
+    assert.ok(calibrate(0.6, c) > calibrate(0.5, c), 'increasing where it is not saturated')
+  }
+  // A result's score is its own: the same evidence scores the same beside a stronger or a weaker result.
+  const note = t(0.45, 0.45, 0, 0.5)
+  const alone = fuse(new Map([['note', note]]), new Map(), 'text', 'score')[0].score
+  const beside = fuse(
+    new Map([
+      ['note', note],
+      ['list', t(0.9, 0.9, 0.5, 1)],
+    ]),
+    new Map(),
+    'text',
+    'score',
+  )
+  assert.is(beside.find((h) => h.key === 'note')!.score, alone)
+})
+
+test('a result holding the whole question scores at least even odds in text and hybrid, ties by chance', () => {
+  const whole = t(0.3, 0.3, 0, 1)
+  const weakerWhole = t(0.2, 0.2, 0, 1)
+  const part = t(0.6, 0.6, 0, 0.6)
+  for (const mode of ['text', 'hybrid'] as const) {
+    const hits = fuse(
+      new Map([
+        ['part', part],
+        ['weaker', weakerWhole],
+        ['whole', whole],
+      ]),
+      new Map(),
+      mode,
+      'score',
+    )
+    assert.equal(
+      hits.map((h) => h.key),
+      ['whole', 'weaker', 'part'],
+    )
+    assert.is(hits[0].score, MODEL.wholeQuestion)
+    assert.is(hits[1].score, MODEL.wholeQuestion)
+    assert.ok(hits[2].score < MODEL.wholeQuestion)
+    assert.equal(
+      hits.map((h) => h.ranks.text),
+      [1, 2, 3],
     )
   }
+  // Strong evidence keeps its own chance above the floor.
+  const strong = fuse(new Map([['s', t(1, 1, 1, 1)]]), new Map(), 'text', 'score')[0]
+  assert.ok(strong.score > MODEL.wholeQuestion)
 })
 
 test('hybrid: a confident leg decides and a silent leg pushes nothing down', () => {
