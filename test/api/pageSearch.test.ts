@@ -36,4 +36,24 @@ test(
   },
 )
 
+test('page_search with its defaults returns the page that holds the question, beside pages that do not', async ({
+  svc,
+  key,
+}) => {
+  const pages: Record<string, string> = {
+    Bilby: 'Bilbies are desert marsupials with long ears.',
+    'Sheep stations': 'Merino sheep graze the dry inland stations of New South Wales and Queensland in winter.',
+    Opals: "Most of the world's opals are mined around Coober Pedy, where miners live underground.",
+    'Marsupial atlas': Array.from({ length: 60 }, (_, i) => `Map ${i}: marsupials, marsupials and marsupials.`).join(
+      '\n',
+    ),
+  }
+  for (const [title, content] of Object.entries(pages)) ok(await tool(svc.call, key, 'page_write', { title, content }))
+  const r = ok(await tool(svc.call, key, 'page_search', { query: 'marsupials' }))
+  assert.ok(
+    r.results.some((p: { title: string }) => p.title === 'Bilby'),
+    JSON.stringify(r.results.map((p: { title: string; score: number }) => [p.title, p.score])),
+  )
+})
+
 test.run()

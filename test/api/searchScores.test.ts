@@ -23,6 +23,10 @@ const LONG: Record<string, string> = {
     { length: 1200 },
     (_, i) => `Which marsupial lives on an island: ${NAMES[i % 9]}, ${NAMES[(i + 4) % 9]} or ${NAMES[(i + 7) % 9]}?`,
   ).join('\n'),
+  'Travel guide': Array.from(
+    { length: 300 },
+    (_, i) => `Day ${i}: the ferry from Perth reaches the island by noon; Perth, the island, and back to Perth.`,
+  ).join('\n'),
   'Pump manual': Array.from(
     { length: 400 },
     (_, i) => `Step ${i}: check the pump's pressure gauge, then tighten the valve and log the reading.`,
