@@ -49,8 +49,12 @@ export interface Deps {
   receiptKeys: ReceiptKeys
   /** The reranking model's server (RERANK_URL), when one is configured. */
   reranker?: Reranker
-  /** Set while the service drains on shutdown. */
-  state: { ready: boolean }
+  /**
+   * `ready`: cleared while the service drains on shutdown. `caughtUp`: the read models reached the
+   * log's head as it stood when the service started (until then lists and searches would miss what
+   * was appended before a restart, and `/health` says not ready).
+   */
+  state: { ready: boolean; caughtUp: boolean }
   /** What this process runs (KB_ROLE), the cluster-wide work it holds the lease of, and the engine of its events. */
   process: { roles: string[]; leases: () => Record<string, 'held' | 'waiting'>; eventStore: string }
 }

@@ -103,7 +103,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       })
     : undefined
   await projecting?.started
-  const state = { ready: false }
+  const state = { ready: false, caughtUp: false }
   const queue: JobQueue = config.amqpUrl
     ? await RabbitQueue.connect(config.amqpUrl, log, config.amqpQueue)
     : new MemoryQueue()
@@ -203,7 +203,18 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const address = await http.listen(config.port, config.host)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
-  log.info({ url, database: db.kind, roles: config.roles }, 'service ready')
+  log.info({ url, database: db.kind, roles: config.roles }, 'service listening')
+  // Ready once the read models hold what the log held at start: after a restart, events appended
+  // before it are still being applied, and a list read meanwhile would count what its pages miss. A
+  // projector waiting for a dependency (its engine down) does not hold readiness back: /health names it.
+  const startHead = await store.headPosition()
+  void (async () => {
+    while (state.ready && !state.caughtUp) {
+      const waiting = runner.statuses().some((s) => s.state === 'waiting')
+      if (waiting || (await runner.waitFor(startHead, 1000))) state.caughtUp = true
+    }
+    if (state.caughtUp) log.info({ url, position: startHead }, 'service ready')
+  })()
 
   let stopping: Promise<void> | undefined
   let step = 'running'

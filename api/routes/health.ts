@@ -12,7 +12,7 @@ const UNVERIFIED = { contractSuite: 'not run here' }
 export const mountHealth = (router: Router, deps: Deps) => {
   router.get('/health', async (ctx) => {
     const dependencies: Record<string, unknown> = {}
-    let ready = deps.state.ready
+    let ready = deps.state.ready && deps.state.caughtUp
     try {
       const { unpublishedJobs } = await databaseHealth(deps.db.pool)
       dependencies.database = { status: 'up', kind: deps.db.kind }
@@ -62,7 +62,7 @@ export const mountHealth = (router: Router, deps: Deps) => {
     const data = encodeAnswer(
       Health,
       {
-        status: ready ? 'ready' : deps.state.ready ? 'degraded' : 'not ready',
+        status: ready ? 'ready' : deps.state.ready && deps.state.caughtUp ? 'degraded' : 'not ready',
         roles: deps.process.roles,
         leases,
         // The projectors this process runs: all of them while it holds their lease, none while it follows.
