@@ -1,8 +1,8 @@
 /**
  * The ranking model: how the legs' evidence about an entry becomes its order and its score. Pure:
  * the legs (./ranking.ts) gather the evidence from the database; this decides. The weights were
- * fitted on the Python evaluation set only, the calibrations on it and the set of mixed sizes
- * (eval/python, eval/mixed; docs/search.md says how); the PostgreSQL and Git sets are held out.
+ * fitted on the Python evaluation set only, the calibrations on it, the set of mixed sizes and the
+ * PostgreSQL set (docs/search.md says how); the Git set is held out.
  *
  * Evidence, each in [0, 1]:
  * - text: BM25 of the entry's best chunk, of its whole text and of its title, each divided by the
@@ -47,9 +47,9 @@ export const MODEL = {
   /** Weight of the vector sum beside the text sum in hybrid's raw score. */
   hybridVector: 0.1,
   calibration: {
-    text: { raw: 4.68, bias: -6.17 },
-    vector: { raw: 3.48, bias: -5.64 },
-    hybrid: { raw: 4.75, bias: -6.53 },
+    text: { raw: 3.65, bias: -5.87 },
+    vector: { raw: 3.06, bias: -5.48 },
+    hybrid: { raw: 3.72, bias: -6.17 },
   } satisfies Record<Mode, Calibration>,
   /**
    * The least score of a result one of whose passages holds, with its title, every word of the
