@@ -35,8 +35,9 @@ export interface EvalSet {
 }
 
 /**
- * `python` is the set ranking is tuned on; `postgres`, `git` and `mixed` are held out and only ever
- * measured. `mixed` is a team's workspace of mixed sizes: long manuals, PDFs and short notes.
+ * `python` is the set ranking is tuned on; `postgres`, `git` and `mixed` are held out from the ranking.
+ * Scores are calibrated on `python`, `mixed` and `postgres` (scripts/eval/calibration.ts); `git` is held
+ * out from everything. `mixed` is a team's workspace of mixed sizes: long manuals, PDFs and short notes.
  */
 export const SETS: EvalSet[] = [
   { name: 'python', about: 'Python 3.11 standard library reference (python3.11-doc)', dir: 'eval/python' },
