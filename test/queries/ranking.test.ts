@@ -81,16 +81,16 @@ test('calibration: inside [0, 1], increasing with the raw score, whatever else t
   assert.is(beside.find((h) => h.key === 'note')!.score, alone)
 })
 
-test('a result holding the whole question scores at least even odds in text and hybrid, ties by chance', () => {
+test('a result holding the whole question scores at least even odds in text and hybrid, where its chance puts it', () => {
   const whole = t(0.3, 0.3, 0, 1)
   const weakerWhole = t(0.2, 0.2, 0, 1)
   const part = t(0.6, 0.6, 0, 0.6)
   for (const mode of ['text', 'hybrid'] as const) {
     const hits = fuse(
       new Map([
-        ['part', part],
         ['weaker', weakerWhole],
         ['whole', whole],
+        ['part', part],
       ]),
       new Map(),
       mode,
@@ -98,19 +98,21 @@ test('a result holding the whole question scores at least even odds in text and 
     )
     assert.equal(
       hits.map((h) => h.key),
-      ['whole', 'weaker', 'part'],
+      ['part', 'whole', 'weaker'],
+      'in the order of their chances',
     )
-    assert.is(hits[0].score, MODEL.wholeQuestion)
+    assert.ok(hits[0].score < MODEL.wholeQuestion, 'part of the question: its chance')
     assert.is(hits[1].score, MODEL.wholeQuestion)
-    assert.ok(hits[2].score < MODEL.wholeQuestion)
+    assert.is(hits[2].score, MODEL.wholeQuestion)
     assert.equal(
       hits.map((h) => h.ranks.text),
       [1, 2, 3],
     )
   }
-  // Strong evidence keeps its own chance above the floor.
+  // Strong evidence keeps its own chance above the floor; vector mode has no floor.
   const strong = fuse(new Map([['s', t(1, 1, 1, 1)]]), new Map(), 'text', 'score')[0]
   assert.ok(strong.score > MODEL.wholeQuestion)
+  assert.ok(fuse(new Map(), new Map([['v', v(0.3)]]), 'vector', 'score')[0].score < MODEL.wholeQuestion)
 })
 
 test('hybrid: a confident leg decides and a silent leg pushes nothing down', () => {
