@@ -81,7 +81,7 @@ test('calibration: inside [0, 1], increasing with the raw score, whatever else t
   assert.is(beside.find((h) => h.key === 'note')!.score, alone)
 })
 
-test('a result holding the whole question scores at least even odds in text and hybrid, where its chance puts it', () => {
+test('a result holding the whole question scores at least even odds, in text and hybrid, in its place', () => {
   const whole = t(0.3, 0.3, 0, 1)
   const weakerWhole = t(0.2, 0.2, 0, 1)
   const part = t(0.6, 0.6, 0, 0.6)
