@@ -4,7 +4,7 @@ import * as E from 'fp-ts/Either'
 import { BlobMissing, type BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
-import type { EventStore } from '../../adapters/eventstore/port'
+import { AppendTooLarge, type EventStore } from '../../adapters/eventstore/port'
 import { FetchError } from '../../adapters/fetcher'
 import type { Logger } from '../../adapters/logger'
 import type { Job } from '../../adapters/queue/port'
@@ -74,8 +74,16 @@ export class WorkspaceLimiter {
 /** A failure that belongs to the input, not to the service: the task fails with it and is not retried. */
 class InputError extends Error {}
 
+/**
+ * Failures of the input, the task's reason at once: a fetch or a parse that failed, and a document
+ * whose content is over the event store's limit for one write (delivered again, the same file would
+ * be parsed and embedded again, only to be refused again).
+ */
 const expected = (error: unknown) =>
-  error instanceof FetchError || error instanceof ParseError || error instanceof InputError
+  error instanceof FetchError ||
+  error instanceof ParseError ||
+  error instanceof InputError ||
+  error instanceof AppendTooLarge
 
 /**
  * An upload's bytes. Not there (the store answered that it has no such file): the task fails, for
