@@ -8,9 +8,9 @@ import { freshPostgres, serverUrl } from '../../testkit/db'
 import { type Member, type TestService, seedMember, startTestService } from '../helpers/service'
 
 // An event store with a size limit (EventStoreDB's maximum append size) refuses the write of a
-// document's content (here a few kilobytes against a limit of 2,000 bytes). That is the document's doing, not a passing fault: the task fails with the reason
-// at once, rather than the job being delivered again to parse and embed the same file until the queue
-// gives up.
+// document's content (here a few kilobytes against a limit of 2,000 bytes). That is the document's
+// doing, not a passing fault: the task fails with the reason at once, rather than the job being
+// delivered again to parse and embed the same file until the queue gives up.
 const test = suite<{ svc: TestService; m: Member }>('worker: a write over the event store limit')
 const amqpUrl = process.env.TEST_AMQP_URL ?? ''
 // A service without the worker role (which needs a server and a broker): this test runs the task
