@@ -1,4 +1,4 @@
-import { Client } from '@elastic/elasticsearch'
+import { Client, errors } from '@elastic/elasticsearch'
 import { type Database, type Queryable, inTransaction } from '../db'
 import type { Logger } from '../logger'
 import { searchableText } from '../text'
@@ -13,7 +13,9 @@ import {
   mirrorOperations,
   mirroredSchema,
   missing,
+  overloaded,
   refusals,
+  refusedForLoad,
   scopeFilters,
   unreachable,
 } from './elasticsearchRequests'
@@ -43,6 +45,17 @@ export interface ElasticsearchOptions {
 }
 
 /**
+ * Documents a bulk request refused: for the server's load or fault (429, 5xx) the batch waits and is
+ * tried again (DependencyUnavailable); for themselves, the write fails.
+ */
+const throwRefusals = (refused: ReturnType<typeof refusals>) => {
+  if (refused.length === 0) return
+  const reason = `${refused.length} documents refused: ${refused[0].error?.reason}`
+  if (refusedForLoad(refused).length > 0) throw new DependencyUnavailable('Elasticsearch', `overloaded: ${reason}`)
+  throw new Error(`elasticsearch refused ${reason}`)
+}
+
+/**
  * BM25 in Elasticsearch (ELASTICSEARCH_URL). Each table's documents live in an index named with its
  * mapping version and built time, behind an alias named after the table; searches and writes go
  * through the alias. Projectors write each changed key's rows as documents (`mirror`), versioned by
@@ -67,6 +80,8 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
   /** Indices being built from the database, by table: written to as well until the alias moves. */
   const building = new Map<string, string>()
   let down: string | undefined
+  /** Whether what keeps it down is its load (429) rather than its absence. */
+  let overloadedNow = false
   /** The database and the tables `open` was given: an index found missing later is built again from them. */
   let opened: { db: Database; tables: Map<string, MirroredTable> } | undefined
 
@@ -80,6 +95,7 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
     } catch (error) {
       if (!unreachable(error)) throw error
       down = (error as Error).message
+      overloadedNow = error instanceof errors.ResponseError && overloaded(error.statusCode)
       throw new DependencyUnavailable('Elasticsearch', down)
     }
   }
@@ -132,9 +148,7 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
         const result = await call(() =>
           client.bulk({ operations: mirrorOperations([index], rows, [], Number(at[0].p)) }),
         )
-        const refused = refusals(result.items)
-        if (refused.length > 0)
-          throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
+        throwRefusals(refusals(result.items))
         after = rows[rows.length - 1].id
       }
       // What each key now holds, as the rows say (a write projected meanwhile records the same).
@@ -186,7 +200,7 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
     readonly down: string | undefined
   } = {
     get name() {
-      return down ? 'tsvector (Elasticsearch unreachable)' : 'elasticsearch'
+      return down ? `tsvector (Elasticsearch ${overloadedNow ? 'overloaded' : 'unreachable'})` : 'elasticsearch'
     },
     get down() {
       return down
@@ -227,8 +241,7 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
           if (t && !building.has(table)) void ready(t).catch(() => undefined)
           throw new DependencyUnavailable('Elasticsearch', `the index of ${table} is missing; it is being built again`)
         }
-        if (refused.length > 0)
-          throw new Error(`elasticsearch refused ${refused.length} documents: ${refused[0].error?.reason}`)
+        throwRefusals(refused)
       }
       await q.query(
         `INSERT INTO public.es_mirrored (table_name, key, ids) VALUES ($1, $2, $3)

@@ -122,12 +122,22 @@ export const refusals = (items: Array<Record<string, { status: number; error?: {
 export const mirroredSchema = `CREATE TABLE IF NOT EXISTS public.es_mirrored (
   table_name text NOT NULL, key text NOT NULL, ids text[] NOT NULL, PRIMARY KEY (table_name, key))`
 
-/** An error that means the server was not reached (or failed), not that it refused the request. */
+/**
+ * An error that means the server was not reached, failed, or is overloaded (429), not that it refused
+ * the request: a search falls back, a write waits and is tried again.
+ */
 export const unreachable = (error: unknown) =>
   error instanceof errors.ConnectionError ||
   error instanceof errors.TimeoutError ||
   error instanceof errors.NoLivingConnectionsError ||
-  (error instanceof errors.ResponseError && (error.statusCode ?? 0) >= 500)
+  (error instanceof errors.ResponseError && ((error.statusCode ?? 0) >= 500 || overloaded(error.statusCode)))
+
+/** Elasticsearch's answer to more than it can take now (a full queue: es_rejected_execution_exception). */
+export const overloaded = (status: number | undefined) => status === 429
+
+/** Documents of a bulk request refused for the server's load or fault (429, 5xx), not for themselves. */
+export const refusedForLoad = (refused: Array<{ status: number }>) =>
+  refused.filter((r) => overloaded(r.status) || r.status >= 500)
 
 /** An index or alias that is not there. */
 export const missing = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404

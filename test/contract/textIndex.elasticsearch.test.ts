@@ -1,3 +1,4 @@
+import http from 'node:http'
 import net from 'node:net'
 import { Client } from '@elastic/elasticsearch'
 import { suite } from 'uvu'
@@ -129,6 +130,65 @@ outage('searches fall back to the built-in full-text index and name it; writes w
   }
 })
 outage.run()
+
+// Overloaded (a local server answering as Elasticsearch does when its queues are full: 429 with
+// es_rejected_execution_exception, and a bulk request whose documents are refused one by one with 429):
+// a search falls back and says why, and a projector's write waits to be tried again, never fails for good.
+const overload = suite('text index on Elasticsearch: the server overloaded (429)')
+overload('a search falls back naming the overload; a write refused item by item for load waits', async () => {
+  const rejected = {
+    type: 'es_rejected_execution_exception',
+    reason: 'rejected execution of coordinating operation',
+  }
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.setHeader('x-elastic-product', 'Elasticsearch')
+      res.setHeader('content-type', 'application/json')
+      if (req.url?.startsWith('/_bulk')) {
+        res.end(
+          JSON.stringify({ took: 1, errors: true, items: [{ index: { _id: 'n1', status: 429, error: rejected } }] }),
+        )
+        return
+      }
+      res.statusCode = 429
+      res.end(JSON.stringify({ error: { root_cause: [rejected], ...rejected }, status: 429 }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  const db = await testPglite()
+  const index = elasticsearchIndex(`http://127.0.0.1:${port}`, { requestTimeoutMs: 1000, searchTimeoutMs: 500 })
+  try {
+    await db.pool.query(
+      `CREATE TABLE notes (id text PRIMARY KEY, key text NOT NULL, workspace_id text NOT NULL, body text NOT NULL);
+       ${index.indexDdl('notes', 'body')}`,
+    )
+    await db.pool.query("INSERT INTO notes VALUES ('n1', 'a', 'w1', 'The wombat digs.'), ('n2', 'b', 'w1', 'Koalas.')")
+    const found = await index.candidates(db.pool, {
+      table: 'notes',
+      column: 'body',
+      key: 'key',
+      query: 'wombat',
+      scope: [['workspace_id = ?', 'w1']],
+      limit: 5,
+    })
+    assert.equal(found, [{ id: 'n1', key: 'a' }])
+    assert.is(index.name, 'tsvector (Elasticsearch overloaded)')
+    await db.pool.query('CREATE TABLE IF NOT EXISTS public.es_mirrored (table_name text, key text, ids text[])')
+    const write = await index.mirror!(db.pool, { table: 'notes', key: 'key', value: 'a', position: 7 }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    assert.instance(write, DependencyUnavailable)
+    assert.match(write!.message, /overloaded: 1 documents refused: rejected execution/)
+  } finally {
+    await index.close?.()
+    await db.close()
+    server.close()
+  }
+})
+overload.run()
 
 const url = process.env.ELASTICSEARCH_URL
 if (!url) {
