@@ -18,9 +18,11 @@ import { chainHead, lastChainedAt } from './chain'
 import {
   OWN_STREAMS,
   collect,
+  logPage,
   missingAsEmpty,
   positionNumber,
   positionOf,
+  readPastBinary,
   resubscribing,
   streamState,
   toRecorded,
@@ -156,19 +158,24 @@ export class KurrentEventStore implements EventStore {
     return this.chaining
   }
 
-  /** Every event of the log after a position, cut or not. */
-  private readonly readLog: ReadLog = async (after, maxCount) => {
-    // A read from a position includes the event there: one more is read, and it is dropped.
-    const events = await collect(
-      this.client.readAll({
-        fromPosition: after > 0 ? positionOf(after) : START,
-        maxCount: after > 0 ? maxCount + 1 : maxCount,
-        direction: FORWARDS,
-        filter: OWN_STREAMS,
-      }),
+  /** A page of the log after a position, cut or not (./kurrentClient.ts `logPage`). */
+  private readPage(after: number, maxCount: number) {
+    return logPage(
+      (from, count) =>
+        this.client.readAll({
+          fromPosition: from > 0 ? positionOf(from) : START,
+          maxCount: count,
+          direction: FORWARDS,
+          filter: OWN_STREAMS,
+        }),
+      after,
+      maxCount,
     )
-    return events.filter((e) => e.position > after).slice(0, maxCount)
   }
+
+  /** Every event of the log after a position, cut or not, up to `maxCount`: none only at its end. */
+  private readonly readLog: ReadLog = (after, maxCount) =>
+    readPastBinary((from) => this.readPage(from, maxCount), after)
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const events = await collect(
@@ -219,12 +226,12 @@ export class KurrentEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER
     const out: RecordedEvent[] = []
+    // Pages end by what the server sent, not by what was kept: a run of binary events is not the end.
     for (let after = options.after ?? 0; out.length < maxCount; ) {
-      const want = Math.min(maxCount - out.length, 1000)
-      const events = await this.readLog(after, want)
-      out.push(...(await uncut(this.db.pool, events)))
-      if (events.length < want) break
-      after = events[events.length - 1].position
+      const page = await this.readPage(after, Math.min(maxCount - out.length, 1000))
+      out.push(...(await uncut(this.db.pool, page.events)))
+      if (page.end || page.next <= after) break
+      after = page.next
     }
     return out.slice(0, maxCount)
   }

@@ -61,6 +61,49 @@ export const toRecorded = (resolved: ResolvedEvent | AllStreamResolvedEvent): Re
   }
 }
 
+export interface LogPage {
+  /** The events the port can hold (JSON), after the position asked. */
+  events: RecordedEvent[]
+  /** The log ends within this page: fewer events were sent than asked, binary ones included. */
+  end: boolean
+  /** Where the next page starts: the position of the last event sent, kept or not. */
+  next: number
+}
+
+/**
+ * A page of `$all` after a position: `read(from, count)` is the client's read from a position, which
+ * includes the event there, so one more is asked for and it is dropped. Paging goes by what the server
+ * sent, not by what was kept: other applications' binary events (which the port cannot hold) count.
+ */
+export const logPage = async (
+  read: (from: number, count: number) => AsyncIterable<AllStreamResolvedEvent>,
+  after: number,
+  maxCount: number,
+): Promise<LogPage> => {
+  const events: RecordedEvent[] = []
+  let sent = 0
+  let next = after
+  for await (const resolved of read(after, after > 0 ? maxCount + 1 : maxCount)) {
+    const position = resolved.event?.position ? positionNumber(resolved.event.position) : undefined
+    if (position !== undefined && position <= after) continue
+    sent++
+    if (position !== undefined) next = position
+    const e = toRecorded(resolved)
+    if (e) events.push(e)
+    if (sent === maxCount) break
+  }
+  return { events, end: sent < maxCount, next }
+}
+
+/** The first page after `after` that holds an event the port can hold, or the log's end (then none). */
+export const readPastBinary = async (page: (from: number) => Promise<LogPage>, after: number) => {
+  for (let from = after; ; ) {
+    const p = await page(from)
+    if (p.events.length > 0 || p.end || p.next <= from) return p.events
+    from = p.next
+  }
+}
+
 export const collect = async (events: AsyncIterable<ResolvedEvent | AllStreamResolvedEvent>) => {
   const out: RecordedEvent[] = []
   for await (const resolved of events) {

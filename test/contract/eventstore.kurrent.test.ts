@@ -3,7 +3,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AllStreamResolvedEvent } from '@kurrent/kurrentdb-client'
 import { KurrentEventStore } from '../../adapters/eventstore/kurrent'
-import { positionNumber, resubscribing, streamState, toRecorded } from '../../adapters/eventstore/kurrentClient'
+import {
+  logPage,
+  positionNumber,
+  readPastBinary,
+  resubscribing,
+  streamState,
+  toRecorded,
+} from '../../adapters/eventstore/kurrentClient'
 import { withoutCredentials } from '../../adapters/connectionStrings'
 import { testPglite } from '../../testkit/db'
 import { eventStoreContract } from './eventstore'
@@ -43,6 +50,45 @@ mapping('a stream read from a server before 22.6 (position 2^64 - 1) reads as no
   assert.is(toRecorded(resolved(2n ** 64n - 1n))!.position, 0)
   assert.is(toRecorded(resolved(4096n))!.position, 4096)
 })
+
+mapping(
+  "$all is paged by what the server sent: a run of other applications' binary events is not the end",
+  async () => {
+    // The log as a server holds it: 2 JSON events, 2,500 binary ones of another application, 2 JSON.
+    const log = [
+      ...[100n, 200n].map((p) => resolved(p)),
+      ...Array.from({ length: 2500 }, (_, i) => {
+        const r = resolved(300n + BigInt(i) * 100n) as unknown as { event: { isJson: boolean } }
+        r.event.isJson = false
+        return r as unknown as AllStreamResolvedEvent
+      }),
+      ...[300_000n, 300_100n].map((p) => resolved(p)),
+    ]
+    // The client's read from a position: the event there included, `count` events at most.
+    const read = async function* (from: number, count: number) {
+      const at = log.findIndex((r) => Number(r.event!.position!.commit) >= from)
+      yield* log.slice(at < 0 ? log.length : at, (at < 0 ? log.length : at) + count)
+    }
+    const page = (from: number) => logPage(read, from, 1000)
+    const first = await page(200)
+    assert.equal([first.events.length, first.end], [0, false], 'a page of binary events only: not the end')
+    const found = await readPastBinary(page, 200)
+    assert.equal(
+      found.map((e) => e.position),
+      [300_000, 300_100],
+    )
+    // Every page ends at what was sent: read on from `next`, nothing is skipped and nothing read twice.
+    const positions: number[] = []
+    for (let after = 0; ; ) {
+      const p = await logPage(read, after, 700)
+      positions.push(...p.events.map((e) => e.position))
+      if (p.end) break
+      after = p.next
+    }
+    assert.equal(positions, [100, 200, 300_000, 300_100])
+    assert.equal(await readPastBinary(page, 300_100), [], 'at the end: none')
+  },
+)
 
 mapping('the credentials never show: a password with "/" or "@", and a string the client refuses', async () => {
   assert.is(
