@@ -24,6 +24,7 @@ import {
   positionOf,
   readPastBinary,
   resubscribing,
+  setMetadataAt,
   streamState,
   toRecorded,
 } from './kurrentClient'
@@ -203,10 +204,11 @@ export class KurrentEventStore implements EventStore {
       const { metadata } = await this.client.getStreamMetadata(streamId)
       if (metadata?.truncateBefore !== undefined && Number(metadata.truncateBefore) >= revision) return
       try {
-        await this.client.setStreamMetadata(
+        await setMetadataAt(
+          this.client,
           streamId,
           { ...metadata, truncateBefore: revision },
-          { expectedRevision: last ? BigInt(last.revision) : NO_STREAM },
+          last ? BigInt(last.revision) : NO_STREAM,
         )
         return
       } catch (error) {

@@ -2,10 +2,12 @@ import {
   type AllStreamResolvedEvent,
   ANY,
   type AppendStreamState,
+  type KurrentDBClient,
   NO_STREAM,
   type Position,
   type ResolvedEvent,
   STREAM_EXISTS,
+  type StreamMetadata,
   StreamNotFoundError,
   streamNameFilter,
 } from '@kurrent/kurrentdb-client'
@@ -112,6 +114,21 @@ export const collect = async (events: AsyncIterable<ResolvedEvent | AllStreamRes
   }
   return out
 }
+
+/**
+ * Writes a stream's metadata only while its metadata stream is at `expected` (else the server answers
+ * WrongExpectedVersionError). The client's setStreamMetadata documents `expectedRevision` but hands its
+ * options to appendToStream, which reads `streamState`: given alone, the check never reached the server.
+ */
+export const setMetadataAt = (
+  client: KurrentDBClient,
+  streamId: string,
+  metadata: StreamMetadata,
+  expected: AppendStreamState,
+) =>
+  client.setStreamMetadata(streamId, metadata, { expectedRevision: expected, streamState: expected } as {
+    expectedRevision: AppendStreamState
+  })
 
 export const missingAsEmpty = (error: unknown): RecordedEvent[] => {
   if (error instanceof StreamNotFoundError) return []

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AllStreamResolvedEvent } from '@kurrent/kurrentdb-client'
+import { type AllStreamResolvedEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
 import { KurrentEventStore } from '../../adapters/eventstore/kurrent'
 import {
   logPage,
   positionNumber,
   readPastBinary,
   resubscribing,
+  setMetadataAt,
   streamState,
   toRecorded,
 } from '../../adapters/eventstore/kurrentClient'
@@ -89,6 +90,28 @@ mapping(
     assert.equal(await readPastBinary(page, 300_100), [], 'at the end: none')
   },
 )
+
+mapping("a cut is written with its metadata stream's revision as the append's stream state", async () => {
+  // The client's own setStreamMetadata, on a client that never connects: what it hands to appendToStream.
+  const client = KurrentDBClient.connectionString`kurrentdb://127.0.0.1:1?tls=false`
+  const sent: Array<{ stream: string; options: Record<string, unknown> }> = []
+  Object.assign(client, {
+    appendToStream: async (stream: string, _event: unknown, options: Record<string, unknown>) => {
+      sent.push({ stream, options })
+      return { success: true, nextExpectedRevision: 5n, position: undefined }
+    },
+  })
+  await setMetadataAt(client, 'entry-1', { truncateBefore: 3 }, 4n)
+  await setMetadataAt(client, 'entry-2', { truncateBefore: 1 }, 'no_stream')
+  assert.equal(
+    sent.map((s) => [s.stream, s.options.streamState]),
+    [
+      ['$$entry-1', 4n],
+      ['$$entry-2', 'no_stream'],
+    ],
+  )
+  await client.dispose()
+})
 
 mapping('the credentials never show: a password with "/" or "@", and a string the client refuses', async () => {
   assert.is(
