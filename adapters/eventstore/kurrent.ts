@@ -7,7 +7,6 @@ import {
   type JSONType,
   jsonEvent,
   KurrentDBClient,
-  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   WrongExpectedVersionError,
@@ -25,6 +24,7 @@ import {
   readPastBinary,
   resubscribing,
   setMetadataAt,
+  sizeLimitOf,
   streamState,
   toRecorded,
 } from './kurrentClient'
@@ -126,7 +126,8 @@ export class KurrentEventStore implements EventStore {
         { streamState: streamState(expected) },
       )
     } catch (error) {
-      if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(streamId, error.maxAppendSize)
+      const limit = sizeLimitOf(error)
+      if (limit !== undefined) throw new AppendTooLarge(streamId, limit)
       if (!(error instanceof WrongExpectedVersionError)) throw error
       const actual = error.actualState === NO_STREAM ? 'no_stream' : Number(error.actualState)
       throw new WrongExpectedVersion(streamId, expected, actual)

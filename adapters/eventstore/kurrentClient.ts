@@ -1,8 +1,10 @@
 import {
   type AllStreamResolvedEvent,
   ANY,
+  AppendRecordSizeExceededError,
   type AppendStreamState,
   type KurrentDBClient,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   type Position,
   type ResolvedEvent,
@@ -10,6 +12,7 @@ import {
   type StreamMetadata,
   StreamNotFoundError,
   streamNameFilter,
+  TransactionMaxSizeExceededError,
 } from '@kurrent/kurrentdb-client'
 import type { Logger } from '../logger'
 import type { EventMetadata, ExpectedRevision, RecordedEvent } from './port'
@@ -129,6 +132,19 @@ export const setMetadataAt = (
   client.setStreamMetadata(streamId, metadata, { expectedRevision: expected, streamState: expected } as {
     expectedRevision: AppendStreamState
   })
+
+/**
+ * The limit, in bytes, of an append the server refused for its size: the whole append
+ * (MaxAppendSizeExceededError), one event of it (AppendRecordSizeExceededError, KurrentDB 25's
+ * per-record limit) or a multi-stream transaction (TransactionMaxSizeExceededError). Undefined for
+ * any other error.
+ */
+export const sizeLimitOf = (error: unknown): number | undefined =>
+  error instanceof MaxAppendSizeExceededError
+    ? error.maxAppendSize
+    : error instanceof AppendRecordSizeExceededError || error instanceof TransactionMaxSizeExceededError
+      ? error.maxSize
+      : undefined
 
 export const missingAsEmpty = (error: unknown): RecordedEvent[] => {
   if (error instanceof StreamNotFoundError) return []

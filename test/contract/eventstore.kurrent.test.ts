@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type AllStreamResolvedEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
+import {
+  type AllStreamResolvedEvent,
+  AppendRecordSizeExceededError,
+  KurrentDBClient,
+  MaxAppendSizeExceededError,
+  TransactionMaxSizeExceededError,
+} from '@kurrent/kurrentdb-client'
 import { KurrentEventStore } from '../../adapters/eventstore/kurrent'
 import {
   logPage,
@@ -9,6 +15,7 @@ import {
   readPastBinary,
   resubscribing,
   setMetadataAt,
+  sizeLimitOf,
   streamState,
   toRecorded,
 } from '../../adapters/eventstore/kurrentClient'
@@ -111,6 +118,16 @@ mapping("a cut is written with its metadata stream's revision as the append's st
     ],
   )
   await client.dispose()
+})
+
+mapping('an append over either size limit (the whole append, one record, a transaction) reads as too large', () => {
+  // The client's own error classes, as it builds them from the server's answer.
+  const grpc = { code: 3, message: 'refused', details: '', metadata: undefined } as never
+  assert.is(sizeLimitOf(MaxAppendSizeExceededError.fromMaxAppendSize(1_048_576)), 1_048_576)
+  const record = { stream: 'entry-1', recordId: 'r', size: 2_000_000, maxSize: 1_048_576 }
+  assert.is(sizeLimitOf(new AppendRecordSizeExceededError(grpc, record)), 1_048_576)
+  assert.is(sizeLimitOf(new TransactionMaxSizeExceededError(grpc, { size: 9, maxSize: 8 })), 8)
+  assert.is(sizeLimitOf(new Error('other')), undefined)
 })
 
 mapping('the credentials never show: a password with "/" or "@", and a string the client refuses', async () => {
