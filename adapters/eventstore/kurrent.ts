@@ -33,6 +33,7 @@ import {
   type ReadLog,
   chainPending,
   ledgerSchema,
+  recordAppending,
   recordTruncation,
   truncationsOf,
   uncut,
@@ -119,6 +120,11 @@ export class KurrentEventStore implements EventStore {
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event')
     let result: Awaited<ReturnType<KurrentDBClient['appendToStream']>>
+    // Recorded first: the chain tells these events from any written straight into the server.
+    await recordAppending(
+      this.db.pool,
+      events.map((e) => e.id),
+    )
     try {
       result = await this.client.appendToStream(
         streamId,

@@ -27,7 +27,17 @@ ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS time timestamptz;
 ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS form smallint NOT NULL DEFAULT 2;
 CREATE INDEX IF NOT EXISTS es_chain_time ON es_chain (chain, time);
 CREATE TABLE IF NOT EXISTS es_truncations (stream_id text PRIMARY KEY, before bigint NOT NULL);
+ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS outside boolean NOT NULL DEFAULT false;
+CREATE TABLE IF NOT EXISTS es_appending (event_id text PRIMARY KEY);
 `
+
+/**
+ * Records the ids of events about to be appended, before the append: the chain then tells an event
+ * this service wrote from one written straight into the server (which it chains as `outside`, and the
+ * walk reports). An id recorded for an append that failed is never matched, and does no harm.
+ */
+export const recordAppending = (q: Queryable, ids: string[]) =>
+  q.query('INSERT INTO es_appending (event_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [ids])
 
 /** Records a cut; a cut only ever moves forward. */
 export const recordTruncation = (q: Queryable, streamId: string, before: number) =>
@@ -69,6 +79,8 @@ interface ChainRow {
   content: Buffer
   hash: Buffer
   time: string
+  /** Not appended by this service (no id recorded before an append): written straight into the server. */
+  outside: boolean
 }
 
 /**
@@ -83,21 +95,36 @@ export const chainPending = async (db: Database, read: ReadLog) => {
     const events = await read(after, PAGE)
     if (events.length === 0) return
     const heads = await chainHeads(db.pool)
+    const { rows: ours } = await db.pool.query<{ event_id: string }>(
+      'SELECT event_id FROM es_appending WHERE event_id = ANY($1::text[])',
+      [events.map((e) => e.id)],
+    )
+    const appended = new Set(ours.map((r) => r.event_id))
     const links: ChainRow[] = events.map((e) => {
       const chain = e.metadata?.workspaceId ?? ''
       const content = sha256(canonicalEvent(e))
       const hash = linkAfter(heads.get(chain)?.hash, content)
       heads.set(chain, { hash, position: e.position })
-      return { position: e.position, chain, streamId: e.streamId, revision: e.revision, content, hash, time: e.time }
+      const outside = !appended.has(e.id)
+      return {
+        position: e.position,
+        chain,
+        streamId: e.streamId,
+        revision: e.revision,
+        content,
+        hash,
+        time: e.time,
+        outside,
+      }
     })
     const written = await inTransaction(db.pool, async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('kb-kurrent-chain')::bigint)")
       const now = await tx.query<{ after: string }>('SELECT coalesce(max(position), 0) AS after FROM es_chain')
       if (Number(now.rows[0].after) !== after) return false
       await tx.query(
-        `INSERT INTO es_chain (position, chain, stream_id, revision, content_hash, hash, time, form)
+        `INSERT INTO es_chain (position, chain, stream_id, revision, content_hash, hash, time, outside, form)
          SELECT *, 2 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bytea[],
-           $7::timestamptz[])`,
+           $7::timestamptz[], $8::boolean[])`,
         [
           links.map((l) => l.position),
           links.map((l) => l.chain),
@@ -106,8 +133,10 @@ export const chainPending = async (db: Database, read: ReadLog) => {
           links.map((l) => l.content),
           links.map((l) => l.hash),
           links.map((l) => l.time),
+          links.map((l) => l.outside),
         ],
       )
+      await tx.query('DELETE FROM es_appending WHERE event_id = ANY($1::text[])', [[...appended]])
       const last = new Map(links.map((l) => [l.chain, l]))
       await tx.query(
         `INSERT INTO es_chain_heads (chain, position, hash) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[])
@@ -147,8 +176,9 @@ export const verifyLedger = async (db: Database, read: ReadLog, chain?: string):
       revision: string
       content_hash: Buffer
       hash: Buffer
+      outside: boolean
     }>(
-      `SELECT position, chain, stream_id, revision, content_hash, hash FROM es_chain WHERE position > $1
+      `SELECT position, chain, stream_id, revision, content_hash, hash, outside FROM es_chain WHERE position > $1
        ORDER BY position LIMIT ${PAGE}`,
       [after],
     )
@@ -181,6 +211,7 @@ export const verifyLedger = async (db: Database, read: ReadLog, chain?: string):
           { ...stray, chain: stray.metadata?.workspaceId ?? '' },
           'the event is not in the chain: it was added outside an append',
         )
+      if (row.outside) return broken(r, 'the event was added outside an append: this service did not write it')
       if (chain !== undefined && r.chain !== chain) continue
       const event = byPosition.get(r.position)
       if (r.revision < (cuts.get(r.streamId) ?? 0)) cut++

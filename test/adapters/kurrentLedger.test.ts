@@ -6,6 +6,7 @@ import { chainHead, lastChainedAt } from '../../adapters/eventstore/chain'
 import {
   chainPending,
   ledgerSchema,
+  recordAppending,
   recordTruncation,
   truncationsOf,
   uncut,
@@ -20,7 +21,20 @@ const test = suite<{ db: Database }>('EventStoreDB ledger: truncation register a
 
 let log: RecordedEvent[] = []
 const read = async (after: number, maxCount: number) => log.filter((e) => e.position > after).slice(0, maxCount)
+/** Events as the adapter appends them: their ids recorded first, then in the log. */
 const append = (streamId: string, n: number, workspaceId = 'w1') => {
+  const before = log.length
+  write(streamId, n, workspaceId)
+  appending.push(...log.slice(before).map((e) => e.id))
+}
+let appending: string[] = []
+/** Chains what the log holds, as the adapter does after an append. */
+const chain = async (db: Database) => {
+  await recordAppending(db.pool, appending.splice(0))
+  await chainPending(db, read)
+}
+/** Events put into the log without the adapter: written straight into the server. */
+const write = (streamId: string, n: number, workspaceId = 'w1') => {
   const revision = log.filter((e) => e.streamId === streamId).length
   for (let i = 0; i < n; i++)
     log.push({
@@ -46,6 +60,7 @@ test.before.each(async (ctx) => {
   ctx.db = await testPglite()
   await ctx.db.pool.query(ledgerSchema)
   log = []
+  appending = []
 })
 test.after.each(async ({ db }) => db.close())
 
@@ -66,11 +81,11 @@ test('events are chained in log order, whichever process appended them; the walk
   append('entry-a', 3)
   append('page-b', 2, 'w2')
   append('entry-c', 1)
-  await chainPending(db, read)
+  await chain(db)
   // Appended elsewhere meanwhile: the next run chains them after.
   append('entry-a', 2)
-  await chainPending(db, read)
-  await chainPending(db, read)
+  await chain(db)
+  await chain(db)
   const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM es_chain')
   assert.is(rows[0].n, 8)
   const report = await verifyLedger(db, read)
@@ -88,7 +103,7 @@ test('a cut event, kept or scavenged, counts as cut; anything else missing, edit
 }) => {
   append('entry-a', 3)
   append('entry-b', 2)
-  await chainPending(db, read)
+  await chain(db)
   await recordTruncation(db.pool, 'entry-a', 2)
   // A scavenge removed one of the cut events; the other is still in $all.
   log = log.filter((e) => !(e.streamId === 'entry-a' && e.revision === 0))
@@ -110,6 +125,22 @@ test('a cut event, kept or scavenged, counts as cut; anything else missing, edit
   log.splice(2, 0, { ...gone, id: randomUUID(), position: gone.position - 50, revision: 9 })
   report = await verifyLedger(db, read)
   assert.match(report.broken!.reason, /not in the chain/)
+})
+
+test('an event written straight into the server is chained as such, and the walk names it', async ({ db }) => {
+  append('entry-a', 2)
+  await chain(db)
+  // Another client appends to a stream of the service's, then the service appends again: the chain
+  // takes in both, as it must to go on, but knows which one it did not write.
+  write('entry-a', 1)
+  append('entry-b', 1)
+  await chain(db)
+  const report = await verifyLedger(db, read)
+  assert.match(report.broken!.reason, /added outside an append/)
+  assert.is(report.broken!.position, log[2].position)
+  assert.is(report.broken!.streamId, 'entry-a')
+  const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM es_appending')
+  assert.is(rows[0].n, 0, 'the ids recorded for the appends are consumed once chained')
 })
 
 test.run()
