@@ -37,7 +37,7 @@ export interface Calibration {
 }
 
 export type Mode = 'hybrid' | 'vector' | 'text'
-/** How hybrid orders: by its calibrated score (the default), or by Reciprocal Rank Fusion of the legs' orders. */
+/** How hybrid orders: by its calibrated chance (the default), or by Reciprocal Rank Fusion of the legs' orders. */
 export type Fusion = 'score' | 'rrf'
 
 export const MODEL = {
@@ -76,7 +76,7 @@ const served = (chance: number, t: TextEvidence) =>
 
 export interface Fused {
   key: string
-  /** The calibrated chance of relevance of the mode that answered. */
+  /** The calibrated chance of relevance of the mode that answered (raised to the floor of a whole question). */
   score: number
   scores: { text?: number; vector?: number; fused: number }
   /** Rank of the key in each leg that found it (1 is first). */
@@ -126,15 +126,14 @@ export const fuse = (
             ]),
           )
   const textScores = new Map([...textChances].map(([k, p]) => [k, served(p, text.get(k)!)]))
-  const vectorScores = vectorChances
   const modeScores =
-    mode === 'vector' ? vectorScores : new Map(keys.map((k) => [k, served(chances.get(k)!, text.get(k) ?? NO_TEXT)]))
+    mode === 'vector' ? vectorChances : new Map(keys.map((k) => [k, served(chances.get(k)!, text.get(k) ?? NO_TEXT)]))
   const textRanks = ranksOf(textChances)
   const vectorRanks = ranksOf(vectorChances)
   const fused: Fused[] = keys.map((key) => {
     const scores = {
       ...(mode !== 'vector' ? { text: textScores.get(key) ?? calibrate(0, calibration.text) } : {}),
-      ...(mode !== 'text' ? { vector: vectorScores.get(key) ?? calibrate(0, calibration.vector) } : {}),
+      ...(mode !== 'text' ? { vector: vectorChances.get(key) ?? calibrate(0, calibration.vector) } : {}),
     }
     const score = modeScores.get(key)!
     const ranks = {
