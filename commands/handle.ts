@@ -111,6 +111,12 @@ export const load = async <C, Ev, S>(store: EventStore, streamId: string, decide
 // Concurrent writers of one stream (agents appending to one page) each re-read and decide again.
 const RETRIES = 20
 
+/** A handled command's answer: `data` with the position of what it appended (read-your-writes waits for it). */
+export const answered =
+  <T extends object>(data: T) =>
+  <L>(done: E.Either<L, { position: number }>): E.Either<L, T & { position: number }> =>
+    E.map((h: { position: number }) => ({ ...data, position: h.position }))(done)
+
 /**
  * The one command handler: read the stream, fold, decide, append with the revision read.
  * With `expectedRevision` (a client's guard) a stale revision answers VERSION_CONFLICT; without

@@ -7,7 +7,7 @@ import { member } from '../../domain/accounts/member'
 import { type DomainError, type Role, fail } from '../../domain/shared'
 import { user } from '../../domain/accounts/user'
 import { workspace } from '../../domain/accounts/workspace'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { reserve } from '../reservations'
 import { hashSecret, newSecret } from '../secrets'
 import { streams } from '../streams'
@@ -40,7 +40,7 @@ export const registerUser = async (
     { type: 'RegisterUser', data: { userId: id, email, name: input.name } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id, email, name: input.name, position: h.position }))(done)
+  return answered({ id, email, name: input.name })(done)
 }
 
 export const createWorkspace = async (
@@ -59,7 +59,7 @@ export const createWorkspace = async (
     { type: 'CreateWorkspace', data: { workspaceId: id, name: input.name, slug } },
     { ...ctx, workspaceId: id },
   )
-  return E.map((h: { position: number }) => ({ id, name: input.name, slug, position: h.position }))(done)
+  return answered({ id, name: input.name, slug })(done)
 }
 
 export const setMember = async (
@@ -77,7 +77,7 @@ export const setMember = async (
     { type: 'SetMember', data: input },
     { ...ctx, workspaceId: input.workspaceId },
   )
-  return E.map((h: { position: number }) => ({ ...input, position: h.position }))(done)
+  return answered({ ...input })(done)
 }
 
 /** The member's role, or null; read from the member stream, not a read model. */
@@ -116,13 +116,7 @@ export const issueAccessToken = async (
     { type: 'IssueAccessToken', data },
     { ...ctx, workspaceId: input.workspaceId },
   )
-  return E.map((h: { position: number }) => ({
-    id,
-    access_token: token,
-    issued_at: issuedAt,
-    expires_at: expiresAt,
-    position: h.position,
-  }))(done)
+  return answered({ id, access_token: token, issued_at: issuedAt, expires_at: expiresAt })(done)
 }
 
 /** The workspace a token or key belongs to, so that its revocation is in that workspace's audit trail. */
@@ -142,7 +136,7 @@ export const revokeAccessToken = async (
     { type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } },
     inWorkspaceOf(ctx, state),
   )
-  return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
+  return answered({ revoked: true as const })(done)
 }
 
 export const issueApiKey = async (
@@ -162,7 +156,7 @@ export const issueApiKey = async (
     { type: 'IssueApiKey', data },
     { ...ctx, workspaceId: input.workspaceId },
   )
-  return E.map((h: { position: number }) => ({ id, api_key: key, position: h.position }))(done)
+  return answered({ id, api_key: key })(done)
 }
 
 export const revokeApiKey = async (
@@ -178,5 +172,5 @@ export const revokeApiKey = async (
     { type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } },
     inWorkspaceOf(ctx, state),
   )
-  return E.map((h: { position: number }) => ({ revoked: true as const, position: h.position }))(done)
+  return answered({ revoked: true as const })(done)
 }

@@ -4,7 +4,7 @@ import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { folder } from '../../domain/knowledge/folder'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { moveEntry } from './knowledge'
 import { nameKey, release, reserve } from '../reservations'
 import { streams } from '../streams'
@@ -39,7 +39,7 @@ export const createFolder = async (
     { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
+  return answered({ id })(done)
 }
 
 const activeFolder = async (store: EventStore, workspaceId: string, folderId: string) => {
@@ -73,7 +73,7 @@ export const updateFolder = async (
     ctx,
   )
   if (E.isRight(done) && renamed) await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
-  return E.map((h: { position: number }) => ({ id: folderId, position: h.position }))(done)
+  return answered({ id: folderId })(done)
 }
 
 /** Deletes the folder and moves its entries to root before answering. */

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import { entry } from '../../domain/knowledge/entry'
 import { type DomainError, fail } from '../../domain/shared'
 import { type TaskQueued, type TaskResult, task } from '../../domain/knowledge/task'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import type { KnowledgeDeps } from './knowledge'
 import { loadKbConfig } from './kbConfig'
 import { firstChars } from './fileNames'
@@ -95,7 +95,7 @@ export const configureSync = async (
     { type: 'ConfigureSync', data: { workspaceId, entryId, settings } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+  return answered({ id: entryId })(done)
 }
 
 // The worker's side: each transition is refused or empty when already made.

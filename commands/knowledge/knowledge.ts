@@ -6,7 +6,7 @@ import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../..
 import { folder } from '../../domain/knowledge/folder'
 import { type DomainError, fail } from '../../domain/shared'
 import type { ParserPool } from '../../ingestion/parserPool'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { prepareContent } from './prepareContent'
 import { streams } from '../streams'
 
@@ -97,7 +97,7 @@ export const updateEntry = async (
     { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+  return answered({ id: entryId })(done)
 }
 
 /** Sets an entry's metadata whole (an update merges the keys it names): what an undo restores. */
@@ -115,7 +115,7 @@ export const replaceEntryMetadata = async (
     { type: 'ReplaceEntryMetadata', data: { workspaceId, entryId, metadata } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+  return answered({ id: entryId })(done)
 }
 
 export const moveEntry = async (
@@ -161,5 +161,5 @@ export const verifyEntry = async (
     { type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id: entryId, position: h.position }))(done)
+  return answered({ id: entryId })(done)
 }

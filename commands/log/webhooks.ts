@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type DomainError, fail } from '../../domain/shared'
 import { type WebhookDeliveryAttempted, webhook } from '../../domain/log/webhook'
-import { type CommandContext, handle, load, metadataOf } from '../handle'
+import { type CommandContext, answered, handle, load, metadataOf } from '../handle'
 import { acceptUrl } from '../urls'
 import { streams } from '../streams'
 
@@ -32,7 +32,7 @@ export const registerWebhook = async (
     ctx,
     { fresh: true },
   )
-  return E.map((h: { position: number }) => ({ id, secret, position: h.position }))(done)
+  return answered({ id, secret })(done)
 }
 
 /** The webhook's state when it belongs to the workspace (another workspace's is not found). */
@@ -55,7 +55,7 @@ export const deleteWebhook = async (
     { type: 'DeleteWebhook', data: { webhookId } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id: webhookId, position: h.position }))(done)
+  return answered({ id: webhookId })(done)
 }
 
 /** Retries exhausted: the webhook stops receiving until it is registered again. */

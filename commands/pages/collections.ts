@@ -4,7 +4,7 @@ import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type CollectionCommand, type WritePolicy, collection } from '../../domain/pages/collection'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { setPageCollection } from './pages'
 import { nameKey, release, reserve } from '../reservations'
 import { streams } from '../streams'
@@ -53,12 +53,12 @@ export const createCollection = async (
     },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ id, position: h.position }))(done)
+  return answered({ id })(done)
 }
 
 const send = async (store: EventStore, ctx: CommandContext, command: CollectionCommand) => {
   const done = await handle(store, streams.collection(command.data.collectionId), collection, command, ctx)
-  return E.map((h: { position: number }) => ({ id: command.data.collectionId, position: h.position }))(done)
+  return answered({ id: command.data.collectionId })(done)
 }
 
 export const updateCollection = async (
@@ -127,5 +127,5 @@ export const publishPack = async (
     return fail('CONFLICT', `the pack slug "${slug}" is taken`, [`slug: "${slug}" is taken`])
   }
   const done = await send(store, ctx, { type: 'PublishCollection', data: { collectionId, workspaceId, slug } })
-  return E.map((h: { position: number }) => ({ slug, position: h.position }))(done)
+  return answered({ slug })(done)
 }

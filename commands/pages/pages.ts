@@ -15,7 +15,7 @@ import {
 } from '../../domain/pages/page'
 import { reservation } from '../../domain/reservation'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { nameKey, release, reserve } from '../reservations'
 import { streams } from '../streams'
 
@@ -120,7 +120,7 @@ export const createPage = async (deps: PageDeps, ctx: CommandContext, input: Cre
     },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ pageId, title, version: 1, ...size, position: h.position }))(done)
+  return answered({ pageId, title, version: 1, ...size })(done)
 }
 
 /**
@@ -247,7 +247,7 @@ export const revertPage = async (
 
 const send = async (store: EventStore, ctx: CommandContext, command: Exclude<PageCommand, { type: 'CreatePage' }>) => {
   const done = await handle(store, streams.page(command.data.pageId), page, command, ctx)
-  return E.map((h: { position: number }) => ({ id: command.data.pageId, position: h.position }))(done)
+  return answered({ id: command.data.pageId })(done)
 }
 
 /** Pins the latest version as verified by a person. */

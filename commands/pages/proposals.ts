@@ -4,7 +4,7 @@ import { type Person, page } from '../../domain/pages/page'
 import { proposal } from '../../domain/pages/proposal'
 import { type DomainError, fail } from '../../domain/shared'
 import { activeCollection } from './collections'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext, answered, handle, load } from '../handle'
 import { type PageDeps, createPage, writePage } from './pages'
 import { streams } from '../streams'
 
@@ -114,5 +114,5 @@ export const rejectProposal = async (
     { type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } },
     ctx,
   )
-  return E.map((h: { position: number }) => ({ proposalId, status: 'rejected' as const, position: h.position }))(done)
+  return answered({ proposalId, status: 'rejected' as const })(done)
 }

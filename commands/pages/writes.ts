@@ -6,7 +6,7 @@ import { type Author, type PageState, versionConflict } from '../../domain/pages
 import { proposal } from '../../domain/pages/proposal'
 import { type DomainError, fail } from '../../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
-import { type CommandContext, handle } from '../handle'
+import { type CommandContext, answered, handle } from '../handle'
 import {
   PAGE_MAX_CHARS,
   activePage,
@@ -279,13 +279,5 @@ const propose = async (
   const receipt =
     `Your change to "${title}" (${lines(size.added, size.removed)}) is held for review as proposal ${proposalId}; ` +
     'the page is unchanged until a person approves it. Check it with kb_proposal_status.'
-  return E.map((h: { position: number }) => ({
-    held: true as const,
-    proposalId,
-    status: 'pending' as const,
-    pageId,
-    title,
-    receipt,
-    position: h.position,
-  }))(done)
+  return answered({ held: true as const, proposalId, status: 'pending' as const, pageId, title, receipt })(done)
 }
