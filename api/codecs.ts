@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import type { AsOfRequest } from '../queries/asOf'
+import { SearchMode } from '../domain/shared'
 
 // Codecs at the edge. Their names read as the rest of "must be ...", so a failed decode
 // explains itself in VALIDATION_ERROR details; each also carries its JSON Schema for the OpenAPI
@@ -266,7 +267,7 @@ export const described = <C extends t.Mixed>(codec: C, description: string): C =
 }
 
 /** A search mode. */
-export const Mode = t.keyof({ hybrid: null, vector: null, text: null })
+export const Mode = SearchMode
 /** An entry's kind as it is stored (a filter on lists and searches). */
 export const FilterSource = t.keyof({
   manual: null,

@@ -32,6 +32,10 @@ export interface Decider<Command, Event, State> {
   events: t.Type<Event, unknown, unknown>
 }
 
+/** How a search ranks: by words (BM25), by meaning (vectors), or both. */
+export const SearchMode = t.keyof({ hybrid: null, vector: null, text: null })
+export type SearchMode = t.TypeOf<typeof SearchMode>
+
 export const Role = t.keyof({ owner: null, admin: null, editor: null, viewer: null })
 export type Role = t.TypeOf<typeof Role>
 

@@ -21,7 +21,7 @@ const ConfigPatch = c.exact({
   allowedFileTypes: c.arrayOf(FileType, SUPPORTED_FILE_TYPES.length),
   ingestion: c.exact({ chunkSize: c.integer(100, 2000), chunkOverlap: c.integer(0, 500), autoEmbed: t.boolean }),
   search: c.exact({
-    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }),
+    defaultMode: c.Mode,
     defaultLimit: c.integer(1, 50),
     minScore: c.number(0, 1),
     fusion: t.keyof({ score: null, rrf: null }),

@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
-import { type Decider, fail } from '../shared'
+import { type Decider, SearchMode, fail } from '../shared'
 
 export const SUPPORTED_FILE_TYPES = [
   'application/pdf',
@@ -31,7 +31,7 @@ export interface KbConfig {
   ingestion: { chunkSize: number; chunkOverlap: number; autoEmbed: boolean }
   /** `fusion`: how hybrid orders its results, by calibrated score (`score`) or Reciprocal Rank Fusion (`rrf`). */
   search: {
-    defaultMode: 'hybrid' | 'vector' | 'text'
+    defaultMode: SearchMode
     defaultLimit: number
     minScore: number
     fusion: 'score' | 'rrf'
@@ -66,7 +66,7 @@ const Changes = t.partial({
   allowedFileTypes: t.array(t.string),
   ingestion: t.partial({ chunkSize: t.number, chunkOverlap: t.number, autoEmbed: t.boolean }),
   search: t.partial({
-    defaultMode: t.keyof({ hybrid: null, vector: null, text: null }),
+    defaultMode: SearchMode,
     defaultLimit: t.number,
     minScore: t.number,
     fusion: t.keyof({ score: null, rrf: null }),

@@ -1,3 +1,4 @@
+import type { SearchMode } from '../../domain/shared'
 /**
  * The ranking model: how the legs' evidence about an entry becomes its order and its score. Pure:
  * the legs (./ranking.ts) gather the evidence from the database; this decides. The weights were
@@ -36,7 +37,7 @@ export interface Calibration {
   bias: number
 }
 
-export type Mode = 'hybrid' | 'vector' | 'text'
+export type Mode = SearchMode
 /** How hybrid orders: by its calibrated chance (the default), or by Reciprocal Rank Fusion of the legs' orders. */
 export type Fusion = 'score' | 'rrf'
 
