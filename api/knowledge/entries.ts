@@ -9,7 +9,17 @@ import * as c from '../codecs'
 import { pagination } from '../../queries/pagination'
 import { type AnyRoute, replyWith, route } from '../route'
 import { readMultipart, takeUploadSlot } from '../upload'
-import { IdParam, MULTIPART_JSON_FIELDS, Metadata, actorId, entryReply, knowledgeDeps, newEntryDeps } from './shapes'
+import {
+  IdParam,
+  MULTIPART_JSON_FIELDS,
+  Metadata,
+  actorId,
+  entryReply,
+  externalRefsOf,
+  knowledgeDeps,
+  newEntry,
+  newEntryDeps,
+} from './shapes'
 import { getFolder } from '../../queries/knowledge/folders'
 import { entryChunks, getEntry, listEntries } from '../../queries/knowledge/knowledge'
 import { entryTombstones, resolveAsOf } from '../../queries/asOf'
@@ -71,20 +81,6 @@ const ListQuery = t.partial({
   asOf: c.asOf,
 })
 
-/** `externalRef.<key>=<value>` query parameters, any number of them. */
-const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
-  const refs: Record<string, string> = {}
-  const problems: string[] = []
-  for (const [key, value] of Object.entries(query)) {
-    if (!key.startsWith('externalRef.')) continue
-    const name = key.slice('externalRef.'.length)
-    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
-      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
-    else refs[name] = value
-  }
-  return problems.length ? E.left(problems) : E.right(refs)
-}
-
 /** Knowledge entries: text is synchronous; url and file answer at once with a pending task. */
 export const entryRoutes: AnyRoute[] = [
   route({
@@ -113,17 +109,7 @@ export const entryRoutes: AnyRoute[] = [
         newEntryDeps(deps),
         command,
         config,
-        {
-          ...fields,
-          workspaceId,
-          crawl,
-          file: upload,
-          metadata: body.metadata ?? {},
-          externalReferenceIds: body.externalReferenceIds ?? {},
-          folderId: body.folderId ?? null,
-          isEnabled: body.isEnabled ?? true,
-          chunkingOptions: body.chunkingOptions ?? {},
-        },
+        newEntry({ ...fields, workspaceId, crawl, file: upload }),
         countUpload,
       )
       if (E.isLeft(created)) return created

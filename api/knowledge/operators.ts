@@ -15,7 +15,7 @@ import { ApiError } from '../errors'
 import { type AnyRoute, readBack, route } from '../route'
 import { readMultipart } from '../upload'
 import * as answers from './answers'
-import { MULTIPART_JSON_FIELDS, Metadata, entryReply, newEntryDeps } from './shapes'
+import { MULTIPART_JSON_FIELDS, Metadata, entryReply, externalRefsOf, newEntry, newEntryDeps } from './shapes'
 
 // What the operator's `kb import` calls with the admin token: a workspace's entries and folders,
 // written by the same commands (types, admission, maxDocuments, events) as a member's requests.
@@ -49,19 +49,6 @@ const ListQuery = t.partial({
   processingStatus: t.keyof({ pending: null, processing: null, completed: null, failed: null }),
   includeContent: c.booleanFromString,
 })
-
-/** `externalRef.<key>=<value>` query parameters: entries holding every one of them. */
-const externalRefsOf = (query: Record<string, unknown>) => {
-  const refs: Record<string, string> = {}
-  const problems: string[] = []
-  for (const [key, value] of Object.entries(query)) {
-    const name = key.slice('externalRef.'.length)
-    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
-      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
-    else refs[name] = value
-  }
-  return { refs, problems }
-}
 
 /** Creates of this process admitted into a workspace and not yet counted by its read models (kept: one a workspace). */
 const admitting = new Map<string, { busy: number; wake: Array<() => void> }>()
@@ -119,16 +106,12 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
       const workspaceId = params.id
       const config = await loadKbConfig(deps.store, workspaceId)
       const created = await withinQuota(deps, workspaceId, config.maxDocuments, () =>
-        createEntry(newEntryDeps(deps), { ...command, workspaceId }, config, {
-          ...body,
-          workspaceId,
-          file: upload,
-          metadata: body.metadata ?? {},
-          externalReferenceIds: body.externalReferenceIds ?? {},
-          folderId: body.folderId ?? null,
-          isEnabled: true,
-          chunkingOptions: {},
-        }),
+        createEntry(
+          newEntryDeps(deps),
+          { ...command, workspaceId },
+          config,
+          newEntry({ ...body, workspaceId, file: upload }),
+        ),
       )
       if (E.isLeft(created)) return created
       return entryReply(deps.db, workspaceId, created.right.id, created.right.position, 201, config.freshnessDays)
@@ -147,11 +130,11 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
     before: workspaceMustExist,
     uses: ['db'],
     handler: async ({ params, query, extraQuery }, { db }) => {
-      const { refs, problems } = externalRefsOf(extraQuery)
-      if (problems.length) return fail('VALIDATION_ERROR', 'the request is not valid', problems)
+      const refs = externalRefsOf(extraQuery)
+      if (E.isLeft(refs)) return fail('VALIDATION_ERROR', 'the request is not valid', refs.left)
       const page = query.page ?? 1
       const limit = query.limit ?? 20
-      const filters = { ...query, externalRefs: refs }
+      const filters = { ...query, externalRefs: refs.right }
       const { items, total } = await listEntries(db.pool, params.id, filters, page, limit)
       return E.right({ data: { items, total, pagination: pagination(page, limit, total) } })
     },

@@ -1,10 +1,11 @@
 import type { Database } from '../../adapters/db'
 import type { KnowledgeDeps } from '../../commands/knowledge/knowledge'
-import type { NewEntryDeps } from '../../commands/knowledge/createEntry'
+import type { NewEntry, NewEntryDeps } from '../../commands/knowledge/createEntry'
 import { getEntry } from '../../queries/knowledge/knowledge'
 import type { Identity } from '../auth'
 import * as c from '../codecs'
 import { type Uses, readBack } from '../route'
+import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 
 // What the knowledge routes share: the shapes of their input, the services they hand the
@@ -65,3 +66,33 @@ export const MULTIPART_JSON_FIELDS = [
   'crawlOptions',
   'customMetadata',
 ]
+
+/**
+ * What a create request asks for, with the defaults of what it leaves out: no metadata, no external
+ * references, at root, enabled, the workspace's chunking.
+ */
+export const newEntry = (
+  body: Omit<NewEntry, 'metadata' | 'externalReferenceIds' | 'folderId' | 'isEnabled' | 'chunkingOptions'> &
+    Partial<Pick<NewEntry, 'metadata' | 'externalReferenceIds' | 'folderId' | 'isEnabled' | 'chunkingOptions'>>,
+): NewEntry => ({
+  ...body,
+  metadata: body.metadata ?? {},
+  externalReferenceIds: body.externalReferenceIds ?? {},
+  folderId: body.folderId ?? null,
+  isEnabled: body.isEnabled ?? true,
+  chunkingOptions: body.chunkingOptions ?? {},
+})
+
+/** `externalRef.<key>=<value>` query parameters, any number of them: entries holding every one. */
+export const externalRefsOf = (query: Record<string, unknown>): E.Either<string[], Record<string, string>> => {
+  const refs: Record<string, string> = {}
+  const problems: string[] = []
+  for (const [key, value] of Object.entries(query)) {
+    if (!key.startsWith('externalRef.')) continue
+    const name = key.slice('externalRef.'.length)
+    if (!name || name.length > 100 || typeof value !== 'string' || value.length > 500)
+      problems.push(`${key}: must be given once, as a string of at most 500 characters`)
+    else refs[name] = value
+  }
+  return problems.length ? E.left(problems) : E.right(refs)
+}
