@@ -88,6 +88,32 @@ requests('a key is written at the event position (external_gte), its gone docume
 })
 requests.run()
 
+/** A table of two notes indexed by `index`, and the candidates it gives for "wombat". */
+const notesAndWombat = async (db: Database, index: ReturnType<typeof elasticsearchIndex>) => {
+  await db.pool.query(
+    `CREATE TABLE notes (id text PRIMARY KEY, key text NOT NULL, workspace_id text NOT NULL, body text NOT NULL);
+     ${index.indexDdl('notes', 'body')}`,
+  )
+  await db.pool.query("INSERT INTO notes VALUES ('n1', 'a', 'w1', 'The wombat digs.'), ('n2', 'b', 'w1', 'Koalas.')")
+  return index.candidates(db.pool, {
+    table: 'notes',
+    column: 'body',
+    key: 'key',
+    query: 'wombat',
+    scope: [['workspace_id = ?', 'w1']],
+    limit: 5,
+  })
+}
+
+/** A projector's write of key `a` of the notes: what it threw, if anything. */
+const writeNote = async (db: Database, index: ReturnType<typeof elasticsearchIndex>) => {
+  await db.pool.query('CREATE TABLE IF NOT EXISTS public.es_mirrored (table_name text, key text, ids text[])')
+  return index.mirror!(db.pool, { table: 'notes', key: 'key', value: 'a', position: 7 }).then(
+    () => undefined,
+    (e: Error) => e,
+  )
+}
+
 // With the server unreachable (a closed port here): searches answer from the database's own index
 // over the same rows and say so; a projector's write waits (DependencyUnavailable), never fails for good.
 const outage = suite('text index on Elasticsearch: the server unreachable')
@@ -102,27 +128,11 @@ outage('searches fall back to the built-in full-text index and name it; writes w
   const db = await testPglite()
   const index = elasticsearchIndex(`http://127.0.0.1:${port}`, { requestTimeoutMs: 1000, searchTimeoutMs: 500 })
   try {
-    await db.pool.query(
-      `CREATE TABLE notes (id text PRIMARY KEY, key text NOT NULL, workspace_id text NOT NULL, body text NOT NULL);
-       ${index.indexDdl('notes', 'body')}`,
-    )
-    await db.pool.query("INSERT INTO notes VALUES ('n1', 'a', 'w1', 'The wombat digs.'), ('n2', 'b', 'w1', 'Koalas.')")
     assert.is(index.name, 'elasticsearch')
-    const found = await index.candidates(db.pool, {
-      table: 'notes',
-      column: 'body',
-      key: 'key',
-      query: 'wombat',
-      scope: [['workspace_id = ?', 'w1']],
-      limit: 5,
-    })
+    const found = await notesAndWombat(db, index)
     assert.equal(found, [{ id: 'n1', key: 'a' }])
     assert.is(index.name, 'tsvector (Elasticsearch unreachable)')
-    await db.pool.query('CREATE TABLE IF NOT EXISTS public.es_mirrored (table_name text, key text, ids text[])')
-    const write = await index.mirror!(db.pool, { table: 'notes', key: 'key', value: 'a', position: 7 }).then(
-      () => undefined,
-      (e: Error) => e,
-    )
+    const write = await writeNote(db, index)
     assert.instance(write, DependencyUnavailable)
   } finally {
     await index.close?.()
@@ -160,26 +170,10 @@ overload('a search falls back naming the overload; a write refused item by item 
   const db = await testPglite()
   const index = elasticsearchIndex(`http://127.0.0.1:${port}`, { requestTimeoutMs: 1000, searchTimeoutMs: 500 })
   try {
-    await db.pool.query(
-      `CREATE TABLE notes (id text PRIMARY KEY, key text NOT NULL, workspace_id text NOT NULL, body text NOT NULL);
-       ${index.indexDdl('notes', 'body')}`,
-    )
-    await db.pool.query("INSERT INTO notes VALUES ('n1', 'a', 'w1', 'The wombat digs.'), ('n2', 'b', 'w1', 'Koalas.')")
-    const found = await index.candidates(db.pool, {
-      table: 'notes',
-      column: 'body',
-      key: 'key',
-      query: 'wombat',
-      scope: [['workspace_id = ?', 'w1']],
-      limit: 5,
-    })
+    const found = await notesAndWombat(db, index)
     assert.equal(found, [{ id: 'n1', key: 'a' }])
     assert.is(index.name, 'tsvector (Elasticsearch overloaded)')
-    await db.pool.query('CREATE TABLE IF NOT EXISTS public.es_mirrored (table_name text, key text, ids text[])')
-    const write = await index.mirror!(db.pool, { table: 'notes', key: 'key', value: 'a', position: 7 }).then(
-      () => undefined,
-      (e: Error) => e,
-    )
+    const write = await writeNote(db, index)
     assert.instance(write, DependencyUnavailable)
     assert.match(write!.message, /overloaded: 1 documents refused: rejected execution/)
   } finally {
