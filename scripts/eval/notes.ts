@@ -2,23 +2,10 @@
 // eight one-line notes on marsupials, searched before and after a 1,200-line list of marsupial names
 // arrives as one entry, in every mode with minScore 0, and with the defaults untouched. Prints a
 // Markdown table of each note's place and score, so that what docs/search.md says can be run again.
+import { MARSUPIAL_NOTES as NOTES, nameList } from '../../testkit/marsupials'
 import { callerOf, openEvalWorkspace } from './workspace'
 
-const NOTES: Record<string, string> = {
-  Quokkas: 'Quokkas are small wallabies that live on Rottnest Island, off Perth.',
-  Wombats: 'Wombats are burrowing marsupials whose droppings are cube shaped.',
-  Devils: 'Tasmanian devils are marsupials with the strongest bite for their size of any mammal.',
-  Koalas: 'Koalas are marsupials that eat eucalyptus leaves and sleep most of the day.',
-  Numbats: 'Numbats are marsupials that eat termites, up to twenty thousand a day.',
-  Bilbies: 'Bilbies are desert marsupials with long ears that dig burrows.',
-  Kangaroos: 'Kangaroos are the largest marsupials and move by hopping.',
-  Possums: 'Possums are tree-dwelling marsupials found across Australia.',
-}
-const NAMES = ['quokka', 'wombat', 'devil', 'koala', 'numbat', 'bilby', 'kangaroo', 'possum', 'marsupial']
-const LIST = Array.from(
-  { length: 1200 },
-  (_, i) => `Which marsupial has the strongest bite: ${NAMES[i % 9]}, ${NAMES[(i + 4) % 9]} or ${NAMES[(i + 7) % 9]}?`,
-).join('\n')
+const LIST = nameList()
 const QUESTIONS: Array<[string, string]> = [
   ['which marsupial has the strongest bite', 'Devils'],
   ['quokkas on Rottnest Island', 'Quokkas'],

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { MARSUPIAL_NOTES, nameList } from '../../testkit/marsupials'
 import { type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 // One long document beside short notes on its topic: its passages are the nearest to any question
@@ -8,26 +9,7 @@ const test = suite<{ svc: TestService; m: Member; notes: Record<string, string>;
   'API: search (a long document beside short notes)',
 )
 
-const NOTES: Record<string, string> = {
-  Quokkas: 'Quokkas are small wallabies that live on Rottnest Island, off Perth.',
-  Wombats: 'Wombats are burrowing marsupials whose droppings are cube shaped.',
-  Devils: 'Tasmanian devils are marsupials with the strongest bite for their size of any mammal.',
-  Koalas: 'Koalas are marsupials that eat eucalyptus leaves and sleep most of the day.',
-  Numbats: 'Numbats are marsupials that eat termites, up to twenty thousand a day.',
-  Bilbies: 'Bilbies are desert marsupials with long ears that dig burrows.',
-  Kangaroos: 'Kangaroos are the largest marsupials and move by hopping.',
-  Possums: 'Possums are tree-dwelling marsupials found across Australia.',
-}
-
-// 1,200 lines of marsupial names with the question's own words: about 600 passages, each nearer to
-// the question than any note, as in a manual that lists names page after page.
-const NAMES = ['quokka', 'wombat', 'devil', 'koala', 'numbat', 'bilby', 'kangaroo', 'possum', 'marsupial']
-const longDocument = () =>
-  Array.from(
-    { length: 1200 },
-    (_, i) =>
-      `Which marsupial has the strongest bite: ${NAMES[i % 9]}, ${NAMES[(i + 4) % 9]} or ${NAMES[(i + 7) % 9]}?`,
-  ).join('\n')
+const NOTES = MARSUPIAL_NOTES
 
 test.before(async (ctx) => {
   ctx.svc = await startTestService()
@@ -37,7 +19,7 @@ test.before(async (ctx) => {
     const body = { title, source: 'text', content }
     ctx.notes[title] = ok(await ctx.svc.call('POST', '/api/v1/knowledge', { token: ctx.m.token, body }), 201).id
   }
-  const body = { title: 'Marsupial names', source: 'text', content: longDocument() }
+  const body = { title: 'Marsupial names', source: 'text', content: nameList() }
   ctx.long = ok(await ctx.svc.call('POST', '/api/v1/knowledge', { token: ctx.m.token, body }), 201).id
 })
 test.after(async ({ svc }) => svc.stop())

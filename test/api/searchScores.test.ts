@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { nameList } from '../../testkit/marsupials'
 import { type Member, type TestService, ok, seedMember, startTestService } from '../helpers/service'
 
 // A newcomer's workspace: one-line notes, then long documents beside them. A result's score is its
@@ -16,13 +17,9 @@ const NOTES: Record<string, string> = {
   Bilbies: 'Bilbies are desert marsupials with long ears that dig burrows.',
   Gaskets: 'A rubber grommet seals the flange where the cable enters the housing.',
 }
-const NAMES = ['quokka', 'wombat', 'devil', 'koala', 'numbat', 'bilby', 'kangaroo', 'possum', 'marsupial']
 /** A manual's worth of lines: marsupial names in the questions' words, and a long text on another topic. */
 const LONG: Record<string, string> = {
-  'Marsupial names': Array.from(
-    { length: 1200 },
-    (_, i) => `Which marsupial lives on an island: ${NAMES[i % 9]}, ${NAMES[(i + 4) % 9]} or ${NAMES[(i + 7) % 9]}?`,
-  ).join('\n'),
+  'Marsupial names': nameList('Which marsupial lives on an island'),
   'Travel guide': Array.from(
     { length: 300 },
     (_, i) => `Day ${i}: the ferry from Perth reaches the island by noon; Perth, the island, and back to Perth.`,
