@@ -6,8 +6,12 @@ import { currentAt } from '../asOf'
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
 const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
-/** Freshness, derived at read time from the workspace's freshnessDays. */
-const FRESHNESS = `CASE WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
+/**
+ * Freshness, derived at read time from the workspace's freshnessDays. An entry without content (its task
+ * pending or failed) vouches for nothing, however recent: unknown.
+ */
+const FRESHNESS = `CASE WHEN e.content = '' THEN 'unknown'
+  WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
   WHEN e.cited_count >= 5 THEN 'stale' ELSE 'unknown' END`
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)

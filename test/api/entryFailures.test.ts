@@ -34,6 +34,18 @@ test('a failed entry carries its failure and reason, read alone and in the list'
     const item = list.items.find((i: any) => i.id === created.id)
     assert.equal(item.failure, entry.failure, query)
   }
+  // Without content it vouches for nothing, however recent: not current, and not listed as current.
+  assert.is(entry.freshness, 'unknown')
+  const current = ok(await service.call('GET', '/api/v1/knowledge?limit=100&freshness=current', { token: owner.token }))
+  assert.not.ok(
+    current.items.some((i: any) => i.id === created.id),
+    'listed as current',
+  )
+  const unknown = ok(await service.call('GET', '/api/v1/knowledge?limit=100&freshness=unknown', { token: owner.token }))
+  assert.ok(
+    unknown.items.some((i: any) => i.id === created.id),
+    'listed as unknown',
+  )
 })
 
 test('content written to a failed entry puts the failure behind it: complete, no failure, verifiable', async ({
