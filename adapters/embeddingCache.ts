@@ -52,12 +52,25 @@ export const pageEmbeddingInput = (title: string, content: string) =>
 
 const hashOf = sha256Hex
 
+/** Texts the model is given at once per thread it runs on (a model behind an API: per request). */
+const GROUP_PER_THREAD = 64
+
 /**
  * Makes sure the cache holds a vector of every text by this embedder, embedding only the texts
  * it lacks; answers the texts' hashes. Vectors never travel back through JavaScript: the SQL
  * that stores them reads them from the cache (`cachedVector`).
+ *
+ * A long document's texts go to the model in groups (64 per model thread), two groups at a time so
+ * the threads never wait while a group is stored: each group is in the cache as soon as it is
+ * embedded, `progress` hears of it (done, total), and work cut short by a crash or a failure keeps
+ * the groups already stored.
  */
-export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: string[]): Promise<string[]> => {
+export const ensureEmbedded = async (
+  q: Queryable,
+  embedder: Embedder,
+  texts: string[],
+  progress?: (done: number, total: number) => unknown,
+): Promise<string[]> => {
   if (texts.length === 0) return []
   const hashes = texts.map(hashOf)
   const { rows } = await q.query<{ text_hash: string }>(
@@ -66,16 +79,34 @@ export const ensureEmbedded = async (q: Queryable, embedder: Embedder, texts: st
   )
   const known = new Set(rows.map((r) => r.text_hash))
   const missing = [...new Map(hashes.map((h, i) => [h, texts[i]] as const)).entries()].filter(([h]) => !known.has(h))
-  if (missing.length > 0) {
-    const vectors = await embedder.embed(missing.map(([, text]) => text))
+  const size = GROUP_PER_THREAD * Math.max(1, embedder.workers ?? 1)
+  const groups = Array.from({ length: Math.ceil(missing.length / size) }, (_, g) =>
+    missing.slice(g * size, (g + 1) * size),
+  )
+  let done = 0
+  const store = async (group: (typeof missing)[number][]) => {
+    const vectors = await embedder.embed(group.map(([, text]) => text))
     // The vectors travel as one flat real[] in binary: PGlite parses 1536 floats of text in about 1 ms.
     await q.query(
       `INSERT INTO embedding_cache (model, text_hash, vector)
        SELECT $1, h, ($3::real[])[(i - 1) * $4 + 1 : i * $4] FROM unnest($2::text[])
          WITH ORDINALITY AS x(h, i) ON CONFLICT DO NOTHING`,
-      [embedder.model, missing.map(([h]) => h), float4Array(vectors, embedder.dimensions), embedder.dimensions],
+      [embedder.model, group.map(([h]) => h), float4Array(vectors, embedder.dimensions), embedder.dimensions],
     )
+    done += group.length
+    await progress?.(done, missing.length)
   }
+  // Two groups in flight: the next one is embedding while one is stored. After a failure no group starts.
+  let next = 0
+  let failed = false
+  const lane = async () => {
+    while (!failed && next < groups.length)
+      await store(groups[next++]).catch((error) => {
+        failed = true
+        throw error
+      })
+  }
+  await Promise.all([lane(), lane()])
   return hashes
 }
 

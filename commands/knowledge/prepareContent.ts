@@ -28,9 +28,9 @@ export const prepareContent = async (
   embed: boolean,
   /**
    * For a task: its chunking is background work (it shares the parsers' workers instead of the
-   * one kept for requests), and it is told when embedding starts (its progress).
+   * one kept for requests), and it is told when embedding starts and how far it got (its progress).
    */
-  task?: { onEmbedding: () => Promise<unknown> },
+  task?: { onEmbedding: () => Promise<unknown>; onEmbedded: (done: number, total: number) => Promise<unknown> },
 ): Promise<E.Either<DomainError, Prepared>> => {
   let chunked: ChunkedContent
   try {
@@ -52,6 +52,7 @@ export const prepareContent = async (
         deps.db,
         deps.embedder,
         passages.map((p) => embeddingInput(title, p.text)),
+        task?.onEmbedded,
       )
     } catch (error) {
       return fail('SERVICE_UNAVAILABLE', `the embedding model is unavailable: ${(error as Error).message}`)

@@ -74,6 +74,42 @@ test('a URL entry answers pending with a task, which runs the steps and fills th
   ])
 })
 
+test("a long page's embedding step moves its progress as its passages are embedded, group by group", async ({
+  service,
+  site,
+  owner,
+}) => {
+  // About 400 passages of 40 words: seven groups of the test model's 64.
+  const paragraphs = Array.from(
+    { length: 400 },
+    (_, i) =>
+      `<p>Alpacas of herd ${i} graze the high plains of the Andes, where shepherds shear them each spring ` +
+      `for fibre that is soft, warm and light; herd ${i} gives about three kilograms a year, sold in the markets ` +
+      'of Cusco and Puno to weavers of shawls.</p>',
+  )
+  site.pages.set('/alpacas', { body: html('Alpacas', paragraphs.join('')) })
+  const created = ok(await createUrl(service, owner.token, `${site.url}/alpacas`), 201)
+  assert.is((await waitForTask(service.call, owner.token, created.taskId)).status, 'completed')
+  const events = ok(
+    await service.call('GET', `/api/v1/audit/events?streamId=task-${created.taskId}&limit=100`, {
+      token: owner.token,
+    }),
+  ).events.reverse()
+  const embedding = events
+    .filter((e: any) => e.data?.step === 'Generating embeddings')
+    .map((e: any) => e.data.progress as number)
+  assert.ok(embedding.length >= 5, `progress told as groups were embedded: ${embedding}`)
+  assert.is(embedding[0], 70)
+  embedding.slice(1).forEach((p: number, i: number) => assert.ok(p > embedding[i] && p < 90, `${embedding}`))
+  assert.equal(
+    events
+      .map((e: any) => e.data?.step)
+      .filter(Boolean)
+      .slice(-1),
+    ['Storing'],
+  )
+})
+
 test("while its task runs, an entry's content cannot be changed (the task would overwrite it); its title can", async ({
   service,
   site,
