@@ -55,7 +55,7 @@ const texts = (n: number) => Array.from({ length: n }, (_, i) => `passage ${i} o
 const cached = async (db: { pool: { query: (q: string) => Promise<{ rows: { n: number }[] }> } }) =>
   (await db.pool.query('SELECT count(*)::int AS n FROM embedding_cache')).rows[0].n
 
-test("a long document's texts are embedded and stored group by group (64 a thread), progress told each time", async () => {
+test("a long document's texts are stored group by group (64 a model thread), progress told each time", async () => {
   const db = await testPglite()
   try {
     await db.pool.query(embeddingCacheSchema)
@@ -84,7 +84,7 @@ test("a long document's texts are embedded and stored group by group (64 a threa
   }
 })
 
-test('a model failing partway keeps the groups already stored, starts no other, and a rerun embeds the rest', async () => {
+test('a model failing partway keeps the groups stored, starts no other; a rerun embeds the rest', async () => {
   const db = await testPglite()
   try {
     await db.pool.query(embeddingCacheSchema)
