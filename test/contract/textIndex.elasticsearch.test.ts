@@ -1,4 +1,3 @@
-import http from 'node:http'
 import net from 'node:net'
 import { Client } from '@elastic/elasticsearch'
 import { suite } from 'uvu'
@@ -16,6 +15,7 @@ import type { Database } from '../../adapters/db'
 import { chunkScope } from '../../adapters/textIndex/port'
 import { DependencyUnavailable } from '../../adapters/unavailable'
 import { testPglite } from '../../testkit/db'
+import { fakeElasticsearch } from '../adapters/fakeElasticsearch'
 import { textIndexContract } from './textIndex'
 
 // What is sent to Elasticsearch, checked without a server.
@@ -150,25 +150,13 @@ overload('a search falls back naming the overload; a write refused item by item 
     type: 'es_rejected_execution_exception',
     reason: 'rejected execution of coordinating operation',
   }
-  const server = http.createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      res.setHeader('x-elastic-product', 'Elasticsearch')
-      res.setHeader('content-type', 'application/json')
-      if (req.url?.startsWith('/_bulk')) {
-        res.end(
-          JSON.stringify({ took: 1, errors: true, items: [{ index: { _id: 'n1', status: 429, error: rejected } }] }),
-        )
-        return
-      }
-      res.statusCode = 429
-      res.end(JSON.stringify({ error: { root_cause: [rejected], ...rejected }, status: 429 }))
-    })
+  const server = await fakeElasticsearch(({ path }) => {
+    if (path === '/_bulk')
+      return { body: { took: 1, errors: true, items: [{ index: { _id: 'n1', status: 429, error: rejected } }] } }
+    return { status: 429, body: { error: { root_cause: [rejected], ...rejected }, status: 429 } }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
   const db = await testPglite()
-  const index = elasticsearchIndex(`http://127.0.0.1:${port}`, { requestTimeoutMs: 1000, searchTimeoutMs: 500 })
+  const index = elasticsearchIndex(server.url, { requestTimeoutMs: 1000, searchTimeoutMs: 500 })
   try {
     const found = await notesAndWombat(db, index)
     assert.equal(found, [{ id: 'n1', key: 'a' }])
@@ -179,7 +167,7 @@ overload('a search falls back naming the overload; a write refused item by item 
   } finally {
     await index.close?.()
     await db.close()
-    server.close()
+    await server.close()
   }
 })
 overload.run()
