@@ -119,9 +119,9 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
       )
     ).rows
 
-  const docs = (q: Queryable, table: string, id: string, where: string, args: unknown[]) =>
+  const docs = (q: Queryable, table: string, id: string, where: string, args: unknown[], limit = '') =>
     q.query<{ id: string; doc: Record<string, unknown> }>(
-      `SELECT ${id} AS id, to_jsonb(t) - $1::text[] AS doc FROM ${table} t WHERE ${where} ORDER BY ${id}`,
+      `SELECT ${id} AS id, to_jsonb(t) - $1::text[] AS doc FROM ${table} t WHERE ${where} ORDER BY ${id}${limit}`,
       [NOT_COPIED, ...args],
     )
 
@@ -143,7 +143,7 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
         const { rows: at } = await db.pool.query<{ p: string }>(
           'SELECT coalesce(min(position), 0) AS p FROM projection_checkpoints',
         )
-        const { rows } = await docs(db.pool, table, id, `${id} > $2 LIMIT ${BUILD_PAGE}`, [after])
+        const { rows } = await docs(db.pool, table, id, `${id} > $2`, [after], ` LIMIT ${BUILD_PAGE}`)
         if (rows.length === 0) break
         const result = await call(() =>
           client.bulk({ operations: mirrorOperations([index], rows, [], Number(at[0].p)) }),
