@@ -1,16 +1,15 @@
 import { Client, errors } from '@elastic/elasticsearch'
-import { type Database, type Queryable, inTransaction } from '../db'
+import type { Database, Queryable } from '../db'
 import type { Logger } from '../logger'
 import { searchableText } from '../text'
 import { DependencyUnavailable } from '../unavailable'
+import { type Builder, buildIndex } from './elasticsearchBuild'
+import { mirrorBatches } from './elasticsearchMirror'
 import {
-  type Column,
-  NOT_COPIED,
   aliasOf,
+  buildingSchema,
   indexBody,
-  indexNameOf,
   isCurrent,
-  mirrorOperations,
   mirroredSchema,
   missing,
   overloaded,
@@ -19,15 +18,13 @@ import {
   scopeFilters,
   unreachable,
 } from './elasticsearchRequests'
-import { type MirroredTable, type MirrorRows, type TextIndex, scopeSql } from './port'
+import { type MirroredTable, type TextIndex, scopeSql } from './port'
 import { tsvectorIndex } from './tsvector'
 
 /** How many more candidates are asked for when part of the scope can only be checked in SQL. */
 const OVERFETCH = 4
 /** Pages of candidates read at most for one search. */
 const MAX_PAGES = 10
-/** Rows copied at once when an index is built from the database. */
-const BUILD_PAGE = 500
 
 export interface ElasticsearchOptions {
   /** Prefix of every index and alias name. */
@@ -60,15 +57,16 @@ const throwRefusals = (refused: ReturnType<typeof refusals>) => {
  * mapping version and built time, behind an alias named after the table; searches and writes go
  * through the alias. Projectors write each changed key's rows as documents (`mirror`), versioned by
  * the event's position (`external_gte`: a replay never brings an older version back), and delete the
- * documents the key had before (recorded in the database, in the projection's transaction); one
- * refresh per projection batch makes them searchable before the checkpoint commits. Candidates are
- * checked against the table in the search's snapshot, and scores come from the stored term
- * frequencies as with every index.
+ * documents the key had before (recorded in the database, in the projection's transaction); a batch's
+ * writes go in one bulk request at its end (`refresh`, ./elasticsearchMirror.ts), which also makes them
+ * searchable before the checkpoint commits. Candidates are checked against the table in the search's
+ * snapshot, and scores come from the stored term frequencies as with every index.
  *
  * An index is built from the database's rows, and the alias moved to it, when the alias is missing
  * (first start, or deleted from outside), when it points at an older mapping, after a projection
  * rebuild, and on an operator's demand (after a database restore, whose positions restart lower);
- * writes meanwhile go to both indices. While Elasticsearch cannot be reached, searches answer from
+ * the build is recorded in the database, and every process's writes meanwhile go to both indices
+ * (./elasticsearchBuild.ts). While Elasticsearch cannot be reached, searches answer from
  * the database's built-in full-text index over the same rows (kept beside it) and say so, and the
  * projector waits and tries again.
  */
@@ -77,8 +75,8 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
   const client = new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries: 1 })
   const builtIn = tsvectorIndex()
   const textColumns = new Map<string, Set<string>>()
-  /** Indices being built from the database, by table: written to as well until the alias moves. */
-  const building = new Map<string, string>()
+  /** Tables whose index this process is building (the build's state for all processes is in the database). */
+  const buildingHere = new Set<string>()
   let down: string | undefined
   /** Whether what keeps it down is its load (429) rather than its absence. */
   let overloadedNow = false
@@ -110,80 +108,22 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
     }
   }
 
-  const columnsOf = async (q: Queryable, table: string) =>
-    (
-      await q.query<Column>(
-        `SELECT column_name AS name, data_type AS type FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
-        [table],
-      )
-    ).rows
-
-  const docs = (q: Queryable, table: string, id: string, where: string, args: unknown[], limit = '') =>
-    q.query<{ id: string; doc: Record<string, unknown> }>(
-      `SELECT ${id} AS id, to_jsonb(t) - $1::text[] AS doc FROM ${table} t WHERE ${where} ORDER BY ${id}${limit}`,
-      [NOT_COPIED, ...args],
-    )
-
-  /**
-   * Builds a table's index from its rows, page by page with no transaction open, then moves the
-   * alias to it and deletes the former index. Each page is written at a version no later than the
-   * rows it read (the projections' lowest checkpoint, read before the page): a change projected
-   * meanwhile, written to both indices at its own position, wins.
-   */
-  const rebuildIndex = async (db: Database, table: string, id = 'id', key = id) => {
-    const index = indexNameOf(prefix, table, Date.now())
-    const columns = await columnsOf(db.pool, table)
-    await call(() =>
-      client.indices.create({ index, ...indexBody(columns, textColumns.get(table) ?? new Set(), replicas) }),
-    )
-    building.set(table, index)
+  const builder: Builder = {
+    client,
+    call,
+    prefix,
+    body: (table, columns) => indexBody(columns, textColumns.get(table) ?? new Set(), replicas),
+    behind,
+    throwRefusals,
+    log,
+  }
+  /** Builds a table's index (./elasticsearchBuild.ts); one at a time per table in this process. */
+  const rebuildIndex = async (db: Database, t: MirroredTable) => {
+    buildingHere.add(t.table)
     try {
-      for (let after = ''; ; ) {
-        const { rows: at } = await db.pool.query<{ p: string }>(
-          'SELECT coalesce(min(position), 0) AS p FROM projection_checkpoints',
-        )
-        const { rows } = await docs(db.pool, table, id, `${id} > $2`, [after], ` LIMIT ${BUILD_PAGE}`)
-        if (rows.length === 0) break
-        const result = await call(() =>
-          client.bulk({ operations: mirrorOperations([index], rows, [], Number(at[0].p)) }),
-        )
-        throwRefusals(refusals(result.items))
-        after = rows[rows.length - 1].id
-      }
-      // What each key now holds, as the rows say (a write projected meanwhile records the same).
-      await db.pool.query(mirroredSchema)
-      await inTransaction(db.pool, async (tx) => {
-        await tx.query(
-          `DELETE FROM public.es_mirrored m WHERE table_name = $1
-             AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.${key} = m.key)`,
-          [table],
-        )
-        await tx.query(
-          `INSERT INTO public.es_mirrored (table_name, key, ids)
-           SELECT $1, ${key}, array_agg(${id}) FROM ${table} GROUP BY ${key}
-           ON CONFLICT (table_name, key) DO UPDATE SET ids = EXCLUDED.ids`,
-          [table],
-        )
-      })
-      const former = await behind(table)
-      const alias = aliasOf(prefix, table)
-      await call(() => client.indices.refresh({ index }))
-      await call(() =>
-        client.indices.updateAliases({
-          actions: [
-            ...(former ? [{ remove: { index: former, alias } }] : []),
-            { add: { index, alias, is_write_index: true } },
-          ],
-        }),
-      )
-      if (former) await call(() => client.indices.delete({ index: former, ignore_unavailable: true }))
-      log?.info({ table, index, former }, 'Elasticsearch index built from the database')
-    } catch (error) {
-      await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined)
-      throw error
+      await buildIndex(builder, db, t)
     } finally {
-      building.delete(table)
+      buildingHere.delete(t.table)
     }
   }
 
@@ -191,9 +131,20 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
   const ready = async (t: MirroredTable) => {
     const current = await behind(t.table).catch(() => 'unreachable')
     if (current === 'unreachable' || (current && isCurrent(prefix, t.table, current))) return
-    if (building.has(t.table) || !opened) return
-    await rebuildIndex(opened.db, t.table, t.id, t.key)
+    if (buildingHere.has(t.table) || !opened) return
+    await rebuildIndex(opened.db, t)
   }
+
+  const batches = mirrorBatches({
+    client,
+    call,
+    prefix,
+    throwRefusals,
+    missing: (table) => {
+      const t = opened?.tables.get(table)
+      if (t && !buildingHere.has(table)) void ready(t).catch(() => undefined)
+    },
+  })
 
   const index: TextIndex & {
     /** Why Elasticsearch is not answering, while it is not. */
@@ -220,46 +171,19 @@ export const elasticsearchIndex = (url: string, options: ElasticsearchOptions = 
         return builtIn.candidates(q, params)
       }
     },
-    mirror: async (q: Queryable, { table, id = 'id', key, value, position }: MirrorRows) => {
-      // A rebuild's tables (another schema) reach the index once swapped in, when it is built from them.
-      const { rows: at } = await q.query<{ schema: string; ids: string[] | null }>(
-        `SELECT current_schema() AS schema,
-           (SELECT ids FROM public.es_mirrored WHERE table_name = $1 AND key = $2) AS ids`,
-        [table, value],
-      )
-      if (at[0].schema !== 'public') return
-      const { rows } = await docs(q, table, id, `${key} = $2`, [value])
-      const targets = [aliasOf(prefix, table), ...(building.has(table) ? [building.get(table)!] : [])]
-      // Through the alias, a write never makes an index of its own: a missing alias (the index deleted from
-      // outside) is refused, and the projector waits while the index is built again.
-      const operations = mirrorOperations(targets, rows, at[0].ids ?? [], position, aliasOf(prefix, table))
-      if (operations.length > 0) {
-        const result = await call(() => client.bulk({ operations }))
-        const refused = refusals(result.items)
-        if (refused.some((r) => r.status === 404)) {
-          const t = opened?.tables.get(table)
-          if (t && !building.has(table)) void ready(t).catch(() => undefined)
-          throw new DependencyUnavailable('Elasticsearch', `the index of ${table} is missing; it is being built again`)
-        }
-        throwRefusals(refused)
-      }
-      await q.query(
-        `INSERT INTO public.es_mirrored (table_name, key, ids) VALUES ($1, $2, $3)
-         ON CONFLICT (table_name, key) DO UPDATE SET ids = EXCLUDED.ids`,
-        [table, value, rows.map((r) => r.id)],
-      )
-    },
+    mirror: (q, rows) => batches.gather(q, rows),
     refresh: async (tables: string[]) => {
+      await batches.send(tables)
       await call(() =>
         client.indices.refresh({ index: tables.map((t) => aliasOf(prefix, t)), ignore_unavailable: true }),
       )
     },
     open: async (db, tables) => {
       opened = { db, tables: new Map(tables.map((t) => [t.table, t])) }
-      await db.pool.query(mirroredSchema)
+      await db.pool.query(`${mirroredSchema}; ${buildingSchema}`)
       for (const t of tables) await ready(t)
     },
-    rebuild: (db, t: MirroredTable) => rebuildIndex(db, t.table, t.id, t.key),
+    rebuild: (db, t: MirroredTable) => rebuildIndex(db, t),
     close: () => client.close(),
   }
 

@@ -123,6 +123,14 @@ export const mirroredSchema = `CREATE TABLE IF NOT EXISTS public.es_mirrored (
   table_name text NOT NULL, key text NOT NULL, ids text[] NOT NULL, PRIMARY KEY (table_name, key))`
 
 /**
+ * The indices being built from the database, for every process of it: each one that projects writes to
+ * them as well until the alias moves (./elasticsearchBuild.ts). A build touches its row as it goes.
+ */
+export const buildingSchema = `CREATE TABLE IF NOT EXISTS public.es_building (
+  index_name text PRIMARY KEY, table_name text NOT NULL, started_at timestamptz NOT NULL DEFAULT now(),
+  heartbeat_at timestamptz NOT NULL DEFAULT now())`
+
+/**
  * An error that means the server was not reached, failed, or is overloaded (429), not that it refused
  * the request: a search falls back, a write waits and is tried again.
  */

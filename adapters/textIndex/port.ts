@@ -61,12 +61,15 @@ export interface TextIndex {
   /** Rows in scope matching the query, best first. */
   candidates(q: Queryable, params: TextQuery): Promise<TextCandidate[]>
   /**
-   * For an index kept outside the database: copies a key's rows as `q` sees them (gone rows
-   * removed), called by the projector after each event that changes them. An index inside the
-   * database has none: it is updated with its table.
+   * For an index kept outside the database: copies a key's rows as `q` (the batch's transaction) sees
+   * them (gone rows removed), called by the projector after each event that changes them; the copies
+   * are sent by `refresh`. An index inside the database has none: it is updated with its table.
    */
   mirror?(q: Queryable, rows: MirrorRows): Promise<void>
-  /** Makes what `mirror` wrote searchable; called once a batch, before its checkpoint commits. */
+  /**
+   * Sends what `mirror` gathered of these tables (one request a batch) and makes it searchable; called
+   * once a batch, in its transaction, before its checkpoint commits.
+   */
   refresh?(tables: string[]): Promise<void>
   /**
    * For an index outside the database, at start: makes each table's index ready, built from the

@@ -63,6 +63,8 @@ export const textIndexContract = (name: string, open: () => Promise<{ db: Databa
         r.tags,
         r.body,
       ])
+    // An index outside the database is built from the table's rows, as at a service's start.
+    await ctx.index.open?.(ctx.db, [{ table: ctx.table, key: 'key' }])
     await write(ctx, 10)
   })
   test.after(async ({ db, index }) => {
