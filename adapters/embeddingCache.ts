@@ -52,6 +52,15 @@ export const pageEmbeddingInput = (title: string, content: string) =>
 
 const hashOf = sha256Hex
 
+/** Calls of ensureEmbedded under way in this process that are waiting for the model. */
+let embedding = 0
+
+/**
+ * Whether the model is embedding a write's texts in this process (a create, an edit, a task): the upkeep
+ * of tables on PGlite, which runs in this process, leaves its vacuums until no load is under way.
+ */
+export const embeddingUnderWay = () => embedding > 0
+
 /** Texts the model is given at once per thread it runs on (a model behind an API: per request). */
 const GROUP_PER_THREAD = 64
 
@@ -106,7 +115,12 @@ export const ensureEmbedded = async (
         throw error
       })
   }
-  await Promise.all([lane(), lane()])
+  embedding++
+  try {
+    await Promise.all([lane(), lane()])
+  } finally {
+    embedding--
+  }
   return hashes
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from '../adapters/db'
+import { embeddingUnderWay } from '../adapters/embeddingCache'
 import type { Logger } from '../adapters/logger'
 
 // The search tables and their history (searched as of a past moment).
@@ -38,13 +39,22 @@ export const needsAnalyze = (s: TableStats) => s.n_mod_since_analyze > ANALYZE_B
 export const needsVacuum = (s: TableStats) => s.n_dead_tup > VACUUM_BASE + VACUUM_SHARE * s.n_live_tup
 
 /**
+ * Whether a load is under way: the model embedding a write's texts, or a task waiting or running. A
+ * long document's embedding leaves the connection quiet for minutes, and a vacuum then (an HNSW
+ * index's is a scan of the whole graph) would take the cores from the model and the connection from reads.
+ */
+const loadUnderWay = async (db: Database) =>
+  embeddingUnderWay() ||
+  (await db.pool.query("SELECT 1 FROM kb_tasks WHERE status IN ('pending', 'processing') LIMIT 1")).rows.length > 0
+
+/**
  * PGlite runs no autovacuum, so the service keeps its search tables itself, by the server's rules.
  * Every second it reads the tables' counters: a table a bulk load or a batch of rewrites changed
  * enough is analyzed at once (a few milliseconds: ANALYZE samples); a table with enough dead rows
  * is vacuumed, and analyzed with it, once the connection has been quiet for two seconds (other
- * statements took under 50 ms of it: background polls, no requests), one table at a time, so that
- * reads arriving meanwhile wait for one table's vacuum at most. A Postgres server's autovacuum
- * does all of it there.
+ * statements took under 50 ms of it: background polls, no requests) and no load is under way, one
+ * table at a time, so that reads arriving meanwhile wait for one table's vacuum at most. A Postgres
+ * server's autovacuum does all of it there.
  */
 export const startMaintenance = (db: Database, log: Logger) => {
   const busyMs = db.busyMs
@@ -69,7 +79,7 @@ export const startMaintenance = (db: Database, log: Logger) => {
         log.debug({ table: table.relname, changed: table.n_mod_since_analyze }, 'analyzed')
       }
       const dead = rows.find(needsVacuum)
-      if (dead && others[0] + others[1] < QUIET_BUSY_MS) {
+      if (dead && others[0] + others[1] < QUIET_BUSY_MS && !(await loadUnderWay(db))) {
         await db.pool.query(`VACUUM (ANALYZE) ${dead.relname}`)
         log.debug({ table: dead.relname, dead: dead.n_dead_tup }, 'vacuumed')
       }

@@ -80,4 +80,57 @@ test('a bulk load is analyzed within seconds, not at the next minute; rewrites a
   assert.is(found.results.length, 5)
 })
 
+test('no vacuum while the model embeds a long document: dead rows wait until the load has ended', async ({
+  svc,
+  m,
+}) => {
+  const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+  const vacuums = async () =>
+    (
+      await svc.deps.db.pool.query<{ n: number }>(
+        "SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'kb_chunks'",
+      )
+    ).rows[0].n
+  // The model holds on one document's texts, as it does for minutes on a long manual.
+  const embedder = svc.deps.embedder
+  const embed = embedder.embed.bind(embedder)
+  let release = () => undefined as void
+  const held = new Promise<void>((r) => (release = r))
+  embedder.embed = async (texts) => {
+    if (texts.some((t) => t.includes('Okapi'))) await held
+    return embed(texts)
+  }
+  try {
+    const long = call('POST', '/api/v1/knowledge', {
+      title: 'Okapi',
+      content: 'Okapis live in the rainforest of the Congo. '.repeat(200),
+      source: 'text',
+    })
+    const ids: string[] = []
+    for (let i = 0; i < 60; i++) {
+      const content = `Entry ${i} about numbats and termites. `.repeat(40)
+      ids.push(ok(await call('POST', '/api/v1/knowledge', { title: `Numbat ${i}`, content, source: 'text' }), 201).id)
+    }
+    for (const round of [1, 2])
+      for (const id of ids) {
+        const content = `Rewritten ${round}: numbats eat by day. `.repeat(30)
+        ok(await call('PATCH', `/api/v1/knowledge/${id}`, { content }))
+      }
+    const before = await vacuums()
+    // Quiet for eight seconds (the upkeep waits for two), with more dead rows than the rule allows.
+    await new Promise((r) => setTimeout(r, 8000))
+    const table = await stats(svc, 'kb_chunks')
+    assert.ok(needsVacuum({ relname: 'kb_chunks', ...table }), `dead rows: ${JSON.stringify(table)}`)
+    assert.is(await vacuums(), before, 'no vacuum while the model embeds')
+    release()
+    ok(await long, 201)
+    // Asked every 2.5 s, as above.
+    for (let i = 0; i < 12 && (await vacuums()) === before; i++) await new Promise((r) => setTimeout(r, 2500))
+    assert.ok((await vacuums()) > before, 'vacuumed once the load ended')
+  } finally {
+    release()
+    embedder.embed = embed
+  }
+})
+
 test.run()
