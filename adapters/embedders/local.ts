@@ -19,7 +19,9 @@ const modelWorker = () => {
   const worker = new Worker(new URL('./localWorker.mjs', import.meta.url))
   worker.unref()
   let current: Part | undefined
-  worker.on('message', (msg: { vectors?: number[][]; error?: string }) => {
+  let tid: number | undefined
+  worker.on('message', (msg: { vectors?: number[][]; error?: string; tid?: number }) => {
+    if (msg.tid !== undefined) return void (tid = msg.tid)
     const part = current
     current = undefined
     if (msg.error) part?.reject(new Error(`local embedding model: ${msg.error}`))
@@ -36,6 +38,9 @@ const modelWorker = () => {
     start(part: Part) {
       current = part
       worker.postMessage({ id: 0, texts: part.texts })
+    },
+    get tid() {
+      return tid
     },
     terminate: () => worker.terminate(),
   }
@@ -87,6 +92,7 @@ export const localEmbedder = (workers = defaultEmbedWorkers()): Embedder => {
     passageWords: 40,
     dimensions: 512,
     workers: pool.length,
+    threadIds: () => [forQueries, ...pool].flatMap((w) => (w.tid === undefined ? [] : [w.tid])),
     embed: async (texts) => {
       const parts: Promise<number[][]>[] = []
       const size = Math.min(MAX_PART, Math.ceil(texts.length / pool.length))

@@ -11,6 +11,8 @@ export interface Embedder {
   readonly dimensions: number
   /** Threads running the model on this machine (a model behind an API has none here). */
   readonly workers?: number
+  /** The operating system's ids of those threads, where it tells them (Linux): profiles split CPU time by thread. */
+  threadIds?(): number[]
   embed(texts: string[]): Promise<number[][]>
   close?(): Promise<void>
 }

@@ -5,6 +5,7 @@
 // service's thread spent its time (a CPU profile), what share of the creates' time was the wait
 // for the model, the bytes on disk per MB of text, and the vector layouts' recall@10.
 import fs from 'node:fs'
+import { cpus } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { embeddingInput } from '../../adapters/embeddingCache'
@@ -14,7 +15,7 @@ import { entryPassages } from '../../ingestion/passages'
 import { SETS, loadDocs, loadQuestions } from '../eval/sets'
 import { apiClient, inParallel, workspaceTokens } from './client'
 import { startLoad } from './load'
-import { startProfile, startSqlProfile } from './profile'
+import { startProfile, startSqlProfile, startThreadCpu } from './profile'
 import { BENCH_ADMIN, benchService, pct } from './service'
 import { vectorRecall } from './vectorRecall'
 
@@ -51,8 +52,26 @@ const dirBytes = (dir: string): number =>
       0,
     )
 
-export const referenceRow = async () => {
-  const docs = loadDocs(postgres).slice(0, DOCS)
+/**
+ * Long documents (BENCH_LONG_KB, sizes in kB, default 25,50,100,200,400): the PostgreSQL set's reference pages
+ * one after another, each under its title as a heading, until a document reaches its size.
+ */
+export const longDocuments = () => {
+  const sizes = (process.env.BENCH_LONG_KB ?? '25,50,100,200,400').split(',').map(Number)
+  const pages = loadDocs(postgres)
+  let next = 0
+  return sizes.map((kb, i) => {
+    let text = ''
+    while (Buffer.byteLength(text) < kb * 1000) {
+      const page = pages[next++ % pages.length]
+      text += `${text ? '\n\n' : ''}## ${page.title}\n\n${page.text}`
+    }
+    return { id: `long-${i}`, title: `PostgreSQL manual, part ${i + 1} (${kb} kB)`, text }
+  })
+}
+
+/** The reference pages (BENCH_LOCAL_DOCS of them), or `docs`, created as text through the API against the floor. */
+export const referenceRow = async (docs = loadDocs(postgres).slice(0, DOCS)) => {
   const textMb = docs.reduce((n, d) => n + Buffer.byteLength(d.text), 0) / 1e6
   const passages = passagesOf(docs, 40)
   const floorSeconds = await modelFloor(passages)
@@ -81,6 +100,7 @@ export const referenceRow = async () => {
     const sqlBefore = db.busyMs?.() ?? 0
     const profile = await startProfile()
     const statements = await startSqlProfile()
+    const threads = startThreadCpu()
     const t0 = performance.now()
     const latencies = await startLoad({
       url: service.url,
@@ -92,6 +112,7 @@ export const referenceRow = async () => {
     }).done
     const serviceSeconds = (performance.now() - t0) / 1000
     const where = await profile.stop()
+    const cpu = threads.stop(embedder.threadIds?.() ?? [])
     const sql = statements.stop()
     const idleMs = where.find(([name]) => name === 'idle')?.[1] ?? 0
     const sqlSeconds = ((db.busyMs?.() ?? 0) - sqlBefore) / 1000
@@ -119,6 +140,7 @@ export const referenceRow = async () => {
       threadBusy: 1 - idleMs / 1000 / serviceSeconds,
       sqlSeconds,
       where,
+      cpu,
       sql: sql.slice(0, 12),
       diskMbPerTextMb: diskMb / textMb,
       tables: tables.map((t) => ({ name: t.name, mbPerTextMb: Number(t.bytes) / 1e6 / textMb })),
@@ -132,11 +154,10 @@ export const referenceRow = async () => {
 
 const f = (x: number, d = 2) => x.toFixed(d)
 
-export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>) => {
+export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>, what = 'reference pages') => {
   const out = (line = '') => process.stdout.write(`${line}\n`)
   out(
-    `\nLocal model: ${r.docs} reference pages (${f(r.textMb)} MB of text, ${r.passages} passages), ` +
-      `${IN_FLIGHT} in flight`,
+    `\nLocal model: ${r.docs} ${what} (${f(r.textMb)} MB of text, ${r.passages} passages), ` + `${IN_FLIGHT} in flight`,
   )
   out('\n| | pages/s | ratio | create p50 / p95 s | model wait share | service thread busy | SQL s |')
   out('|---|---:|---:|---:|---:|---:|---:|')
@@ -146,6 +167,12 @@ export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>) => {
       `${f(r.p50 / 1000, 1)} / ${f(r.p95 / 1000, 1)} | ${f(r.modelShare)} | ${f(r.threadBusy)} | ` +
       `${f(r.sqlSeconds, 1)} |`,
   )
+  if (r.cpu)
+    out(
+      `\nCPU seconds by thread over the ${f(r.serviceSeconds, 0)} s (${f(r.serviceSeconds * cpus().length, 0)} on ` +
+        `${cpus().length} cores): the service's thread (its JavaScript and PGlite) ${f(r.cpu.service, 1)}, the ` +
+        `model's threads ${f(r.cpu.model, 1)}, other threads (parsers, chunkers, GC, libuv) ${f(r.cpu.other, 1)}`,
+    )
   out(`\nThe service's thread over the ${f(r.serviceSeconds, 0)} s (CPU profile, ms):`)
   for (const [name, ms] of r.where) out(`- ${name}: ${ms.toFixed(0)}`)
   out('\nSQL statements by time (ms, count):')

@@ -12,7 +12,7 @@ import { startService } from '../../app/service'
 import { chunkText } from '../../ingestion/chunker'
 import { runLoad } from './load'
 import { apiClient, workspaceTokens } from './client'
-import { printReference, referenceRow } from './ingestReference'
+import { longDocuments, printReference, referenceRow } from './ingestReference'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000)
 const ADMIN = 'bench-admin-token-0123456789'
@@ -101,7 +101,7 @@ const run = async (embedderName: 'hashing', n: number) => {
   }
 }
 
-const rows = [await run('hashing', ENTRIES)]
+const rows = ENTRIES > 0 ? [await run('hashing', ENTRIES)] : []
 const f = (x: number, d = 1) => x.toFixed(d)
 process.stdout.write(
   '\n| embedder | entries | in-process entries/s | API entries/s | ratio | in-process p50 / p95 ms | API p50 / p95 ' +
@@ -115,4 +115,5 @@ for (const r of rows) {
   )
 }
 if (process.env.BENCH_LOCAL_DOCS !== '0') printReference(await referenceRow())
+if (process.env.BENCH_LONG_KB !== '0') printReference(await referenceRow(longDocuments()), 'long documents')
 process.exit(0)

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import http from 'node:http'
 import { availableParallelism } from 'node:os'
 import type { AddressInfo } from 'node:net'
@@ -175,6 +176,33 @@ test('local model: EMBED_WORKERS threads, and they embed as one', async () => {
     } finally {
       await one.close?.()
     }
+  } finally {
+    await e.close?.()
+  }
+})
+
+/** CPU seconds a thread of this process has used (Linux). */
+const threadCpu = (tid: number) => {
+  const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+test("local model: one long document's passages keep every model thread busy", async () => {
+  const e = localEmbedder(2)
+  try {
+    await e.embed(['warm up', 'the model'])
+    const threads = e.threadIds?.() ?? []
+    assert.is(threads.length, 3, 'two threads for writes and one for queries, each telling its id')
+    const before = threads.map(threadCpu)
+    // One document, one call: 256 passages of about 40 words.
+    const passage = (i: number) => `Passage ${i}: vacuum reclaims the storage of dead tuples; `.repeat(6)
+    await e.embed(Array.from({ length: 256 }, (_, i) => passage(i)))
+    const used = threads.map((tid, i) => threadCpu(tid) - before[i])
+    // The two writers' threads shared the work (each took at least a third of it); the queries' one took none.
+    const [queries, ...writers] = used
+    const total = writers.reduce((a, b) => a + b, 0)
+    for (const w of writers) assert.ok(w >= total / 3, `threads' CPU seconds: ${used}`)
+    assert.ok(queries < total / 10, `threads' CPU seconds: ${used}`)
   } finally {
     await e.close?.()
   }
