@@ -85,6 +85,7 @@ const page = (operationId: string, summary: string, description: string, file = 
 export const consoleOpenApi = {
   '/': page('getConsole', 'The web console (sign in with an access token)', 'text/html'),
   '/assets/{file}': page('getConsoleAsset', "The console's scripts and styles", 'JavaScript or CSS', true),
+  '/favicon.ico': page('getFavicon', "The console's icon (SVG)", 'image/svg+xml'),
   '/docs-init.js': page('getDocsInit', "The API reference page's script", 'JavaScript'),
   '/docs': page('getDocs', 'This document, rendered (Swagger UI)', 'text/html'),
   '/docs/{file}': page('getDocsAsset', "Swagger UI's files", 'JavaScript, CSS or an icon', true),
@@ -106,6 +107,12 @@ export const mountConsole = (router: Router) => {
   router.get('/assets/:file', async (ctx) => {
     const name = String(ctx.params.file)
     if (!safeName(name) || !(await serve(ctx, path.join(CONSOLE_DIST, 'assets', name), true))) ctx.status = 404
+  })
+  // The page names its icon; a browser or a tool that asks for /favicon.ico anyway gets the same one.
+  router.get('/favicon.ico', async (ctx) => {
+    const assets = await fs.readdir(path.join(CONSOLE_DIST, 'assets')).catch(() => [])
+    const icon = assets.find((name) => /^favicon-[\w-]+\.svg$/.test(name))
+    if (!icon || !(await serve(ctx, path.join(CONSOLE_DIST, 'assets', icon), false))) ctx.status = 404
   })
   router.get('/docs-init.js', async (ctx) => {
     if (!(await serve(ctx, path.join(CONSOLE_DIST, 'docs-init.js'), false))) ctx.status = 404

@@ -26,6 +26,11 @@ journeys('web console: knowledge, folders and the first load in Chromium', (test
     const served = await page.request.get(new URL(icon, ctx.svc.url).href)
     assert.is(served.status(), 200, `${icon} answers`)
     assert.match(served.headers()['content-type'], /image\/svg\+xml/)
+    // A browser or a tool that asks for /favicon.ico anyway gets the same icon.
+    const ico = await page.request.get(new URL('/favicon.ico', ctx.svc.url).href)
+    assert.is(ico.status(), 200, '/favicon.ico answers')
+    assert.match(ico.headers()['content-type'], /image\/svg\+xml/)
+    assert.equal(await ico.body(), await served.body())
     await page.close()
   })
 

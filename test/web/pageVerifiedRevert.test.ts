@@ -34,7 +34,13 @@ journeys('web console: reverting a page to its verified content in Chromium', (t
 
     await page.getByRole('tab', { name: 'History' }).click()
     await page.getByRole('button', { name: 'Revert to v1' }).click()
-    await page.getByRole('dialog').getByRole('button', { name: 'Revert' }).click()
+    const dialog = page.getByRole('dialog')
+    const asked = await dialog.textContent()
+    assert.match(asked ?? '', /A new version 3 will restore the content of version 1\./)
+    await dialog.getByRole('button', { name: 'Revert' }).click()
+    // While it fades out, the dialog still says what was asked (it read "version ." over the page).
+    const fading = await dialog.textContent({ timeout: 100 }).catch(() => asked)
+    assert.is(fading, asked)
     await page.getByTestId('page-version').filter({ hasText: 'v3' }).waitFor()
     await page.locator('[data-testid=verification][data-state=verified]').waitFor()
     assert.is(await page.getByTestId('verification').getAttribute('data-state'), 'verified')

@@ -21,7 +21,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <MantineProvider theme={theme}>
       {/* Below, out of the header's way: a notification never covers the workspace switcher or Sign out. */}
-      <Notifications position="bottom-right" />
+      <Notifications position="bottom-right" limit={2} />
       <QueryClientProvider client={queryClient}>
         <SessionProvider>
           <EventsFollower>

@@ -24,7 +24,8 @@ export const PageScreen = ({ id }: { id: string }) => {
   const page = useApi(['pages', id], () => answer(client.GET('/api/v1/pages/{id}', path)).then(current))
   const versions = useApi(['pages', id, 'versions'], () => answer(client.GET('/api/v1/pages/{id}/versions', path)))
   const [editing, setEditing] = useState(false)
-  const [reverting, setReverting] = useState<number>()
+  // The revert asked about, kept while its dialog fades out (its words must not change as it goes).
+  const [reverting, setReverting] = useState<{ version: number; next: number; open: boolean }>()
   // A page's write changes it, its versions and the list (its version, its verification).
   const reload = () => void invalidate(['pages'])
   return (
@@ -111,7 +112,7 @@ export const PageScreen = ({ id }: { id: string }) => {
                             </Table.Td>
                             <Table.Td>
                               {canWrite && v.version !== p.version && (
-                                <Button size="compact-xs" variant="light" onClick={() => setReverting(v.version)}>
+                                <Button size="compact-xs" variant="light" onClick={() => setReverting({ version: v.version, next: p.version + 1, open: true })}>
                                   Revert to v{v.version}
                                 </Button>
                               )}
@@ -128,20 +129,24 @@ export const PageScreen = ({ id }: { id: string }) => {
               {versions.data && <Compare id={id} versions={versions.data.versions} />}
             </Tabs.Panel>
           </Tabs>
-          <Modal opened={reverting !== undefined} onClose={() => setReverting(undefined)} title="Revert this page?">
+          <Modal
+            opened={reverting?.open === true}
+            onClose={() => setReverting((r) => r && { ...r, open: false })}
+            title="Revert this page?"
+          >
             <Stack>
               <Text size="sm">
-                A new version {p.version + 1} will restore the content of version {reverting}. The history keeps every
+                A new version {reverting?.next} will restore the content of version {reverting?.version}. The history keeps every
                 version.
               </Text>
               <Group justify="end">
-                <Button variant="default" onClick={() => setReverting(undefined)}>
+                <Button variant="default" onClick={() => setReverting((r) => r && { ...r, open: false })}>
                   Cancel
                 </Button>
                 <Button
                   onClick={async () => {
-                    const version = reverting
-                    setReverting(undefined)
+                    const version = reverting?.version
+                    setReverting((r) => r && { ...r, open: false })
                     if (
                       await act(
                         'Reverting',
