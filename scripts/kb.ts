@@ -12,6 +12,7 @@ import { openEventStore } from '../adapters/eventstore'
 import { createLogger } from '../adapters/logger'
 import { ReceiptKeys } from '../adapters/receiptKeys'
 import { loadConfig } from '../app/config'
+import { type Service, startService } from '../app/service'
 import { setupProjectors } from '../projections'
 import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
@@ -44,7 +45,8 @@ const help = `kb: the operator's command line of the knowledge-base service
   kb import <path> --workspace <id> [--folder <name>]
                                     load a folder (walked), a .zip, a .tar(.gz) or a .jsonl (one entry a line:
                                     title and content, or url; metadata, externalId, folder) into a workspace
-                                    through the running service; a second run skips what is there
+                                    through the running service (or one of its own on DATA_DIR when none
+                                    answers); a second run skips what is there
   kb --help                         this text
 
 Stream ids are <kind>-<id>: entry-<id>, task-<id>, folder-<id>, page-<id>, collection-<id>,
@@ -54,7 +56,8 @@ as the stream of the entry, page, task, folder, collection or proposal it names.
 
 With DATABASE_URL the CLI opens the server. On the embedded database it calls the running
 service (KB_URL, default http://127.0.0.1:$PORT, with the admin token), and opens DATA_DIR itself
-only when no service answers; kb import always goes through the service. Exit codes: 0 done, 1 a
+only when no service answers; kb import always goes through a service, the running one or, when none
+answers, one it starts on DATA_DIR. Exit codes: 0 done, 1 a
 failure (unreachable, refused, a broken chain, a rebuild whose replay refused the swap, an import
 with entries that did not go in), 2 a mistake.
 `
@@ -241,6 +244,23 @@ const direct = async (args: string[]) => {
   }
 }
 
+/** The service, started in this process for an import when none runs: on loopback, on a free port. */
+const ownService = () => {
+  let service: Service | undefined
+  return {
+    start: async () => {
+      const pgDir = path.join(cfg.dataDir, 'pg')
+      if (!cfg.databaseUrl && !fs.existsSync(pgDir))
+        throw new Error(
+          `no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`,
+        )
+      service = await startService({ ...cfg, port: 0, host: '127.0.0.1' }, log)
+      return service.url
+    },
+    stop: async () => service?.stop(),
+  }
+}
+
 const running = async (base: string) => {
   try {
     await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })
@@ -267,8 +287,12 @@ const streamViaService = async (base: string, req: Request) => {
 
 const args = process.argv.slice(2)
 const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
-// An import always goes through the service: the same admission, quotas and events as the API's.
-if (args[0] === 'import') await importCommand(args.slice(1), { base, token: adminToken, mistake: die, failure })
+// An import always goes through the service: the same admission, quotas and events as the API's. When none
+// answers (and KB_URL names none), it starts one of its own on DATA_DIR (or DATABASE_URL), on a port of its own.
+if (args[0] === 'import') {
+  const own = process.env.KB_URL || (await running(base)) ? undefined : ownService()
+  await importCommand(args.slice(1), { base, token: adminToken, mistake: die, failure, own })
+}
 const req = requestOf(args)
 if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 && STREAM_PAGE <= 10000))
   die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)

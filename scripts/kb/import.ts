@@ -17,6 +17,11 @@ export const IMPORT_USAGE = 'kb import <folder|.zip|.tar|.tar.gz|.jsonl> --works
 interface Options {
   base: string
   token: () => string
+  /**
+   * The service the import started itself (no service answered): it is asked whether the path and workspace
+   * are right first, and stopped cleanly (what it acknowledged is in the log) before the summary.
+   */
+  own?: { start: () => Promise<string>; stop: () => Promise<void> }
   /** A usage mistake: one line, exit 2. */
   mistake: (message: string) => never
   /** A failure: one line, exit 1. */
@@ -64,17 +69,33 @@ const running = async (base: string) => {
 
 export const importCommand = async (args: string[], o: Options): Promise<never> => {
   const asked = words(args, o.mistake)
-  if (!(await running(o.base)))
+  let base = o.base
+  if (o.own) {
+    process.stderr.write('no service answered: importing through a service of its own on DATA_DIR\n')
+    base = await o.own.start().catch((e: Error) => o.failure(`kb import: the service could not start: ${e.message}`))
+  } else if (!(await running(base)))
     o.failure(
-      `kb import needs the running service, and none answered at ${o.base}: start it (npm start, with the same ` +
+      `kb import needs the running service, and none answered at ${base}: start it (npm start, with the same ` +
         'DATA_DIR and PORT) or set KB_URL to where it runs, then run this again',
     )
-  const client = serviceClient(o.base, o.token(), asked.workspace)
-  const first = await client.listFolders().catch((e: Error) => o.failure(`kb import: ${e.message}`))
+  const ended = async (code: number): Promise<never> => {
+    await o.own?.stop()
+    process.exit(code)
+  }
+  const mistake = (message: string) => {
+    process.stderr.write(`${message}\n`)
+    return ended(2)
+  }
+  const failure = (message: string) => {
+    process.stderr.write(`${message}\n`)
+    return ended(1)
+  }
+  const client = serviceClient(base, o.token(), asked.workspace)
+  const first = await client.listFolders().catch((e: Error) => failure(`kb import: ${e.message}`))
   if (!first.success)
-    (first.status === 404 || first.status === 400 ? o.mistake : o.failure)(`kb import: ${reason(first as Answer)}`)
-  const opened = await openSource(asked.source).catch((e: Error) => o.failure(`kb import: ${e.message}`))
-  if (typeof opened === 'string') o.mistake(`kb import: ${opened}`)
+    await (first.status === 404 || first.status === 400 ? mistake : failure)(`kb import: ${reason(first as Answer)}`)
+  const opened = await openSource(asked.source).catch((e: Error) => failure(`kb import: ${e.message}`))
+  if (typeof opened === 'string') await mistake(`kb import: ${opened}`)
   const source = opened as Source
 
   const counts = { imported: 0, unchanged: 0, failed: 0, processing: 0 }
@@ -192,5 +213,5 @@ export const importCommand = async (args: string[], o: Options): Promise<never> 
   if (stopping && !fatal && left > 0)
     out(`stopped: ${left} not imported; run the same command again to import the rest`)
   if (fatal) process.stderr.write(`${fatal}\n`)
-  process.exit(counts.failed > 0 || fatal || (stopping && left > 0) ? 1 : 0)
+  return ended(counts.failed > 0 || fatal || (stopping && left > 0) ? 1 : 0)
 }
