@@ -147,8 +147,16 @@ const docx = async (bytes: Uint8Array): Promise<Parsed> => {
 
 const BLOCKS = 'p,div,section,article,header,footer,li,tr,h1,h2,h3,h4,h5,h6,pre,blockquote,br,hr,table,ul,ol,dl,dt,dd'
 
-/** Text of a DOM subtree with a line break after each block, so paragraphs do not run together. */
+/**
+ * Text of a DOM subtree with a line break after each block, so paragraphs do not run together; a
+ * heading (h1-h6) is a line of its own written as Markdown writes it (`## Installation`), which
+ * gives the chunks under it their section (headings.ts).
+ */
 const blockText = (root: Element | DocumentFragment) => {
+  for (const el of root.querySelectorAll('h1,h2,h3,h4,h5,h6')) {
+    const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim()
+    if (text) el.textContent = `\n${'#'.repeat(Number(el.tagName[1]))} ${text}`
+  }
   for (const el of root.querySelectorAll(BLOCKS)) el.append(root.ownerDocument!.createTextNode('\n'))
   return (root.textContent ?? '')
     .replace(/[ \t]+\n/g, '\n')

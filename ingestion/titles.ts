@@ -11,7 +11,7 @@ export const cleanTitle = (raw: string | null | undefined) => {
 }
 
 /** A Markdown heading's text without its inline markup (links keep their text, code and emphasis their words). */
-const plainInline = (s: string) =>
+export const plainInline = (s: string) =>
   s
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/`+([^`]*)`+/g, '$1')
@@ -103,20 +103,30 @@ export interface DocNode {
   children?: DocNode[]
 }
 
-/** A subtree's text as mammoth's extractRawText writes it: a paragraph ends with a blank line. */
+const HEADING = /^(title|heading ?[1-6])$/i
+
+/**
+ * A subtree's text as mammoth's extractRawText writes it (a paragraph ends with a blank line), except
+ * that a paragraph styled as the title or a heading is written as a Markdown heading (`## Installation`,
+ * the title at level 1): the chunks under it know their section (headings.ts).
+ */
 export const rawText = (node: DocNode): string => {
   if (node.type === 'text') return node.value ?? ''
   if (node.type === 'tab') return '\t'
   const inner = (node.children ?? []).map(rawText).join('')
-  return node.type === 'paragraph' ? `${inner}\n\n` : inner
+  if (node.type !== 'paragraph') return inner
+  const style = HEADING.exec(node.styleName ?? node.styleId ?? '')?.[1]
+  const heading = inner.replace(/\s+/g, ' ').trim()
+  if (!style || !heading) return `${inner}\n\n`
+  return `${'#'.repeat(Number(/[1-6]/.exec(style)?.[0] ?? 1))} ${heading}\n\n`
 }
-
-const HEADING = /^(title|heading ?[1-6])$/i
 
 /** The text of a DOCX's first paragraph styled as its title or a heading. */
 export const firstHeading = (node: DocNode): string | undefined => {
   if (node.type === 'paragraph')
-    return HEADING.test(node.styleName ?? node.styleId ?? '') ? cleanTitle(rawText(node)) : undefined
+    return HEADING.test(node.styleName ?? node.styleId ?? '')
+      ? cleanTitle((node.children ?? []).map(rawText).join(''))
+      : undefined
   for (const child of node.children ?? []) {
     const found = firstHeading(child)
     if (found) return found

@@ -45,7 +45,11 @@ const Result = c.object(
     version: d(t.number, "The entry's version (1 for its first content) whose content the served chunk is"),
     sha256: d(t.string, 'SHA-256 (hex) of the served chunk text'),
   },
-  { pageUrl: d(t.string, 'For a crawled entry: the page the chunk came from'), highlight: Highlight },
+  {
+    pageUrl: d(t.string, 'For a crawled entry: the page the chunk came from'),
+    headingPath: d(t.string, 'The headings the served chunk stands under, as "Installation › Linux"'),
+    highlight: Highlight,
+  },
   'a search result',
 )
 

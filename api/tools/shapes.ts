@@ -68,7 +68,10 @@ export const EntryHit = c.object(
     version: d(t.number, "The entry's version (1 for its first content) that was served"),
     ...served,
   },
-  { content: d(t.string, 'The whole chunk (with include "chunk")') },
+  {
+    headingPath: d(t.string, 'The section the chunk is in: the headings above it, as "Installation › Linux"'),
+    content: d(t.string, 'The whole chunk (with include "chunk")'),
+  },
 )
 export const EntrySearchAnswer = searchAnswer(EntryHit)
 
@@ -103,6 +106,7 @@ export const entryHits = (
     chunkIndex: r.chunkIndex,
     version: r.version,
     sha256: r.sha256,
+    ...(r.headingPath ? { headingPath: r.headingPath } : {}),
     ...(include === 'chunk' ? { content: r.content } : {}),
   }))
 

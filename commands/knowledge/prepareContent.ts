@@ -5,6 +5,7 @@ import { embeddingInput, ensureEmbedded } from '../../adapters/embeddingCache'
 import type { ChunkSpans, Chunking } from '../../domain/knowledge/entry'
 import { type DomainError, fail } from '../../domain/shared'
 import type { ChunkedContent, Section } from '../../ingestion/chunker'
+import { headingPathAt, subjectOf } from '../../ingestion/headings'
 import { entryPassages } from '../../ingestion/passages'
 import { ParseError } from '../../ingestion/parsers'
 import type { ParserPool } from '../../ingestion/parserPool'
@@ -48,10 +49,11 @@ export const prepareContent = async (
   if (embed) {
     try {
       const passages = entryPassages(content, chunks, deps.embedder.passageWords)
+      const pathAt = headingPathAt(content)
       await ensureEmbedded(
         deps.db,
         deps.embedder,
-        passages.map((p) => embeddingInput(title, p.text)),
+        passages.map((p) => embeddingInput(subjectOf(title, pathAt(p.start)), p.text)),
         task?.onEmbedded,
       )
     } catch (error) {

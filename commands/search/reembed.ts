@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../../adapters/db'
 import { embeddingInput, ensureEmbedded } from '../../adapters/embeddingCache'
+import { subjectOf } from '../../ingestion/headings'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { embeddings } from '../../domain/search/embeddings'
@@ -37,7 +38,7 @@ export const reembedWorkspace = async (
     await ensureEmbedded(
       db,
       embedder,
-      rows.slice(i, i + BATCH).map((r) => embeddingInput(r.title, r.content)),
+      rows.slice(i, i + BATCH).map((r) => embeddingInput(subjectOf(r.title, r.heading_path ?? ''), r.content)),
     )
   const ctx = {
     actor: { kind: 'system' as const, process: 'reembed' },

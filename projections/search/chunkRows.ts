@@ -4,6 +4,7 @@ import type { Embedder } from '../../adapters/embedders/port'
 import { searchableText } from '../../adapters/text'
 import { CHUNK_STATS, countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
 import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
+import { headingPathAt, subjectOf } from '../../ingestion/headings'
 import { entryPassages } from '../../ingestion/passages'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
@@ -105,17 +106,19 @@ export const writeChunks = async (
   const { embed, title } = rows[0]
   await deleteChunks(tx, entryId)
   if (spans.length === 0) return
-  const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end) }))
+  // Each row stands under the headings above where it starts: indexed with its words, embedded beside the title.
+  const pathAt = headingPathAt(content)
+  const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end), path: pathAt(s.start) }))
   await countTerms(
     tx,
     CHUNK_STATS,
     `added AS (
       INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset,
-        end_offset, token_count, is_enabled, source, category, tags, page_url, tf, len, revision)
+        end_offset, token_count, is_enabled, source, category, tags, page_url, heading_path, tf, len, revision)
       SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p,
-        t.tf, ${lenSql('t.tf')}, $9::bigint
-      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
-         AS u(i, c, s, so, eo, tc, p)
+        nullif(hp, ''), t.tf, ${lenSql('t.tf')}, $9::bigint
+      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $10::text[])
+         AS u(i, c, s, so, eo, tc, p, hp)
       CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
       JOIN kb_chunk_entries x ON x.entry_id = $1
       RETURNING workspace_id, tf, len)`,
@@ -124,28 +127,30 @@ export const writeChunks = async (
       entryId,
       chunks.map((c) => c.index),
       chunks.map((c) => c.text),
-      chunks.map((c) => searchableText(c.text)),
+      chunks.map((c) => searchableText(c.path ? `${c.path}\n${c.text}` : c.text)),
       chunks.map((c) => c.start),
       chunks.map((c) => c.end),
       chunks.map((c) => c.tokenCount),
       chunks.map((c) => c.pageUrl ?? null),
       revision,
+      chunks.map((c) => c.path),
     ],
   )
-  const passages = entryPassages(content, spans, embedder.passageWords)
+  const passages = entryPassages(content, spans, embedder.passageWords).map((p) => ({ ...p, path: pathAt(p.start) }))
   const hashes = embed
     ? await cachedOrPending(
         tx,
         embedder.model,
-        passages.map((p) => embeddingInput(title, p.text)),
+        passages.map((p) => embeddingInput(subjectOf(title, p.path), p.text)),
       )
     : []
   await tx.query(
-    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, is_enabled,
-      source, category, tags, model, text_hash, embedding)
-     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, x.is_enabled, x.source, x.category, x.tags, $2, h,
-       ${cachedVector('$2', 'h', pgvector)}
-     FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(n, ci, so, eo, c, h)
+    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, heading_path,
+      is_enabled, source, category, tags, model, text_hash, embedding)
+     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, nullif(hp, ''), x.is_enabled, x.source, x.category,
+       x.tags, $2, h, ${cachedVector('$2', 'h', pgvector)}
+     FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[])
+       AS u(n, ci, so, eo, c, h, hp)
      JOIN kb_chunk_entries x ON x.entry_id = $1`,
     [
       entryId,
@@ -156,6 +161,7 @@ export const writeChunks = async (
       passages.map((p) => p.end),
       passages.map((p) => p.text),
       passages.map((_, n) => (embed ? hashes[n] : null)),
+      passages.map((p) => p.path),
     ],
   )
 }
@@ -176,8 +182,8 @@ export const writeVectors = async (
   // The history keeps no vectors: its rows name theirs in the cache by model and hash.
   const embedding = history ? '' : `, embedding = ${cachedVector('$1', 'u.h', pgvector)}`
   // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
-  const { rows } = await tx.query<{ id: string; content: string; title: string }>(
-    `SELECT p.ctid::text AS id, p.content, x.title FROM kb_passages${suffix} p
+  const { rows } = await tx.query<{ id: string; content: string; title: string; heading_path: string | null }>(
+    `SELECT p.ctid::text AS id, p.content, p.heading_path, x.title FROM kb_passages${suffix} p
      JOIN kb_chunk_entries${suffix} x ON x.entry_id = p.entry_id${then} WHERE ${where} AND x.embed`,
     [arg],
   )
@@ -185,7 +191,7 @@ export const writeVectors = async (
   const hashes = await cachedOrPending(
     tx,
     embedder.model,
-    rows.map((r) => embeddingInput(r.title, r.content)),
+    rows.map((r) => embeddingInput(subjectOf(r.title, r.heading_path ?? ''), r.content)),
   )
   await tx.query(
     `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h${embedding}

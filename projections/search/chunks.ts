@@ -67,13 +67,14 @@ const MIRRORED = [
  */
 export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 11,
+  version: 12,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
       content text NOT NULL, searchable_text text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
-      token_count integer NOT NULL, page_url text, is_enabled boolean NOT NULL, source text NOT NULL, category text,
+      token_count integer NOT NULL, page_url text, heading_path text, is_enabled boolean NOT NULL, source text NOT NULL,
+      category text,
       tags text[] NOT NULL, tf jsonb NOT NULL, len integer NOT NULL, revision bigint NOT NULL);
     ${historyDdl('kb_chunks', 'entry_id', 'id')}
     CREATE INDEX kb_chunks_entry ON kb_chunks (entry_id, chunk_index);
@@ -93,7 +94,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
       .join('\n')}
     CREATE TABLE kb_passages (
       id text PRIMARY KEY, entry_id text NOT NULL, workspace_id text NOT NULL, chunk_index integer NOT NULL,
-      start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL,
+      start_offset integer NOT NULL, end_offset integer NOT NULL, content text NOT NULL, heading_path text,
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
       model text, text_hash text, embedding ${vectorColumn(vectors)});
     ${historyDdl('kb_passages', 'entry_id', 'id')}

@@ -234,8 +234,8 @@ export const heldByAnEntry = async (db: Queryable, blob: string, exceptEntryId =
 /** The texts of a workspace's embedded passages, each with its entry's title, in a stable order. */
 export const embeddedPassages = async (db: Queryable, workspaceId: string) =>
   (
-    await db.query<{ content: string; title: string }>(
-      `SELECT p.content, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id
+    await db.query<{ content: string; title: string; heading_path: string | null }>(
+      `SELECT p.content, p.heading_path, x.title FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id
        WHERE p.workspace_id = $1 AND x.embed ORDER BY p.id`,
       [workspaceId],
     )

@@ -89,6 +89,8 @@ export interface SearchResult {
   /** SHA-256 (hex) of the served chunk's text, as served. */
   sha256: string
   pageUrl?: string
+  /** The headings the served chunk stands under ("Installation › Linux"), where its entry has any. */
+  headingPath?: string
   highlight?: Highlight
 }
 
@@ -232,8 +234,8 @@ export const hydrate = async (
   if (hits.length === 0) return []
   const [h, then] = at === undefined ? ['', ''] : ['_history', ` AND ${currentAt(at, 'c')} AND ${currentAt(at, 'e')}`]
   const { rows } = await q.query(
-    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.revision, e.first_content_revision, e.id, e.title,
-       e.source, e.metadata
+    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.heading_path, c.revision,
+       e.first_content_revision, e.id, e.title, e.source, e.metadata
      FROM kb_chunks${h} c JOIN kb_entries${h} e ON e.id = c.entry_id
      WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled${then}`,
     [[...chunks.values()].map((c) => c.id), workspaceId],
@@ -258,6 +260,7 @@ export const hydrate = async (
         revision: Number(r.revision),
         sha256: sha256Hex(r.content),
         ...(r.page_url ? { pageUrl: r.page_url } : {}),
+        ...(r.heading_path ? { headingPath: r.heading_path } : {}),
         ...(shown ? { highlight: shown } : {}),
       },
     ]

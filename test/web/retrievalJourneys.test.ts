@@ -87,4 +87,28 @@ journeys('web console: retrieval defaults and receipts in Chromium', (test) => {
     await shot(page, 'receipt-check')
     await page.close()
   })
+
+  test('a result shows the section its chunk stands in: the headings above it', async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const content = [
+      '# Tapir keeping',
+      '## Feeding',
+      'Tapirs eat fruit and leaves, and they browse low shrubs along the river. '.repeat(12),
+      '### Winter',
+      'In winter they are fed hay and apples from the store.',
+    ].join('\n\n')
+    const body = { source: 'text', title: 'Tapir keeping', content, chunkingOptions: { chunkSizeTokens: 100 } }
+    ok(await svc.call('POST', '/api/v1/knowledge', { token: owner.token, body }), 201)
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/retrieval')
+    await page.getByLabel('Query').fill('what do tapirs eat in winter')
+    await page.getByLabel('Min score').fill('0')
+    await page.getByRole('button', { name: 'Search' }).click()
+    const path = page.getByTestId('result').first().getByTestId('heading-path')
+    await path.waitFor()
+    assert.match((await path.textContent()) ?? '', /^Tapir keeping › Feeding/)
+    await shot(page, 'retrieval-heading-path')
+    await page.close()
+  })
 })

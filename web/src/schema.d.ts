@@ -126,6 +126,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's icon (SVG) */
+        get: operations["getFavicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs-init.js": {
         parameters: {
             query?: never;
@@ -1416,6 +1433,24 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description JavaScript or CSS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description image/svg+xml */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4913,6 +4948,8 @@ export interface operations {
                                 sha256: string;
                                 /** @description For a crawled entry: the page the chunk came from */
                                 pageUrl?: string;
+                                /** @description The headings the served chunk stands under, as "Installation › Linux" */
+                                headingPath?: string;
                                 /** @description The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` */
                                 highlight?: {
                                     text: string;
@@ -4941,6 +4978,8 @@ export interface operations {
                                 version: number;
                                 /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
                                 sha256: string;
+                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
+                                headingPath?: string;
                                 /** @description The whole chunk (with include "chunk") */
                                 content?: string;
                             }[];
@@ -6885,6 +6924,8 @@ export interface operations {
                                 version: number;
                                 /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
                                 sha256: string;
+                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
+                                headingPath?: string;
                                 /** @description The whole chunk (with include "chunk") */
                                 content?: string;
                             }[];

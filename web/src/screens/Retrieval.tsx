@@ -162,6 +162,11 @@ export const RetrievalScreen = () => {
                 </Text>
                 <Badge size="lg">{score(r.score)}</Badge>
               </Group>
+              {r.headingPath && (
+                <Text size="sm" c="dimmed" data-testid="heading-path">
+                  {r.headingPath}
+                </Text>
+              )}
               <Group gap="xs" my={4}>
                 <Badge variant="light" color="grape">
                   text {score(r.scores.text)}
