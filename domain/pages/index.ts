@@ -1,7 +1,5 @@
 /**
  * Deciders of pages, their versions, proposals, collections and packs.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the page's events, which search indexes. The rest is pages' own.
  */
-export * from './collection'
-export * from './page'
-export * from './proposal'
+export { PageEvent } from './page'

@@ -1,7 +1,6 @@
 /**
  * Deciders of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the served-search events, which knowledge, pages and log
+ * count. The rest is search's own.
  */
-export * from './embeddings'
-export * from './replay'
-export * from './search'
+export { PageSearchServed, SearchServed } from './search'
