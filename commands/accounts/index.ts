@@ -1,5 +1,5 @@
 /**
  * Commands of users, workspaces, members, tokens and API keys.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * No other capability or layer uses any of them: accounts' own folders import the modules directly.
  */
-export * from './accounts'
+export {}

@@ -1,12 +1,12 @@
 /**
  * Commands of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: loading the configuration (pages' routes and tools, uploads),
+ * an uploaded file's shape (the shared request path), and the entry changes that log's undo replays.
+ * The rest is knowledge's own.
  */
-export * from './createEntry'
-export * from './deleteEntry'
-export * from './fileNames'
-export * from './folders'
-export * from './ingestion'
-export * from './kbConfig'
-export * from './knowledge'
-export * from './prepareContent'
+export type { UploadedFile } from './createEntry'
+export { deleteEntry } from './deleteEntry'
+export type { StoredFiles } from './deleteEntry'
+export { loadKbConfig } from './kbConfig'
+export { replaceEntryMetadata, updateEntry } from './knowledge'
+export type { KnowledgeDeps } from './knowledge'

@@ -1,8 +1,5 @@
 /**
  * Commands of pages, their versions, proposals, collections and packs.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the page changes that log's undo replays. The rest is pages' own.
  */
-export * from './collections'
-export * from './pages'
-export * from './proposals'
-export * from './writes'
+export { deletePage, revertPage } from './pages'

@@ -1,9 +1,12 @@
 /**
  * Commands of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: searching entries and pages (knowledge's and pages' tools and
+ * packs), the citation log (the wiring), re-embedding and replaying (operator routes and the kb CLI).
+ * The rest is search's own.
  */
-export * from './citations'
-export * from './pageSearch'
-export * from './reembed'
-export * from './replay'
-export * from './search'
+export { CitationLog } from './citations'
+export { searchPages } from './pageSearch'
+export { reembedAll } from './reembed'
+export { DEFAULT_MAX_LOST, DEFAULT_REPLAYED, MAX_REPLAYED, rebuildWithReplay } from './replay'
+export type { ReplayReport } from './replay'
+export { searchKnowledge } from './search'
