@@ -1,5 +1,6 @@
 /**
  * Reads of users, workspaces, members, tokens and API keys.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: a token or an API key found by its hash (the shared auth).
+ * The rest is accounts' own.
  */
-export * from './accounts'
+export { apiKeyByHash, tokenByHash } from './accounts'

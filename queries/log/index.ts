@@ -1,6 +1,5 @@
 /**
  * Reads of the audit trail, receipts, undo, the event stream and webhooks.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * No other capability or layer uses any of them: log's own folders import the modules directly.
  */
-export * from './audit'
-export * from './webhooks'
+export {}

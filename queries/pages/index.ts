@@ -1,6 +1,7 @@
 /**
  * Reads of pages, their versions, proposals, collections and packs.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: a page and its versions, which the as-of reads use.
+ * The rest is pages' own.
  */
-export * from './packs'
-export * from './pages'
+export { readPage, versionView } from './pages'
+export type { VersionRow } from './pages'

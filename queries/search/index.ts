@@ -1,13 +1,18 @@
 /**
  * Reads of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the result shapes and highlighting (the tools' answers), the
+ * replay's judging (search's commands), and the ranking, its model, snapshots and measures (benches and the eval).
+ * The rest is search's own.
  */
-export * from './agreement'
-export * from './highlight'
-export * from './pageSearch'
-export * from './ranking'
-export * from './rankingModel'
-export * from './replay'
-export * from './rerank'
-export * from './search'
-export * from './snapshot'
+export { mean, ndcgAt, percentile } from './agreement'
+export { highlight } from './highlight'
+export type { PageResult } from './pageSearch'
+export { embedQuery, keep, rank } from './ranking'
+export type { Mode, RankDeps } from './ranking'
+export { MODEL, calibrate, vectorRaw } from './rankingModel'
+export type { TextEvidence } from './rankingModel'
+export { compareQueries, figuresOf, judgeBoth, judgedWorkspaces, loggedQueries } from './replay'
+export type { Compared, Judged } from './replay'
+export { KNOWLEDGE_INDEX, hydrate, servedChunks } from './search'
+export type { SearchResult } from './search'
+export { inSnapshot } from './snapshot'
