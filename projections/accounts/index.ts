@@ -1,5 +1,6 @@
 /**
  * Projectors of users, workspaces, members, tokens and API keys.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the projector, which projections/index.ts runs (and a bench
+ * drives alone). The rest is accounts' own.
  */
-export * from './accounts'
+export { accountsProjector } from './accounts'

@@ -1,7 +1,7 @@
 /**
  * Projectors of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the projectors, which projections/index.ts runs.
+ * The rest is knowledge's own.
  */
-export * from './entryRows'
-export * from './knowledge'
-export * from './tasks'
+export { knowledgeProjector } from './knowledge'
+export { tasksProjector } from './tasks'

@@ -1,7 +1,8 @@
 /**
  * Projectors of the audit trail, receipts, undo, the event stream and webhooks.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the projectors, which projections/index.ts runs.
+ * The rest is log's own.
  */
-export * from './audit'
-export * from './receipts'
-export * from './webhooks'
+export { auditProjector } from './audit'
+export { receiptsProjector } from './receipts'
+export { webhooksProjector } from './webhooks'

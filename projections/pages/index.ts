@@ -1,5 +1,6 @@
 /**
  * Projectors of pages, their versions, proposals, collections and packs.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the projector, which projections/index.ts runs.
+ * The rest is pages' own.
  */
-export * from './pages'
+export { pagesProjector } from './pages'

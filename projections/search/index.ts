@@ -1,7 +1,7 @@
 /**
  * Projectors of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the projectors, which projections/index.ts runs.
+ * The rest is search's own.
  */
-export * from './chunkRows'
-export * from './chunks'
-export * from './pageIndex'
+export { chunksProjector } from './chunks'
+export { pageIndexProjector } from './pageIndex'
