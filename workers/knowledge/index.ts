@@ -1,8 +1,9 @@
 /**
  * Background work of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of it: the task runner and the loops the wiring starts.
+ * The rest is knowledge's own.
  */
-export * from './ingest'
-export * from './outbox'
-export * from './retention'
-export * from './sync'
+export { WorkspaceLimiter, failDeadJob, runTask } from './ingest'
+export { startOutbox } from './outbox'
+export { startRetentionSweeper } from './retention'
+export { startSyncScheduler } from './sync'

@@ -1,5 +1,6 @@
 /**
  * Background work of the audit trail, receipts, undo, the event stream and webhooks.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of it: the webhook delivery loop the wiring starts.
+ * The rest is log's own.
  */
-export * from './webhooks'
+export { startWebhookDelivery } from './webhooks'

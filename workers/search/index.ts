@@ -1,5 +1,5 @@
 /**
  * Background work of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of it: the embedding loop the wiring starts. The rest is search's own.
  */
-export * from './embeddings'
+export { startEmbeddingFiller } from './embeddings'
