@@ -1,7 +1,6 @@
 /**
  * Routes and tools of users, workspaces, members, tokens and API keys.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is accounts' own.
  */
-export * from './admin'
-export * from './answers'
-export * from './auth'
+export { adminRoutes } from './admin'
+export { authRoutes } from './auth'

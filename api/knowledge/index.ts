@@ -1,12 +1,12 @@
 /**
  * Routes and tools of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the routes api/app.ts mounts, the tools api/tools lists, and
+ * the dependencies log's undo routes hand to knowledge's commands. The rest is knowledge's own.
  */
-export * from './answers'
-export * from './entries'
-export * from './entryTools'
-export * from './folders'
-export * from './ingestion'
-export * from './kbConfig'
-export * from './operators'
-export * from './shapes'
+export { entryRoutes } from './entries'
+export { entryTools } from './entryTools'
+export { folderRoutes } from './folders'
+export { ingestionRoutes } from './ingestion'
+export { kbConfigRoutes } from './kbConfig'
+export { knowledgeOperatorRoutes } from './operators'
+export { knowledgeDeps } from './shapes'

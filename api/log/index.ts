@@ -1,11 +1,10 @@
 /**
  * Routes and tools of the audit trail, receipts, undo, the event stream and webhooks.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is log's own.
  */
-export * from './answers'
-export * from './audit'
-export * from './events'
-export * from './operators'
-export * from './receipts'
-export * from './undo'
-export * from './webhooks'
+export { auditRoutes } from './audit'
+export { eventRoutes } from './events'
+export { logOperatorRoutes } from './operators'
+export { receiptRoutes } from './receipts'
+export { undoRoutes } from './undo'
+export { webhookRoutes } from './webhooks'

@@ -1,13 +1,13 @@
 /**
  * Routes and tools of pages, their versions, proposals, collections and packs.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the routes and packs api/app.ts mounts, the tools api/tools
+ * lists, and the human author log's undo routes write as. The rest is pages' own.
  */
-export * from './answers'
-export * from './collections'
-export * from './packs'
-export * from './pageTools'
-export * from './pageUndoTools'
-export * from './pageVersions'
-export * from './pages'
-export * from './proposalTools'
-export * from './shapes'
+export { collectionRoutes } from './collections'
+export { mountPacks } from './packs'
+export { pageTools } from './pageTools'
+export { pageUndoTools } from './pageUndoTools'
+export { pageVersionRoutes } from './pageVersions'
+export { pageRoutes } from './pages'
+export { proposalTools } from './proposalTools'
+export { humanAuthor } from './shapes'

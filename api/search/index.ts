@@ -1,7 +1,6 @@
 /**
  * Routes and tools of searches over entries and pages, their indexes and citations.
- * What other capabilities and the shared code may use of them; they reach nothing else here.
+ * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is search's own.
  */
-export * from './answers'
-export * from './operators'
-export * from './search'
+export { searchOperatorRoutes } from './operators'
+export { searchRoutes } from './search'
