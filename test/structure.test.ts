@@ -140,6 +140,21 @@ test('the check finds an upward import, a circle, a capability past its index, r
   }
 })
 
+// A capability's index.ts is what others may use of it: named one by one, so that nothing becomes
+// another capability's to import without a line here saying so.
+test("a capability's index.ts names what it exports", () => {
+  const barrels = CAPABILITY_LAYERS.split('|').flatMap((layer) =>
+    CAPABILITIES.split('|')
+      .map((capability) => path.join(layer, capability, 'index.ts'))
+      .filter((file) => fs.existsSync(file)),
+  )
+  assert.ok(barrels.length > 20, `found ${barrels.length} index files`)
+  assert.equal(
+    barrels.filter((file) => /^export \*/m.test(fs.readFileSync(file, 'utf8'))),
+    [],
+  )
+})
+
 /** Source files (TypeScript) under the given folders, recursively. */
 const sources = (folders: string[]): string[] =>
   folders.flatMap((folder) =>
