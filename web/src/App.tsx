@@ -80,7 +80,9 @@ const Header = ({ opened, toggle }: { opened: boolean; toggle: () => void }) => 
           data={me.workspaces.map((w) => ({ value: w.id, label: w.name }))}
           value={me.current_workspace.id}
           allowDeselect={false}
-          onChange={(id) => id && id !== me.current_workspace.id && act('Switching workspace', () => switchWorkspace(id))}
+          onChange={(id) =>
+            id && id !== me.current_workspace.id && act('Switching workspace', () => switchWorkspace(id))
+          }
         />
         <Badge variant="light" data-testid="role">
           {me.current_workspace.role}
@@ -102,7 +104,11 @@ export const App = () => {
   if (!me) return <SignIn checking={checking} />
   return (
     <Router hook={useHashLocation}>
-      <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell
+        header={{ height: 56 }}
+        navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+        padding="md"
+      >
         <AppShell.Header>
           <Header opened={opened} toggle={toggle} />
         </AppShell.Header>

@@ -41,7 +41,8 @@ export const EventsFollower = ({ children }: { children: ReactNode }) => {
     let pending = new Set<string>()
     let timer: ReturnType<typeof setTimeout> | undefined
     const changed = (type = '') => {
-      for (const [pattern, keys] of CHANGES) if (pattern.test(type)) for (const k of keys) pending.add(JSON.stringify(k))
+      for (const [pattern, keys] of CHANGES)
+        if (pattern.test(type)) for (const k of keys) pending.add(JSON.stringify(k))
       timer ??= setTimeout(() => {
         const keys = [...pending].map((k) => JSON.parse(k) as QueryKey)
         pending = new Set()

@@ -109,7 +109,13 @@ const AddText = ({ folderId, onAdded }: { folderId: string | null; onAdded: () =
       }}
     >
       <Stack gap="xs">
-        <TextInput label="Entry title" required maxLength={500} value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+        <TextInput
+          label="Entry title"
+          required
+          maxLength={500}
+          value={title}
+          onChange={(e) => setTitle(e.currentTarget.value)}
+        />
         <Textarea
           label="Content"
           required

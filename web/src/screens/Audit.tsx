@@ -37,15 +37,34 @@ export const AuditScreen = () => {
   const [open, setOpen] = useState<number>()
   const filters = { page, limit: PAGE_SIZE, streamId, type, actor }
   const events = useApi(['audit', filters], () =>
-    answer(client.GET('/api/v1/audit/events', { params: { query: defined(filters) as Query<'/api/v1/audit/events', 'get'> } })),
+    answer(
+      client.GET('/api/v1/audit/events', {
+        params: { query: defined(filters) as Query<'/api/v1/audit/events', 'get'> },
+      }),
+    ),
   )
   return (
     <Stack>
       <Title order={2}>Audit</Title>
       <Group gap="xs" align="end">
-        <TextInput label="Actor" placeholder="user id or agent client" value={actor} onChange={(e) => (setActor(e.currentTarget.value), setPage(1))} />
-        <TextInput label="Type" placeholder="PageVersionWritten" value={type} onChange={(e) => (setType(e.currentTarget.value), setPage(1))} />
-        <TextInput label="Stream" placeholder="page-…" value={streamId} onChange={(e) => (setStreamId(e.currentTarget.value), setPage(1))} />
+        <TextInput
+          label="Actor"
+          placeholder="user id or agent client"
+          value={actor}
+          onChange={(e) => (setActor(e.currentTarget.value), setPage(1))}
+        />
+        <TextInput
+          label="Type"
+          placeholder="PageVersionWritten"
+          value={type}
+          onChange={(e) => (setType(e.currentTarget.value), setPage(1))}
+        />
+        <TextInput
+          label="Stream"
+          placeholder="page-…"
+          value={streamId}
+          onChange={(e) => (setStreamId(e.currentTarget.value), setPage(1))}
+        />
       </Group>
       <LoadState loaded={events} empty="No events match." isEmpty={(d) => d.events.length === 0}>
         {(d) => (
@@ -72,7 +91,11 @@ export const AuditScreen = () => {
                         <Table.Td>{actorName(e.actor, me)}</Table.Td>
                         <Table.Td>{streamLink(e.streamId)}</Table.Td>
                         <Table.Td>
-                          <Button size="compact-xs" variant="subtle" onClick={() => setOpen(open === e.position ? undefined : e.position)}>
+                          <Button
+                            size="compact-xs"
+                            variant="subtle"
+                            onClick={() => setOpen(open === e.position ? undefined : e.position)}
+                          >
                             {open === e.position ? 'Hide' : 'Data'}
                           </Button>
                         </Table.Td>
@@ -89,7 +112,13 @@ export const AuditScreen = () => {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <ListPagination total={d.pagination.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of events" />
+            <ListPagination
+              total={d.pagination.total}
+              pageSize={PAGE_SIZE}
+              page={page}
+              onChange={setPage}
+              label="Pages of events"
+            />
           </>
         )}
       </LoadState>

@@ -1,4 +1,17 @@
-import { Anchor, Badge, Button, Group, Modal, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core'
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core'
 import { useState } from 'react'
 import { type Answer, answer, client } from '../api'
 import { LoadState } from '../components'
@@ -52,7 +65,12 @@ const CollectionForm = ({ initial, onDone }: { initial?: Collection; onDone: () 
 
 /** Publishes a collection as a public pack under a slug. */
 const Publish = ({ c }: { c: Collection }) => {
-  const [slug, setSlug] = useState(c.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''))
+  const [slug, setSlug] = useState(
+    c.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, ''),
+  )
   return (
     <form
       onSubmit={async (e) => {
@@ -92,7 +110,9 @@ export const CollectionsScreen = () => {
                   <Text fw={600}>{c.name}</Text>
                   <Group gap="xs">
                     <Badge variant="light">{c.pageCount} pages</Badge>
-                    <Badge color={c.writePolicy === 'open' ? 'green' : 'orange'}>{c.writePolicy.replaceAll('_', ' ')}</Badge>
+                    <Badge color={c.writePolicy === 'open' ? 'green' : 'orange'}>
+                      {c.writePolicy.replaceAll('_', ' ')}
+                    </Badge>
                   </Group>
                 </Group>
                 {c.description && <Text size="sm">{c.description}</Text>}
@@ -113,7 +133,11 @@ export const CollectionsScreen = () => {
           ))
         }
       </LoadState>
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing ? 'Edit collection' : 'New collection'}>
+      <Modal
+        opened={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+        title={editing ? 'Edit collection' : 'New collection'}
+      >
         {editing !== undefined && <CollectionForm initial={editing ?? undefined} onDone={close} />}
       </Modal>
     </Stack>

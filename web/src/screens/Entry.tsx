@@ -40,9 +40,12 @@ const SyncSettings = ({ id, canWrite }: { id: string; canWrite: boolean }) => {
   const path = { params: { path: { id } } }
   const sync = useApi(['entries', id, 'sync'], () => answer(client.GET('/api/v1/knowledge/{id}/sync-config', path)))
   const change = (body: { enabled: boolean; intervalHours?: number }) =>
-    act('Changing sync', () => answer(client.PATCH('/api/v1/knowledge/{id}/sync-config', { ...path, body })), undefined, [
-      ['entries', id],
-    ])
+    act(
+      'Changing sync',
+      () => answer(client.PATCH('/api/v1/knowledge/{id}/sync-config', { ...path, body })),
+      undefined,
+      [['entries', id]],
+    )
   const [task, setTask] = useState<string>()
   return (
     <LoadState loaded={sync} empty="" isEmpty={() => false}>
@@ -178,7 +181,10 @@ export const EntryScreen = ({ id }: { id: string }) => {
                 ]}
                 value={e.folderId ?? ''}
                 onChange={async (folderId) => {
-                  const move = client.POST('/api/v1/knowledge/{id}/move', { ...path, body: { folderId: folderId || null } })
+                  const move = client.POST('/api/v1/knowledge/{id}/move', {
+                    ...path,
+                    body: { folderId: folderId || null },
+                  })
                   await act('Moving', () => answer(move), undefined, changed)
                 }}
               />

@@ -25,7 +25,10 @@ const FolderForm = ({ editing, onClose }: { editing: Editing; onClose: () => voi
         const saved = id
           ? await act(
               'Renaming the folder',
-              () => answer(client.PATCH('/api/v1/knowledge/folders/{folderId}', { params: { path: { folderId: id } }, body })),
+              () =>
+                answer(
+                  client.PATCH('/api/v1/knowledge/folders/{folderId}', { params: { path: { folderId: id } }, body }),
+                ),
               () => ({ title: 'Folder saved', message: `The folder is now called “${body.name}”.` }),
               CHANGES,
             )
@@ -39,8 +42,20 @@ const FolderForm = ({ editing, onClose }: { editing: Editing; onClose: () => voi
       }}
     >
       <Stack>
-        <TextInput label="Name" required maxLength={100} value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
-        <Textarea label="Description" maxLength={500} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <TextInput
+          label="Name"
+          required
+          maxLength={100}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          data-autofocus
+        />
+        <Textarea
+          label="Description"
+          maxLength={500}
+          value={description}
+          onChange={(e) => setDescription(e.currentTarget.value)}
+        />
         <Group justify="end">
           <Button variant="default" onClick={onClose}>
             Cancel
@@ -55,7 +70,15 @@ const FolderForm = ({ editing, onClose }: { editing: Editing; onClose: () => voi
 }
 
 /** Asks before deleting a folder, saying where its entries go. */
-const DeleteFolder = ({ folder, onClose, onDeleted }: { folder: Counted; onClose: () => void; onDeleted: () => void }) => (
+const DeleteFolder = ({
+  folder,
+  onClose,
+  onDeleted,
+}: {
+  folder: Counted
+  onClose: () => void
+  onDeleted: () => void
+}) => (
   <Stack>
     <Text size="sm">
       Delete the folder “{folder.name}”?{' '}
@@ -132,7 +155,15 @@ export const FolderNav = ({ folderId, onChoose }: { folderId?: string; onChoose:
                         </ActionIcon>
                       </Menu.Target>
                       <Menu.Dropdown>
-                        <Menu.Item onClick={() => setEditing({ id: f.folderId ?? undefined, name: f.name, description: described(f.folderId ?? '') })}>
+                        <Menu.Item
+                          onClick={() =>
+                            setEditing({
+                              id: f.folderId ?? undefined,
+                              name: f.name,
+                              description: described(f.folderId ?? ''),
+                            })
+                          }
+                        >
                           Rename
                         </Menu.Item>
                         <Menu.Item color="red" onClick={() => setDeleting(f)}>
@@ -161,7 +192,11 @@ export const FolderNav = ({ folderId, onChoose }: { folderId?: string; onChoose:
           New folder
         </Button>
       )}
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing?.id ? 'Rename the folder' : 'New folder'}>
+      <Modal
+        opened={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+        title={editing?.id ? 'Rename the folder' : 'New folder'}
+      >
         {editing && <FolderForm key={editing.id ?? 'new'} editing={editing} onClose={() => setEditing(undefined)} />}
       </Modal>
       <Modal opened={deleting !== undefined} onClose={() => setDeleting(undefined)} title="Delete the folder">

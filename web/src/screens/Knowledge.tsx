@@ -130,7 +130,13 @@ export const KnowledgeScreen = () => {
                     </Table.Tbody>
                   </Table>
                 </Table.ScrollContainer>
-                <ListPagination total={d.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of entries" />
+                <ListPagination
+                  total={d.total}
+                  pageSize={PAGE_SIZE}
+                  page={page}
+                  onChange={setPage}
+                  label="Pages of entries"
+                />
               </>
             )}
           </LoadState>

@@ -1,15 +1,4 @@
-import {
-  Badge,
-  Button,
-  Group,
-  Modal,
-  Paper,
-  Stack,
-  Table,
-  Tabs,
-  Text,
-  Title,
-} from '@mantine/core'
+import { Badge, Button, Group, Modal, Paper, Stack, Table, Tabs, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { Link } from 'wouter'
 import { answer, client } from '../api'
@@ -51,8 +40,11 @@ export const PageScreen = ({ id }: { id: string }) => {
             onVerify={
               canWrite
                 ? async () =>
-                    (await act('Verifying', () => answer(client.POST('/api/v1/pages/{id}/verify', path)), 'Verified')) &&
-                    reload()
+                    (await act(
+                      'Verifying',
+                      () => answer(client.POST('/api/v1/pages/{id}/verify', path)),
+                      'Verified',
+                    )) && reload()
                 : undefined
             }
           />
@@ -112,7 +104,11 @@ export const PageScreen = ({ id }: { id: string }) => {
                             </Table.Td>
                             <Table.Td>
                               {canWrite && v.version !== p.version && (
-                                <Button size="compact-xs" variant="light" onClick={() => setReverting({ version: v.version, next: p.version + 1, open: true })}>
+                                <Button
+                                  size="compact-xs"
+                                  variant="light"
+                                  onClick={() => setReverting({ version: v.version, next: p.version + 1, open: true })}
+                                >
                                   Revert to v{v.version}
                                 </Button>
                               )}
@@ -136,8 +132,8 @@ export const PageScreen = ({ id }: { id: string }) => {
           >
             <Stack>
               <Text size="sm">
-                A new version {reverting?.next} will restore the content of version {reverting?.version}. The history keeps every
-                version.
+                A new version {reverting?.next} will restore the content of version {reverting?.version}. The history
+                keeps every version.
               </Text>
               <Group justify="end">
                 <Button variant="default" onClick={() => setReverting((r) => r && { ...r, open: false })}>

@@ -77,7 +77,14 @@ export const Compare = ({ id, versions }: { id: string; versions: Version[] }) =
   return (
     <Stack gap="xs">
       <Group align="end">
-        <Select label="From" data={options} value={from} onChange={(v) => v && setFrom(v)} w={100} allowDeselect={false} />
+        <Select
+          label="From"
+          data={options}
+          value={from}
+          onChange={(v) => v && setFrom(v)}
+          w={100}
+          allowDeselect={false}
+        />
         <Select label="To" data={options} value={to} onChange={(v) => v && setTo(v)} w={100} allowDeselect={false} />
         <SegmentedControl
           aria-label="Diff layout"

@@ -30,9 +30,12 @@ const NewPage = ({ collections }: { collections: Array<{ value: string; label: s
           onSubmit={async (e) => {
             e.preventDefault()
             const body = { title, content, ...(collectionId ? { collectionId } : {}) }
-            const page = await act('Creating the page', () => answer(client.POST('/api/v1/pages', { body })), undefined, [
-              ['pages'],
-            ])
+            const page = await act(
+              'Creating the page',
+              () => answer(client.POST('/api/v1/pages', { body })),
+              undefined,
+              [['pages']],
+            )
             if (page) navigate(`/pages/${page.id}`)
           }}
         >
@@ -130,7 +133,13 @@ export const PagesScreen = () => {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <ListPagination total={d.total} pageSize={PAGE_SIZE} page={page} onChange={setPage} label="Pages of the list" />
+            <ListPagination
+              total={d.total}
+              pageSize={PAGE_SIZE}
+              page={page}
+              onChange={setPage}
+              label="Pages of the list"
+            />
           </>
         )}
       </LoadState>

@@ -13,7 +13,8 @@ const STATUS: Record<string, { color: string; says: (r: Checked) => string }> = 
   current: { color: 'green', says: (r) => `current: version ${r.version} is still what it says` },
   changed: {
     color: 'orange',
-    says: (r) => `changed: served at version ${r.version}${r.currentVersion ? `, now at version ${r.currentVersion}` : ''}`,
+    says: (r) =>
+      `changed: served at version ${r.version}${r.currentVersion ? `, now at version ${r.currentVersion}` : ''}`,
   },
   deleted: { color: 'red', says: (r) => `deleted since: version ${r.version} was served` },
 }
@@ -69,7 +70,9 @@ const Results = ({ receipt, titles }: { receipt: Receipt; titles: Map<string, st
 
 /** The answer's receipt check, asked of the service (`GET /api/v1/receipts/{id}`) when opened and on "Check again". */
 const Check = ({ id, titles }: { id: string; titles: Map<string, string> }) => {
-  const checked = useApi(['receipts', id], () => answer(client.GET('/api/v1/receipts/{id}', { params: { path: { id } } })))
+  const checked = useApi(['receipts', id], () =>
+    answer(client.GET('/api/v1/receipts/{id}', { params: { path: { id } } })),
+  )
   return (
     <Stack gap="xs">
       <LoadState loaded={checked} empty="" isEmpty={() => false}>
@@ -110,8 +113,8 @@ export const ReceiptCheck = ({ id, titles }: { id: string; titles: Map<string, s
           </Button>
         </Group>
         <Text size="xs" c="dimmed">
-          Keep the receipt to prove later what this answer served: the check says whether each result is still
-          current, changed since (and how) or deleted.
+          Keep the receipt to prove later what this answer served: the check says whether each result is still current,
+          changed since (and how) or deleted.
         </Text>
         {open && <Check id={id} titles={titles} />}
       </Stack>

@@ -1,4 +1,16 @@
-import { Badge, Button, Group, Loader, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
+import {
+  Badge,
+  Button,
+  Group,
+  Loader,
+  NumberInput,
+  Paper,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { type Answer, type ApiError, answer as answered, client } from '../api'
@@ -16,7 +28,8 @@ interface Asked {
 type SearchAnswer = Answer<'/api/v1/knowledge/search', 'post'>
 /** A result of the full view (the console never asks for the compact one). */
 type Result = Extract<SearchAnswer['results'][number], { scores: unknown }>
-const results = (a: SearchAnswer) => (a.results as Array<SearchAnswer['results'][number]>).filter((r): r is Result => 'scores' in r)
+const results = (a: SearchAnswer) =>
+  (a.results as Array<SearchAnswer['results'][number]>).filter((r): r is Result => 'scores' in r)
 const history = (): Asked[] => JSON.parse(sessionStorage.getItem(HISTORY) ?? '[]')
 
 /** The chunk with the passage that best answers marked, as text (never as HTML). */
@@ -42,7 +55,12 @@ const score = (x?: number) => (x === undefined ? '—' : x.toFixed(3))
 export const RetrievalScreen = () => {
   const config = useApi(['config'], () => answered(client.GET('/api/v1/knowledge/config')))
   const defaults = config.data?.config.search
-  const [asked, setAsked] = useState<Asked>(() => ({ query: history()[0]?.query ?? '', mode: 'hybrid', limit: 5, minScore: 0.5 }))
+  const [asked, setAsked] = useState<Asked>(() => ({
+    query: history()[0]?.query ?? '',
+    mode: 'hybrid',
+    limit: 5,
+    minScore: 0.5,
+  }))
   const [configured, setConfigured] = useState(false)
   useEffect(() => {
     if (!defaults) return
@@ -125,8 +143,8 @@ export const RetrievalScreen = () => {
           </Group>
           {defaults && (
             <Text size="xs" c="dimmed" mt={4} data-testid="defaults">
-              The workspace's defaults, which agents' searches get: {defaults.defaultMode}, limit {defaults.defaultLimit},
-              minimum score {defaults.minScore} (change them in Settings).
+              The workspace's defaults, which agents' searches get: {defaults.defaultMode}, limit{' '}
+              {defaults.defaultLimit}, minimum score {defaults.minScore} (change them in Settings).
             </Text>
           )}
         </form>
@@ -151,7 +169,11 @@ export const RetrievalScreen = () => {
             {answer.fallback ? ` (${answer.fallback})` : ''}
           </Text>
           {answer.receipt && (
-            <ReceiptCheck key={answer.receipt.id} id={answer.receipt.id} titles={new Map(results(answer).map((r) => [r.id, r.title]))} />
+            <ReceiptCheck
+              key={answer.receipt.id}
+              id={answer.receipt.id}
+              titles={new Map(results(answer).map((r) => [r.id, r.title]))}
+            />
           )}
           {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}
           {results(answer).map((r, i) => (

@@ -12,7 +12,11 @@ const DECIDED = [['proposals'], ['pages']]
 
 const age = (iso: string) => {
   const minutes = Math.round((Date.now() - Date.parse(iso)) / 60_000)
-  return minutes < 60 ? `${minutes} min` : minutes < 2880 ? `${Math.round(minutes / 60)} h` : `${Math.round(minutes / 1440)} d`
+  return minutes < 60
+    ? `${minutes} min`
+    : minutes < 2880
+      ? `${Math.round(minutes / 60)} h`
+      : `${Math.round(minutes / 1440)} d`
 }
 
 /** One held write: its diff; approve (confirming when the page moved on) or reject with a reason. */
@@ -24,7 +28,9 @@ const Held = ({ p }: { p: Proposal }) => {
   const approve = async (confirm: boolean) => {
     try {
       const path = { id: p.id }
-      await answer(client.POST('/api/v1/proposals/{id}/approve', { params: { path }, body: confirm ? { confirm } : {} }))
+      await answer(
+        client.POST('/api/v1/proposals/{id}/approve', { params: { path }, body: confirm ? { confirm } : {} }),
+      )
       await invalidate(...DECIDED)
     } catch (e) {
       if (e instanceof ApiError && e.code === 'VERSION_CONFLICT') setConflict(e)
@@ -88,7 +94,12 @@ const Held = ({ p }: { p: Proposal }) => {
           }}
         >
           <Stack>
-            <Textarea label="Reason (the agent reads it)" required value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
+            <Textarea
+              label="Reason (the agent reads it)"
+              required
+              value={reason}
+              onChange={(e) => setReason(e.currentTarget.value)}
+            />
             <Button type="submit" color="red" disabled={!reason.trim()}>
               Reject
             </Button>
@@ -128,7 +139,11 @@ const Decided = () => {
               {d.map((p) => (
                 <Table.Tr key={p.id} data-testid="decided">
                   <Table.Td>
-                    {p.newPage && p.status !== 'approved' ? p.pageTitle : <Link href={`/pages/${p.pageId}`}>{p.pageTitle}</Link>}{' '}
+                    {p.newPage && p.status !== 'approved' ? (
+                      p.pageTitle
+                    ) : (
+                      <Link href={`/pages/${p.pageId}`}>{p.pageTitle}</Link>
+                    )}{' '}
                     <Text span size="xs" c="dimmed">
                       +{p.change.added} −{p.change.removed}
                     </Text>

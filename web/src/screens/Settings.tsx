@@ -7,7 +7,9 @@ import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
 type Config = Answer<'/api/v1/knowledge/config', 'get'>['config']
-type ConfigChanges = NonNullable<paths['/api/v1/knowledge/config']['patch']['requestBody']>['content']['application/json']
+type ConfigChanges = NonNullable<
+  paths['/api/v1/knowledge/config']['patch']['requestBody']
+>['content']['application/json']
 /** The configuration as the form edits it: groups of settings by name. */
 type Values = Record<string, unknown>
 const group = (config: Config | undefined, name: string) => (config as Values | undefined)?.[name]
@@ -48,9 +50,7 @@ export const SettingsScreen = () => {
   useEffect(() => setConfig(loaded.data?.config), [loaded.data])
   const set = (path: string, value: unknown) => {
     const [a, b] = path.split('.')
-    setConfig((c) =>
-      c ? ({ ...c, [a]: b ? { ...(group(c, a) as Values), [b]: value } : value } as Config) : c,
-    )
+    setConfig((c) => (c ? ({ ...c, [a]: b ? { ...(group(c, a) as Values), [b]: value } : value } as Config) : c))
   }
   const problems = byField(error)
   /** A setting's value by its path (`search.minScore`). */
