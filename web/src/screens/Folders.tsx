@@ -84,7 +84,8 @@ const DeleteFolder = ({
       Delete the folder “{folder.name}”?{' '}
       {folder.count === 0
         ? 'It holds no entries.'
-        : `Its ${folder.count} ${folder.count === 1 ? 'entry moves' : 'entries move'} to “In no folder”: no entry is deleted.`}
+        : `Its ${folder.count} ${folder.count === 1 ? 'entry moves' : 'entries move'} to “In no folder”: ` +
+          'no entry is deleted.'}
     </Text>
     <Group justify="end">
       <Button variant="default" onClick={onClose}>
@@ -99,7 +100,9 @@ const DeleteFolder = ({
             () => answer(client.DELETE('/api/v1/knowledge/folders/{folderId}', { params: { path: { folderId } } })),
             (d) => ({
               title: 'Folder deleted',
-              message: `“${folder.name}” is gone; ${d.movedToRoot} ${d.movedToRoot === 1 ? 'entry is' : 'entries are'} now in no folder.`,
+              message:
+                `“${folder.name}” is gone; ` +
+                `${d.movedToRoot} ${d.movedToRoot === 1 ? 'entry is' : 'entries are'} now in no folder.`,
             }),
             CHANGES,
           )

@@ -46,7 +46,7 @@ export const VerificationBanner = ({ v, onVerify }: { v: Page['verification']; o
         {since && (
           <Text size="sm" data-testid="since-verified">
             Since then: {since.versions} new version{since.versions === 1 ? '' : 's'} by{' '}
-            {since.writers.map(authorName).join(', ') || 'nobody'}; +{since.change.added} −{since.change.removed} lines;{' '}
+            {since.writers.map(authorName).join(', ') || 'nobody'}; +{since.change.added} −{since.change.removed} lines;
             cited {times(since.citations)}.
           </Text>
         )}

@@ -88,7 +88,9 @@ const Held = ({ p }: { p: Proposal }) => {
               answer(client.POST('/api/v1/proposals/{id}/reject', { params: { path: { id: p.id } }, body: { reason } }))
             const rejected = () => ({
               title: 'Rejected',
-              message: `The change to “${p.pageTitle}” by ${authorName(p.author)} was not published; the agent is told why.`,
+              message:
+                `The change to “${p.pageTitle}” by ${authorName(p.author)} was not published; ` +
+                'the agent is told why.',
             })
             if (await act('Rejecting the proposal', reject, rejected, DECIDED)) setRejecting(false)
           }}
@@ -112,7 +114,10 @@ const Held = ({ p }: { p: Proposal }) => {
 
 type Listed = Answer<'/api/v1/proposals', 'get'>['items'][number]
 
-/** Proposals already decided, approved and rejected, the latest decision first: who decided, when, and what came of it. */
+/**
+ * Proposals already decided, approved and rejected, the latest decision first: who decided, when, and what came
+ * of it.
+ */
 const Decided = () => {
   const decided = useApi(['proposals', 'decided'], async () => {
     const of = (status: 'approved' | 'rejected') =>
