@@ -124,6 +124,14 @@ export const ensureEmbedded = async (
   return hashes
 }
 
+/** Keeps a vector brought from elsewhere as this embedder's for a text (a vector cached already stays). */
+export const cacheVector = async (q: Queryable, embedder: Embedder, text: string, vector: number[]) => {
+  await q.query(
+    `INSERT INTO embedding_cache (model, text_hash, vector) VALUES ($1, $2, ($3::real[])) ON CONFLICT DO NOTHING`,
+    [embedder.model, hashOf(text), float4Array([vector], embedder.dimensions)],
+  )
+}
+
 /**
  * For a projection, which never calls the model: the texts' hashes, for its rows to read their
  * vectors from the cache (`cachedVector`). A text the cache lacks gets no vector now; it is recorded

@@ -40,6 +40,8 @@ const ImportBody = c.object(
     folderId: t.union([c.id, t.null]),
     metadata: Metadata,
     externalReferenceIds: c.stringMap,
+    // From another store: the vector of a text entry that is one passage for the service's model.
+    embedding: c.object({ model: c.string(1, 200), vector: t.array(t.number) }),
   },
 )
 
@@ -93,7 +95,8 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
     summary:
       'Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same ' +
       'type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the ' +
-      "workspace's uploads a minute",
+      "workspace's uploads a minute. A text entry may bring its vector from another store (embedding: the " +
+      "service's model, for content that is one passage for it)",
     params: WorkspaceParam,
     body: ImportBody,
     multipart: 'also',
@@ -104,6 +107,8 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers', 'runner'],
     handler: async ({ params, body, command, upload }, deps) => {
       const workspaceId = params.id
+      if (body.embedding && body.source !== 'text')
+        return fail('VALIDATION_ERROR', 'the request is not valid', ['embedding: given only with source text'])
       const config = await loadKbConfig(deps.store, workspaceId)
       const created = await withinQuota(deps, workspaceId, config.maxDocuments, () =>
         createEntry(

@@ -192,10 +192,12 @@ const createTextEntry = async (
   const admitted = await admitEntry(deps, config, input)
   if (E.isLeft(admitted)) return admitted
   const { chunking, embed } = admitted.right
-  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed)
+  const prepared = await prepareContent(deps, input.title, [{ text: input.content }], chunking, embed, {
+    given: input.embedding,
+  })
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
-  const { chunkingOptions: _, ...fields } = input
+  const { chunkingOptions: _, embedding: __, ...fields } = input
   const done = await handle(
     deps.store,
     streams.entry(id),

@@ -48,6 +48,8 @@ export const stayInFolder = async (
   return { stayed: false, position: E.isRight(moved) ? Math.max(position, moved.right.position) : position }
 }
 
+import type { GivenVector } from './prepareContent'
+
 export interface CreateEntryInput {
   workspaceId: string
   title: string
@@ -58,6 +60,8 @@ export interface CreateEntryInput {
   folderId: string | null
   isEnabled: boolean
   chunkingOptions: Partial<Chunking>
+  /** A vector brought from another store (an operator's import): the workspace's model's, for one passage. */
+  embedding?: GivenVector
 }
 
 /** Who wrote it, as the entry's createdBy: a user id, an agent's client name, a process. */

@@ -1,6 +1,6 @@
 // `kb import <file>.jsonl`: one entry a line, `{ title, content }` or `{ url }`, with optional
-// `metadata`, `externalId` and `folder` (a path: `a/b`). A line that cannot be an entry is refused
-// with its reason; the others go in.
+// `metadata`, `externalId`, `folder` (a path: `a/b`) and, from another store, `embedding`
+// (`{ model, vector }`). A line that cannot be an entry is refused with its reason; the others go in.
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -16,7 +16,7 @@ export interface Item {
   folder?: string | null
   /** A file's bytes, or why they cannot be read. */
   file?: { read: () => Promise<Buffer | string> }
-  entry?: { title: string; content?: string; url?: string; metadata?: unknown }
+  entry?: { title: string; content?: string; url?: string; metadata?: unknown; embedding?: unknown }
   /** Why it is not sent at all. */
   refused?: string
 }
@@ -28,7 +28,8 @@ export interface Source {
   close?: () => Promise<void>
 }
 
-const VECTOR_FIELDS = ['vector', 'vectors', 'embedding', 'embeddings']
+/** Other names a store may give a vector: only `embedding: { model, vector }` is taken. */
+const VECTOR_FIELDS = ['vector', 'vectors', 'embeddings']
 const STRING_FIELDS = ['title', 'content', 'url', 'externalId', 'folder']
 
 /** A folder path as written in a line (`a/b/`, ` a / b`): its parts trimmed, empty ones dropped. */
@@ -56,9 +57,20 @@ export const lineItem = (label: string, text: string): Item => {
     return {
       label,
       refused:
-        `carries "${vector}": given vectors are not taken (the service embeds the content with the ` +
-        "workspace's model); leave them out",
+        `carries "${vector}": a vector goes in "embedding": { "model", "vector" } (the service's model, for a text ` +
+        'of one passage), or leave it out for the service to embed the content',
     }
+  const given = o.embedding as { model?: unknown; vector?: unknown } | undefined
+  if (
+    given !== undefined &&
+    (typeof given !== 'object' ||
+      given === null ||
+      typeof given.model !== 'string' ||
+      !Array.isArray(given.vector) ||
+      !given.vector.every((x) => typeof x === 'number'))
+  )
+    return { label, refused: '"embedding" must be { "model": a string, "vector": an array of numbers }' }
+  if (given && o.url !== undefined) return { label, refused: '"embedding" goes with "content", not "url"' }
   const wrong = STRING_FIELDS.find((k) => o[k] !== undefined && typeof o[k] !== 'string')
   if (wrong) return { label, refused: `"${wrong}" must be a string` }
   if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata)))
@@ -81,6 +93,7 @@ export const lineItem = (label: string, text: string): Item => {
       title: title || (url as string),
       ...(url ? { url } : { content: o.content as string }),
       ...(o.metadata ? { metadata: o.metadata } : {}),
+      ...(given ? { embedding: { model: given.model, vector: given.vector } } : {}),
     },
   }
 }

@@ -151,7 +151,7 @@ test('JSONL: an entry a line; malformed lines and given vectors are refused with
   assert.is(first.code, 1)
   assert.match(first.stdout, /^imported 2, unchanged 0, failed 3$/m)
   assert.match(first.stdout, /^failed entries\.jsonl line 3: not JSON/m)
-  assert.match(first.stdout, /^failed entries\.jsonl line 4: carries "vector": given vectors are not taken/m)
+  assert.match(first.stdout, /^failed entries\.jsonl line 4: carries "vector": a vector goes in "embedding"/m)
   assert.match(first.stdout, /^failed entries\.jsonl line 5: needs "title" and "content", or "url"$/m)
   const again = await kb(file, '--workspace', w.workspaceId)
   assert.match(again.stdout, /^imported 0, unchanged 2, failed 3$/m)
@@ -164,6 +164,55 @@ test('JSONL: an entry a line; malformed lines and given vectors are refused with
     ['a/b'],
   )
   assert.match(all.find((e) => e.title === 'Dingo')?.externalReferenceIds.externalId ?? '', /^sha256:[0-9a-f]{64}$/)
+})
+
+test("JSONL from another store: a given vector of the service's model for a one-passage text is kept", async () => {
+  const w = await workspace()
+  const { model, dimensions } = svc.deps.embedder
+  const axis = Array.from({ length: dimensions }, (_, i) => (i === 7 ? 2 : 0))
+  const line = (title: string, content: string, embedding: object) => JSON.stringify({ title, content, embedding })
+  const file = path.join(dir, 'moved.jsonl')
+  fs.writeFileSync(
+    file,
+    `${[
+      line('Quoll', 'Quolls are spotted marsupial hunters.', { model, vector: axis }),
+      line('Other model', 'Cuscuses live in trees.', { model: 'text-embedding-3-small', vector: axis }),
+      line('Too long', 'Bandicoots dig small pits in lawns at night. '.repeat(12), { model, vector: axis }),
+      line('Wrong length', 'Bettongs eat truffles.', { model, vector: [1, 2] }),
+      JSON.stringify({ title: 'Not an object', content: 'x', embedding: [1, 2] }),
+    ].join('\n')}\n`,
+  )
+  // What the service's model is asked to embed while the import runs.
+  const asked: string[] = []
+  const embed = svc.deps.embedder.embed.bind(svc.deps.embedder)
+  svc.deps.embedder.embed = async (texts) => (asked.push(...texts), embed(texts))
+  try {
+    const run = await kb(file, '--workspace', w.workspaceId)
+    assert.match(run.stdout, /^imported 1, unchanged 0, failed 4$/m)
+    assert.match(run.stdout, /line 2: .*the vector is of text-embedding-3-small, and this service embeds with hashing/)
+    assert.match(run.stdout, /line 3: .*the content is \d+ passages for hashing-v1, and a given vector stands for one/)
+    assert.match(run.stdout, /line 4: .*the vector has 2 numbers, and hashing-v1 makes 1536/)
+    assert.match(run.stdout, /line 5: "embedding" must be \{ "model": a string, "vector": an array of numbers \}/)
+  } finally {
+    svc.deps.embedder.embed = embed
+  }
+  assert.not.ok(
+    asked.some((t) => t.includes('Quolls')),
+    'the model did not embed the text whose vector was given',
+  )
+  // The passage holds the given vector (normalised), not the model's.
+  const { rows } = await svc.deps.db.pool.query<{ v: string }>(
+    `SELECT p.embedding::text AS v FROM kb_passages p JOIN kb_chunk_entries x ON x.entry_id = p.entry_id
+     WHERE x.workspace_id = $1 AND x.title = 'Quoll'`,
+    [w.workspaceId],
+  )
+  assert.is(rows.length, 1)
+  const v = JSON.parse(rows[0].v) as number[]
+  assert.equal(
+    v.map((x, i) => (x !== 0 ? i : -1)).filter((i) => i >= 0),
+    [7],
+  )
+  assert.is(v[7], 1)
 })
 
 test('stopped by Ctrl-C halfway, then run again: every file once', async () => {

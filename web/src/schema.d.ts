@@ -477,7 +477,7 @@ export interface paths {
         /** A workspace's entries, newest first, as the operator sees them (externalRef.<key>=<value> filters) */
         get: operations["getAdminWorkspacesByIdKnowledge"];
         put?: never;
-        /** Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the workspace's uploads a minute */
+        /** Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the workspace's uploads a minute. A text entry may bring its vector from another store (embedding: the service's model, for content that is one passage for it) */
         post: operations["postAdminWorkspacesByIdKnowledge"];
         delete?: never;
         options?: never;
@@ -2898,6 +2898,11 @@ export interface operations {
                     externalReferenceIds?: {
                         [key: string]: string;
                     };
+                    embedding?: {
+                        /** @description a string of 1-200 characters */
+                        model: string;
+                        vector: number[];
+                    };
                 };
                 "multipart/form-data": {
                     /** @description the file; its type is decided by its content */
@@ -2916,6 +2921,8 @@ export interface operations {
                     metadata?: string;
                     /** @description JSON: an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
                     externalReferenceIds?: string;
+                    /** @description JSON: an object */
+                    embedding?: string;
                 };
             };
         };

@@ -189,11 +189,13 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
         throw new InputError('no text could be extracted from the document')
       await step(STEPS.chunk)
       const prepared = await prepareContent(deps, title, sections, t.chunking, t.embed, {
-        onEmbedding: () => step(STEPS.embed),
-        // Progress moves with the passages embedded, between this step's start and the next one's.
-        onEmbedded: async (done, total) => {
-          const [name, from] = STEPS.embed
-          if (done < total) await step([name, from + Math.floor(((STEPS.store[1] - from) * done) / total)])
+        task: {
+          onEmbedding: () => step(STEPS.embed),
+          // Progress moves with the passages embedded, between this step's start and the next one's.
+          onEmbedded: async (done, total) => {
+            const [name, from] = STEPS.embed
+            if (done < total) await step([name, from + Math.floor(((STEPS.store[1] - from) * done) / total)])
+          },
         },
       })
       // Content the chunking could not finish is the input's fault; an embedder that failed is retried.
