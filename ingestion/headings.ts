@@ -1,4 +1,4 @@
-import { plainInline } from './titles'
+import { atxHeading, outsideFences, plainInline } from './markdown'
 
 // Sections: where a passage of an entry's content stands under its headings. The parsers write a
 // document's headings as Markdown does (`#` to `######`, HTML h1-h6 and DOCX heading styles alike),
@@ -19,22 +19,14 @@ interface Heading {
 
 /** The content's ATX headings (`# ...` to `###### ...`), outside fenced code blocks, in order. */
 export const headingsOf = (content: string): Heading[] => {
+  const lines = content.split('\n')
+  const starts: number[] = []
+  for (let i = 0, at = 0; i < lines.length; at += lines[i++].length + 1) starts.push(at)
   const out: Heading[] = []
-  let fence: string | undefined
-  let at = 0
-  for (const line of content.split('\n')) {
-    const start = at
-    at += line.length + 1
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (marker) {
-      if (!fence) fence = marker
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
-      continue
-    }
-    if (fence) continue
-    const atx = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*\r?$/.exec(line)
-    const text = atx ? plainInline(atx[2]).replace(/\s+/g, ' ').trim().slice(0, HEADING_CHARS) : ''
-    if (atx && text) out.push({ start, level: atx[1].length, text })
+  for (const { line, index } of outsideFences(lines)) {
+    const atx = atxHeading(line)
+    const text = atx ? plainInline(atx.text).replace(/\s+/g, ' ').trim().slice(0, HEADING_CHARS) : ''
+    if (atx && text) out.push({ start: starts[index], level: atx.level, text })
   }
   return out
 }

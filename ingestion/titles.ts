@@ -1,5 +1,6 @@
 import type { PDFParse } from 'pdf-parse'
 import type yauzl from 'yauzl'
+import { atxHeading, outsideFences, plainInline } from './markdown'
 
 // What a document says its title is: a Markdown or DOCX heading, a DOCX's or a PDF's properties,
 // an HTML <title>. An upload the client gave no title is named by it (ingestion's worker).
@@ -10,37 +11,21 @@ export const cleanTitle = (raw: string | null | undefined) => {
   return title && !/^untitled( document)?$/i.test(title) ? title : undefined
 }
 
-/** A Markdown heading's text without its inline markup (links keep their text, code and emphasis their words). */
-export const plainInline = (s: string) =>
-  s
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/`+([^`]*)`+/g, '$1')
-    .replace(/(\*\*|__|\*|_|~~)(\S(?:.*?\S)?)\1/g, '$2')
-
 /**
  * A Markdown document's first level-1 heading (`# Title`, or a line underlined with `===`), outside
  * fenced code blocks and front matter.
  */
 export const markdownTitle = (text: string) => {
   const lines = text.split(/\r?\n/)
-  let fence: string | undefined
   let start = 0
   if (/^---\s*$/.test(lines[0] ?? '')) {
     const end = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l))
     if (end > 0) start = end + 1
   }
-  for (let i = start; i < lines.length; i++) {
-    const line = lines[i]
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (marker) {
-      if (!fence) fence = marker
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
-      continue
-    }
-    if (fence) continue
-    const atx = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line)
+  for (const { line, index: i } of outsideFences(lines, start)) {
+    const atx = atxHeading(line)
     if (atx) {
-      const title = cleanTitle(plainInline(atx[1]))
+      const title = atx.level === 1 ? cleanTitle(plainInline(atx.text)) : undefined
       if (title) return title
       continue
     }
