@@ -38,8 +38,8 @@ const givenRefusal = (given: GivenVector, embedder: Embedder, passages: number) 
     return 'the vector must hold finite numbers, not all zero'
   if (passages !== 1)
     return (
-      `the content is ${passages} passages for ${embedder.model}, and a given vector stands for one (about ` +
-      `${embedder.passageWords ?? 'a chunk of'} words); leave it out to embed the text`
+      `the content is ${passages} passages for ${embedder.model}, and a given vector stands for one (` +
+      `${embedder.passageWords ? `about ${embedder.passageWords} words` : 'a chunk'}); leave it out to embed the text`
     )
   return undefined
 }

@@ -1,7 +1,8 @@
 // `kb import <path> --workspace <id> [--folder <name>]`: a folder, an archive or a JSONL file loaded
-// into a workspace through the running service's admin API, a few requests at once. Each entry
-// carries an external reference id (its path, or the line's externalId): a second run skips what
-// is there, so a run stopped halfway is resumed by running it again.
+// into a workspace through the service's admin API (the running one, or one of the import's own on
+// DATA_DIR when none answers), a few requests at once. Each entry carries an external reference id
+// (its path, or the line's externalId): a second run skips what is there, so a run stopped halfway is
+// resumed by running it again.
 import fs from 'node:fs'
 import { type Answer, Refused, Unreachable, reason, serviceClient } from './importClient'
 import { type Item, type Source, folderPath } from './importJsonl'
@@ -18,8 +19,8 @@ interface Options {
   base: string
   token: () => string
   /**
-   * The service the import started itself (no service answered): it is asked whether the path and workspace
-   * are right first, and stopped cleanly (what it acknowledged is in the log) before the summary.
+   * A service of the import's own, where none answered: started once the arguments are checked, and stopped
+   * cleanly (what it acknowledged is in the log) before the process exits, whatever the outcome.
    */
   own?: { start: () => Promise<string>; stop: () => Promise<void> }
   /** A usage mistake: one line, exit 2. */
