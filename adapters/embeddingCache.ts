@@ -52,14 +52,14 @@ export const pageEmbeddingInput = (title: string, content: string) =>
 
 const hashOf = sha256Hex
 
-/** Calls of ensureEmbedded under way in this process that are waiting for the model. */
-let embedding = 0
+/** Calls of ensureEmbedded under way that are waiting for the model, by embedder (one a service). */
+const embedding = new WeakMap<Embedder, number>()
 
 /**
- * Whether the model is embedding a write's texts in this process (a create, an edit, a task): the upkeep
- * of tables on PGlite, which runs in this process, leaves its vacuums until no load is under way.
+ * Whether this embedder is embedding a write's texts (a create, an edit, a task): the upkeep of
+ * tables on PGlite, which runs in the same process, leaves its vacuums until no load is under way.
  */
-export const embeddingUnderWay = () => embedding > 0
+export const embeddingUnderWay = (embedder: Embedder) => (embedding.get(embedder) ?? 0) > 0
 
 /** Texts the model is given at once per thread it runs on (a model behind an API: per request). */
 const GROUP_PER_THREAD = 64
@@ -115,11 +115,11 @@ export const ensureEmbedded = async (
         throw error
       })
   }
-  embedding++
+  embedding.set(embedder, (embedding.get(embedder) ?? 0) + 1)
   try {
     await Promise.all([lane(), lane()])
   } finally {
-    embedding--
+    embedding.set(embedder, (embedding.get(embedder) ?? 1) - 1)
   }
   return hashes
 }

@@ -157,7 +157,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
         outbox = await startOutbox(db, queue, log)
         const stops = [
           startRetentionSweeper(db.pool, store, log, config.retentionSweepMs, { blobs, db: db.pool }, entriesComplete),
-          startMaintenance(db, log),
+          startMaintenance(db, log, embedder),
           startSyncScheduler({ store, db: db.pool, embedder, parsers }, log, config.syncScheduleMs),
         ]
         return async () => {

@@ -1,5 +1,6 @@
 import type { Database } from '../adapters/db'
 import { embeddingUnderWay } from '../adapters/embeddingCache'
+import type { Embedder } from '../adapters/embedders/port'
 import type { Logger } from '../adapters/logger'
 
 // The search tables and their history (searched as of a past moment).
@@ -43,8 +44,8 @@ export const needsVacuum = (s: TableStats) => s.n_dead_tup > VACUUM_BASE + VACUU
  * long document's embedding leaves the connection quiet for minutes, and a vacuum then (an HNSW
  * index's is a scan of the whole graph) would take the cores from the model and the connection from reads.
  */
-const loadUnderWay = async (db: Database) =>
-  embeddingUnderWay() ||
+const loadUnderWay = async (db: Database, embedder: Embedder) =>
+  embeddingUnderWay(embedder) ||
   (await db.pool.query("SELECT 1 FROM kb_tasks WHERE status IN ('pending', 'processing') LIMIT 1")).rows.length > 0
 
 /**
@@ -56,7 +57,7 @@ const loadUnderWay = async (db: Database) =>
  * table at a time, so that reads arriving meanwhile wait for one table's vacuum at most. A Postgres
  * server's autovacuum does all of it there.
  */
-export const startMaintenance = (db: Database, log: Logger) => {
+export const startMaintenance = (db: Database, log: Logger, embedder: Embedder) => {
   const busyMs = db.busyMs
   if (db.kind !== 'pglite' || !busyMs) return () => undefined
   let running = false
@@ -79,7 +80,7 @@ export const startMaintenance = (db: Database, log: Logger) => {
         log.debug({ table: table.relname, changed: table.n_mod_since_analyze }, 'analyzed')
       }
       const dead = rows.find(needsVacuum)
-      if (dead && others[0] + others[1] < QUIET_BUSY_MS && !(await loadUnderWay(db))) {
+      if (dead && others[0] + others[1] < QUIET_BUSY_MS && !(await loadUnderWay(db, embedder))) {
         await db.pool.query(`VACUUM (ANALYZE) ${dead.relname}`)
         log.debug({ table: dead.relname, dead: dead.n_dead_tup }, 'vacuumed')
       }
