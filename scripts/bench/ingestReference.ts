@@ -156,9 +156,7 @@ const f = (x: number, d = 2) => x.toFixed(d)
 
 export const printReference = (r: Awaited<ReturnType<typeof referenceRow>>, what = 'reference pages') => {
   const out = (line = '') => process.stdout.write(`${line}\n`)
-  out(
-    `\nLocal model: ${r.docs} ${what} (${f(r.textMb)} MB of text, ${r.passages} passages), ` + `${IN_FLIGHT} in flight`,
-  )
+  out(`\nLocal model: ${r.docs} ${what} (${f(r.textMb)} MB of text, ${r.passages} passages), ${IN_FLIGHT} in flight`)
   out('\n| | pages/s | ratio | create p50 / p95 s | model wait share | service thread busy | SQL s |')
   out('|---|---:|---:|---:|---:|---:|---:|')
   out(`| model alone (floor) | ${f(r.floorPerSecond, 3)} | | | | | |`)

@@ -2,6 +2,7 @@
 // WebAssembly run), summed by where the time went: what a bench reports beside its ratio.
 import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
+import { threadCpuSeconds } from '../../testkit/threads'
 
 interface Node {
   id: number
@@ -76,22 +77,6 @@ export const startSqlProfile = async () => {
   }
 }
 
-/** CPU seconds of each thread of this process so far (Linux: /proc/self/task), by the thread's OS id. */
-const threadSeconds = () => {
-  const ticks = 100 // USER_HZ: the kernel reports utime and stime in hundredths of a second
-  const out = new Map<number, number>()
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / ticks)
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out
-}
-
 /**
  * CPU seconds by what ran on the cores over a run: the service's thread (its JavaScript and PGlite), the
  * embedding model's threads (`modelThreads`, asked at the end: they start lazily), and every other thread
@@ -100,12 +85,12 @@ const threadSeconds = () => {
  */
 export const startThreadCpu = () => {
   if (!fs.existsSync('/proc/self/task')) return { stop: (_model: number[]) => undefined }
-  const before = threadSeconds()
+  const before = threadCpuSeconds()
   return {
     stop: (modelThreads: number[]) => {
       const model = new Set(modelThreads)
       const split = { service: 0, model: 0, other: 0 }
-      for (const [tid, s] of threadSeconds()) {
+      for (const [tid, s] of threadCpuSeconds()) {
         const used = s - (before.get(tid) ?? 0)
         if (tid === process.pid) split.service += used
         else if (model.has(tid)) split.model += used

@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import http from 'node:http'
 import { availableParallelism } from 'node:os'
 import type { AddressInfo } from 'node:net'
@@ -7,6 +6,7 @@ import * as assert from 'uvu/assert'
 import { createEmbedder } from '../../adapters/embedders'
 import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { localEmbedder } from '../../adapters/embedders/local'
+import { threadCpuSeconds } from '../../testkit/threads'
 import { openAiEmbedder } from '../../adapters/embedders/openai'
 import { expectError, seedMember, startTestService } from '../helpers/service'
 
@@ -181,18 +181,13 @@ test('local model: EMBED_WORKERS threads, and they embed as one', async () => {
   }
 })
 
-/** CPU seconds a thread of this process has used (Linux). */
-const threadCpu = (tid: number) => {
-  const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 test("local model: one long document's passages keep every model thread busy", async () => {
   const e = localEmbedder(2)
   try {
     await e.embed(['warm up', 'the model'])
     const threads = e.threadIds?.() ?? []
     assert.is(threads.length, 3, 'two threads for writes and one for queries, each telling its id')
+    const threadCpu = (tid: number) => threadCpuSeconds().get(tid) ?? Number.NaN
     const before = threads.map(threadCpu)
     // One document, one call: 256 passages of about 40 words.
     const passage = (i: number) => `Passage ${i}: vacuum reclaims the storage of dead tuples; `.repeat(6)
