@@ -15,6 +15,7 @@ export const PageScreen = ({ id }: { id: string }) => {
   const [editing, setEditing] = useState(false)
   // The revert asked about, kept while its dialog fades out (its words must not change as it goes).
   const [reverting, setReverting] = useState<{ version: number; next: number; open: boolean }>()
+  const closeRevert = () => setReverting((r) => r && { ...r, open: false })
   // A page's write changes it, its versions and the list (its version, its verification).
   const reload = () => void invalidate(['pages'])
   return (
@@ -125,24 +126,20 @@ export const PageScreen = ({ id }: { id: string }) => {
               {versions.data && <Compare id={id} versions={versions.data.versions} />}
             </Tabs.Panel>
           </Tabs>
-          <Modal
-            opened={reverting?.open === true}
-            onClose={() => setReverting((r) => r && { ...r, open: false })}
-            title="Revert this page?"
-          >
+          <Modal opened={reverting?.open === true} onClose={closeRevert} title="Revert this page?">
             <Stack>
               <Text size="sm">
                 A new version {reverting?.next} will restore the content of version {reverting?.version}. The history
                 keeps every version.
               </Text>
               <Group justify="end">
-                <Button variant="default" onClick={() => setReverting((r) => r && { ...r, open: false })}>
+                <Button variant="default" onClick={closeRevert}>
                   Cancel
                 </Button>
                 <Button
                   onClick={async () => {
                     const version = reverting?.version
-                    setReverting((r) => r && { ...r, open: false })
+                    closeRevert()
                     if (
                       await act(
                         'Reverting',
