@@ -93,7 +93,7 @@ test('Markdown: a result carries the headings above its chunk, and their words f
   assert.is(answered.headingPath, 'Tapir keeping › Installation › Windows enclosures')
 })
 
-test('HTML h1-h6 and DOCX heading styles give the same paths', async (ctx) => {
+test('HTML h1-h6 and DOCX title and heading styles give paths as Markdown headings do', async (ctx) => {
   const html = Buffer.from(
     '<!doctype html><html><head><title>Okapi care</title></head><body><article>' +
       '<h1>Okapi care</h1><p>Intro to okapis.</p><h2>Diet</h2>' +
