@@ -1,4 +1,5 @@
 import { countTokens } from '../adapters/text'
+import { tablesOf } from './tables'
 
 export interface ChunkingOptions {
   chunkSizeTokens: number
@@ -72,7 +73,21 @@ const unitsOf = (content: string, options: ChunkingOptions, countText: (s: strin
   }
   const lead = content.length - content.trimStart().length
   const words = (start: number, end: number) => wordSpans(content.slice(start, end), start)
-  const base = options.preserveSentences ? spans(content.slice(lead), SENTENCE, lead) : words(lead, content.length)
+  const prose = (start: number, end: number) =>
+    options.preserveSentences ? spans(content.slice(start, end), SENTENCE, start) : words(start, end)
+  // A table's rows are units of their own, and its header rows one with its first row: no chunk ends
+  // between a header and the rows it names.
+  const base: Unit[] = []
+  let at = lead
+  for (const table of tablesOf(content)) {
+    if (table.end <= at) continue
+    base.push(...prose(at, table.start))
+    const rows = spans(content.slice(table.body, table.end), /[^\n]*\n*/g, table.body)
+    rows[0] = { ...rows[0], start: Math.max(table.start, at) }
+    base.push(...rows)
+    at = rows[rows.length - 1].end
+  }
+  base.push(...prose(at, content.length))
   const units: Unit[] = []
   for (const u of base) {
     // A unit of over MAX_WORD characters per token of a chunk could hardly fit one: it is split

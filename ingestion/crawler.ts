@@ -1,6 +1,6 @@
 import robotsParser from 'robots-parser'
 import { FetchError, type FetchOptions, type Fetched, USER_AGENT, safeFetch } from '../adapters/fetcher'
-import { sniffBinary, sniffText } from './sniff'
+import { IMAGE_TYPES, sniffBinary, sniffText } from './sniff'
 import type { CrawlOptions } from '../domain/knowledge'
 import type { ParserPool } from './parserPool'
 import { MAX_TEXT_CHARS } from './parsers'
@@ -43,6 +43,9 @@ const typeOf = async (fetched: Fetched) => {
       `${fetched.url} is not a supported document (${fetched.contentType || 'no content type'}: ${reason})`,
     )
   const binary = await sniffBinary(fetched.body, fetched.charset)
+  // An image is read by OCR when a member uploads it, not when a page or a link leads to it.
+  if (binary?.ok && IMAGE_TYPES.includes(binary.mimeType))
+    throw unsupported(`the content is ${binary.mimeType}, an image: upload it as a file to have it read by OCR`)
   if (binary?.ok) return binary.mimeType
   if (binary) throw unsupported(binary.reason)
   if (fetched.contentType === 'text/html' || fetched.contentType === 'application/xhtml+xml') return 'text/html'

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { ChunkedContent, ChunkingOptions, Section } from './chunker'
-import { ParseError, type ParseInput, type Parsed } from './parsers'
+import { ParseError, type ParseInput, type ParseProgress, type Parsed } from './parsers'
 
 const BOOTSTRAP = fileURLToPath(new URL('./tsWorker.mjs', import.meta.url))
 const MODULE = new URL('./parserWorker.ts', import.meta.url).href
@@ -25,11 +25,12 @@ interface Job {
   job: WorkerJob
   resolve: (result: never) => void
   reject: (e: Error) => void
+  progress?: ParseProgress
 }
 
 interface Slot {
   worker: Worker
-  job?: Job & { timer: NodeJS.Timeout }
+  job?: Job & { timer?: NodeJS.Timeout }
 }
 
 /**
@@ -45,8 +46,12 @@ export class ParserPool {
 
   constructor(private limits: ParserLimits) {}
 
-  parse(input: ParseInput): Promise<Parsed> {
-    return this.run({ kind: 'parse', input })
+  /**
+   * A document's text. A parse that reports progress (a PDF's pages read by OCR, one by one) gets the
+   * deadline anew at each report: the deadline bounds each page, and the rest of the parse.
+   */
+  parse(input: ParseInput, progress?: ParseProgress): Promise<Parsed> {
+    return this.run({ kind: 'parse', input }, progress)
   }
 
   /** A request's chunking may use the worker kept for it; a `background` one (a task's) may not. */
@@ -74,12 +79,12 @@ export class ParserPool {
     }).finally(() => worker.unref())
   }
 
-  private run<T>(job: WorkerJob): Promise<T> {
+  private run<T>(job: WorkerJob, progress?: ParseProgress): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     return new Promise<T>((resolve, reject) => {
       // Chunking is short and someone waits on it (an entry's create, a task's last steps): it
       // goes ahead of the parses waiting, behind the chunkings waiting.
-      const queued = { job, resolve: resolve as (result: never) => void, reject }
+      const queued = { job, resolve: resolve as (result: never) => void, reject, progress }
       const firstParse = this.queue.findIndex((q) => q.job.kind === 'parse')
       if (job.kind === 'chunk' && firstParse >= 0) this.queue.splice(firstParse, 0, queued)
       else this.queue.push(queued)
@@ -102,9 +107,21 @@ export class ParserPool {
     const slot: Slot = { worker }
     worker.on(
       'message',
-      (m: { ok: boolean; result?: never; message?: string; expected?: boolean; detail?: string }) => {
+      (m: {
+        ok: boolean
+        result?: never
+        message?: string
+        expected?: boolean
+        detail?: string
+        progress?: Parameters<ParseProgress>[0]
+      }) => {
         const job = slot.job
         if (!job) return
+        if (m.progress) {
+          job.progress?.(m.progress)
+          this.arm(slot)
+          return
+        }
         clearTimeout(job.timer)
         slot.job = undefined
         if (m.ok) job.resolve(m.result!)
@@ -158,19 +175,24 @@ export class ParserPool {
       if (!slot && this.slots.length < this.limits.workers + 1) slot = this.spawn()
       if (!slot) return
       const job = this.queue.splice(next, 1)[0]
-      const id = ++this.seq
-      const busy = slot
-      const timer = setTimeout(() => {
-        // The worker leaves the pool at once, so no job is handed to it while it terminates.
-        this.slots = this.slots.filter((s) => s !== busy)
-        const running = busy.job
-        busy.job = undefined
-        running?.reject(new ParseError(`${doing[job.job.kind]} took longer than ${this.limits.timeoutMs} ms`))
-        void busy.worker.terminate()
-        this.pump()
-      }, this.limits.timeoutMs)
-      busy.job = { ...job, timer }
-      busy.worker.postMessage({ id, job: job.job })
+      slot.job = { ...job }
+      this.arm(slot)
+      slot.worker.postMessage({ id: ++this.seq, job: job.job })
     }
+  }
+
+  /** Sets a busy worker's deadline (anew): past it, the job fails and the worker is killed. */
+  private arm(busy: Slot) {
+    const job = busy.job
+    if (!job) return
+    clearTimeout(job.timer)
+    job.timer = setTimeout(() => {
+      // The worker leaves the pool at once, so no job is handed to it while it terminates.
+      this.slots = this.slots.filter((s) => s !== busy)
+      busy.job = undefined
+      job.reject(new ParseError(`${doing[job.job.kind]} took longer than ${this.limits.timeoutMs} ms`))
+      void busy.worker.terminate()
+      this.pump()
+    }, this.limits.timeoutMs)
   }
 }

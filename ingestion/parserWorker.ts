@@ -10,7 +10,10 @@ countTokens('warm up')
 // One job at a time per worker; the pool kills and replaces a worker that overruns.
 parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) => {
   try {
-    const result = job.kind === 'parse' ? await parse(job.input) : chunkSections(job.sections, job.options)
+    const result =
+      job.kind === 'parse'
+        ? await parse(job.input, (progress) => parentPort!.postMessage({ id, progress }))
+        : chunkSections(job.sections, job.options)
     parentPort!.postMessage({ id, ok: true, result })
   } catch (error) {
     const detail = error instanceof ParseError ? error.detail : (error as Error).stack

@@ -3,10 +3,15 @@ import { TextDecoder as WhatwgDecoder } from '@exodus/bytes/encoding.js'
 import sniffHTMLEncoding from 'html-encoding-sniffer'
 import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
-import { PDFParse } from 'pdf-parse'
 import yauzl from 'yauzl'
 import { DOCX, knownCharset, textEncoding } from './sniff'
-import { type DocNode, cleanTitle, docxCoreTitle, firstHeading, markdownTitle, pdfTitle, rawText } from './titles'
+import { markdownTable } from './tables'
+import { imageText } from './ocr'
+import { ParseError } from './parseError'
+import { type PdfProgress, pdfText } from './pdf'
+import { type DocNode, cleanTitle, docxCoreTitle, firstHeading, markdownTitle, rawText } from './titles'
+
+export { ParseError }
 
 /**
  * Text extraction for each supported type. These run inside a parser worker (ingestion/parserPool.ts)
@@ -27,23 +32,15 @@ export interface Parsed {
   title?: string
   /** Absolute http(s) links of an HTML page, for crawling. */
   links: string[]
+  /** What of the document gave no text, each with why (a scanned page OCR could not read). */
+  warnings?: string[]
 }
+
+/** How far a long parse has got (a PDF's pages read by OCR). */
+export type ParseProgress = PdfProgress
 
 export const MAX_TEXT_CHARS = 500_000
 export const DOCX_LIMITS = { entries: 1000, uncompressedBytes: 50 * 1024 * 1024 }
-
-/**
- * An input the parser refuses: its message, in words about the input, becomes the task's error;
- * `detail` (a library's own message) goes to the log only.
- */
-export class ParseError extends Error {
-  constructor(
-    message: string,
-    readonly detail?: string,
-  ) {
-    super(message)
-  }
-}
 
 /** What a library's complaint about a damaged DOCX means for its owner. */
 const docxDamage = (message: string) =>
@@ -60,28 +57,6 @@ export const utf8 = (bytes: Uint8Array) => {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw new ParseError('the file is not valid UTF-8 text')
-  }
-}
-
-const pdf = async (bytes: Uint8Array): Promise<Parsed> => {
-  const parser = new PDFParse({ data: new Uint8Array(bytes) })
-  try {
-    const result = await parser.getText()
-    return {
-      text: result.pages
-        .map((p) => p.text.trim())
-        .filter(Boolean)
-        .join('\n\n'),
-      title: await pdfTitle(parser),
-      links: [],
-    }
-  } catch (error) {
-    const name = (error as Error).name
-    if (name === 'PasswordException')
-      throw new ParseError('the PDF is encrypted (password protected) and cannot be read')
-    throw new ParseError('the PDF is damaged: its structure could not be read', (error as Error).message)
-  } finally {
-    await parser.destroy().catch(() => {})
   }
 }
 
@@ -150,9 +125,17 @@ const BLOCKS = 'p,div,section,article,header,footer,li,tr,h1,h2,h3,h4,h5,h6,pre,
 /**
  * Text of a DOM subtree with a line break after each block, so paragraphs do not run together; a
  * heading (h1-h6) is a line of its own written as Markdown writes it (`## Installation`), which
- * gives the chunks under it their section (headings.ts).
+ * gives the chunks under it their section (headings.ts), and a table of data a Markdown table (tables.ts).
  */
 const blockText = (root: Element | DocumentFragment) => {
+  // Inner tables first: an outer table's cell then holds its inner table's text.
+  for (const table of [...root.querySelectorAll('table')].reverse()) {
+    const rows = [...(table as HTMLTableElement).rows].map((row) =>
+      [...row.cells].flatMap((c) => [c.textContent ?? '', ...Array<string>(Math.max(0, c.colSpan - 1)).fill('')]),
+    )
+    const markdown = markdownTable(rows)
+    if (markdown) table.replaceWith(root.ownerDocument!.createTextNode(`\n${markdown}\n\n`))
+  }
   for (const el of root.querySelectorAll('h1,h2,h3,h4,h5,h6')) {
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim()
     if (text) el.textContent = `\n${'#'.repeat(Number(el.tagName[1]))} ${text}`
@@ -212,11 +195,18 @@ const html = (bytes: Uint8Array, url?: string, charset?: string): Parsed => {
   return { text, title, links }
 }
 
-export const parse = async (input: ParseInput): Promise<Parsed> => {
+export const parse = async (input: ParseInput, progress?: ParseProgress): Promise<Parsed> => {
   let parsed: Parsed
   switch (input.mimeType) {
-    case 'application/pdf':
-      parsed = await pdf(input.bytes)
+    case 'application/pdf': {
+      const { text, title, warnings } = await pdfText(input.bytes, progress)
+      parsed = { text, title, links: [], ...(warnings.length ? { warnings } : {}) }
+      break
+    }
+    case 'image/png':
+    case 'image/jpeg':
+    case 'image/tiff':
+      parsed = { text: await imageText(input.bytes, input.mimeType), links: [] }
       break
     case DOCX:
       parsed = await docx(input.bytes)

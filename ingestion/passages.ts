@@ -1,3 +1,5 @@
+import { pieceText } from './tables'
+
 /**
  * Passages: the pieces of an entry's content that a small embedding model reads whole. The local
  * model reads 128 of its tokens (about 60 words of technical English); a chunk of 1000 tokens
@@ -18,7 +20,8 @@ export interface Passage {
 /** Words a passage holds at most. */
 export const PASSAGE_WORDS = 50
 
-const SENTENCE = /[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g
+/** A sentence, or a line of a table (a row is never cut at the point in "3.5"). */
+const SENTENCE = /(?<![^\n])\|[^\n]*(?:\n+|$)\s*|[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g
 const WORD = /\S+\s*/g
 
 const words = (text: string) => text.match(WORD)?.length ?? 0
@@ -67,6 +70,7 @@ export const passagesOf = (content: string, budget = PASSAGE_WORDS): Passage[] =
 export interface IndexedPassage extends Passage {
   /** The chunk it stands for: the last one starting at or before it (inside it, since chunks are longer). */
   chunkIndex: number
+  /** Its words as the model reads them: with its table's header first when it starts among a table's rows. */
   text: string
 }
 
@@ -80,17 +84,14 @@ export const entryPassages = (
   words: number | undefined,
 ): IndexedPassage[] => {
   if (chunks.length === 0) return []
+  const piece = pieceText(content)
+  const text = (p: Passage) => piece(p.start, p.end)
   if (words === undefined)
-    return chunks.map((c, chunkIndex) => ({
-      start: c.start,
-      end: c.end,
-      chunkIndex,
-      text: content.slice(c.start, c.end),
-    }))
+    return chunks.map((c, chunkIndex) => ({ start: c.start, end: c.end, chunkIndex, text: text(c) }))
   let c = 0
   return passagesOf(content, words).map((p) => {
     while (c + 1 < chunks.length && chunks[c + 1].start <= p.start) c++
-    return { ...p, chunkIndex: c, text: content.slice(p.start, p.end) }
+    return { ...p, chunkIndex: c, text: text(p) }
   })
 }
 

@@ -4,6 +4,9 @@ import { fileTypeFromBuffer } from 'file-type'
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
+/** Images of pages, read by OCR (ingestion/ocr.ts). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/tiff']
+
 export type Sniffed = { ok: true; mimeType: string } | { ok: false; reason: string }
 
 /** Whether WHATWG's decoders know an encoding label (windows-1252, latin1, shift_jis, ...). */
@@ -51,7 +54,7 @@ const readsAsText = (bytes: Uint8Array, charset?: string) => {
 export const otherThanUtf8 = (charset?: string) => (charset && !/^utf-?8$/i.test(charset) ? charset : undefined)
 
 /**
- * What a content's magic bytes say: a PDF or a DOCX, a refusal for any other binary format, or
+ * What a content's magic bytes say: a PDF, a DOCX or an image of a page, a refusal for any other binary format, or
  * undefined when they name none (text, or a text format such as XML) and the text is to be judged.
  */
 export const sniffBinary = async (bytes: Uint8Array, charset?: string): Promise<Sniffed | undefined> => {
@@ -70,7 +73,8 @@ export const sniffBinary = async (bytes: Uint8Array, charset?: string): Promise<
       : { ok: false, reason: 'the content is a truncated or damaged binary file' }
   }
   if (!detected) return undefined
-  if (detected.mime === 'application/pdf' || detected.mime === DOCX) return { ok: true, mimeType: detected.mime }
+  if (detected.mime === 'application/pdf' || detected.mime === DOCX || IMAGE_TYPES.includes(detected.mime))
+    return { ok: true, mimeType: detected.mime }
   if (detected.mime === 'application/zip')
     return { ok: false, reason: 'the content is a zip archive, not a DOCX document' }
   if (detected.mime.startsWith('text/') || detected.mime === 'application/xml') return undefined

@@ -1,6 +1,7 @@
-import type { PDFParse } from 'pdf-parse'
+import type { InfoResult } from 'pdf-parse'
 import type yauzl from 'yauzl'
 import { atxHeading, outsideFences, plainInline } from './markdown'
+import { markdownTable } from './tables'
 
 // What a document says its title is: a Markdown or DOCX heading, a DOCX's or a PDF's properties,
 // an HTML <title>. An upload the client gave no title is named by it (ingestion's worker).
@@ -69,15 +70,10 @@ export const docxCoreTitle = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
     })
   })
 
-/** A PDF's title: its XMP metadata's dc:title, else its Info dictionary's Title; a damaged one is no title. */
-export const pdfTitle = async (parser: PDFParse) => {
-  try {
-    const { info, metadata } = await parser.getInfo()
-    return cleanTitle(metadata?.get('dc:title')) ?? cleanTitle(typeof info?.Title === 'string' ? info.Title : undefined)
-  } catch {
-    return undefined
-  }
-}
+/** A PDF's title from its properties (pdf-parse's getInfo): its XMP dc:title, else its Info dictionary's Title. */
+export const pdfTitle = (properties: Pick<InfoResult, 'info' | 'metadata'> | undefined) =>
+  cleanTitle(properties?.metadata?.get('dc:title')) ??
+  cleanTitle(typeof properties?.info?.Title === 'string' ? properties.info.Title : undefined)
 
 /** A node of mammoth's document tree (what its transformDocument option is given). */
 export interface DocNode {
@@ -85,6 +81,8 @@ export interface DocNode {
   value?: string
   styleName?: string | null
   styleId?: string | null
+  /** A table cell's width in columns. */
+  colSpan?: number
   children?: DocNode[]
 }
 
@@ -93,11 +91,23 @@ const HEADING = /^(title|heading ?[1-6])$/i
 /**
  * A subtree's text as mammoth's extractRawText writes it (a paragraph ends with a blank line), except
  * that a paragraph styled as the title or a heading is written as a Markdown heading (`## Installation`,
- * the title at level 1): the chunks under it know their section (headings.ts).
+ * the title at level 1): the chunks under it know their section (headings.ts); and a table of data is
+ * written as a Markdown table (tables.ts).
  */
 export const rawText = (node: DocNode): string => {
   if (node.type === 'text') return node.value ?? ''
   if (node.type === 'tab') return '\t'
+  if (node.type === 'table') {
+    const rows = (node.children ?? [])
+      .filter((r) => r.type === 'tableRow')
+      .map((r) =>
+        (r.children ?? [])
+          .filter((c) => c.type === 'tableCell')
+          .flatMap((c) => [rawText(c), ...Array<string>(Math.max(0, (c.colSpan ?? 1) - 1)).fill('')]),
+      )
+    const markdown = markdownTable(rows)
+    if (markdown) return `${markdown}\n\n`
+  }
   const inner = (node.children ?? []).map(rawText).join('')
   if (node.type !== 'paragraph') return inner
   const style = HEADING.exec(node.styleName ?? node.styleId ?? '')?.[1]

@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   ladder: () => import('./bench/ladder'),
   upkeep: () => import('./bench/upkeep'),
   uploads: () => import('./bench/blobStores'),
+  'pdf-ocr': () => import('./bench/pdfOcr'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

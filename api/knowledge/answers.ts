@@ -119,12 +119,15 @@ export const Task = c.object(
   {
     currentStep: t.string,
     documentId: t.string,
-    result: c.object({
-      chunkCount: t.number,
-      wordCount: t.number,
-      characterCount: t.number,
-      processingTimeMs: t.number,
-    }),
+    result: c.object(
+      { chunkCount: t.number, wordCount: t.number, characterCount: t.number, processingTimeMs: t.number },
+      {
+        warnings: d(
+          t.array(t.string),
+          'what of the document gave no text, each with why (a scanned page OCR could not read); the rest went in',
+        ),
+      },
+    ),
     error: t.union([t.string, t.null]),
     startedAt: t.string,
     completedAt: t.string,

@@ -4,6 +4,7 @@ import type { EventStore } from '../../adapters/eventstore/port'
 import { sha256Hex } from '../../adapters/text'
 import { EntryEvent } from '../../domain/knowledge'
 import { entryVersion, firstContentRevisions } from '../../queries/knowledge'
+import { pieceText } from '../../ingestion/tables'
 import { streams } from '../streams'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import { readClaim, signedBy } from './receiptToken'
@@ -27,7 +28,10 @@ interface ResultRow {
   sha256: string
 }
 
-/** The text of an entry's chunk at a revision, from the log (undefined when that content was cut by a deletion). */
+/**
+ * The text of an entry's chunk at a revision as it was served (with its table's header where it starts among a
+ * table's rows), from the log (undefined when that content was cut by a deletion).
+ */
 const chunkAt = async (store: EventStore, entryId: string, revision: number, chunkIndex: number) => {
   const [recorded] = await store.readStream(streams.entry(entryId), { fromRevision: revision, maxCount: 1 })
   if (!recorded || recorded.revision !== revision) return undefined
@@ -41,7 +45,7 @@ const chunkAt = async (store: EventStore, entryId: string, revision: number, chu
         ? { content: e.data.changes.content, chunks: e.data.changes.chunks }
         : undefined
   const span = held?.chunks[chunkIndex]
-  return held && span ? held.content.slice(span.start, span.end) : undefined
+  return held && span ? pieceText(held.content)(span.start, span.end) : undefined
 }
 
 type Status =

@@ -8,6 +8,10 @@ export const SUPPORTED_FILE_TYPES = [
   'text/html',
   'text/markdown',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  // Images of pages, read by OCR.
+  'image/png',
+  'image/jpeg',
+  'image/tiff',
 ] as const
 
 export const MAX_FILE_SIZE = 10_485_760

@@ -13,12 +13,11 @@ export const TaskInput = t.union([
 ])
 export type TaskInput = t.TypeOf<typeof TaskInput>
 
-export const TaskResult = t.type({
-  chunkCount: t.number,
-  wordCount: t.number,
-  characterCount: t.number,
-  processingTimeMs: t.number,
-})
+export const TaskResult = t.intersection([
+  t.type({ chunkCount: t.number, wordCount: t.number, characterCount: t.number, processingTimeMs: t.number }),
+  // What of the document gave no text (a scanned page OCR could not read), while the rest went in.
+  t.partial({ warnings: t.array(t.string) }),
+])
 export type TaskResult = t.TypeOf<typeof TaskResult>
 
 const Ref = { taskId: t.string, workspaceId: t.string, entryId: t.string }
@@ -77,6 +76,8 @@ export type TaskState =
       task: TaskQueued['data']
       attempts: number
       progress: number
+      /** The step last reported. */
+      step?: string
     }
 
 /** A task started this many times without finishing is failed instead of started again. */
@@ -84,7 +85,8 @@ export const MAX_ATTEMPTS = 3
 
 /**
  * A task moves forward only: pending → processing → completed | failed, progress never goes
- * back, and a finished task refuses every transition (a redelivered job changes nothing).
+ * back (a report of the same progress and step changes nothing), and a finished task refuses
+ * every transition (a redelivered job changes nothing).
  */
 export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
   events: TaskEvent,
@@ -96,7 +98,7 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
       case 'TaskStarted':
         return { ...state, status: 'processing', attempts: event.data.attempt }
       case 'TaskProgressed':
-        return { ...state, progress: event.data.progress }
+        return { ...state, progress: event.data.progress, step: event.data.step }
       case 'TaskCompleted':
         return { ...state, status: 'completed', progress: 100 }
       case 'TaskFailed':
@@ -118,11 +120,17 @@ export const task: Decider<TaskCommand, TaskEvent, TaskState> = {
         if (state.attempts >= MAX_ATTEMPTS)
           return fail('CONFLICT', `the task was started ${state.attempts} times without finishing`)
         return E.right([{ type: 'TaskStarted', data: { ...ref, attempt: state.attempts + 1 } }])
-      case 'ProgressTask':
-        if (state.status !== 'processing' || command.data.progress <= state.progress) return E.right([])
+      case 'ProgressTask': {
+        // Progress never goes back; once a step is under way, a new step may come at the same progress (a long
+        // PDF's pages read by OCR).
+        const { progress, step } = command.data
+        const newStep = state.step !== undefined && step !== state.step
+        if (state.status !== 'processing' || progress < state.progress || (progress === state.progress && !newStep))
+          return E.right([])
         return E.right([
           { type: 'TaskProgressed', data: { ...ref, step: command.data.step, progress: command.data.progress } },
         ])
+      }
       case 'CompleteTask':
         if (state.status !== 'processing') return E.right([])
         return E.right([{ type: 'TaskCompleted', data: { ...ref, result: command.data.result } }])

@@ -6,6 +6,7 @@ import { CHUNK_STATS, countTerms, lenSql, tfSql } from '../../adapters/textIndex
 import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
 import { headingPathAt, subjectOf } from '../../ingestion/headings'
 import { entryPassages } from '../../ingestion/passages'
+import { pieceText } from '../../ingestion/tables'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
 
@@ -107,8 +108,10 @@ export const writeChunks = async (
   await deleteChunks(tx, entryId)
   if (spans.length === 0) return
   // Each row stands under the headings above where it starts: indexed with its words, embedded beside the title.
+  // A chunk that starts among a table's rows holds the table's header first: served, indexed and embedded so.
   const pathAt = headingPathAt(content)
-  const chunks = spans.map((s, index) => ({ ...s, index, text: content.slice(s.start, s.end), path: pathAt(s.start) }))
+  const piece = pieceText(content)
+  const chunks = spans.map((s, index) => ({ ...s, index, text: piece(s.start, s.end), path: pathAt(s.start) }))
   await countTerms(
     tx,
     CHUNK_STATS,

@@ -67,7 +67,7 @@ const MIRRORED = [
  */
 export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 12,
+  version: 13,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (

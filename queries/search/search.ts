@@ -234,8 +234,8 @@ export const hydrate = async (
   if (hits.length === 0) return []
   const [h, then] = at === undefined ? ['', ''] : ['_history', ` AND ${currentAt(at, 'c')} AND ${currentAt(at, 'e')}`]
   const { rows } = await q.query(
-    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.page_url, c.heading_path, c.revision,
-       e.first_content_revision, e.id, e.title, e.source, e.metadata
+    `SELECT c.id AS chunk_id, c.chunk_index, c.content, c.start_offset, c.end_offset, c.page_url, c.heading_path,
+       c.revision, e.first_content_revision, e.id, e.title, e.source, e.metadata
      FROM kb_chunks${h} c JOIN kb_entries${h} e ON e.id = c.entry_id
      WHERE c.id = ANY($1::text[]) AND e.workspace_id = $2 AND e.is_enabled${then}`,
     [[...chunks.values()].map((c) => c.id), workspaceId],
@@ -244,7 +244,10 @@ export const hydrate = async (
   return hits.flatMap((h) => {
     const r = byEntry.get(h.key)
     if (!r) return []
-    const shown = highlight(r.content, query, chunks.get(h.key)?.near)
+    // The passage's place in the chunk's text, after the table header a chunk among a table's rows starts with.
+    const near = chunks.get(h.key)?.near
+    const lead = r.content.length - (r.end_offset - r.start_offset)
+    const shown = highlight(r.content, query, near && { start: near.start + lead, end: near.end + lead })
     return [
       {
         id: r.id,

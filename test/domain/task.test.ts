@@ -132,6 +132,14 @@ test('task: progress that does not go forward records nothing', () => {
     .thenNothing()
 })
 
+test('task: a new step at the same progress is recorded (pages read one by one), the same step again is not', () => {
+  const history = [queued, started(1), progressed('Parsing (OCR, page 20 of 200)', 31)]
+  given(task, history)
+    .when(progress('Parsing (OCR, page 21 of 200)', 31))
+    .then([progressed('Parsing (OCR, page 21 of 200)', 31)])
+  given(task, history).when(progress('Parsing (OCR, page 20 of 200)', 31)).thenNothing()
+})
+
 test('task: progress of a task that is not processing records nothing', () => {
   given(task, [queued]).when(progress('download', 10)).thenNothing()
   given(task, [queued, started(1), completed])

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert'
-import { journeys, shot, signedIn } from '../helpers/browser'
+import { scannedPdf } from '../../testkit/files'
+import { go, journeys, shot, signedIn } from '../helpers/browser'
 import { ok, seedMember } from '../helpers/service'
 import { until } from '../helpers/until'
 
@@ -144,6 +145,35 @@ journeys('web console: knowledge, folders and the first load in Chromium', (test
     )
     await page.reload()
     await types.filter({ hasText: 'DOCX' }).waitFor()
+    await page.close()
+  })
+
+  test('images are allowed in Settings, and a scan that is read with one blank page says so', async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/settings')
+    // Every type the service reads is offered, by the name people know it by.
+    const field = page.getByRole('combobox', { name: 'Allowed file types' })
+    // The field's box, around the chosen types' pills, opens its list.
+    await page.locator('.mantine-MultiSelect-input', { has: field }).click()
+    await page.getByRole('option', { name: 'PNG image (OCR)' }).click()
+    await shot(page, 'settings-file-types')
+    await page.keyboard.press('Escape')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Saved').first().waitFor()
+    const config = ok(await svc.call('GET', '/api/v1/knowledge/config', { token: owner.token })).config
+    assert.ok(config.allowedFileTypes.includes('image/png'), JSON.stringify(config.allowedFileTypes))
+    await go(page, '/')
+    await page.getByTestId('allowed-types').filter({ hasText: 'PNG image (OCR)' }).waitFor()
+    await page.locator('input[type=file]').setInputFiles({
+      name: 'scan.pdf',
+      mimeType: 'application/pdf',
+      buffer: await scannedPdf([['Quokkas live on Rottnest Island.'], []]),
+    })
+    await page.locator('[data-testid=task][data-status=completed]').waitFor({ timeout: 60_000 })
+    assert.is(await page.getByTestId('task-warning').textContent(), 'page 2 gave no text: no text was found on it')
+    await shot(page, 'knowledge-scan-warning')
     await page.close()
   })
 

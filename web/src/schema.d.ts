@@ -4668,8 +4668,8 @@ export interface operations {
                     freshnessDays?: number;
                     /** @description an integer between 1 and 10485760 */
                     maxFileSize?: number;
-                    /** @description an array of at most 5 items */
-                    allowedFileTypes?: ("application/pdf" | "text/plain" | "text/html" | "text/markdown" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document")[];
+                    /** @description an array of at most 8 items */
+                    allowedFileTypes?: ("application/pdf" | "text/plain" | "text/html" | "text/markdown" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "image/png" | "image/jpeg" | "image/tiff")[];
                     ingestion?: {
                         /** @description an integer between 100 and 2000 */
                         chunkSize?: number;
@@ -5096,6 +5096,8 @@ export interface operations {
                                     wordCount: number;
                                     characterCount: number;
                                     processingTimeMs: number;
+                                    /** @description what of the document gave no text, each with why (a scanned page OCR could not read); the rest went in */
+                                    warnings?: string[];
                                 };
                                 error?: string | null;
                                 startedAt?: string;
@@ -5190,6 +5192,8 @@ export interface operations {
                                 wordCount: number;
                                 characterCount: number;
                                 processingTimeMs: number;
+                                /** @description what of the document gave no text, each with why (a scanned page OCR could not read); the rest went in */
+                                warnings?: string[];
                             };
                             error?: string | null;
                             startedAt?: string;

@@ -152,6 +152,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
       let sections: Section[]
       let contentHash: string
       let title = t.title
+      let warnings: string[] = []
       const fetchOptions = { maxBytes: t.maxBytes, timeoutMs: deps.fetchTimeoutMs, allowPrivate: deps.allowPrivateUrls }
       if (t.input.type === 'url') {
         const pages = await crawl(t.input.url, t.input.crawl, fetchOptions, deps.parsers, () => step(STEPS.parse))
@@ -174,11 +175,24 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
         const bytes = await readUpload(deps, t.input.blob, t.taskId)
         contentHash = sha256([bytes])
         await step(STEPS.parse)
-        const parsed = await deps.parsers.parse({
-          mimeType: t.input.mimeType,
-          bytes,
-          ...(t.input.charset ? { charset: t.input.charset } : {}),
-        })
+        // Pages read by OCR move the progress, one by one, between this step's start and the next one's.
+        let reported = Promise.resolve()
+        const parsed = await deps.parsers.parse(
+          { mimeType: t.input.mimeType, bytes, ...(t.input.charset ? { charset: t.input.charset } : {}) },
+          ({ page, of }) => {
+            const [, from] = STEPS.parse
+            const at = from + Math.floor(((STEPS.chunk[1] - from) * page) / (of + 1))
+            // A report is news, not work: one that cannot be written leaves the parse to go on.
+            reported = reported
+              .then(() => step([`Parsing (OCR, page ${page} of ${of})`, at]))
+              .then(
+                () => undefined,
+                () => undefined,
+              )
+          },
+        )
+        await reported
+        warnings = parsed.warnings ?? []
         sections = [{ text: parsed.text }]
         if (t.titleFromDocument && parsed.title?.trim()) {
           const retitled = await titleFromDocument(deps, ctx(), ref, t.title, parsed.title)
@@ -215,6 +229,7 @@ export const runTask = async (deps: IngestDeps, job: Job) => {
           wordCount: content.split(/\s+/).filter(Boolean).length,
           characterCount: content.length,
           processingTimeMs: Date.now() - began,
+          ...(warnings.length ? { warnings } : {}),
         },
       )
     } catch (error) {

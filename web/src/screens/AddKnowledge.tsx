@@ -18,6 +18,7 @@ import { Dropzone } from '@mantine/dropzone'
 import { useEffect, useState } from 'react'
 import { answer, asForm, client } from '../api'
 import { useFollowing } from '../events'
+import { typeNames } from '../fileTypes'
 import { act, useApi } from '../useApi'
 
 /** What adding knowledge changes on screen. */
@@ -64,6 +65,11 @@ export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label:
           {task.currentStep}
         </Text>
       )}
+      {task?.result?.warnings?.map((w) => (
+        <Text key={w} size="xs" c="orange" data-testid="task-warning">
+          {w}
+        </Text>
+      ))}
       {(task?.error || error) && (
         <Text size="sm" c="red" role="alert">
           {task?.error ?? error}
@@ -72,18 +78,6 @@ export const TaskProgress = ({ taskId, label, onDone }: { taskId: string; label:
     </Paper>
   )
 }
-
-/** The file types people know, by the MIME types a workspace allows. */
-const TYPE_NAMES: Record<string, string> = {
-  'application/pdf': 'PDF',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'DOCX',
-  'text/html': 'HTML',
-  'text/markdown': 'Markdown',
-  'text/plain': 'text',
-}
-
-/** The workspace's allowed file types in words ("PDF, HTML, Markdown, text"). */
-const allowedTypes = (types: string[]) => types.map((m) => TYPE_NAMES[m] ?? m).join(', ')
 
 /** A text written here: a title, its content and the folder chosen above; searchable as soon as it is added. */
 const AddText = ({ folderId, onAdded }: { folderId: string | null; onAdded: () => void }) => {
@@ -189,7 +183,7 @@ export const AddKnowledge = ({ folderId: viewed, onAdded }: { folderId?: string;
           }
         >
           <Text ta="center" size="sm" p="md" data-testid="allowed-types">
-            Drop files here{types ? ` (${allowedTypes(types)})` : ''}, or click to choose. Several at once are fine.
+            Drop files here{types ? ` (${typeNames(types)})` : ''}, or click to choose. Several at once are fine.
           </Text>
         </Dropzone>
         <form

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { type Answer, ApiError, answer, client } from '../api'
 import type { paths } from '../schema'
 import { ErrorAlert, LoadState } from '../components'
+import { FILE_TYPES } from '../fileTypes'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
@@ -116,7 +117,9 @@ export const SettingsScreen = () => {
                     </Group>
                     <MultiSelect
                       label="Allowed file types"
-                      data={config.allowedFileTypes ?? []}
+                      data={[...new Set([...Object.keys(FILE_TYPES), ...(config.allowedFileTypes ?? [])])].map(
+                        (value) => ({ value, label: FILE_TYPES[value] ?? value }),
+                      )}
                       value={config.allowedFileTypes ?? []}
                       onChange={(v) => set('allowedFileTypes', v)}
                       error={problems.allowedFileTypes}
