@@ -52,6 +52,9 @@ const ListQuery = t.partial({
   includeContent: c.booleanFromString,
 })
 
+/** How long an admitted create waits at most for the read models to count it, before the next is admitted. */
+const COUNTED_WITHIN_MS = 60_000
+
 /** Creates of this process admitted into a workspace and not yet counted by its read models (kept: one a workspace). */
 const admitting = new Map<string, { busy: number; wake: Array<() => void> }>()
 
@@ -77,7 +80,9 @@ const withinQuota = async <T extends E.Either<unknown, { position: number }>>(
   gate.busy++
   try {
     const created = await create()
-    if (E.isRight(created)) await deps.runner.waitFor(created.right.position, deps.config.readYourWritesTimeoutMs)
+    // Counted once the read models hold it: until then it stays busy, however long a loaded machine takes
+    // (the answer's own wait gives up sooner), unless the projections stop moving.
+    if (E.isRight(created)) await deps.runner.waitFor(created.right.position, COUNTED_WITHIN_MS)
     return created
   } finally {
     gate.busy--
