@@ -30,6 +30,8 @@ interface Job {
 
 interface Slot {
   worker: Worker
+  /** Its modules are loaded: until then it takes no job (which would wait for the boot, however long). */
+  ready: boolean
   job?: Job & { timer?: NodeJS.Timeout }
 }
 
@@ -65,18 +67,17 @@ export class ParserPool {
   }
 
   /**
-   * Starts a worker ahead of the first job: booting one (the parsers' modules) takes about a
-   * second, which the first create after a start would otherwise wait for. Answers once it runs.
+   * Starts a worker ahead of the first job: booting one (the parsers' modules, the tokenizer's
+   * ranks) takes about a second, and several on a loaded machine, which the first create after a
+   * start would otherwise wait for. Answers once it has loaded them (or has stopped).
    */
   warm(): Promise<void> {
     if (this.closed || this.slots.length > 0) return Promise.resolve()
     const { worker } = this.spawn()
-    // Held (ref) while it boots, so that awaiting it keeps the process alive.
-    worker.ref()
     return new Promise<void>((resolve) => {
-      worker.once('online', resolve)
+      worker.on('message', (m: { ready?: boolean }) => m.ready && resolve())
       worker.once('exit', resolve)
-    }).finally(() => worker.unref())
+    })
   }
 
   private run<T>(job: WorkerJob, progress?: ParseProgress): Promise<T> {
@@ -104,7 +105,7 @@ export class ParserPool {
       workerData: { module: MODULE },
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 64 },
     })
-    const slot: Slot = { worker }
+    const slot: Slot = { worker, ready: false }
     worker.on(
       'message',
       (m: {
@@ -114,7 +115,13 @@ export class ParserPool {
         expected?: boolean
         detail?: string
         progress?: Parameters<ParseProgress>[0]
+        ready?: boolean
       }) => {
+        if (m.ready) {
+          slot.ready = true
+          worker.unref()
+          return this.pump()
+        }
         const job = slot.job
         if (!job) return
         if (m.progress) {
@@ -139,8 +146,11 @@ export class ParserPool {
       },
     )
     const lost = (reason: string, detail?: string) => {
+      if (!this.slots.includes(slot)) return
       this.slots = this.slots.filter((s) => s !== slot)
-      const job = slot.job
+      // A worker that died booting fails the job waiting longest, so a boot that always fails fails the
+      // jobs one by one instead of starting workers for ever.
+      const job: Slot['job'] = slot.job ?? (slot.ready ? undefined : this.queue.shift())
       slot.job = undefined
       if (job) {
         clearTimeout(job.timer)
@@ -154,7 +164,8 @@ export class ParserPool {
         : lost('the parser crashed on this document', e.message),
     )
     worker.on('exit', () => lost('the parser stopped unexpectedly'))
-    worker.unref()
+    // Held (ref) while it boots, as the jobs waiting for it hold no timer yet; then only a job's deadline holds it.
+    worker.ref()
     this.slots.push(slot)
     return slot
   }
@@ -171,9 +182,15 @@ export class ParserPool {
       const occupied = this.slots.filter((s) => s.job && background(s.job.job)).length
       const next = this.queue.findIndex((q) => !background(q.job) || occupied < this.limits.workers)
       if (next < 0) return
-      let slot = this.slots.find((s) => !s.job)
-      if (!slot && this.slots.length < this.limits.workers + 1) slot = this.spawn()
-      if (!slot) return
+      const slot = this.slots.find((s) => s.ready && !s.job)
+      if (!slot) {
+        // Jobs wait here, not in a worker still booting (seconds on a loaded machine), so the first worker
+        // to be free takes the next one; one more starts for each job waiting beyond those booting.
+        const booting = this.slots.filter((s) => !s.ready).length
+        if (booting >= this.queue.length || this.slots.length >= this.limits.workers + 1) return
+        this.spawn()
+        continue
+      }
       const job = this.queue.splice(next, 1)[0]
       slot.job = { ...job }
       this.arm(slot)

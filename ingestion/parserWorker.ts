@@ -26,3 +26,6 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: WorkerJob }) =>
     })
   }
 })
+
+// Its modules are loaded and its tokenizer warm: the first job does not wait for them (ParserPool.warm).
+parentPort!.postMessage({ ready: true })
