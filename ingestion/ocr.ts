@@ -57,7 +57,7 @@ export const ocrReader = async () => {
 }
 
 /** The size of an image from its header, refused before decoding when over the limit or unreadable. */
-export const checkImage = (bytes: Uint8Array, kind: string) => {
+const checkImage = (bytes: Uint8Array, kind: string) => {
   let size: { width?: number; height?: number }
   try {
     size = imageSize(bytes)

@@ -2,7 +2,7 @@ import { type OutlineNode, PDFParse, type TableArray } from 'pdf-parse'
 import { type Read, OCR_LIMITS, ocrReader } from './ocr'
 import { ParseError } from './parseError'
 import { markdownTable } from './tables'
-import { markdownTitle, pdfTitle } from './titles'
+import { cleanTitle, pdfTitle } from './titles'
 
 // A PDF's text as the other types give theirs: pages of its text layer, its ruled tables as Markdown tables,
 // its outline's entries as Markdown headings, and pages with no text layer (scans) read by OCR.
@@ -127,9 +127,10 @@ export const pdfText = async (bytes: Uint8Array, progress?: PdfProgress): Promis
           `(${[...unread.values()][0] ?? 'nothing was read'})`,
       )
     const info = await parser.getInfo().catch(() => undefined)
-    const headed = withOutline(text, outlineEntries(info?.outline))
-    // Untitled in its properties: titled by its outline's first top entry, as a Markdown document by its first heading.
-    return { text: headed, title: pdfTitle(info) ?? markdownTitle(headed), warnings }
+    const outline = outlineEntries(info?.outline)
+    // Untitled in its properties: titled by its outline's first entry, as a Markdown document by its first heading.
+    const title = pdfTitle(info) ?? cleanTitle(outline[0]?.title)
+    return { text: withOutline(text, outline), title, warnings }
   } catch (error) {
     if (error instanceof ParseError) throw error
     const name = (error as Error).name

@@ -74,8 +74,8 @@ export const tablePdf = async (heading: string, rows: string[][]) => {
   return Buffer.from(await doc.save())
 }
 
-/** An image of a page of printed lines (black on white, as a scanner gives it); `blank` leaves it empty. */
-export const pageImage = (lines: string[], type: 'png' | 'jpeg' = 'png') => {
+/** A page of printed lines drawn black on white, as a scanner gives it (no lines: a blank page). */
+const drawnPage = (lines: string[]) => {
   const canvas = createCanvas(1275, 200 + lines.length * 60)
   const g = canvas.getContext('2d')
   g.fillStyle = 'white'
@@ -83,18 +83,18 @@ export const pageImage = (lines: string[], type: 'png' | 'jpeg' = 'png') => {
   g.fillStyle = 'black'
   g.font = '36px sans-serif'
   lines.forEach((line, i) => g.fillText(line, 80, 120 + i * 60))
+  return { canvas, g }
+}
+
+/** A PNG or JPEG image of a page of printed lines. */
+export const pageImage = (lines: string[], type: 'png' | 'jpeg' = 'png') => {
+  const { canvas } = drawnPage(lines)
   return type === 'png' ? canvas.toBuffer('image/png') : canvas.toBuffer('image/jpeg')
 }
 
 /** An uncompressed 8-bit grey TIFF (baseline TIFF, one strip) of an image of a page of lines. */
 export const pageTiff = (lines: string[]) => {
-  const canvas = createCanvas(1275, 200 + lines.length * 60)
-  const g = canvas.getContext('2d')
-  g.fillStyle = 'white'
-  g.fillRect(0, 0, canvas.width, canvas.height)
-  g.fillStyle = 'black'
-  g.font = '36px sans-serif'
-  lines.forEach((line, i) => g.fillText(line, 80, 120 + i * 60))
+  const { canvas, g } = drawnPage(lines)
   const { width, height, data } = g.getImageData(0, 0, canvas.width, canvas.height)
   const entries: [number, number, number][] = [
     [256, 4, width],
