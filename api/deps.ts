@@ -52,7 +52,7 @@ export interface Deps {
   /**
    * `ready`: cleared while the service drains on shutdown. `caughtUp`: the read models reached the
    * log's head as it stood when the service started (until then lists and searches would miss what
-   * was appended before a restart, and `/health` says not ready), and a parser worker has booted.
+   * was appended before a restart, and `/health` says not ready).
    */
   state: { ready: boolean; caughtUp: boolean }
   /** What this process runs (KB_ROLE), the cluster-wide work it holds the lease of, and the engine of its events. */

@@ -113,7 +113,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     : new MemoryQueue()
   const blobs = await openBlobStore(config, db, log)
   const parsers = new ParserPool(config.parser)
-  // Ready (below) once a parser worker has booted too: a create right after the start does not wait for one.
+  // Listening (below) once a parser worker has booted too: a create right after the start does not wait for one.
   const warmed = parsers.warm()
   let outbox: Awaited<ReturnType<typeof startOutbox>> | undefined
   // A task queued (or finished) reaches the outbox through the tasks projection: publish then.
@@ -205,6 +205,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
   const { app, close: closeSessions } = createApp(deps)
   const http = createHttpServer(app.callback(), log)
+  await warmed
   const address = await http.listen(config.port, config.host)
   state.ready = true
   const url = `http://127.0.0.1:${address.port}`
@@ -214,7 +215,6 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   // projector waiting for a dependency (its engine down) does not hold readiness back: /health names it.
   const startHead = await store.headPosition()
   void (async () => {
-    await warmed
     while (state.ready && !state.caughtUp) {
       const waiting = runner.statuses().some((s) => s.state === 'waiting')
       if (waiting || (await runner.waitFor(startHead, 1000))) state.caughtUp = true
