@@ -4,7 +4,7 @@ import sniffHTMLEncoding from 'html-encoding-sniffer'
 import { JSDOM, VirtualConsole } from 'jsdom'
 import mammoth from 'mammoth'
 import yauzl from 'yauzl'
-import { DOCX, knownCharset, textEncoding } from './sniff'
+import { DOCX, IMAGE_TYPES, knownCharset, textEncoding } from './sniff'
 import { markdownTable } from './tables'
 import { imageText } from './ocr'
 import { ParseError } from './parseError'
@@ -203,11 +203,6 @@ export const parse = async (input: ParseInput, progress?: ParseProgress): Promis
       parsed = { text, title, links: [], ...(warnings.length ? { warnings } : {}) }
       break
     }
-    case 'image/png':
-    case 'image/jpeg':
-    case 'image/tiff':
-      parsed = { text: await imageText(input.bytes, input.mimeType), links: [] }
-      break
     case DOCX:
       parsed = await docx(input.bytes)
       break
@@ -223,7 +218,8 @@ export const parse = async (input: ParseInput, progress?: ParseProgress): Promis
       parsed = { text: decodeText(input.bytes, input.charset).trim(), links: [] }
       break
     default:
-      throw new ParseError(`${input.mimeType} is not a supported type`)
+      if (!IMAGE_TYPES.includes(input.mimeType)) throw new ParseError(`${input.mimeType} is not a supported type`)
+      parsed = { text: await imageText(input.bytes, input.mimeType), links: [] }
   }
   // Postgres text cannot hold NUL, which some PDFs' text layers contain.
   parsed.text = parsed.text.replace(/\u0000/g, '')
