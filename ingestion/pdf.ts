@@ -1,11 +1,13 @@
 import { type OutlineNode, PDFParse, type TableArray } from 'pdf-parse'
 import { type Read, OCR_LIMITS, ocrReader } from './ocr'
 import { ParseError } from './parseError'
+import { type PlacedText, alignedTables } from './pdfTables'
 import { markdownTable } from './tables'
 import { cleanTitle, pdfTitle } from './titles'
 
-// A PDF's text as the other types give theirs: pages of its text layer, its ruled tables as Markdown tables,
-// its outline's entries as Markdown headings, and pages with no text layer (scans) read by OCR.
+// A PDF's text as the other types give theirs: pages of its text layer, its tables (ruled, or set in aligned
+// columns) as Markdown tables, its outline's entries as Markdown headings, and pages with no text layer (scans)
+// read by OCR.
 
 /** How far a PDF's reading has got: pages read by OCR, of those that need it. */
 export type PdfProgress = (p: { page: number; of: number }) => void
@@ -21,14 +23,17 @@ export interface PdfText {
 const loose = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase()
 
 /**
- * A page's text with its ruled tables (pdf.js's drawing operators, read by pdf-parse) written as Markdown
- * tables: each in place of the lines that held its rows, or after the page's text when its rows were not
- * found as lines (a cell's text wrapped over several lines).
+ * A page's text with its tables written as Markdown tables, each in place of the lines that held its rows. A ruled
+ * table (pdf.js's drawing operators, read by pdf-parse) whose rows were not found as lines (a cell's text wrapped
+ * over several lines) goes after the page's text; a table of aligned columns only ever takes its rows' place.
  */
-export const withTables = (text: string, tables: TableArray[]) => {
+export const withTables = (text: string, ruled: TableArray[], aligned: string[][][] = []) => {
   let lines = text.split('\n')
   const after: string[] = []
-  for (const rows of tables) {
+  for (const [rows, placedOnly] of [
+    ...ruled.map((t) => [t, false] as const),
+    ...aligned.map((t) => [t, true] as const),
+  ]) {
     const markdown = markdownTable(rows)
     if (!markdown) continue
     const found: number[] = []
@@ -38,7 +43,7 @@ export const withTables = (text: string, tables: TableArray[]) => {
     }
     if (found.length === rows.length && found[found.length - 1] - found[0] < rows.length * 2)
       lines = [...lines.slice(0, found[0]), markdown, ...lines.slice(found[found.length - 1] + 1)]
-    else after.push(markdown)
+    else if (!placedOnly) after.push(markdown)
   }
   return [...lines, ...after].join('\n').trim()
 }
@@ -64,6 +69,48 @@ export const withOutline = (text: string, outline: { title: string; level: numbe
     from = at + 1
   }
   return lines.join('\n')
+}
+
+/**
+ * Between the text items pdf.js gives for a page, as pdf-parse joins them: a page whose lines hold items apart
+ * (pdf.js sets a gap wider than a space apart as an item of its own, a single space) may hold a table; only those
+ * pages are read again for their tables, so a page of prose costs nothing more.
+ */
+const ITEM = '\u001e'
+const APART = `${ITEM} ${ITEM}`
+const mayHoldTable = (joined: string) => joined.split('\n').filter((l) => l.includes(APART)).length >= 2
+
+/** A page's text items with their places (pdf-parse reads the text, and keeps the pdf.js document it read). */
+const placedText = async (parser: PDFParse, num: number): Promise<PlacedText[]> => {
+  const doc = (parser as unknown as { doc?: PdfDocument }).doc
+  if (!doc) return []
+  const page = await doc.getPage(num)
+  try {
+    const { items } = await page.getTextContent()
+    return items.flatMap((i) =>
+      'str' in i && i.transform
+        ? [
+            {
+              str: i.str,
+              x: i.transform[4],
+              y: i.transform[5],
+              width: i.width,
+              size: Math.hypot(i.transform[2], i.transform[3]),
+            },
+          ]
+        : [],
+    )
+  } finally {
+    page.cleanup()
+  }
+}
+
+/** What of pdf.js's document this reads. */
+interface PdfDocument {
+  getPage(num: number): Promise<{
+    getTextContent(): Promise<{ items: ({ str: string; transform?: number[]; width: number } | { type: string })[] }>
+    cleanup(): void
+  }>
 }
 
 /** Pages rendered for OCR this wide: about 200 dpi for a Letter or A4 page. */
@@ -110,14 +157,25 @@ export const pdfText = async (bytes: Uint8Array, progress?: PdfProgress): Promis
   // of the file is ever run as code (pdf.js's faster path for a PDF's functions).
   const parser = new PDFParse({ data: new Uint8Array(bytes), maxImageSize: OCR_LIMITS.pixels, isEvalSupported: false })
   try {
-    const { pages } = await parser.getText()
-    const { pages: tablePages } = await parser
-      .getTable()
-      .catch(() => ({ pages: [] as { num: number; tables: TableArray[] }[] }))
+    const { pages: joined } = await parser.getText({ itemJoiner: ITEM })
+    const pages = joined.map((p) => ({ num: p.num, text: p.text.replaceAll(ITEM, ''), gaps: p.text }))
+    const tabular = pages.filter((p) => mayHoldTable(p.gaps)).map((p) => p.num)
+    const ruled = tabular.length
+      ? (await parser.getTable({ partial: tabular }).catch(() => ({ pages: [] }))).pages
+      : ([] as { num: number; tables: TableArray[] }[])
+    // A page's tables of aligned columns, where it has no ruled table (whose rows stand in columns too).
+    const aligned = new Map<number, string[][][]>()
+    for (const num of tabular)
+      if (!ruled.some((t) => t.num === num && t.tables.length > 0))
+        aligned.set(num, alignedTables(await placedText(parser, num)))
     const textless = pages.filter((p) => !p.text.trim()).map((p) => p.num)
     const { texts, unread } = await scannedPages(parser, textless, progress)
     const text = pages
-      .map((p) => texts.get(p.num) ?? withTables(p.text.trim(), tablePages.find((t) => t.num === p.num)?.tables ?? []))
+      .map(
+        (p) =>
+          texts.get(p.num) ??
+          withTables(p.text.trim(), ruled.find((t) => t.num === p.num)?.tables ?? [], aligned.get(p.num)),
+      )
       .filter(Boolean)
       .join('\n\n')
     const warnings = [...unread].map(([page, why]) => `${pageWord([page])} gave no text: ${why}`)

@@ -51,24 +51,30 @@ export const outlinedPdf = async (lines: string[], outline: OutlineItem[]) => {
 }
 
 /**
- * A PDF page of a heading, a line of text and a ruled table (a grid drawn around each cell, as word
- * processors print tables); its first row is the header.
+ * A PDF page of a heading, a line of text and a table whose first row is its header: ruled (a grid drawn around
+ * each cell, as word processors print tables), or set in columns with no rules (as reports and papers print them;
+ * the header in bold, numbers set flush right).
  */
-export const tablePdf = async (heading: string, rows: string[][]) => {
+export const tablePdf = async (heading: string, rows: string[][], { ruled = true } = {}) => {
   const doc = await PDFDocument.create()
   const font = await doc.embedFont(StandardFonts.Helvetica)
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold)
   const page = doc.addPage([612, 792])
   page.drawText(heading, { x: 40, y: 750, font, size: 16 })
   page.drawText('The figures below are the ones the team agreed on.', { x: 40, y: 725, font, size: 10 })
   const width = (612 - 80) / rows[0].length
   const top = 700
   rows.forEach((row, r) =>
-    row.forEach((cell, c) => page.drawText(cell, { x: 44 + c * width, y: top - (r + 1) * 20 + 6, font, size: 10 })),
+    row.forEach((cell, c) => {
+      const face = !ruled && r === 0 ? bold : font
+      const right = !ruled && /^[\d.]+$/.test(cell) ? width - 16 - face.widthOfTextAtSize(cell, 10) : 0
+      page.drawText(cell, { x: 44 + c * width + right, y: top - (r + 1) * 20 + 6, font: face, size: 10 })
+    }),
   )
   const bottom = top - rows.length * 20
-  for (let r = 0; r <= rows.length; r++)
+  for (let r = 0; ruled && r <= rows.length; r++)
     page.drawLine({ start: { x: 40, y: top - r * 20 }, end: { x: 572, y: top - r * 20 }, thickness: 0.5 })
-  for (let c = 0; c <= rows[0].length; c++)
+  for (let c = 0; ruled && c <= rows[0].length; c++)
     page.drawLine({ start: { x: 40 + c * width, y: top }, end: { x: 40 + c * width, y: bottom }, thickness: 0.5 })
   page.drawText('Questions about these figures go to the finance team.', { x: 40, y: bottom - 30, font, size: 10 })
   return Buffer.from(await doc.save())

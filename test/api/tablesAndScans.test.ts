@@ -61,21 +61,25 @@ const search = async (ctx: Ctx, query: string, mode = 'hybrid') =>
     }),
   ).results as { id: string; title: string; content: string; chunkIndex: number; headingPath?: string }[]
 
-test("a PDF ruled table: a cell asked for by row and column finds its row's chunk, with the header", async (ctx) => {
-  const { task, id } = await uploaded(ctx, await tablePdf('Regional revenue', ROWS), 'revenue.pdf')
-  assert.is(task.status, 'completed', task.error)
-  const content: string = (await entry(ctx, id)).content
-  assert.ok(content.includes(`${HEADER_LINE}\n| --- | --- | --- | --- |\n| Aldgate | 410.25 | 520 | ManagerAldgate |`))
-  assert.ok(content.includes('| Jubilee | 527.25 | 583 | ManagerJubilee |'), content)
-  for (const mode of ['text', 'hybrid']) {
-    const [first] = (await search(ctx, 'Hackney Q2 revenue', mode)).filter((r) => r.id === id)
-    assert.ok(first, `${mode}: the table's entry is found`)
-    assert.ok(first.content.includes('| Hackney | 501.25 | 569 | ManagerHackney |'), `${mode}: ${first.content}`)
-    assert.ok(first.content.startsWith(HEADER_LINE), `${mode}: the header first: ${first.content}`)
-    // The table spans several chunks: this one starts among the rows, and holds the header all the same.
-    assert.ok(first.chunkIndex > 0, `${mode}: chunk ${first.chunkIndex}`)
-  }
-})
+for (const ruled of [true, false])
+  test(`a PDF ${ruled ? 'ruled table' : 'table of aligned columns, without rules'}: a cell asked for by row and column \
+finds its row's chunk, with the header`, async (ctx) => {
+    const { task, id } = await uploaded(ctx, await tablePdf('Regional revenue', ROWS, { ruled }), 'revenue.pdf')
+    assert.is(task.status, 'completed', task.error)
+    const content: string = (await entry(ctx, id)).content
+    assert.ok(
+      content.includes(`${HEADER_LINE}\n| --- | --- | --- | --- |\n| Aldgate | 410.25 | 520 | ManagerAldgate |`),
+    )
+    assert.ok(content.includes('| Jubilee | 527.25 | 583 | ManagerJubilee |'), content)
+    for (const mode of ['text', 'hybrid']) {
+      const [first] = (await search(ctx, 'Hackney Q2 revenue', mode)).filter((r) => r.id === id)
+      assert.ok(first, `${mode}: the table's entry is found`)
+      assert.ok(first.content.includes('| Hackney | 501.25 | 569 | ManagerHackney |'), `${mode}: ${first.content}`)
+      assert.ok(first.content.startsWith(HEADER_LINE), `${mode}: the header first: ${first.content}`)
+      // The table spans several chunks: this one starts among the rows, and holds the header all the same.
+      assert.ok(first.chunkIndex > 0, `${mode}: chunk ${first.chunkIndex}`)
+    }
+  })
 
 test('DOCX and HTML tables become Markdown tables; their rows are found with their header', async (ctx) => {
   const word = await uploaded(

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { chunkSections } from '../../ingestion/chunker'
 import { entryPassages } from '../../ingestion/passages'
 import { withOutline, withTables } from '../../ingestion/pdf'
+import { type PlacedText, alignedTables } from '../../ingestion/pdfTables'
 import { markdownTable, tableHeaderAt, tablesOf } from '../../ingestion/tables'
 
 const test = suite('ingestion: tables kept as tables, a row never read without its header')
@@ -83,6 +84,73 @@ test('a PDF page: its ruled table in place of the lines that held its rows, else
     withTables('Intro\nName Age\nAnn 3\n1\nBo 7', [rows]),
     'Intro\nName Age\nAnn 3\n1\nBo 7\n| Name | Age |\n| --- | --- |\n| Ann | 31 |\n| Bo | 7 |',
   )
+})
+
+/** Text items of a page, each line a row of cells set at these x positions, 14 points apart, 10-point type. */
+const placed = (rows: string[][], columns: number[], top = 700): PlacedText[] =>
+  rows.flatMap((row, r) =>
+    row.map((str, c) => ({ str, x: columns[c], y: top - r * 14, width: str.length * 5, size: 10 })),
+  )
+
+test('a PDF page: lines whose cells stand in the same columns are a table; prose, lists and a layout are not', () => {
+  const rows = [
+    ['Region', 'Q1 revenue', 'Manager'],
+    ['Aldgate', '410.25', 'Ann Lee'],
+    ['Bexley', '9.5', 'Bo Chan'],
+  ]
+  // Items given in any order, a cell in two items, a number set right of its column's left edge.
+  const items = placed(rows, [40, 200, 360]).reverse()
+  items.push({ str: 'Tower', x: 40 + 7 * 5 + 2.5, y: 686, width: 25, size: 10 }, { ...items[0], str: ' ', x: 300 })
+  items.find((i) => i.str === '9.5')!.x = 230
+  assert.equal(alignedTables(items), [[rows[0], ['Aldgate Tower', '410.25', 'Ann Lee'], rows[2]]])
+  // Two rows are not enough; nor are lines whose columns move, a page of two columns of prose, a list set with
+  // tab stops, or lines with one cell.
+  assert.equal(alignedTables(placed(rows.slice(0, 2), [40, 200, 360])), [])
+  assert.equal(
+    alignedTables([...placed(rows.slice(0, 2), [40, 200, 360]), ...placed([rows[2]], [40, 400, 500], 672)]),
+    [],
+  )
+  const prose = 'the words of a paragraph set in a column of its own'
+  assert.equal(
+    alignedTables(
+      placed(
+        [
+          [prose, prose],
+          [prose, prose],
+          [prose, prose],
+        ],
+        [40, 320],
+      ),
+    ),
+    [],
+  )
+  assert.equal(
+    alignedTables(
+      placed(
+        [
+          ['1.', 'Install'],
+          ['2.', 'Run'],
+          ['3.', 'Stop'],
+        ],
+        [40, 70],
+      ),
+    ),
+    [],
+  )
+  assert.equal(alignedTables(placed([['One line'], ['Another'], ['A third']], [40])), [])
+})
+
+test("a PDF page: a table of aligned columns takes its rows' place, left out where its rows are not lines", () => {
+  const rows = [
+    ['Name', 'Age'],
+    ['Ann', '31'],
+    ['Bo', '7'],
+  ]
+  assert.is(
+    withTables('Intro\nName Age\nAnn 31\nBo 7', [], [rows]),
+    'Intro\n| Name | Age |\n| --- | --- |\n| Ann | 31 |\n| Bo | 7 |',
+  )
+  assert.is(withTables('Intro\nName\nAge\nAnn 31\nBo 7', [], [rows]), 'Intro\nName\nAge\nAnn 31\nBo 7')
 })
 
 test("a PDF's outline: each entry's line a heading of its depth, found in order; one not found is left out", () => {
