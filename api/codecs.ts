@@ -1,4 +1,5 @@
 import * as t from 'io-ts'
+import * as E from 'fp-ts/Either'
 import type { AsOfRequest } from '../queries/asOf'
 import { SearchMode } from '../domain/shared'
 
@@ -277,3 +278,84 @@ export const FilterSource = t.keyof({
   api_docs: null,
   transcript: null,
 })
+
+/** A metadata key of a team's own: what filters name, so letters, digits, _, . and - only. */
+export const METADATA_KEY = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$'
+
+const scalarSchema = [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }]
+
+/** A value of metadata, or one a filter compares with: a string (at most 1000 characters), a number or a boolean. */
+export const scalar = documented(
+  new t.Type<string | number | boolean, string | number | boolean, unknown>(
+    'a string of at most 1000 characters, a number, true or false',
+    (u): u is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof u),
+    (u, c) =>
+      (typeof u === 'string' && characters(u) <= 1000) ||
+      (typeof u === 'number' && Number.isFinite(u)) ||
+      typeof u === 'boolean'
+        ? t.success(u as string | number | boolean)
+        : t.failure(u, c),
+    t.identity,
+  ),
+  { anyOf: scalarSchema },
+)
+
+const metadataValue = documented(
+  new t.Type<unknown, unknown, unknown>(
+    'a string of at most 1000 characters, a number, true or false, or a list of at most 50 strings (1-200)',
+    (_u): _u is unknown => true,
+    (u, c) =>
+      E.isRight(scalar.validate(u, c)) ||
+      (Array.isArray(u) && u.length <= 50 && u.every((s) => typeof s === 'string' && s && characters(s) <= 200))
+        ? t.success(u)
+        : t.failure(u, c),
+    t.identity,
+  ),
+  {
+    anyOf: [...scalarSchema, { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 200 } }],
+  },
+)
+
+/**
+ * Metadata: the named fields (`known`, each checked by its codec) and keys of a team's own (METADATA_KEY), each
+ * holding a string, a number, a boolean or a list of strings; at most 50 keys. `schema` is the named fields' JSON
+ * Schema.
+ */
+export const metadata = <P extends t.Props>(known: P, schema: Record<string, unknown>) =>
+  documented(
+    new t.Type<t.TypeOf<t.PartialC<P>> & Record<string, unknown>, unknown, unknown>(
+      'a JSON object of at most 50 keys',
+      (u): u is t.TypeOf<t.PartialC<P>> & Record<string, unknown> => typeof u === 'object' && u !== null,
+      (u, c) => {
+        if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c)
+        const entries = Object.entries(u)
+        if (entries.length > 50) return t.failure(u, c, `has ${entries.length} keys; at most 50`)
+        const kept: Record<string, unknown> = {}
+        const errors: t.Errors = []
+        for (const [key, value] of entries) {
+          const codec: t.Mixed | undefined = Object.hasOwn(known, key)
+            ? known[key]
+            : new RegExp(METADATA_KEY).test(key)
+              ? metadataValue
+              : undefined
+          const at = [...c, { key, type: codec ?? metadataValue, actual: value }]
+          if (!codec) {
+            errors.push({ value: key, context: at, message: 'is not a key: 1-100 letters, digits, _, . or -' })
+            continue
+          }
+          const checked = codec.validate(value, at)
+          if (E.isLeft(checked)) errors.push(...checked.left)
+          else kept[key] = checked.right
+        }
+        return errors.length > 0 ? t.failures(errors) : t.success(kept as t.TypeOf<t.PartialC<P>>)
+      },
+      t.identity,
+    ),
+    {
+      type: 'object',
+      maxProperties: 50,
+      properties: schema,
+      propertyNames: { pattern: METADATA_KEY },
+      additionalProperties: jsonSchemas.get(metadataValue),
+    },
+  )

@@ -1,17 +1,23 @@
 import type { Database, Queryable } from '../db'
+import { type MetadataCondition, type TimeRange, metadataScope, timeScope } from './filters'
 
 export interface SearchFilters {
   source?: string
   category?: string
   tag?: string
   folderId?: string
+  /** Conditions on metadata keys, every one to hold (./filters.ts). */
+  metadata?: Record<string, MetadataCondition>
+  /** When the entry was created, or last changed: ISO times. */
+  createdAt?: TimeRange
+  updatedAt?: TimeRange
 }
 
 /**
- * The rows a search may return: conditions joined by AND, a `?` in one a bound parameter. The
- * adapters number the parameters, so the values are always data, never spliced into SQL.
+ * The rows a search may return: conditions joined by AND, each `?` in one a bound parameter, given
+ * in order after it. The adapters number the parameters, so the values are always data, never spliced into SQL.
  */
-export type Scope = Array<string | [condition: string, value: unknown]>
+export type Scope = Array<string | [condition: string, ...values: unknown[]]>
 
 export interface TextCandidate {
   /** The row's id (a chunk, an entry, a page version). */
@@ -87,8 +93,14 @@ export const scopeSql = (scope: Scope, first: number) => {
   const sql = scope
     .map((part) => {
       if (typeof part === 'string') return ` AND ${part}`
-      args.push(part[1])
-      return ` AND ${part[0].replace('?', `$${first + args.length - 1}`)}`
+      const [condition, ...values] = part
+      let n = 0
+      const sql = condition.replace(/\?/g, () => {
+        args.push(values[n++])
+        return `$${first + args.length - 1}`
+      })
+      if (n !== values.length) throw new Error(`a scope condition has ${n} parameters and ${values.length} values`)
+      return ` AND ${sql}`
     })
     .join('')
   return { sql, args }
@@ -110,5 +122,7 @@ export const chunkScope = (workspaceId: string, filters: SearchFilters, then?: s
   ...(filters.folderId
     ? [[`entry_id IN (SELECT id FROM ${entriesThen(then)} folder_id = ?)`, filters.folderId] as [string, unknown]]
     : []),
+  ...metadataScope(workspaceId, filters.metadata, then),
+  ...timeScope(workspaceId, { created_at: filters.createdAt, updated_at: filters.updatedAt }, entriesThen(then)),
   ...(then ? [then] : []),
 ]

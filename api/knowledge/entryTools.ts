@@ -4,6 +4,7 @@ import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import { entryRow, getEntry } from '../../queries/knowledge/knowledge'
 import * as c from '../codecs'
+import { FILTER_NOTE, SearchFilter, filterOf } from '../search'
 import {
   EntrySearchAnswer,
   entryHits,
@@ -21,7 +22,13 @@ const d = c.described
 
 const KbSearchArguments = c.object(
   { query: c.string(1, 1000) },
-  { ...searchArguments, source: c.FilterSource, category: c.string(1, 200), tag: c.string(1, 100) },
+  {
+    ...searchArguments,
+    source: c.FilterSource,
+    category: c.string(1, 200),
+    tag: c.string(1, 100),
+    filter: SearchFilter,
+  },
 )
 
 const kbSearch = defineTool({
@@ -37,6 +44,7 @@ const kbSearch = defineTool({
     source: 'Only entries of this kind: text, url (web pages), file (uploads), or a legacy kind',
     category: "Only entries whose metadata category is this (as the workspace's entries name it)",
     tag: 'Only entries carrying this tag',
+    filter: FILTER_NOTE,
   },
   output: EntrySearchAnswer,
   run: async (deps, { workspaceId, command }, args) => {
@@ -46,7 +54,7 @@ const kbSearch = defineTool({
       mode: args.mode,
       limit: args.limit,
       minScore: args.minScore,
-      filters: { source: args.source, category: args.category, tag: args.tag },
+      filters: { source: args.source, category: args.category, tag: args.tag, ...filterOf(args.filter) },
     })
     return E.map(({ results, ...rest }: { results: Parameters<typeof entryHits>[0]; mode: string }) => ({
       data: { ...rest, results: entryHits(results, args.include) } as t.TypeOf<typeof EntrySearchAnswer>,

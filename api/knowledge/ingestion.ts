@@ -21,10 +21,7 @@ const TaskStatus = t.keyof({ pending: null, processing: null, completed: null, f
 /** The deprecated endpoints answer with these headers (the successor is the unified create). */
 const DEPRECATED = { Deprecation: 'true', Link: '</api/v1/knowledge>; rel="successor-version"' }
 
-/**
- * customMetadata: a JSON object whose category, tags and author become the entry's metadata,
- * checked as the unified endpoint checks them; its other keys are not kept.
- */
+/** customMetadata: a JSON object that becomes the entry's metadata, checked as the unified endpoint checks it. */
 const customMetadata = (value: unknown): E.Either<string[], t.TypeOf<typeof Metadata>> => {
   if (value === undefined) return E.right({})
   if (!value || typeof value !== 'object' || Array.isArray(value))

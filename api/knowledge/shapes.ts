@@ -11,11 +11,15 @@ import * as t from 'io-ts'
 // What the knowledge routes share: the shapes of their input, the services they hand the
 // commands, and the entry they answer after a write.
 
-export const Metadata = c.exact({
-  category: c.string(0, 200),
-  tags: c.arrayOf(c.string(1, 100), 50),
-  author: c.string(0, 200),
-})
+/** An entry's metadata: category, tags and author, and keys of the team's own, which searches filter on. */
+export const Metadata = c.metadata(
+  { category: c.string(0, 200), tags: c.arrayOf(c.string(1, 100), 50), author: c.string(0, 200) },
+  {
+    category: { type: 'string', maxLength: 200 },
+    tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
+    author: { type: 'string', maxLength: 200 },
+  },
+)
 
 export const IdParam = t.type({ id: c.id })
 

@@ -12,6 +12,7 @@ import { type PinnedPage, collectionBySlug, pinnedPages } from '../../queries/pa
 import { type DomainError, fail } from '../../domain/shared'
 import { readJson } from '../body'
 import * as c from '../codecs'
+import { PAGE_FILTER_NOTE, filterOf } from '../search'
 import type { Deps } from '../deps'
 import { ApiError } from '../errors'
 import { type McpTool, checked, mcpServer } from '../mcp'
@@ -138,7 +139,7 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
         `Search the verified pages of the pack "${pack.name}". Returns the best matches with their matching ` +
         'sentences and the citation "<title> · v<version>" to quote.',
       arguments: pageSearchArguments,
-      argumentNotes: searchNotes,
+      argumentNotes: { ...searchNotes, filter: PAGE_FILTER_NOTE },
       output: PageSearchAnswer,
       run: async (a) => {
         const { search } = await loadKbConfig(deps.store, pack.workspaceId)
@@ -147,6 +148,7 @@ const packTools = (deps: Deps, pack: Pack): McpTool[] => {
           mode: a.mode ?? search.defaultMode,
           limit: a.limit ?? search.defaultLimit,
           minScore: a.minScore ?? search.minScore,
+          filters: filterOf(a.filter),
         })
         if (E.isLeft(found)) return found
         return E.right({ ...found.right, results: pageHits(found.right.results, a.query, a.include) })

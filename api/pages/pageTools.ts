@@ -7,6 +7,7 @@ import { loadKbConfig } from '../../commands/knowledge'
 import { searchPages } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
+import { PAGE_FILTER_NOTE, PageFilter, filterOf } from '../search'
 import { SkillName } from '../skills'
 import { listVersions, readPage, readPageByTitle, readVersion, stateOf } from '../../queries/pages/pages'
 import {
@@ -229,7 +230,7 @@ const pageHistory = defineTool({
   },
 })
 
-export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, searchArguments)
+export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, { ...searchArguments, filter: PageFilter })
 
 const pageSearch = defineTool({
   name: 'native:page_search',
@@ -239,7 +240,7 @@ const pageSearch = defineTool({
   permission: 'read:tools',
   annotations: READS,
   arguments: pageSearchArguments,
-  argumentNotes: searchNotes,
+  argumentNotes: { ...searchNotes, filter: PAGE_FILTER_NOTE },
   output: PageSearchAnswer,
   run: async (deps, { workspaceId, command }, args) => {
     const { search } = await loadKbConfig(deps.store, workspaceId)
@@ -252,6 +253,7 @@ const pageSearch = defineTool({
         mode: args.mode ?? search.defaultMode,
         limit: args.limit ?? search.defaultLimit,
         minScore: args.minScore ?? search.minScore,
+        filters: filterOf(args.filter),
       },
     )
     if (E.isLeft(found)) return found

@@ -11,6 +11,7 @@ import { getFolder } from '../../queries/knowledge'
 import type { SearchResult } from '../../queries/search/search'
 import { entryHits } from '../tools/shapes'
 import { SearchAnswer } from './answers'
+import { SearchFilter, filterOf } from './filter'
 
 const SearchBody = c.object(
   { query: c.string(1, 1000) },
@@ -22,6 +23,7 @@ const SearchBody = c.object(
     category: c.string(1, 200),
     tag: c.string(1, 100),
     folderId: c.id,
+    filter: SearchFilter,
     asOf: c.asOf,
   },
 )
@@ -67,7 +69,13 @@ export const searchRoutes: AnyRoute[] = [
         mode: body.mode,
         limit: body.limit,
         minScore: body.minScore,
-        filters: { source: body.source, category: body.category, tag: body.tag, folderId: body.folderId },
+        filters: {
+          source: body.source,
+          category: body.category,
+          tag: body.tag,
+          folderId: body.folderId,
+          ...filterOf(body.filter),
+        },
       })
       return E.map((data: { results: Array<Omit<SearchResult, 'revision'>> }) => ({
         data: query.view === 'compact' ? { ...data, results: entryHits(data.results, 'highlight') } : data,

@@ -5,7 +5,7 @@ import { type PageSearchServed, pageSearch } from '../../domain/search/search'
 import type { DomainError } from '../../domain/shared'
 import { type CommandContext, handle } from '../handle'
 import type { Mode } from '../../queries/search/ranking'
-import { type PageResult, type PageScope, findPages } from '../../queries/search/pageSearch'
+import { type PageFilters, type PageResult, type PageScope, findPages } from '../../queries/search/pageSearch'
 import { type Receipt, type SearchDeps, issueReceipt } from './search'
 import { streams } from '../streams'
 
@@ -40,7 +40,7 @@ export const searchPages = async (
   deps: SearchDeps,
   ctx: CommandContext,
   scope: PageScope,
-  req: { query: string; mode: Mode; limit: number; minScore: number },
+  req: { query: string; mode: Mode; limit: number; minScore: number; filters?: PageFilters },
 ): Promise<
   E.Either<
     DomainError,

@@ -29,7 +29,16 @@ export const SearchServed = t.type({
     t.partial({
       query: t.string,
       askedMode: t.string,
-      filters: t.partial({ source: t.string, category: t.string, tag: t.string, folderId: t.string }),
+      filters: t.partial({
+        source: t.string,
+        category: t.string,
+        tag: t.string,
+        folderId: t.string,
+        // Conditions on metadata keys, and bounds on entries' times (ISO), as the search read them.
+        metadata: t.UnknownRecord,
+        createdAt: t.partial({ gt: t.string, gte: t.string, lt: t.string, lte: t.string }),
+        updatedAt: t.partial({ gt: t.string, gte: t.string, lt: t.string, lte: t.string }),
+      }),
       minScore: t.number,
       position: t.number,
       served: t.array(ServedEntry),

@@ -67,7 +67,7 @@ const MIRRORED = [
  */
 export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 13,
+  version: 14,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
@@ -89,6 +89,8 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
       body_text text NOT NULL, body_tf jsonb NOT NULL, body_len integer NOT NULL);
     ${historyDdl('kb_chunk_entries', 'entry_id')}
     CREATE INDEX kb_chunk_entries_workspace ON kb_chunk_entries (workspace_id);
+    -- Searches filter on metadata keys by containment (adapters/textIndex/filters.ts).
+    CREATE INDEX kb_chunk_entries_metadata ON kb_chunk_entries USING gin (metadata);
     ${['kb_chunk_entries', 'kb_chunk_entries_history']
       .flatMap((table) => [textIndex.indexDdl(table, 'title_text'), textIndex.indexDdl(table, 'body_text')])
       .join('\n')}

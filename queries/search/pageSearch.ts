@@ -1,5 +1,6 @@
 import { PAGE_STATS } from '../../adapters/textIndex/terms'
 import { type Scope, scopeSql } from '../../adapters/textIndex/port'
+import { type TimeRange, timeScope } from '../../adapters/textIndex/filters'
 import { type Engines, type Hit, type Mode, type RankDeps, type SearchIndex, embedQuery, keep, rank } from './ranking'
 import { inSnapshot, projectedPosition } from './snapshot'
 
@@ -28,10 +29,23 @@ const PAGE_INDEX: SearchIndex = {
   vectors: { table: 'kb_page_index' },
 }
 
-const rowsOf = (scope: PageScope): Scope =>
-  scope.kind === 'workspace'
+/** Bounds on when a page was created or last changed. */
+export interface PageFilters {
+  createdAt?: TimeRange
+  updatedAt?: TimeRange
+}
+
+const rowsOf = (scope: PageScope, filters: PageFilters = {}): Scope => [
+  ...((scope.kind === 'workspace'
     ? [['workspace_id = ?', scope.workspaceId], 'latest']
-    : [['collection_id = ?', scope.collectionId], 'pinned']
+    : [['collection_id = ?', scope.collectionId], 'pinned']) as Scope),
+  ...timeScope(
+    scope.workspaceId,
+    { created_at: filters.createdAt, updated_at: filters.updatedAt },
+    'kb_pages WHERE',
+    'page_id',
+  ),
+]
 
 /**
  * Search over pages like entry search (text, vector, hybrid; minScore then limit), one result per
@@ -40,7 +54,7 @@ const rowsOf = (scope: PageScope): Scope =>
 export const findPages = async (
   deps: RankDeps,
   scope: PageScope,
-  req: { query: string; mode: Mode; limit: number; minScore: number },
+  req: { query: string; mode: Mode; limit: number; minScore: number; filters?: PageFilters },
 ): Promise<{ results: PageResult[]; mode: Mode; fallback?: string; engines: Engines; position: number }> => {
   const vector = await embedQuery(deps, req.mode, req.query)
   return inSnapshot(deps, async (tx) => {
@@ -51,7 +65,7 @@ export const findPages = async (
       {
         index: PAGE_INDEX,
         workspaceId: scope.workspaceId,
-        scope: rowsOf(scope),
+        scope: rowsOf(scope, req.filters),
         query: req.query,
         mode: req.mode,
         fusion: 'score',
@@ -61,7 +75,7 @@ export const findPages = async (
     )
     const kept = keep(ranked.hits, req.minScore, req.limit)
     // The scope holds one row per page (its latest version, or its verified pin).
-    const s = scopeSql(rowsOf(scope), 2)
+    const s = scopeSql(rowsOf(scope, req.filters), 2)
     const { rows } = kept.length
       ? await tx.query<{ page_id: string; version: number; title: string; content: string }>(
           `SELECT page_id, version, title, content FROM kb_page_index WHERE page_id = ANY($1::text[])${s.sql}`,

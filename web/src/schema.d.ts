@@ -2886,13 +2886,13 @@ export interface operations {
                     /** @description a string of 1-2048 characters */
                     url?: string;
                     folderId?: string | null;
+                    /** @description a JSON object of at most 50 keys */
                     metadata?: {
-                        /** @description a string of at most 200 characters */
                         category?: string;
-                        /** @description an array of at most 50 items */
                         tags?: string[];
-                        /** @description a string of at most 200 characters */
                         author?: string;
+                    } & {
+                        [key: string]: string | number | boolean | string[];
                     };
                     /** @description an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
                     externalReferenceIds?: {
@@ -2917,7 +2917,7 @@ export interface operations {
                     url?: string;
                     /** @description JSON: an object */
                     folderId?: string;
-                    /** @description JSON: an object */
+                    /** @description JSON: a JSON object of at most 50 keys */
                     metadata?: string;
                     /** @description JSON: an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
                     externalReferenceIds?: string;
@@ -4881,6 +4881,76 @@ export interface operations {
                     tag?: string;
                     /** @description an id */
                     folderId?: string;
+                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
+                    filter?: {
+                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
+                        metadata?: {
+                            [key: string]: {
+                                /** @description equal to (a list holding it, for a key whose value is a list) */
+                                eq?: unknown;
+                                /** @description equal to one of these */
+                                in?: unknown[];
+                                /** @description not equal to (absent counts as not equal) */
+                                not?: unknown;
+                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
+                                gt?: unknown;
+                                /** @description greater than or equal to */
+                                gte?: unknown;
+                                /** @description less than */
+                                lt?: unknown;
+                                /** @description less than or equal to */
+                                lte?: unknown;
+                                /** @description the key is present (true) or absent (false) */
+                                exists?: boolean;
+                            };
+                        };
+                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        createdAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        updatedAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                    };
                     /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
                     asOf?: string;
                 };
@@ -5801,13 +5871,13 @@ export interface operations {
                         sameDomainOnly?: boolean;
                     };
                     folderId?: string | null;
+                    /** @description a JSON object of at most 50 keys */
                     metadata?: {
-                        /** @description a string of at most 200 characters */
                         category?: string;
-                        /** @description an array of at most 50 items */
                         tags?: string[];
-                        /** @description a string of at most 200 characters */
                         author?: string;
+                    } & {
+                        [key: string]: string | number | boolean | string[];
                     };
                     /** @description an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
                     externalReferenceIds?: {
@@ -5837,7 +5907,7 @@ export interface operations {
                     crawlOptions?: string;
                     /** @description JSON: an object */
                     folderId?: string;
-                    /** @description JSON: an object */
+                    /** @description JSON: a JSON object of at most 50 keys */
                     metadata?: string;
                     /** @description JSON: an object of string values (at most 50 keys of 1-100 characters, values of at most 500) */
                     externalReferenceIds?: string;
@@ -6190,13 +6260,13 @@ export interface operations {
                     title?: string;
                     /** @description a string of 1-100000 characters */
                     content?: string;
+                    /** @description a JSON object of at most 50 keys */
                     metadata?: {
-                        /** @description a string of at most 200 characters */
                         category?: string;
-                        /** @description an array of at most 50 items */
                         tags?: string[];
-                        /** @description a string of at most 200 characters */
                         author?: string;
+                    } & {
+                        [key: string]: string | number | boolean | string[];
                     };
                     isEnabled?: boolean;
                 };
