@@ -111,4 +111,52 @@ journeys('web console: retrieval defaults and receipts in Chromium', (test) => {
     await shot(page, 'retrieval-heading-path')
     await page.close()
   })
+
+  test('filters on metadata keys and times narrow the results; a mistake is explained', async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const notes: Array<[string, object]> = [
+      ['Kiwi draft', { status: 'draft', year: 2023 }],
+      ['Kiwi final', { status: 'final', year: 2024 }],
+      ['Kiwi final again', { status: 'final', year: 2025 }],
+    ]
+    for (const [title, metadata] of notes) {
+      const body = { source: 'text', title, content: `The kiwi is a flightless bird: ${title}.`, metadata }
+      ok(await svc.call('POST', '/api/v1/knowledge', { token: owner.token, body }), 201)
+    }
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/retrieval')
+    await page.getByLabel('Query').fill('flightless kiwi bird')
+    await page.getByLabel('Min score').fill('0')
+    const titles = async (count: number) => {
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page
+        .getByTestId('answered')
+        .filter({ hasText: `${count} result` })
+        .waitFor()
+      return (await page.getByTestId('result').locator('a').allTextContents()).sort()
+    }
+    assert.equal(await titles(3), ['Kiwi draft', 'Kiwi final', 'Kiwi final again'])
+    await page.getByRole('button', { name: 'Add filter' }).click()
+    await page.getByLabel('Filter 1 key').fill('status')
+    await page.getByLabel('Filter 1 value').fill('final')
+    await page.getByRole('button', { name: 'Add filter' }).click()
+    await page.getByLabel('Filter 2 key').fill('year')
+    await page.getByLabel('Filter 2 operator').selectOption('lt')
+    await page.getByLabel('Filter 2 value').fill('2025')
+    assert.equal(await titles(1), ['Kiwi final'])
+    await page.getByRole('button', { name: 'Add filter' }).click()
+    await page.getByLabel('Filter 3 key').fill('createdAt')
+    await page.getByLabel('Filter 3 value').fill('2000-01-01')
+    assert.equal(await titles(1), ['Kiwi final'])
+    await shot(page, 'retrieval-filters')
+    // A comparison with true is no comparison: the service says which key and operator.
+    await page.getByLabel('Filter 2 value').fill('true')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByText(/filter\.metadata\.year\.lt/).waitFor()
+    await page.getByRole('button', { name: 'Remove filter 2' }).click()
+    await page.getByRole('button', { name: 'Remove filter 2' }).click()
+    assert.equal(await titles(2), ['Kiwi final', 'Kiwi final again'])
+    await page.close()
+  })
 })

@@ -87,6 +87,13 @@ export type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M]
   ? NonNullable<Q>
   : never
 
+/** The JSON body an operation takes, by path and method. */
+export type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } }
+}
+  ? B
+  : never
+
 /** The values that are set (a filter left empty is no filter). */
 export const defined = <T extends object>(values: T) =>
   Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== null && v !== '')) as {

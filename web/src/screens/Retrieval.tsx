@@ -17,6 +17,7 @@ import { type Answer, type ApiError, answer as answered, client } from '../api'
 import { ErrorAlert } from '../components'
 import { asApiError, useApi } from '../useApi'
 import { ReceiptCheck } from './ReceiptCheck'
+import { type FilterRow, RetrievalFilters, filterOf } from './RetrievalFilters'
 
 const HISTORY = 'kb.retrieval.history'
 interface Asked {
@@ -24,6 +25,8 @@ interface Asked {
   mode: 'hybrid' | 'vector' | 'text'
   limit: number
   minScore: number
+  /** Conditions on metadata keys and times, as rows of the form. */
+  filters?: FilterRow[]
 }
 type SearchAnswer = Answer<'/api/v1/knowledge/search', 'post'>
 /** A result of the full view (the console never asks for the compact one). */
@@ -77,7 +80,11 @@ export const RetrievalScreen = () => {
     setBusy(true)
     setError(undefined)
     try {
-      setAnswer(await answered(client.POST('/api/v1/knowledge/search', { body: a })))
+      const { filters, ...body } = a
+      const filter = filterOf(filters ?? [])
+      setAnswer(
+        await answered(client.POST('/api/v1/knowledge/search', { body: { ...body, ...(filter ? { filter } : {}) } })),
+      )
       const next = [a, ...history().filter((h) => JSON.stringify(h) !== JSON.stringify(a))].slice(0, 10)
       sessionStorage.setItem(HISTORY, JSON.stringify(next))
       setPast(next)
@@ -141,6 +148,7 @@ export const RetrievalScreen = () => {
               Search
             </Button>
           </Group>
+          <RetrievalFilters rows={asked.filters ?? []} onChange={(filters) => setAsked({ ...asked, filters })} />
           {defaults && (
             <Text size="xs" c="dimmed" mt={4} data-testid="defaults">
               The workspace's defaults, which agents' searches get: {defaults.defaultMode}, limit{' '}
@@ -156,7 +164,8 @@ export const RetrievalScreen = () => {
           </Text>
           {past.map((h) => (
             <Button key={JSON.stringify(h)} size="compact-xs" variant="light" onClick={() => void run(h)}>
-              {h.query} ({h.mode})
+              {h.query} ({h.mode}
+              {h.filters?.length ? `, ${h.filters.length} filter${h.filters.length === 1 ? '' : 's'}` : ''})
             </Button>
           ))}
         </Group>
