@@ -1,5 +1,5 @@
 // `npm run bench -- pdf-ocr`: what reading tables and scans costs. (1) A 30-page text PDF read as the service reads
-// it (text layer, ruled tables, outline) against its text layer alone (pdf-parse's getText and getInfo, as the
+// it (text layer, tables, outline) against its text layer alone (pdf-parse's getText and getInfo, as the
 // service read PDFs before it looked for tables), alternating, in-process; then the same PDF's whole ingestion
 // through the API (BENCH_EMBEDDERS, default hashing,local), which the difference is set against. (2) OCR: a
 // scanned PDF of BENCH_OCR_PAGES pages (default 10) and as many PNG images, pages per second and the share of
@@ -120,7 +120,7 @@ console.log('\n30-page text PDF (135 kB of text), median of', 2 * ROUNDS, 'reads
 console.log('| read | ms | ratio |\n|---|---:|---:|')
 console.log(`| text layer alone (before) | ${median(before).toFixed(0)} | 1.00 |`)
 console.log(
-  `| text layer, ruled tables, outline | ${median(now).toFixed(0)} | ${(median(now) / median(before)).toFixed(2)} |`,
+  `| text layer, tables, outline | ${median(now).toFixed(0)} | ${(median(now) / median(before)).toFixed(2)} |`,
 )
 console.log('\nThe same PDF uploaded through the API, upload to completed\n')
 console.log('| embedder | s | added reading as a share |\n|---|---:|---:|')
