@@ -52,23 +52,45 @@ const cellLines = (items: PlacedText[]): { cells: Cell[]; size: number }[] => {
   })
 }
 
-/**
- * Whether a line's cells stand in the columns so far: one cell in each, none reaching into a column beside its
- * own (a column's cells may be set flush left, flush right or centred, under a header set otherwise).
- */
-const fits = (columns: { from: number; to: number }[], cells: Cell[]) =>
-  cells.length === columns.length &&
-  cells.every(
-    (c, i) => (i === 0 || c.from > columns[i - 1].to) && (i === cells.length - 1 || c.to < columns[i + 1].from),
-  )
-
-const isData = (rows: Cell[][]) => {
-  const cells = rows.flat()
-  const mean = cells.reduce((n, c) => n + c.text.length, 0) / cells.length
-  return mean <= MAX_MEAN_CELL && !rows.every((r) => LIST_MARKER.test(r[0].text))
+interface Span {
+  from: number
+  to: number
 }
 
-/** The tables of a page: runs of lines whose cells (two or more a line) stand in the same columns. */
+const overlaps = (a: Span, b: Span) => a.from <= b.to && a.to >= b.from
+
+/**
+ * A line's cells placed in the columns so far, or nothing where they do not stand in them. As many cells as columns:
+ * one in each, none reaching into a column beside its own (a column's cells may be set flush left, flush right or
+ * centred, under a header set otherwise). Fewer (a row leaving a cell empty): each within the one column it overlaps.
+ */
+const placed = (columns: Span[], cells: Cell[]): (Cell | undefined)[] | undefined => {
+  if (cells.length === columns.length)
+    return cells.every(
+      (c, i) => (i === 0 || c.from > columns[i - 1].to) && (i === cells.length - 1 || c.to < columns[i + 1].from),
+    )
+      ? cells
+      : undefined
+  if (cells.length < 2 || cells.length > columns.length) return undefined
+  const row: (Cell | undefined)[] = columns.map(() => undefined)
+  for (const cell of cells) {
+    const hits = columns.flatMap((col, k) => (overlaps(cell, col) ? [k] : []))
+    if (hits.length !== 1 || row[hits[0]]) return undefined
+    row[hits[0]] = cell
+  }
+  return row
+}
+
+const isData = (rows: (Cell | undefined)[][]) => {
+  const cells = rows.flat().filter((c) => c !== undefined)
+  const mean = cells.reduce((n, c) => n + c.text.length, 0) / cells.length
+  return mean <= MAX_MEAN_CELL && !rows.every((r) => r[0] && LIST_MARKER.test(r[0].text))
+}
+
+/**
+ * The tables of a page: runs of lines whose cells (two or more a line) stand in the same columns, the first line's
+ * cells making the columns.
+ */
 export const alignedTables = (items: PlacedText[]): string[][][] => {
   const lines = cellLines(items)
   const tables: string[][][] = []
@@ -77,16 +99,16 @@ export const alignedTables = (items: PlacedText[]): string[][][] => {
       i++
       continue
     }
-    const columns = lines[i].cells.map(({ from, to }) => ({ from, to }))
+    const columns: Span[] = lines[i].cells.map(({ from, to }) => ({ from, to }))
+    const rows: (Cell | undefined)[][] = [lines[i].cells]
     let j = i + 1
-    while (j < lines.length && fits(columns, lines[j].cells)) {
-      lines[j].cells.forEach((c, k) => {
-        columns[k] = { from: Math.min(columns[k].from, c.from), to: Math.max(columns[k].to, c.to) }
+    for (let row = placed(columns, lines[j]?.cells ?? []); row; row = placed(columns, lines[++j]?.cells ?? [])) {
+      row.forEach((c, k) => {
+        if (c) columns[k] = { from: Math.min(columns[k].from, c.from), to: Math.max(columns[k].to, c.to) }
       })
-      j++
+      rows.push(row)
     }
-    const rows = lines.slice(i, j).map((l) => l.cells)
-    if (rows.length >= MIN_ROWS && isData(rows)) tables.push(rows.map((r) => r.map((c) => c.text)))
+    if (rows.length >= MIN_ROWS && isData(rows)) tables.push(rows.map((r) => r.map((c) => c?.text ?? '')))
     i = j
   }
   return tables

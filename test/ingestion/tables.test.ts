@@ -103,6 +103,9 @@ test('a PDF page: lines whose cells stand in the same columns are a table; prose
   items.push({ str: 'Tower', x: 40 + 7 * 5 + 2.5, y: 686, width: 25, size: 10 }, { ...items[0], str: ' ', x: 300 })
   items.find((i) => i.str === '9.5')!.x = 230
   assert.equal(alignedTables(items), [[rows[0], ['Aldgate Tower', '410.25', 'Ann Lee'], rows[2]]])
+  // A row that leaves a cell empty: its cells stand in the columns they overlap.
+  const gappy = placed(rows, [40, 200, 360]).filter((i) => i.str !== '410.25')
+  assert.equal(alignedTables(gappy), [[rows[0], ['Aldgate', '', 'Ann Lee'], rows[2]]])
   // Two rows are not enough; nor are lines whose columns move, a page of two columns of prose, a list set with
   // tab stops, or lines with one cell.
   assert.equal(alignedTables(placed(rows.slice(0, 2), [40, 200, 360])), [])
