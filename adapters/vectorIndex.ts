@@ -29,6 +29,8 @@ export interface VectorQuery {
    * by its text's hash, and every row in scope is compared (no index).
    */
   cached?: boolean
+  /** Compare every row in scope, without the index (a scope known to hold few rows). */
+  exact?: boolean
 }
 
 /**
@@ -125,8 +127,8 @@ export const nearestKeys = async (
     const full = [...perKey].filter(([, n]) => n >= spread.perKey).map(([key]) => key)
     const left: Scope = full.length > 0 ? [[`${q.key} <> ALL(?::text[])`, full]] : []
     const rest = { ...q, scope: [...q.scope, ...left] }
-    let hits = await nearestRows(tx, pgvector, rest)
-    if (pgvector && hits.length < q.limit) hits = await exactNearest(tx, rest)
+    let hits = pgvector && q.exact && !q.cached ? await exactNearest(tx, rest) : await nearestRows(tx, pgvector, rest)
+    if (pgvector && !q.exact && hits.length < q.limit) hits = await exactNearest(tx, rest)
     for (const h of hits) {
       const n = perKey.get(h.key) ?? 0
       if (kept.has(h.id) || n >= spread.perKey) continue

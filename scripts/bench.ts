@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   upkeep: () => import('./bench/upkeep'),
   uploads: () => import('./bench/blobStores'),
   'pdf-ocr': () => import('./bench/pdfOcr'),
+  filters: () => import('./bench/filters'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)

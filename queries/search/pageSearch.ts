@@ -70,6 +70,7 @@ export const findPages = async (
         mode: req.mode,
         fusion: 'score',
         limit: req.limit,
+        narrowed: Boolean(req.filters?.createdAt || req.filters?.updatedAt),
       },
       vector,
     )

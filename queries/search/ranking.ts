@@ -53,6 +53,11 @@ export interface RankQuery {
   fusion: Fusion
   /** Results wanted: each leg reads enough candidates to fill them. */
   limit: number
+  /**
+   * The scope filters the workspace's rows (metadata, times, a folder, a kind): it may hold few of them, and then
+   * each leg reads them all rather than walk its index past the many the filter drops.
+   */
+  narrowed?: boolean
 }
 
 export type Hit = Fused
@@ -136,6 +141,46 @@ const scoreRows = async (
 
 const NONE: RowScore = { score: 0, holds: [] }
 
+/**
+ * Rows a narrowed scope may hold for a leg to read them all instead of its index. Measured at 10,000 passages on
+ * PGlite: comparing 945 vectors exactly took 12 ms against 31 ms for the HNSW scan under the same filter (13 ms
+ * unfiltered), 80 took 3 ms against 53; counting to the bound costs 1-5 ms.
+ */
+const FEW_ROWS = 2000
+
+/** Whether a narrowed scope holds at most FEW_ROWS rows of a table (counted no further). */
+const fewInScope = async (tx: Client, q: RankQuery, table: string) => {
+  if (!q.narrowed) return false
+  const s = scopeSql(q.scope, 2)
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE true${s.sql} LIMIT $1) x`,
+    [FEW_ROWS + 1, ...s.args],
+  )
+  return rows[0].n <= FEW_ROWS
+}
+
+/**
+ * Candidates for the text leg in a column: from the text index in BM25 order, or (`few`: the scope holds few rows)
+ * every row in scope holding a lexeme of the query, read without the index.
+ */
+const textCandidates = async (
+  deps: RankDeps,
+  tx: Client,
+  few: boolean,
+  c: Parameters<TextIndex['candidates']>[1] & { tf: string },
+  terms: QueryTerms,
+) => {
+  if (!few) return deps.textIndex.candidates(tx, c)
+  if (terms.lexemes.length === 0) return []
+  const s = scopeSql(c.scope, 2)
+  const { rows } = await tx.query<{ id: string; key: string }>(
+    `SELECT ${c.id ?? 'id'} AS id, ${c.key} AS key FROM ${c.table}
+     WHERE jsonb_exists_any(${c.tf}, $1::text[])${s.sql}`,
+    [terms.lexemes, ...s.args],
+  )
+  return rows
+}
+
 /** The text leg: candidate rows and entries from the index, scored from their term frequencies. */
 const textLeg = async (
   deps: RankDeps,
@@ -145,14 +190,14 @@ const textLeg = async (
 ): Promise<Map<string, TextEvidence>> => {
   const { index, scope, query } = q
   const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
-  const rows = await deps.textIndex.candidates(tx, {
-    table: index.rows.table,
-    column: 'searchable_text',
-    key: index.key,
-    query,
-    scope,
-    limit: rowLimit,
-  })
+  const few = await fewInScope(tx, q, index.rows.table)
+  const rows = await textCandidates(
+    deps,
+    tx,
+    few,
+    { table: index.rows.table, column: 'searchable_text', tf: 'tf', key: index.key, query, scope, limit: rowLimit },
+    terms,
+  )
   const rowScores = await scoreRows(
     tx,
     index.rows.table,
@@ -179,24 +224,38 @@ const textLeg = async (
   if (index.entries) {
     const entries = index.entries.table
     const [bodies, titles] = await Promise.all([
-      deps.textIndex.candidates(tx, {
-        table: entries,
-        column: 'body_text',
-        id: index.key,
-        key: index.key,
-        query,
-        scope,
-        limit: BODY_CANDIDATES,
-      }),
-      deps.textIndex.candidates(tx, {
-        table: entries,
-        column: 'title_text',
-        id: index.key,
-        key: index.key,
-        query,
-        scope,
-        limit: TITLE_CANDIDATES,
-      }),
+      textCandidates(
+        deps,
+        tx,
+        few,
+        {
+          table: entries,
+          column: 'body_text',
+          tf: 'body_tf',
+          id: index.key,
+          key: index.key,
+          query,
+          scope,
+          limit: BODY_CANDIDATES,
+        },
+        terms,
+      ),
+      textCandidates(
+        deps,
+        tx,
+        few,
+        {
+          table: entries,
+          column: 'title_text',
+          tf: 'title_tf',
+          id: index.key,
+          key: index.key,
+          query,
+          scope,
+          limit: TITLE_CANDIDATES,
+        },
+        terms,
+      ),
     ])
     const keys = [...new Set([...evidence.keys(), ...bodies.map((b) => b.key), ...titles.map((t) => t.key)])]
     const [body, title] = await Promise.all([
@@ -265,6 +324,7 @@ const vectorLeg = async (
       cached,
       scope: q.scope,
       limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
+      exact: await fewInScope(tx, q, table),
     },
     { keys: Math.max(VECTOR_KEYS, q.limit * 4), perKey: VECTOR_ROWS_PER_KEY },
   )

@@ -146,6 +146,7 @@ export const findKnowledge = async (
         mode,
         fusion,
         limit,
+        narrowed: Object.values(req.filters).some((v) => v !== undefined),
       },
       vector,
     )
