@@ -77,6 +77,105 @@ export const SearchAnswer = c.object(
   'a search answer',
 )
 
+const Moment = d(
+  c.object({
+    position: d(t.number, 'Its log position'),
+    time: d(t.union([t.string, t.null]), 'Its time (ISO 8601)'),
+  }),
+  "A moment compared: the workspace's last event at or before the one asked (time null: before its first event)",
+)
+
+const Ranked = c.object(
+  {
+    rank: d(t.number, 'Its place in the answer (1 is first)'),
+    id: d(t.string, 'The entry'),
+    title: d(t.string, 'Its title'),
+    score: score('the score served'),
+    version: d(t.number, "The entry's version whose content was served"),
+    chunkIndex: d(t.number, 'The chunk served (0 is the first)'),
+  },
+  {},
+  'a result of a compared answer',
+)
+
+const Placed = d(
+  t.union([
+    c.object({
+      rank: d(t.number, 'Its place (1 is first)'),
+      score: score('the score served'),
+      version: d(t.number, "The entry's version served"),
+    }),
+    t.null,
+  ]),
+  'Its place, score and version in that answer, or null where it was not in it',
+)
+
+const Because = c.object(
+  {
+    causes: d(
+      t.array(t.string),
+      'What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, ' +
+        're-embedded, settings',
+    ),
+    type: d(t.string, 'The event type'),
+    position: d(t.number, "The event's log position"),
+    time: d(t.string, 'When it was written (ISO 8601)'),
+    actor: d(t.unknown, 'Who wrote it: a user, an agent (client and key) or a process'),
+  },
+  {},
+  'an event between the moments',
+)
+
+/** The answer of a comparison of one search at two moments. */
+export const CompareAnswer = c.object(
+  {
+    mode: d(c.Mode, 'The mode both searches were asked in'),
+    from: Moment,
+    to: Moment,
+    before: d(t.array(Ranked), 'The answer as of from'),
+    after: d(t.array(Ranked), 'The answer as of to'),
+    moved: d(
+      t.array(
+        c.object(
+          {
+            id: d(t.string, 'The entry'),
+            title: d(t.string, 'Its title'),
+            movement: d(t.keyof({ entered: null, left: null, rose: null, fell: null }), 'How its place changed'),
+            before: Placed,
+            after: Placed,
+            because: d(t.array(Because), "The entry's events between the moments, oldest first"),
+          },
+          {},
+          'an entry whose place changed',
+        ),
+      ),
+      'Every entry that entered, left, rose or fell, with the events behind it',
+    ),
+    workspace: d(
+      t.array(Because),
+      "The workspace's events between the moments that change every search: search settings, a re-embedding",
+    ),
+    deleted: d(
+      t.array(
+        c.object(
+          {
+            id: d(t.string, 'The entry'),
+            title: d(t.union([t.string, t.null]), 'Its title when deleted (null for entries deleted long ago)'),
+            position: d(t.number, "The deletion's log position"),
+            time: d(t.string, 'When it was deleted (ISO 8601)'),
+          },
+          {},
+          'a deleted entry',
+        ),
+      ),
+      'Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment ' +
+        'serves them, and whether they answered then is not shown',
+    ),
+  },
+  {},
+  'a comparison',
+)
+
 /** The operators' re-embedding: the vectors each workspace got. */
 export const Reembedded = c.object({
   reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),

@@ -11,6 +11,7 @@ import { getFolder } from '../../queries/knowledge'
 import type { SearchResult } from '../../queries/search/search'
 import { entryHits } from '../tools/shapes'
 import { SearchAnswer } from './answers'
+import { compareRoutes } from './compare'
 import { SearchFilter, filterOf } from './filter'
 
 const SearchBody = c.object(
@@ -33,6 +34,7 @@ const SearchBody = c.object(
  * minScore: hybrid, 5, 0.5 until changed), as for the agents' tools.
  */
 export const searchRoutes: AnyRoute[] = [
+  ...compareRoutes,
   route({
     method: 'post',
     path: '/api/v1/knowledge/search',

@@ -5,6 +5,8 @@
  * The rest is search's own.
  */
 export { mean, ndcgAt, percentile } from './agreement'
+export { compareSearches } from './compare'
+export type { Comparison } from './compare'
 export { highlight } from './highlight'
 export type { PageResult } from './pageSearch'
 export { embedQuery, keep, rank } from './ranking'
@@ -13,6 +15,6 @@ export { MODEL, calibrate, vectorRaw } from './rankingModel'
 export type { TextEvidence } from './rankingModel'
 export { compareQueries, figuresOf, judgeBoth, judgedWorkspaces, loggedQueries } from './replay'
 export type { Compared, Judged } from './replay'
-export { KNOWLEDGE_INDEX, hydrate, servedChunks } from './search'
+export { KNOWLEDGE_INDEX, hydrate, searchSettings, servedChunks } from './search'
 export type { SearchResult } from './search'
 export { inSnapshot } from './snapshot'

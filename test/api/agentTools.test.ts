@@ -16,8 +16,16 @@ test('every tool: described inputs and outputs, annotations that fit it', async 
   const client = await connect(ctx, '/mcp', ctx.key)
   await described(client)
   const byName = new Map((await client.listTools()).tools.map((t) => [t.name, t.annotations]))
-  for (const name of ['page_search', 'page_read', 'page_history', 'kb_search', 'kb_get_entry', 'kb_proposal_status'])
-    assert.is(byName.get(name)?.readOnlyHint, true, `${name} is read-only`)
+  const reads = [
+    'page_search',
+    'page_read',
+    'page_history',
+    'kb_search',
+    'kb_compare',
+    'kb_get_entry',
+    'kb_proposal_status',
+  ]
+  for (const name of reads) assert.is(byName.get(name)?.readOnlyHint, true, `${name} is read-only`)
   assert.equal(
     [byName.get('page_write')?.readOnlyHint, byName.get('page_delete')?.destructiveHint],
     [false, true],

@@ -33,6 +33,7 @@ test('tools and the five skills as prompts are listed', async (ctx) => {
   const { client } = await connect(ctx, ctx.key, 'cursor')
   const names = (await client.listTools()).tools.map((t) => t.name).sort()
   assert.equal(names, [
+    'kb_compare',
     'kb_get_entry',
     'kb_proposal_status',
     'kb_search',

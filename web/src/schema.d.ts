@@ -747,6 +747,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/knowledge/search/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compare one search at two moments: what entered, left, rose or fell, and the events that moved it */
+        post: operations["postKnowledgeSearchCompare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/knowledge/search": {
         parameters: {
             query?: never;
@@ -4853,6 +4870,276 @@ export interface operations {
             };
         };
     };
+    postKnowledgeSearchCompare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-1000 characters */
+                    query: string;
+                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
+                    from: string;
+                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
+                    to?: string;
+                    /** @enum {string} */
+                    mode?: "hybrid" | "vector" | "text";
+                    /** @description an integer between 1 and 50 */
+                    limit?: number;
+                    /** @description a number between 0 and 1 */
+                    minScore?: number;
+                    /** @enum {string} */
+                    source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
+                    /** @description a string of 1-200 characters */
+                    category?: string;
+                    /** @description a string of 1-100 characters */
+                    tag?: string;
+                    /** @description an id */
+                    folderId?: string;
+                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
+                    filter?: {
+                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
+                        metadata?: {
+                            [key: string]: {
+                                /** @description equal to (a list holding it, for a key whose value is a list) */
+                                eq?: unknown;
+                                /** @description equal to one of these */
+                                in?: unknown[];
+                                /** @description not equal to (absent counts as not equal) */
+                                not?: unknown;
+                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
+                                gt?: unknown;
+                                /** @description greater than or equal to */
+                                gte?: unknown;
+                                /** @description less than */
+                                lt?: unknown;
+                                /** @description less than or equal to */
+                                lte?: unknown;
+                                /** @description the key is present (true) or absent (false) */
+                                exists?: boolean;
+                            };
+                        };
+                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        createdAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        updatedAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                    actor: unknown;
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                actor: unknown;
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
     postKnowledgeSearch: {
         parameters: {
             query?: {
@@ -7060,6 +7347,123 @@ export interface operations {
                             category?: string;
                             /** @description Its metadata tags */
                             tags?: string[];
+                        } | {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                    actor: unknown;
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                actor: unknown;
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
+                            }[];
                         };
                     };
                 };

@@ -1,0 +1,127 @@
+import * as E from 'fp-ts/Either'
+import * as t from 'io-ts'
+import { type DomainError, fail } from '../../domain/shared'
+import { resolveAsOf } from '../../queries/asOf'
+import { getFolder } from '../../queries/knowledge'
+import { type Comparison, compareSearches, searchSettings } from '../../queries/search'
+import { memberOf } from '../auth'
+import * as c from '../codecs'
+import { FilterSource, Mode } from '../codecs'
+import { type AnyRoute, route } from '../route'
+import { searchNotes } from '../tools/shapes'
+import { READS, type ToolDeps, defineTool } from '../tools/tool'
+import { CompareAnswer } from './answers'
+import { FILTER_NOTE, SearchFilter, filterOf } from './filter'
+
+const CompareBody = c.object(
+  { query: c.string(1, 1000), from: c.asOf },
+  {
+    to: c.asOf,
+    mode: Mode,
+    limit: c.integer(1, 50),
+    minScore: c.number(0, 1),
+    source: FilterSource,
+    category: c.string(1, 200),
+    tag: c.string(1, 100),
+    folderId: c.id,
+    filter: SearchFilter,
+  },
+)
+
+type CompareRequest = t.TypeOf<typeof CompareBody>
+
+/** What compare needs of the service (the route's and the tool's services alike). */
+type CompareDeps = Pick<ToolDeps, 'db' | 'store' | 'embedder' | 'textIndex' | 'vectors' | 'runner' | 'config'>
+
+const shown = (r: { id: string; title: string; score: number; version: number; chunkIndex: number }, i: number) => ({
+  rank: i + 1,
+  id: r.id,
+  title: r.title,
+  score: r.score,
+  version: r.version,
+  chunkIndex: r.chunkIndex,
+})
+
+/**
+ * Why did this answer change: one query asked as of two moments (`to` absent: now, the workspace's last event), the
+ * entries that entered, left, rose or fell, and the events between the moments behind each. A read: nothing is
+ * recorded, no receipt is given.
+ */
+const compare = async (
+  deps: CompareDeps,
+  workspaceId: string,
+  req: CompareRequest,
+): Promise<E.Either<DomainError, t.TypeOf<typeof CompareAnswer>>> => {
+  if (req.folderId && !(await getFolder(deps.db.pool, workspaceId, req.folderId)))
+    return fail('NOT_FOUND', 'folder not found')
+  const from = await resolveAsOf(deps, workspaceId, req.from)
+  if (E.isLeft(from)) return from
+  // Now, where no moment is given: the workspace's last event, the read models waited for.
+  const to = await resolveAsOf(deps, workspaceId, req.to ?? { time: new Date() })
+  if (E.isLeft(to)) return to
+  if (!from.right || !to.right) return fail('VALIDATION_ERROR', 'from and to must name moments')
+  if (to.right.position < from.right.position)
+    return fail('VALIDATION_ERROR', 'from must not be later than to', ['from: a moment at or before to'])
+  const settings = await searchSettings(deps.db.pool, workspaceId, req)
+  if (!settings.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
+  const { source, category, tag, folderId } = req
+  const filters = { source, category, tag, folderId, ...filterOf(req.filter) }
+  const compared = await compareSearches(
+    deps,
+    workspaceId,
+    { query: req.query, filters },
+    settings,
+    from.right,
+    to.right,
+  )
+  return E.map((r: Comparison) => ({
+    ...r,
+    mode: settings.mode,
+    before: r.before.map(shown),
+    after: r.after.map(shown),
+  }))(compared)
+}
+
+export const compareRoutes: AnyRoute[] = [
+  route({
+    method: 'post',
+    path: '/api/v1/knowledge/search/compare',
+    tag: 'search',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary: 'Compare one search at two moments: what entered, left, rose or fell, and the events that moved it',
+    body: CompareBody,
+    response: CompareAnswer,
+    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'runner', 'config'],
+    handler: async ({ body, identity }, deps) =>
+      E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(
+        await compare(deps, memberOf(identity).workspaceId, body),
+      ),
+  }),
+]
+
+const kbCompare = defineTool({
+  name: 'native:kb_compare',
+  description:
+    "Compare a search of the workspace's knowledge entries at two moments, to explain why an answer changed: " +
+    'the entries that entered, left, rose or fell, and the edits, deletions, moves, metadata or settings changes ' +
+    'between the moments behind each.',
+  permission: 'read:tools',
+  annotations: READS,
+  arguments: CompareBody,
+  argumentNotes: {
+    ...searchNotes,
+    from: 'The earlier moment: an ISO 8601 time, or pos:<n> (a log position, as a receipt gives it)',
+    to: 'The later moment, the same way (default: now)',
+    source: 'Only entries of this kind: text, url (web pages), file (uploads), or a legacy kind',
+    category: "Only entries whose metadata category is this (as the workspace's entries name it)",
+    tag: 'Only entries carrying this tag',
+    folderId: 'Only entries in this folder',
+    filter: FILTER_NOTE,
+  },
+  output: CompareAnswer,
+  run: async (deps, { workspaceId }, args) =>
+    E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(await compare(deps, workspaceId, args)),
+})
+
+export const searchTools = [kbCompare]
