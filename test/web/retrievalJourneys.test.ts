@@ -159,4 +159,34 @@ journeys('web console: retrieval defaults and receipts in Chromium', (test) => {
     assert.equal(await titles(2), ['Kiwi final', 'Kiwi final again'])
     await page.close()
   })
+
+  test('compare with an earlier moment: what entered, left or moved, and the events behind it', async (ctx) => {
+    const { svc } = ctx
+    const owner = await seedMember(svc.call, 'owner')
+    const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: owner.token, body })
+    const add = async (title: string, content: string) =>
+      ok(await call('POST', '/api/v1/knowledge', { source: 'text', title, content }), 201).id
+    await add('Tuatara', 'The tuatara is a reptile of New Zealand with a third eye.')
+    const gecko = await add('Gecko', 'The gecko is a reptile of New Zealand that climbs glass.')
+    const asked = { query: 'reptile of New Zealand', mode: 'text', minScore: 0 }
+    const from = ok(await call('POST', '/api/v1/knowledge/search', asked)).receipt.position
+    ok(await call('PATCH', `/api/v1/knowledge/${gecko}`, { content: 'The gecko climbs glass with its feet.' }))
+    await add('Skink', 'The skink is a reptile of New Zealand, and a reptile of many islands: a reptile.')
+    const page = await signedIn(ctx, owner.token)
+    await go(page, '/retrieval')
+    await page.getByLabel('Query').fill(asked.query)
+    await page.getByText('text', { exact: true }).click()
+    await page.getByLabel('Min score').fill('0')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByTestId('result').first().waitFor()
+    await page.getByLabel('Compare with the answer as of').fill(`pos:${from}`)
+    await page.getByRole('button', { name: 'Compare' }).click()
+    await page.getByTestId('comparison').waitFor()
+    const moved = async (movement: string) =>
+      (await page.locator(`[data-testid=moved][data-movement=${movement}]`).allTextContents()).join(' | ')
+    assert.match(await moved('entered'), /Skink.*created/)
+    assert.match(await moved('left'), /Gecko.*edited/)
+    await shot(page, 'retrieval-compare')
+    await page.close()
+  })
 })

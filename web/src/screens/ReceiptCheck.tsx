@@ -19,8 +19,8 @@ const STATUS: Record<string, { color: string; says: (r: Checked) => string }> = 
   deleted: { color: 'red', says: (r) => `deleted since: version ${r.version} was served` },
 }
 
-/** Who searched: an agent by its client, a person by name, or "you". */
-const searcher = (actor: object, me?: string) =>
+/** Who searched or wrote: an agent by its client, a person by name, "you", or another member. */
+export const actorName = (actor: object, me?: string) =>
   field(actor, 'kind') === 'agent' || field(actor, 'name')
     ? authorName(actor)
     : field(actor, 'userId') === me
@@ -35,7 +35,7 @@ const Results = ({ receipt, titles }: { receipt: Receipt; titles: Map<string, st
       <Text size="sm" data-testid="receipt-summary">
         Searched {when(receipt.at)}
         {receipt.recorded && receipt.query ? ` for “${receipt.query}” (${receipt.mode} mode)` : ''}
-        {receipt.recorded && receipt.actor ? ` by ${searcher(receipt.actor, me?.id)}` : ''}.{' '}
+        {receipt.recorded && receipt.actor ? ` by ${actorName(receipt.actor, me?.id)}` : ''}.{' '}
         {receipt.results.filter((r) => r.status === 'current').length} of {receipt.results.length} served results are
         unchanged.
       </Text>

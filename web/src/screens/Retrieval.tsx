@@ -16,6 +16,7 @@ import { Link } from 'wouter'
 import { type Answer, type ApiError, answer as answered, client } from '../api'
 import { ErrorAlert } from '../components'
 import { asApiError, useApi } from '../useApi'
+import { CompareAnswer } from './CompareAnswer'
 import { ReceiptCheck } from './ReceiptCheck'
 import { type FilterRow, RetrievalFilters, filterOf } from './RetrievalFilters'
 
@@ -34,6 +35,12 @@ type Result = Extract<SearchAnswer['results'][number], { scores: unknown }>
 const results = (a: SearchAnswer) =>
   (a.results as Array<SearchAnswer['results'][number]>).filter((r): r is Result => 'scores' in r)
 const history = (): Asked[] => JSON.parse(sessionStorage.getItem(HISTORY) ?? '[]')
+
+/** The search as the service takes it: the filter rows as its `filter`. */
+const searched = ({ filters, ...asked }: Asked) => {
+  const filter = filterOf(filters ?? [])
+  return { ...asked, ...(filter ? { filter } : {}) }
+}
 
 /** The chunk with the passage that best answers marked, as text (never as HTML). */
 const Passage = ({ content, highlight }: { content: string; highlight?: { start: number; end: number } }) =>
@@ -72,6 +79,8 @@ export const RetrievalScreen = () => {
     setConfigured(true)
   }, [defaults?.defaultMode, defaults?.defaultLimit, defaults?.minScore])
   const [answer, setAnswer] = useState<SearchAnswer>()
+  /** The search the answer shown is of (the form may have changed since). */
+  const [answeredFor, setAnsweredFor] = useState<Asked>()
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
   const [past, setPast] = useState(history)
@@ -80,11 +89,8 @@ export const RetrievalScreen = () => {
     setBusy(true)
     setError(undefined)
     try {
-      const { filters, ...body } = a
-      const filter = filterOf(filters ?? [])
-      setAnswer(
-        await answered(client.POST('/api/v1/knowledge/search', { body: { ...body, ...(filter ? { filter } : {}) } })),
-      )
+      setAnswer(await answered(client.POST('/api/v1/knowledge/search', { body: searched(a) })))
+      setAnsweredFor(a)
       const next = [a, ...history().filter((h) => JSON.stringify(h) !== JSON.stringify(a))].slice(0, 10)
       sessionStorage.setItem(HISTORY, JSON.stringify(next))
       setPast(next)
@@ -184,6 +190,7 @@ export const RetrievalScreen = () => {
               titles={new Map(results(answer).map((r) => [r.id, r.title]))}
             />
           )}
+          {answeredFor && <CompareAnswer key={JSON.stringify(answeredFor)} asked={searched(answeredFor)} />}
           {answer.results.length === 0 && <Text c="dimmed">Nothing scored at least {asked.minScore}.</Text>}
           {results(answer).map((r, i) => (
             <Paper withBorder p="sm" key={r.id} data-testid="result">
