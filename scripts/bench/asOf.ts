@@ -2,7 +2,8 @@
 // same run on the same service. The corpus (the evaluation documents in chunks of 100 tokens, to
 // BENCH_CHUNKS chunks) has every entry rewritten BENCH_REWRITES times, each rewrite changing one
 // sentence, so the index's history holds (rewrites + 1) versions of every chunk. The past moment is
-// the middle of the rewrites. Each mode is measured in rounds alternating now and then (ABBA).
+// the middle of the rewrites. Each mode is measured in rounds alternating now and then (ABBA). Then a comparison of
+// one search at the middle rewrite and now, against its two as-of searches.
 import { analyzeSearchTables } from '../../workers/maintenance'
 import { apiClient, inParallel, workspaceTokens } from './client'
 import { benchDocs, benchQueries } from './corpus'
@@ -106,11 +107,40 @@ try {
   for (const table of ['kb_chunks', 'kb_chunk_entries', 'kb_passages'])
     for (const t of [table, `${table}_history`]) await deps.db.pool.query(`VACUUM ANALYZE ${t}`)
   rows.push(...(await measure('vacuumed')))
+  // Compare (POST /knowledge/search/compare): the same hybrid search as of the middle rewrite and as of now (the
+  // position the read models had reached), against its two as-of searches asked one after the other (ABBA).
+  const answered = await call('POST', '/api/v1/knowledge/search', token, { query: queries[0], mode: 'text' })
+  const head = `pos:${answered.receipt.position}`
+  const asked = (query: string) => ({ query, mode: 'hybrid', limit: 10, minScore: 0 })
+  const timed = async (f: () => Promise<unknown>) => {
+    const t = performance.now()
+    await f()
+    return performance.now() - t
+  }
+  const compare = (query: string) =>
+    timed(() => call('POST', '/api/v1/knowledge/search/compare', token, { ...asked(query), from: middle, to: head }))
+  const pair = (query: string) =>
+    timed(async () => {
+      await call('POST', '/api/v1/knowledge/search', token, { ...asked(query), asOf: middle })
+      await call('POST', '/api/v1/knowledge/search', token, { ...asked(query), asOf: head })
+    })
+  const compared: number[] = []
+  const paired: number[] = []
+  for (const query of queries.slice(0, 10)) await compare(query).then(() => pair(query))
+  for (const [i, query] of queries.slice(0, Math.min(100, queries.length)).entries()) {
+    if (i % 2 === 0) compared.push(await compare(query)), paired.push(await pair(query))
+    else paired.push(await pair(query)), compared.push(await compare(query))
+  }
+  const ms = (xs: number[]) => `${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}`
+  const compareRow =
+    `| compare (hybrid) | ${ms(compared)} | ${ms(paired)} | ${(pct(compared, 50) / pct(paired, 50)).toFixed(2)} |`
   process.stdout.write(
     `\n${chunks.toLocaleString('en-US')} chunks, ${REWRITES} rewrites of every entry ` +
       `(${history.toLocaleString('en-US')} chunk rows of history), as of the middle rewrite\n\n` +
       '| tables | mode | now p50 / p95 ms | as of p50 / p95 ms | as of p50 / now p50 |\n|---|---|---:|---:|---:|\n' +
-      `${rows.join('\n')}\n`,
+      `${rows.join('\n')}\n\n` +
+      '| vacuumed | compare p50 / p95 ms | its two as-of searches p50 / p95 ms | compare p50 / the two p50 |\n' +
+      `|---|---:|---:|---:|\n${compareRow}\n`,
   )
 } finally {
   await stop()

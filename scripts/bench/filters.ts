@@ -5,6 +5,7 @@
 // similar to it at all allow?), and in hybrid mode with and
 // without it, alternating (ABBA), one client: hybrid p50 and p95 filtered against unfiltered.
 import { benchDocs, benchQueries } from './corpus'
+import { apiClient, workspaceTokens } from './client'
 import { BENCH_ADMIN, benchService, pct } from './service'
 
 const CHUNKS = Number(process.env.BENCH_FILTER_CHUNKS ?? 10_000)
@@ -15,25 +16,11 @@ const queries = benchQueries().slice(0, QUERIES)
 const FILTER = { metadata: { shard: { eq: 7 } } }
 
 const { service, stop } = await benchService('filters')
-const post = async (path: string, token: string, body: unknown, method = 'POST') => {
-  const res = await fetch(service.url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json = (await res.json()) as { success: boolean; data: any }
-  if (!json.success) throw new Error(`${path}: ${JSON.stringify(json)}`)
-  return json.data
-}
+const call = apiClient(service.url)
 try {
-  const user = await post('/api/v1/admin/users', BENCH_ADMIN, { email: 'bench@example.com', name: 'Bench' })
-  const ws = await post('/api/v1/admin/workspaces', BENCH_ADMIN, { name: 'Bench' })
-  await post(`/api/v1/admin/workspaces/${ws.id}/members`, BENCH_ADMIN, { userId: user.id, role: 'owner' })
-  const { access_token: token } = await post('/api/v1/admin/tokens', BENCH_ADMIN, {
-    userId: user.id,
-    workspaceId: ws.id,
-  })
-  await post('/api/v1/knowledge/config', token, { maxDocuments: 1_000_000 }, 'PATCH')
+  const [token] = await workspaceTokens(call, BENCH_ADMIN, 1)
+  await call('PATCH', '/api/v1/knowledge/config', token, { maxDocuments: 1_000_000 })
+  const ws = (await call('POST', '/api/v1/auth/validate', token)).user.current_workspace as { id: string }
   const chunks = async () =>
     (await service.deps.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kb_chunks')).rows[0].n
   const t0 = performance.now()
@@ -41,7 +28,7 @@ try {
   const next = async () => {
     const n = created++
     const d = docs[n % docs.length]
-    await post('/api/v1/knowledge', token, {
+    await call('POST', '/api/v1/knowledge', token, {
       title: `${d.title} #${n}`,
       source: 'text',
       content: `${d.text}\n\nCopy ${n}.`,
@@ -53,7 +40,13 @@ try {
   say(`built ${await chunks()} chunks in ${created} entries in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
 
   const search = (query: string, mode: string, filter?: object) =>
-    post('/api/v1/knowledge/search', token, { query, mode, limit: 10, minScore: 0, ...(filter ? { filter } : {}) })
+    call('POST', '/api/v1/knowledge/search', token, {
+      query,
+      mode,
+      limit: 10,
+      minScore: 0,
+      ...(filter ? { filter } : {}),
+    })
   const timed = async (f: () => Promise<unknown>) => {
     const t = performance.now()
     await f()
