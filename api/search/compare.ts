@@ -1,5 +1,8 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
+import type { Queryable } from '../../adapters/db'
+import type { SearchFilters } from '../../adapters/textIndex/port'
+import { readReceipt } from '../../commands/log'
 import { type DomainError, fail } from '../../domain/shared'
 import { resolveAsOf } from '../../queries/asOf'
 import { getFolder } from '../../queries/knowledge'
@@ -50,9 +53,10 @@ const shown = (r: { id: string; title: string; score: number; version: number; c
 const compare = async (
   deps: CompareDeps,
   workspaceId: string,
-  req: CompareRequest,
+  req: Omit<CompareRequest, 'source' | 'category' | 'tag' | 'filter'>,
+  filters: SearchFilters,
 ): Promise<E.Either<DomainError, t.TypeOf<typeof CompareAnswer>>> => {
-  if (req.folderId && !(await getFolder(deps.db.pool, workspaceId, req.folderId)))
+  if (filters.folderId && !(await getFolder(deps.db.pool, workspaceId, filters.folderId)))
     return fail('NOT_FOUND', 'folder not found')
   const from = await resolveAsOf(deps, workspaceId, req.from)
   if (E.isLeft(from)) return from
@@ -64,8 +68,6 @@ const compare = async (
     return fail('VALIDATION_ERROR', 'from must not be later than to', ['from: a moment at or before to'])
   const settings = await searchSettings(deps.db.pool, workspaceId, req)
   if (!settings.enabled) return fail('FORBIDDEN', "this workspace's knowledge base is disabled")
-  const { source, category, tag, folderId } = req
-  const filters = { source, category, tag, folderId, ...filterOf(req.filter) }
   const compared = await compareSearches(
     deps,
     workspaceId,
@@ -82,6 +84,26 @@ const compare = async (
   }))(compared)
 }
 
+/** A request's filters as a search reads them. */
+const filtersOf = ({ source, category, tag, folderId, filter }: CompareRequest): SearchFilters => ({
+  source,
+  category,
+  tag,
+  folderId,
+  ...filterOf(filter),
+})
+
+/** How a search was asked, as its record in the log keeps it (absent until the record reaches the log). */
+const askedOf = async (db: Queryable, workspaceId: string, searchId: string) =>
+  (
+    await db.query<{
+      data: { query: string; askedMode?: t.TypeOf<typeof Mode>; minScore?: number; filters?: SearchFilters }
+    }>(`SELECT data FROM audit_events WHERE workspace_id = $1 AND type = 'SearchServed' AND data->>'searchId' = $2`, [
+      workspaceId,
+      searchId,
+    ])
+  ).rows[0]?.data
+
 export const compareRoutes: AnyRoute[] = [
   route({
     method: 'post',
@@ -95,8 +117,39 @@ export const compareRoutes: AnyRoute[] = [
     uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'runner', 'config'],
     handler: async ({ body, identity }, deps) =>
       E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(
-        await compare(deps, memberOf(identity).workspaceId, body),
+        await compare(deps, memberOf(identity).workspaceId, body, filtersOf(body)),
       ),
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/receipts/:id/compare',
+    tag: 'search',
+    auth: 'bearer',
+    permission: 'read:knowledge',
+    summary:
+      "What a receipt's answer would be now, and why it differs: its search, asked as it was, compared from the " +
+      'moment it answered to now',
+    params: t.type({ id: c.string(1, 8000) }),
+    response: CompareAnswer,
+    uses: ['db', 'store', 'embedder', 'textIndex', 'vectors', 'runner', 'config', 'receiptKeys'],
+    handler: async ({ identity, params }, deps) => {
+      const { workspaceId } = memberOf(identity)
+      const receipt = await readReceipt({ ...deps, db: deps.db.pool }, workspaceId, params.id)
+      if (!receipt) return fail('NOT_FOUND', 'receipt not found')
+      if (receipt.kind !== 'knowledge')
+        return fail('VALIDATION_ERROR', 'only an answer of a search of entries can be compared', [
+          'id: the receipt of a search of entries (this one is of pages)',
+        ])
+      const asked = await askedOf(deps.db.pool, workspaceId, receipt.id)
+      if (!asked) return fail('CONFLICT', "the search's record has not reached the log yet: ask again in a moment")
+      // Asked again as it was: its query, mode, minimum score and filters, from the moment it answered.
+      const from = { position: receipt.asOf ?? receipt.position }
+      const mode = asked.askedMode ? { mode: asked.askedMode } : {}
+      const minScore = asked.minScore !== undefined ? { minScore: asked.minScore } : {}
+      return E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(
+        await compare(deps, workspaceId, { query: asked.query, from, ...mode, ...minScore }, asked.filters ?? {}),
+      )
+    },
   }),
 ]
 
@@ -121,7 +174,9 @@ const kbCompare = defineTool({
   },
   output: CompareAnswer,
   run: async (deps, { workspaceId }, args) =>
-    E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(await compare(deps, workspaceId, args)),
+    E.map((data: t.TypeOf<typeof CompareAnswer>) => ({ data }))(
+      await compare(deps, workspaceId, args, filtersOf(args)),
+    ),
 })
 
 export const searchTools = [kbCompare]

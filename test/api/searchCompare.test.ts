@@ -4,7 +4,7 @@ import { newKey } from '../helpers/agents'
 import { type Ctx as McpCtx, call, connect, described } from '../helpers/mcpClient'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
-type Ctx = { svc: TestService; m: Member; ids: Record<string, string>; from: number }
+type Ctx = { svc: TestService; m: Member; ids: Record<string, string>; from: number; receipt: string }
 const test = suite<Ctx>('API: why did this answer change: one search compared at two moments')
 
 const NOTES: Record<string, string> = {
@@ -26,6 +26,7 @@ test.before(async (ctx) => {
   // The moment compared from: the position a search answered at.
   const answer = ok(await ctx.svc.call('POST', '/api/v1/knowledge/search', { token: ctx.m.token, body: QUERY }))
   ctx.from = answer.receipt.position
+  ctx.receipt = answer.receipt.id
   const call = (method: string, path: string, body?: object) => ctx.svc.call(method, path, { token: ctx.m.token, body })
   // Between the moments: an edit that takes the echidna off the topic, a deletion, a new entry, a metadata change,
   // and the workspace's search settings.
@@ -94,6 +95,28 @@ test('a metadata change that moves an entry out of a filter is named', async (ct
   const same = ok(await compare(ctx, { from: `pos:${ctx.from}`, to: `pos:${ctx.from}` }))
   assert.equal([same.moved, same.workspace, same.deleted], [[], [], []])
   assert.equal(same.before, same.after)
+})
+
+test("a receipt's answer compared with now: its search asked again as it was, from when it answered", async (ctx) => {
+  const path = `/api/v1/receipts/${encodeURIComponent(ctx.receipt)}/compare`
+  let r = await ctx.svc.call('GET', path, { token: ctx.m.token })
+  // The search's record reaches the log just after its answer: until then, the receipt says to ask again.
+  for (let i = 0; i < 50 && r.status === 409; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    r = await ctx.svc.call('GET', path, { token: ctx.m.token })
+  }
+  const compared = ok(r)
+  assert.is(compared.from.position, ctx.from)
+  const direct = ok(await compare(ctx, { from: `pos:${ctx.from}` }))
+  assert.equal(compared.moved, direct.moved)
+  assert.equal(compared.before, direct.before)
+  const other = await seedMember(ctx.svc.call, 'owner')
+  await expectError(await ctx.svc.call('GET', path, { token: other.token }), 404, 'NOT_FOUND')
+  await expectError(
+    await ctx.svc.call('GET', '/api/v1/receipts/nonsense/compare', { token: ctx.m.token }),
+    404,
+    'NOT_FOUND',
+  )
 })
 
 test('kb_compare answers the same through MCP, and is described', async (ctx) => {

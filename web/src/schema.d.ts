@@ -764,6 +764,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/receipts/{id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a receipt's answer would be now, and why it differs: its search, asked as it was, compared from the moment it answered to now */
+        get: operations["getReceiptsByIdCompare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/knowledge/search": {
         parameters: {
             query?: never;
@@ -4994,6 +5011,195 @@ export interface operations {
             };
             /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                    actor: unknown;
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (client and key) or a process */
+                                actor: unknown;
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReceiptsByIdCompare: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
