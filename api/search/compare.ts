@@ -9,27 +9,14 @@ import { getFolder } from '../../queries/knowledge'
 import { type Comparison, compareSearches, searchSettings } from '../../queries/search'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { FilterSource, Mode } from '../codecs'
+import { Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
 import { searchNotes } from '../tools/shapes'
 import { READS, type ToolDeps, defineTool } from '../tools/tool'
 import { CompareAnswer } from './answers'
-import { FILTER_NOTE, SearchFilter, filterOf } from './filter'
+import { FILTER_NOTE, filterOf, searchFields } from './filter'
 
-const CompareBody = c.object(
-  { query: c.string(1, 1000), from: c.asOf },
-  {
-    to: c.asOf,
-    mode: Mode,
-    limit: c.integer(1, 50),
-    minScore: c.number(0, 1),
-    source: FilterSource,
-    category: c.string(1, 200),
-    tag: c.string(1, 100),
-    folderId: c.id,
-    filter: SearchFilter,
-  },
-)
+const CompareBody = c.object({ query: c.string(1, 1000), from: c.asOf }, { to: c.asOf, ...searchFields })
 
 type CompareRequest = t.TypeOf<typeof CompareBody>
 

@@ -149,3 +149,15 @@ export const FILTER_NOTE =
   '"createdAt" | "updatedAt": { "gte": "2026-01-01T00:00:00Z", "lt": ... } }'
 export const PAGE_FILTER_NOTE =
   'Only pages created or last changed within bounds: { "createdAt" | "updatedAt": { "gte": "2026-01-01T00:00:00Z" } }'
+
+/** What a search of entries asks besides its query: mode, limit, minimum score and filters (a search, a comparison). */
+export const searchFields = {
+  mode: c.Mode,
+  limit: c.integer(1, 50),
+  minScore: c.number(0, 1),
+  source: c.FilterSource,
+  category: c.string(1, 200),
+  tag: c.string(1, 100),
+  folderId: c.id,
+  filter: SearchFilter,
+}

@@ -4,7 +4,6 @@ import { searchKnowledge } from '../../commands/search/search'
 import { fail } from '../../domain/shared'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
-import { FilterSource, Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
 import { resolveAsOf } from '../../queries/asOf'
 import { getFolder } from '../../queries/knowledge'
@@ -12,22 +11,9 @@ import type { SearchResult } from '../../queries/search/search'
 import { entryHits } from '../tools/shapes'
 import { SearchAnswer } from './answers'
 import { compareRoutes } from './compare'
-import { SearchFilter, filterOf } from './filter'
+import { filterOf, searchFields } from './filter'
 
-const SearchBody = c.object(
-  { query: c.string(1, 1000) },
-  {
-    mode: Mode,
-    limit: c.integer(1, 50),
-    minScore: c.number(0, 1),
-    source: FilterSource,
-    category: c.string(1, 200),
-    tag: c.string(1, 100),
-    folderId: c.id,
-    filter: SearchFilter,
-    asOf: c.asOf,
-  },
-)
+const SearchBody = c.object({ query: c.string(1, 1000) }, { ...searchFields, asOf: c.asOf })
 
 /**
  * Search. What the request leaves out is the workspace's setting (search.defaultMode, defaultLimit,
