@@ -167,7 +167,8 @@ export const pdfText = async (bytes: Uint8Array, progress?: PdfProgress): Promis
     const aligned = new Map<number, string[][][]>()
     for (const num of tabular)
       if (!ruled.some((t) => t.num === num && t.tables.length > 0))
-        aligned.set(num, alignedTables(await placedText(parser, num)))
+        // A page whose places cannot be read keeps its text as it is: its tables are a bonus, not the reading.
+        aligned.set(num, alignedTables(await placedText(parser, num).catch(() => [])))
     const textless = pages.filter((p) => !p.text.trim()).map((p) => p.num)
     const { texts, unread } = await scannedPages(parser, textless, progress)
     const text = pages
