@@ -4,7 +4,7 @@ import { newKey } from '../helpers/agents'
 import { type Ctx as McpCtx, call, connect, described } from '../helpers/mcpClient'
 import { type Member, type TestService, expectError, ok, seedMember, startTestService } from '../helpers/service'
 
-type Ctx = { svc: TestService; m: Member; ids: Record<string, string>; from: number; receipt: string }
+type Ctx = { svc: TestService; m: Member; ids: Record<string, string>; from: number; receipt: string; folder: string }
 const test = suite<Ctx>('API: why did this answer change: one search compared at two moments')
 
 const NOTES: Record<string, string> = {
@@ -23,6 +23,8 @@ test.before(async (ctx) => {
     const body = { title, source: 'text', content, metadata: { zone: 'au' } }
     ctx.ids[title] = ok(await ctx.svc.call('POST', '/api/v1/knowledge', { token: ctx.m.token, body }), 201).id
   }
+  const folder = { token: ctx.m.token, body: { name: 'Islands' } }
+  ctx.folder = ok(await ctx.svc.call('POST', '/api/v1/knowledge/folders', folder), 201).id
   // The moment compared from: the position a search answered at.
   const answer = ok(await ctx.svc.call('POST', '/api/v1/knowledge/search', { token: ctx.m.token, body: QUERY }))
   ctx.from = answer.receipt.position
@@ -39,6 +41,7 @@ test.before(async (ctx) => {
   }
   ctx.ids.kiwi = ok(await call('POST', '/api/v1/knowledge', body), 201).id
   ok(await call('PATCH', `/api/v1/knowledge/${ctx.ids.quokka}`, { metadata: { zone: 'wa' } }))
+  ok(await call('POST', `/api/v1/knowledge/${ctx.ids.quokka}/move`, { folderId: ctx.folder }))
   ok(await call('PATCH', '/api/v1/knowledge/config', { search: { defaultLimit: 7 } }))
 })
 test.after(async ({ svc }) => svc.stop())
@@ -89,7 +92,13 @@ test('a metadata change that moves an entry out of a filter is named', async (ct
   assert.is(quokka.movement, 'left')
   assert.equal(
     quokka.because.map((b: any) => b.causes),
-    [['metadata']],
+    [['metadata'], ['moved']],
+  )
+  // Moved into a folder: it enters the folder's answer.
+  const inFolder = ok(await compare(ctx, { from: `pos:${ctx.from}`, folderId: ctx.folder }))
+  assert.equal(
+    inFolder.moved.map((m: any) => [m.title, m.movement, m.because.map((b: any) => b.causes)]),
+    [['quokka', 'entered', [['metadata'], ['moved']]]],
   )
   // A moment to another moment: nothing between them, nothing moved.
   const same = ok(await compare(ctx, { from: `pos:${ctx.from}`, to: `pos:${ctx.from}` }))
