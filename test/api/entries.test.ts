@@ -22,7 +22,7 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
       title: '  Heap pages  ',
       source: 'text',
       content: text,
-      metadata: { category: 'db', tags: ['pg'], junk: 'x' },
+      metadata: { category: 'db', tags: ['pg'], team: 'storage' },
       chunkingOptions: { chunkSizeTokens: 100, overlapTokens: 20 },
     },
   })
@@ -33,7 +33,8 @@ test('create with source text is synchronous: completed, 100, chunked and embedd
   assert.is(e.processingProgress, 100)
   assert.is(e.content, text)
   assert.is(e.isEnabled, true)
-  assert.equal(e.metadata, { category: 'db', tags: ['pg'] })
+  // Keys of the team's own are kept beside category, tags and author.
+  assert.equal(e.metadata, { category: 'db', tags: ['pg'], team: 'storage' })
   assert.ok(e.tokenCount > 1000)
   assert.match(e.searchableText, /^postgres stores rows in heap pages vacuum/)
   assert.not.ok('folderId' in e)
