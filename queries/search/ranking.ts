@@ -148,15 +148,25 @@ const NONE: RowScore = { score: 0, holds: [] }
  */
 const FEW_ROWS = 2000
 
+/** Each search's counts so far, by table: where a leg's rows and vectors are one table (pages), it is counted once. */
+const counted = new WeakMap<RankQuery, Map<string, Promise<boolean>>>()
+
 /** Whether a narrowed scope holds at most FEW_ROWS rows of a table (counted no further). */
-const fewInScope = async (tx: Client, q: RankQuery, table: string) => {
-  if (!q.narrowed) return false
+const fewInScope = (tx: Client, q: RankQuery, table: string): Promise<boolean> => {
+  if (!q.narrowed) return Promise.resolve(false)
+  const tables = counted.get(q) ?? new Map<string, Promise<boolean>>()
+  counted.set(q, tables)
+  const known = tables.get(table)
+  if (known) return known
   const s = scopeSql(q.scope, 2)
-  const { rows } = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE true${s.sql} LIMIT $1) x`,
-    [FEW_ROWS + 1, ...s.args],
-  )
-  return rows[0].n <= FEW_ROWS
+  const few = tx
+    .query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE true${s.sql} LIMIT $1) x`, [
+      FEW_ROWS + 1,
+      ...s.args,
+    ])
+    .then(({ rows }) => rows[0].n <= FEW_ROWS)
+  tables.set(table, few)
+  return few
 }
 
 /**
