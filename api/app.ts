@@ -8,7 +8,15 @@ import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes, authRoutes } from './accounts'
-import { auditRoutes, eventRoutes, logOperatorRoutes, webhookRoutes, receiptRoutes, undoRoutes } from './log'
+import {
+  accessRoutes,
+  auditRoutes,
+  eventRoutes,
+  logOperatorRoutes,
+  receiptRoutes,
+  undoRoutes,
+  webhookRoutes,
+} from './log'
 import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes, knowledgeOperatorRoutes } from './knowledge'
 import { searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
@@ -32,6 +40,7 @@ export const routes: AnyRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...receiptRoutes,
+  ...accessRoutes,
   ...undoRoutes,
   ...folderRoutes,
   ...kbConfigRoutes,

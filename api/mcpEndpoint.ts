@@ -69,7 +69,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
         checked(tool, args, async (a) => {
           authorize(identity, tool.permission)
           const command = {
-            actor: { kind: 'agent' as const, client: author },
+            actor: { kind: 'agent' as const, client: author, keyId: identity.keyId },
             at: new Date().toISOString(),
             correlationId: randomUUID(),
             workspaceId: identity.workspaceId,

@@ -115,7 +115,7 @@ const actorOf = (identity: Identity): CommandContext['actor'] => {
     case 'user':
       return { kind: 'human', userId: identity.userId }
     case 'apiKey':
-      return { kind: 'agent', client: identity.name }
+      return { kind: 'agent', client: identity.name, keyId: identity.keyId }
     case 'admin':
       return { kind: 'system', process: 'admin-api' }
     case 'anonymous':

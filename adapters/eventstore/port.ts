@@ -5,12 +5,23 @@ import type { ChainHead, ChainReport } from './chain'
 
 export type Actor =
   | { kind: 'human'; userId: string }
-  | { kind: 'agent'; client: string; skill?: string }
+  // keyId: the API key it called with (absent on events written before keys were recorded).
+  | { kind: 'agent'; client: string; skill?: string; keyId?: string }
   | { kind: 'system'; process: string }
 
 /** Who an actor is, as one id: a user id, an agent's client name, or a process. */
 export const actorId = (actor: Actor) =>
   actor.kind === 'human' ? actor.userId : actor.kind === 'agent' ? actor.client : actor.process
+
+/**
+ * An actor as every member of the workspace may see it: an agent by its client, its API key left out
+ * (owners and admins see the key in the audit trail and the access report).
+ */
+export const shownActor = (actor: Actor): Actor => {
+  if (actor.kind !== 'agent') return actor
+  const { keyId: _key, ...shown } = actor
+  return shown
+}
 
 /** Who did it, when, in answer to what; workspaceId scopes the event for audit. */
 export interface EventMetadata {

@@ -48,6 +48,18 @@ export const adminRoutes: AnyRoute[] = [
       ),
   }),
   route({
+    method: 'delete',
+    path: '/api/v1/admin/workspaces/:id/members/:userId',
+    response: answers.MemberRemoved,
+    tag: 'admin',
+    auth: 'admin',
+    summary: "Remove a member: the user's tokens for the workspace are refused from then on",
+    params: t.type({ id: c.id, userId: c.id }),
+    uses: ['store'],
+    handler: async ({ params, command }, { store }) =>
+      replyWith(await accounts.removeMember(store, command, { workspaceId: params.id, userId: params.userId })),
+  }),
+  route({
     method: 'post',
     path: '/api/v1/admin/tokens',
     response: answers.Token,

@@ -34,6 +34,7 @@ export const Switched = c.object({
 export const User = c.object({ id: t.string, email: t.string, name: t.string })
 export const Workspace = c.object({ id: t.string, name: t.string, slug: t.string })
 export const Member = c.object({ workspaceId: t.string, userId: t.string, role: Role })
+export const MemberRemoved = c.object({ workspaceId: t.string, userId: t.string, removed: t.literal(true) })
 export const Token = c.object({
   id: t.string,
   access_token: d(t.string, 'Shown once; stored only as a hash'),

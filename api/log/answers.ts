@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import { AnyObject, Pagination } from '../answers'
+import { AnyObject, Author, Pagination } from '../answers'
 import * as c from '../codecs'
 
 // What the log routes answer, as io-ts codecs: each answer is encoded by its codec, and the
@@ -93,7 +93,7 @@ export const Receipt = c.object(
     recorded: d(t.boolean, "Whether the search's record (query, mode, who) has reached the log"),
     results: t.array(ReceiptResult),
   },
-  { query: t.string, mode: t.string, actor: AnyObject, asOf: t.number },
+  { query: t.string, mode: t.string, actor: d(Author, 'Who was served (an agent by its client)'), asOf: t.number },
   'an answer receipt',
 )
 
@@ -106,6 +106,67 @@ export const StaleExposure = c.object({
         servedTo: t.array(c.object({ receiptId: t.string, at: t.string, actor: t.unknown, version: t.number })),
       },
       { entryId: t.string, pageId: t.string, title: t.string, currentVersion: t.number },
+    ),
+  ),
+  pagination: Pagination,
+})
+
+const Since = d(t.string, 'Since when (ISO 8601)')
+
+export const AccessReport = c.object({
+  at: d(c.object({ position: t.number, time: t.union([t.string, t.null]) }), 'The moment asked, as the log has it'),
+  entry: c.object(
+    {
+      entryId: t.string,
+      title: t.union([t.string, t.null]),
+      state: d(t.string, 'absent (not created yet), present or deleted'),
+      readable: d(t.boolean, 'Whether a member or a key could read it then'),
+    },
+    {
+      enabled: d(
+        t.union([t.boolean, t.null]),
+        'Whether searches served it then (null: deleted since, its history cut with its content)',
+      ),
+      deleted: c.object({ at: t.string, position: t.number }),
+      reason: d(t.string, 'Why no one could read it then'),
+    },
+  ),
+  knowledgeBaseEnabled: t.boolean,
+  readers: c.object({
+    members: t.array(c.object({ userId: t.string, name: t.string, email: t.string, role: t.string, since: Since })),
+    apiKeys: t.array(c.object({ keyId: t.string, name: t.string, since: Since })),
+  }),
+})
+
+const Revocation = c.object(
+  { type: t.string, position: t.number, at: t.string, actor: t.unknown },
+  {},
+  'an event that took the subject away: EntryDeleted, EntryUpdated (disabled), MemberRemoved or ApiKeyRevoked',
+)
+
+export const AccessReceipts = c.object({
+  subject: c.object({}, { entryId: t.string, userId: t.string, keyId: t.string }),
+  window: c.object({ from: t.string, to: t.string }),
+  revocations: t.array(Revocation),
+  items: t.array(
+    c.object(
+      {
+        receiptId: d(t.string, 'The receipt, as GET /api/v1/receipts/{id} reads it'),
+        kind: d(t.string, 'knowledge or pages'),
+        query: t.string,
+        mode: t.string,
+        actor: d(t.unknown, 'Who was served: a user, an agent (its client and key) or a process'),
+        at: t.string,
+        position: t.number,
+        served: t.array(
+          c.object(
+            { rank: t.number, version: t.number },
+            { entryId: t.string, pageId: t.string, title: t.string },
+            'an item the answer served',
+          ),
+        ),
+      },
+      { asOf: d(t.number, 'The past moment the answer was asked as of') },
     ),
   ),
   pagination: Pagination,

@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import { EntryHit, Receipt } from '../tools/shapes'
 import * as c from '../codecs'
+import { Author } from '../answers'
 
 // What the search route answers, as an io-ts codec: the answer is encoded by it, and the OpenAPI
 // document describes it from the same codec.
@@ -120,7 +121,7 @@ const Because = c.object(
     type: d(t.string, 'The event type'),
     position: d(t.number, "The event's log position"),
     time: d(t.string, 'When it was written (ISO 8601)'),
-    actor: d(t.unknown, 'Who wrote it: a user, an agent (client and key) or a process'),
+    actor: d(Author, 'Who wrote it: a user, an agent (its client) or a process'),
   },
   {},
   'an event between the moments',

@@ -80,6 +80,27 @@ export const setMember = async (
   return answered({ ...input })(done)
 }
 
+/**
+ * Ends a membership: the user's tokens for the workspace are refused from then on (API keys belong
+ * to the workspace, not to a member, and stay). Who could read what before stays in the log.
+ */
+export const removeMember = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { workspaceId: string; userId: string },
+): Result<{ workspaceId: string; userId: string; removed: true }> => {
+  if (!(await exists(store, streams.workspace(input.workspaceId))))
+    return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
+  const done = await handle(
+    store,
+    streams.member(input.workspaceId, input.userId),
+    member,
+    { type: 'RemoveMember', data: input },
+    { ...ctx, workspaceId: input.workspaceId },
+  )
+  return answered({ ...input, removed: true as const })(done)
+}
+
 /** The member's role, or null; read from the member stream, not a read model. */
 export const roleOf = async (store: EventStore, workspaceId: string, userId: string) =>
   (await load(store, streams.member(workspaceId, userId), member)).state.role

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../adapters/db'
 import { unifiedDiff } from '../../adapters/diff'
-import type { EventStore } from '../../adapters/eventstore/port'
+import { type Actor, type EventStore, shownActor } from '../../adapters/eventstore/port'
 import { sha256Hex } from '../../adapters/text'
 import { EntryEvent } from '../../domain/knowledge'
 import { entryVersion, firstContentRevisions } from '../../queries/knowledge'
@@ -14,7 +14,7 @@ interface ReceiptRow {
   kind: 'knowledge' | 'pages'
   query: string
   mode: string
-  actor: unknown
+  actor: Actor
   at: Date
   position: number
   as_of: number | null
@@ -166,7 +166,7 @@ export const readReceipt = async (
     return {
       id: claim.searchId,
       kind: claim.kind,
-      ...(record ? { query: record.query, mode: record.mode, actor: record.actor } : {}),
+      ...(record ? { query: record.query, mode: record.mode, actor: shownActor(record.actor) } : {}),
       at: (record?.at ?? claim.issuedAt).toISOString(),
       position: claim.position,
       ...(claim.asOf !== undefined ? { asOf: claim.asOf } : {}),
@@ -185,7 +185,7 @@ export const readReceipt = async (
     kind: receipt.kind,
     query: receipt.query,
     mode: receipt.mode,
-    actor: receipt.actor,
+    actor: shownActor(receipt.actor),
     at: receipt.at.toISOString(),
     position: Number(receipt.position),
     ...(receipt.as_of !== null ? { asOf: Number(receipt.as_of) } : {}),

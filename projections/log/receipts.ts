@@ -14,7 +14,7 @@ const Event = t.union([SearchServed, PageSearchServed])
  */
 export const receiptsProjector: Projector = {
   name: 'receipts',
-  version: 3,
+  version: 4,
   tables: ['kb_receipts', 'kb_receipt_results'],
   schema: `
     CREATE TABLE kb_receipts (
@@ -26,6 +26,8 @@ export const receiptsProjector: Projector = {
       version integer NOT NULL, chunk_index integer, sha256 text NOT NULL, at timestamptz NOT NULL,
       PRIMARY KEY (receipt_id, rank));
     CREATE INDEX kb_receipt_results_item ON kb_receipt_results (workspace_id, item_id, at);
+    CREATE INDEX kb_receipts_actor ON kb_receipts (workspace_id, actor_id, at);
+    CREATE INDEX kb_receipts_key ON kb_receipts (workspace_id, (actor->>'keyId'), at);
   `,
   handles: ['SearchServed', 'PageSearchServed'],
   async apply(tx: Client, recorded: RecordedEvent) {

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import { type Actor, shownActor } from '../../adapters/eventstore/port'
 import type { DomainError } from '../../domain/shared'
 import { type AsOf, entryTombstones } from '../asOf'
 import type { RankDeps } from './ranking'
@@ -69,7 +70,7 @@ export interface Because {
   type: string
   position: number
   time: string
-  actor: unknown
+  actor: Actor
 }
 
 export interface Placed {
@@ -127,7 +128,7 @@ export const compareSearches = async (
     position: string
     type: string
     data: Record<string, unknown>
-    actor: unknown
+    actor: Actor
     time: Date
   }>(
     `SELECT position, type, data, actor, time FROM audit_events
@@ -139,7 +140,13 @@ export const compareSearches = async (
   const events = rows.flatMap((r) => {
     const causes = causesOf(r.type, r.data)
     if (causes.length === 0) return []
-    const because = { causes, type: r.type, position: Number(r.position), time: r.time.toISOString(), actor: r.actor }
+    const because = {
+      causes,
+      type: r.type,
+      position: Number(r.position),
+      time: r.time.toISOString(),
+      actor: shownActor(r.actor),
+    }
     return [{ entryId: r.data.entryId as string | undefined, because }]
   })
   const moved: Moved[] = ids.flatMap((id) => {

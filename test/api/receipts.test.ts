@@ -86,6 +86,7 @@ test('agents get receipts from kb_search and page_search; a page receipt goes st
   assert.ok(kb.receipt.id && kb.receipt.position > 0)
   assert.is(kb.results[0].sha256.length, 64)
   const byAgent = ok(await call('GET', `/api/v1/receipts/${kb.receipt.id}?settle=true`))
+  // Its API key is for owners and admins to see (the access report), not in a receipt every member reads.
   assert.equal(byAgent.actor, { kind: 'agent', client: 'helper-agent' })
   assert.is(byAgent.results[0].status, 'current')
 
@@ -117,7 +118,8 @@ test('stale exposure: served results changed or deleted since, by entry or page,
     201,
   )
   const p = ok(await call('POST', '/api/v1/pages', { title: 'Koalas', content: 'Koalas sleep a lot.' }), 201)
-  const key = (await newKey(svc.call, m.workspaceId, 'stale-agent')).api_key
+  const stale = await newKey(svc.call, m.workspaceId, 'stale-agent')
+  const key = stale.api_key
   const served = ok(await tool(svc.call, key, 'kb_search', { query: 'bilbies spirals', mode: 'text', minScore: 0 }))
   assert.is(served.results[0].id, a.id)
   ok(await tool(svc.call, key, 'page_search', { query: 'koalas sleep', mode: 'text', minScore: 0 }))
@@ -136,7 +138,7 @@ test('stale exposure: served results changed or deleted since, by entry or page,
   const bilby = report.items[1]
   assert.equal(
     bilby.servedTo.map((s: any) => [s.receiptId, s.actor]),
-    [[served.receipt.id, { kind: 'agent', client: 'stale-agent' }]],
+    [[served.receipt.id, { kind: 'agent', client: 'stale-agent', keyId: stale.id }]],
   )
   assert.ok(Date.parse(report.items[0].changedAt) >= Date.parse(bilby.changedAt))
   assert.not.ok(report.items.some((i: any) => i.entryId === b.id))

@@ -35,26 +35,28 @@ const execute = (svc: TestService, key: string | undefined, body: unknown, tool 
     headers: key ? { 'x-api-key': key } : {},
   })
 
-test(
-  'kb_search runs with the key’s workspace and the workspace’s search defaults; the agent is the key’s ' + 'name',
-  async ({ svc, m, key }) => {
-    const r = ok(await execute(svc, key, { arguments: { query: 'borborygmus rumbles', mode: 'text', minScore: 0 } }))
-    assert.is(r.results.length, 5, 'search.defaultLimit of the workspace')
-    ok(
-      await svc.call('PATCH', '/api/v1/knowledge/config', {
-        token: m.token,
-        body: { search: { defaultLimit: 3, defaultMode: 'text', minScore: 0 } },
-      }),
-    )
-    const d = ok(await execute(svc, key, { arguments: { query: 'borborygmus' } }))
-    assert.is(d.results.length, 3)
-    assert.is(d.mode, 'text')
-    const events = ok(
-      await svc.call('GET', '/api/v1/audit/events?type=SearchServed&limit=1&settle=true', { token: m.token }),
-    ).events
-    assert.equal(events[0].actor, { kind: 'agent', client: 'claude-desktop' })
-  },
-)
+test('kb_search runs with the key’s workspace and its search defaults; the agent is the key’s name', async ({
+  svc,
+  m,
+  key,
+  keyId,
+}) => {
+  const r = ok(await execute(svc, key, { arguments: { query: 'borborygmus rumbles', mode: 'text', minScore: 0 } }))
+  assert.is(r.results.length, 5, 'search.defaultLimit of the workspace')
+  ok(
+    await svc.call('PATCH', '/api/v1/knowledge/config', {
+      token: m.token,
+      body: { search: { defaultLimit: 3, defaultMode: 'text', minScore: 0 } },
+    }),
+  )
+  const d = ok(await execute(svc, key, { arguments: { query: 'borborygmus' } }))
+  assert.is(d.results.length, 3)
+  assert.is(d.mode, 'text')
+  const events = ok(
+    await svc.call('GET', '/api/v1/audit/events?type=SearchServed&limit=1&settle=true', { token: m.token }),
+  ).events
+  assert.equal(events[0].actor, { kind: 'agent', client: 'claude-desktop', keyId })
+})
 
 test('no key 401 UNAUTHORIZED; unknown or revoked key 401 INVALID_TOKEN; a Bearer token is not a key', async ({
   svc,

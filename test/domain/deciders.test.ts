@@ -76,4 +76,25 @@ test('member: adding, changing the role, and setting the same role again', () =>
     .then([{ type: 'MemberRoleChanged', data: editor }])
 })
 
+test('member: removing a member, who may be added again; removing one who is not a member fails', () => {
+  const data = { workspaceId: 'w', userId: 'u', role: 'viewer' as const }
+  const who = { workspaceId: 'w', userId: 'u' }
+  given(member, [{ type: 'MemberAdded', data }])
+    .when({ type: 'RemoveMember', data: who })
+    .then([{ type: 'MemberRemoved', data: who }])
+  given(member, [
+    { type: 'MemberAdded', data },
+    { type: 'MemberRemoved', data: who },
+  ])
+    .when({ type: 'RemoveMember', data: who })
+    .thenFails('NOT_FOUND')
+  given(member, []).when({ type: 'RemoveMember', data: who }).thenFails('NOT_FOUND')
+  given(member, [
+    { type: 'MemberAdded', data },
+    { type: 'MemberRemoved', data: who },
+  ])
+    .when({ type: 'SetMember', data })
+    .then([{ type: 'MemberAdded', data }])
+})
+
 test.run()

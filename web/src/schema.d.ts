@@ -279,6 +279,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/workspaces/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member: the user's tokens for the workspace are refused from then on */
+        delete: operations["deleteAdminWorkspacesByIdMembersByUserId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tokens": {
         parameters: {
             query?: never;
@@ -650,6 +667,40 @@ export interface paths {
         };
         /** Each entry or page served since a time whose served text has changed or been deleted since: who was served it, when, by which receipt, and what changed; newest change first (owners and admins) */
         get: operations["getReportsStaleExposure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who could read an entry at a moment: whether it stood then (and was enabled), whether the knowledge base was, and each member (with the role held) and API key of the workspace then (owners and admins) */
+        get: operations["getReportsAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/access/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every receipt in a window that served an entry (and to whom), or that a member or an API key was served (and what), with the events that took the subject away: forensics after a deletion, a disabling, a member's removal or a key's revocation; oldest first (owners and admins) */
+        get: operations["getReportsAccessReceipts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1867,6 +1918,72 @@ export interface operations {
                             userId: string;
                             /** @description owner, admin, editor or viewer */
                             role: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteAdminWorkspacesByIdMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            workspaceId: string;
+                            userId: string;
+                            /** @constant */
+                            removed: true;
                         };
                     };
                 };
@@ -4002,7 +4119,22 @@ export interface operations {
                             }[];
                             query?: string;
                             mode?: string;
-                            actor?: Record<string, never>;
+                            /** @description Who was served (an agent by its client) */
+                            actor?: {
+                                /** @constant */
+                                kind: "human";
+                                userId: string;
+                                name?: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                client: string;
+                                skill?: string;
+                            } | {
+                                /** @constant */
+                                kind: "system";
+                                process: string;
+                            };
                             asOf?: number;
                         };
                     };
@@ -4084,6 +4216,222 @@ export interface operations {
                                 pageId?: string;
                                 title?: string;
                                 currentVersion?: number;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReportsAccess: {
+        parameters: {
+            query: {
+                entryId: string;
+                at?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description The moment asked, as the log has it */
+                            at: {
+                                position: number;
+                                time: string | null;
+                            };
+                            entry: {
+                                entryId: string;
+                                title: string | null;
+                                /** @description absent (not created yet), present or deleted */
+                                state: string;
+                                /** @description Whether a member or a key could read it then */
+                                readable: boolean;
+                                /** @description Whether searches served it then (null: deleted since, its history cut with its content) */
+                                enabled?: boolean | null;
+                                deleted?: {
+                                    at: string;
+                                    position: number;
+                                };
+                                /** @description Why no one could read it then */
+                                reason?: string;
+                            };
+                            knowledgeBaseEnabled: boolean;
+                            readers: {
+                                members: {
+                                    userId: string;
+                                    name: string;
+                                    email: string;
+                                    role: string;
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                                apiKeys: {
+                                    keyId: string;
+                                    name: string;
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReportsAccessReceipts: {
+        parameters: {
+            query?: {
+                entryId?: string;
+                userId?: string;
+                keyId?: string;
+                from?: string;
+                to?: string;
+                page?: number;
+                limit?: number;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            subject: {
+                                entryId?: string;
+                                userId?: string;
+                                keyId?: string;
+                            };
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            revocations: {
+                                type: string;
+                                position: number;
+                                at: string;
+                                /** @description unknown */
+                                actor: unknown;
+                            }[];
+                            items: {
+                                /** @description The receipt, as GET /api/v1/receipts/{id} reads it */
+                                receiptId: string;
+                                /** @description knowledge or pages */
+                                kind: string;
+                                query: string;
+                                mode: string;
+                                /** @description Who was served: a user, an agent (its client and key) or a process */
+                                actor: unknown;
+                                at: string;
+                                position: number;
+                                served: {
+                                    rank: number;
+                                    version: number;
+                                    entryId?: string;
+                                    pageId?: string;
+                                    title?: string;
+                                }[];
+                                /** @description The past moment the answer was asked as of */
+                                asOf?: number;
                             }[];
                             pagination: {
                                 page: number;
@@ -5114,8 +5462,22 @@ export interface operations {
                                     position: number;
                                     /** @description When it was written (ISO 8601) */
                                     time: string;
-                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                    actor: unknown;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
                                 }[];
                             }[];
                             /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
@@ -5128,8 +5490,22 @@ export interface operations {
                                 position: number;
                                 /** @description When it was written (ISO 8601) */
                                 time: string;
-                                /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                actor: unknown;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
                             }[];
                             /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
                             deleted: {
@@ -5303,8 +5679,22 @@ export interface operations {
                                     position: number;
                                     /** @description When it was written (ISO 8601) */
                                     time: string;
-                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                    actor: unknown;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
                                 }[];
                             }[];
                             /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
@@ -5317,8 +5707,22 @@ export interface operations {
                                 position: number;
                                 /** @description When it was written (ISO 8601) */
                                 time: string;
-                                /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                actor: unknown;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
                             }[];
                             /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
                             deleted: {
@@ -7642,8 +8046,22 @@ export interface operations {
                                     position: number;
                                     /** @description When it was written (ISO 8601) */
                                     time: string;
-                                    /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                    actor: unknown;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
                                 }[];
                             }[];
                             /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
@@ -7656,8 +8074,22 @@ export interface operations {
                                 position: number;
                                 /** @description When it was written (ISO 8601) */
                                 time: string;
-                                /** @description Who wrote it: a user, an agent (client and key) or a process */
-                                actor: unknown;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
                             }[];
                             /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
                             deleted: {
