@@ -4,13 +4,17 @@ import {
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   RequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
 import type { DomainError } from '../domain/shared'
 import type { Deps } from './deps'
+import { RESOURCE_TEMPLATES, resourceLink } from './mcpResources'
 import { skills } from './skills'
 import type { Tool, ToolOutput } from './tools/tool'
 import { nextStepOf } from './tools/nextStep'
@@ -51,10 +55,18 @@ export const mcpServer = (
   withPrompts: boolean,
   /** The author of the session's writes: the client name its `initialize` gave. */
   client: () => string,
+  /** The text of a kb:// version, for a workspace's session (a pack serves none). */
+  readResource?: (uri: string) => Promise<{ uri: string; mimeType: string; text: string } | undefined>,
 ) => {
   const server = new Server(
     { name, version: '0.1.0' },
-    { capabilities: { tools: {}, ...(withPrompts ? { prompts: {} } : {}) } },
+    {
+      capabilities: {
+        tools: {},
+        ...(withPrompts ? { prompts: {} } : {}),
+        ...(readResource ? { resources: {} } : {}),
+      },
+    },
   )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served.map((t) => ({
@@ -84,8 +96,26 @@ export const mcpServer = (
     }
     if (result.right.position) await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs)
     const data = result.right.data as Record<string, unknown>
-    return { content: text(data), structuredContent: data }
+    const links = readResource ? (result.right.served ?? []).map(resourceLink) : []
+    return { content: [...text(data), ...links], structuredContent: data }
   })
+  if (readResource) {
+    // The versions are many and named by the results that serve them: none is listed, the templates say how.
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }))
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: RESOURCE_TEMPLATES,
+    }))
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const found = await readResource(request.params.uri)
+      // -32002: the MCP specification's "resource not found".
+      if (!found)
+        throw new McpError(
+          -32002,
+          `no resource ${request.params.uri}: kb://entries/{id}@v{n} or kb://pages/{id}@v{n} of this workspace`,
+        )
+      return { contents: [found] }
+    })
+  }
   if (withPrompts) {
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: skills.map((s) => ({ name: s.name, description: s.description, arguments: s.arguments })),

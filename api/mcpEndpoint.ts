@@ -9,6 +9,7 @@ import { characters } from './codecs'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
+import { readResource } from './mcpResources'
 import { inputProblems } from './validation'
 import { mcpName, runTool, tools } from './tools'
 
@@ -82,7 +83,17 @@ export const mountMcp = (router: Router, deps: Deps) => {
           )
         }),
     }))
-    const server = mcpServer(deps, 'kb-service', served, true, () => client)
+    const server = mcpServer(
+      deps,
+      'kb-service',
+      served,
+      true,
+      () => client,
+      async (uri) => {
+        const found = await readResource(deps, identity.workspaceId, uri)
+        return found && { uri: found.uri, mimeType: found.mimeType, text: found.text }
+      },
+    )
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     ctx.res.on('close', () => {
       void transport.close()

@@ -58,6 +58,7 @@ const kbSearch = defineTool({
     })
     return E.map(({ results, ...rest }: { results: Parameters<typeof entryHits>[0]; mode: string }) => ({
       data: { ...rest, results: entryHits(results, args.include) } as t.TypeOf<typeof EntrySearchAnswer>,
+      served: results.map((r) => ({ kind: 'entry' as const, id: r.id, version: r.version, title: r.title })),
     }))(found)
   },
 })

@@ -177,6 +177,7 @@ const pageRead = defineTool({
         ...(row.collection_id ? { collectionId: row.collection_id } : {}),
         ...(verification.enabled ? { verification: stateOf(row) } : {}),
       },
+      served: [{ kind: 'page', id: row.id, version, title: row.title }],
     })
   },
 })
@@ -257,7 +258,15 @@ const pageSearch = defineTool({
       },
     )
     if (E.isLeft(found)) return found
-    return E.right({ data: { ...found.right, results: pageHits(found.right.results, args.query, args.include) } })
+    return E.right({
+      data: { ...found.right, results: pageHits(found.right.results, args.query, args.include) },
+      served: found.right.results.map((r) => ({
+        kind: 'page' as const,
+        id: r.pageId,
+        version: r.version,
+        title: r.title,
+      })),
+    })
   },
 })
 

@@ -34,10 +34,20 @@ export interface ToolContext {
   command: CommandContext
 }
 
+/** An entry's or a page's version a tool answered with, which an MCP client reads as a resource. */
+export interface Served {
+  kind: 'entry' | 'page'
+  id: string
+  version: number
+  title: string
+}
+
 export interface ToolOutput<O = unknown> {
   data: O
   /** Position of the events the tool appended: the answer waits for the read models to reach it. */
   position?: number
+  /** The versions it served, linked in its MCP result (kb://entries/{id}@v{n}, kb://pages/{id}@v{n}). */
+  served?: Served[]
 }
 
 /** What an MCP client may assume about a tool (the MCP specification's tool annotations). */

@@ -1,12 +1,14 @@
 /**
  * Commands of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
  * What other capabilities and layers may use of them: loading the configuration (pages' routes and tools, uploads),
- * an uploaded file's shape (the shared request path), and the entry changes that log's undo replays.
+ * an uploaded file's shape (the shared request path), the entry changes that log's undo replays, and an entry's
+ * text at a version (MCP's resources).
  * The rest is knowledge's own.
  */
 export type { UploadedFile } from './createEntry'
 export { deleteEntry } from './deleteEntry'
 export type { StoredFiles } from './deleteEntry'
+export { entryTextAt } from './entryText'
 export { loadKbConfig } from './kbConfig'
 export { replaceEntryMetadata, updateEntry } from './knowledge'
 export type { KnowledgeDeps } from './knowledge'

@@ -1,7 +1,8 @@
 /**
  * Reads of pages, their versions, proposals, collections and packs.
- * What other capabilities and layers may use of them: a page and its versions, which the as-of reads use.
+ * What other capabilities and layers may use of them: a page and its versions, which the as-of reads and MCP's
+ * resources use.
  * The rest is pages' own.
  */
-export { readPage, versionView } from './pages'
+export { readPage, readVersion, versionView } from './pages'
 export type { VersionRow } from './pages'
