@@ -25,7 +25,7 @@ test.after(async ({ svc, client }) => {
 })
 
 type Link = { type: string; uri: string; name: string; mimeType: string }
-const linksOf = (result: { content?: unknown }) => (result.content as Link[]).filter((c) => c.type === 'resource_link')
+const linksOf = (result: unknown) => (result as { content: Link[] }).content.filter((c) => c.type === 'resource_link')
 const textOf = async (client: Client, uri: string) => {
   const { contents } = await client.readResource({ uri })
   return (contents[0] as { text: string }).text
