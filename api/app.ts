@@ -7,7 +7,7 @@ import { DependencyUnavailable } from '../adapters/unavailable'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
-import { adminRoutes, authRoutes } from './accounts'
+import { adminRoutes, authRoutes, grantRoutes, mountOAuth, oauthOpenApi } from './accounts'
 import {
   accessRoutes,
   auditRoutes,
@@ -31,6 +31,7 @@ import { consoleOpenApi, mountConsole } from './console'
 // Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
 export const routes: AnyRoute[] = [
   ...authRoutes,
+  ...grantRoutes,
   ...adminRoutes,
   ...operatorRoutes,
   ...logOperatorRoutes,
@@ -67,7 +68,7 @@ const NO_MCP_STREAM =
   'Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no ' +
   'server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).'
 /** The service's OpenAPI document: the route table's, with the endpoints mounted outside it. */
-export const serviceOpenApi = () => openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi })
+export const serviceOpenApi = () => openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi, ...oauthOpenApi })
 
 export const openApiExtra = {
   '/health': {
@@ -202,6 +203,7 @@ export const createApp = (deps: Deps) => {
     })
     mount(router, deps, routes)
     mountPacks(router, deps)
+    mountOAuth(router, deps)
     mountConsole(router)
   }
   const mcp = serves ? mountMcp(router, deps) : { close: async () => undefined }

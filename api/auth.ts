@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
 import { hashSecret } from '../commands/secrets'
-import { apiKeyByHash, tokenByHash } from '../queries/accounts'
+import { apiKeyByHash, grantByAccessHash, tokenByHash } from '../queries/accounts'
 import { type Permission, type Role, permissionsOf } from '../domain/shared'
 import type { Deps } from './deps'
 import { ApiError } from './errors'
@@ -83,6 +83,29 @@ export const authenticate = async (deps: Deps, ctx: Context, mode: AuthMode): Pr
       // An API key acts for its workspace as an editor: it reads and writes knowledge and tools.
       return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, name: row.name, role: 'editor' }
     }
+  }
+}
+
+/**
+ * Who calls /mcp: an API key (x-api-key), or an MCP client a person granted access through OAuth (Authorization:
+ * Bearer, a token for `resource`). A grant acts as its key would, in its workspace, with the grant's id as its key:
+ * a reader with kb:read, an editor with kb:write too, and never past the person's role there now.
+ */
+export const authenticateAgent = async (deps: Deps, ctx: Context, resource: string): Promise<Identity> => {
+  if (ctx.get('x-api-key') || !ctx.get('authorization')) return authenticate(deps, ctx, 'apiKey')
+  const token = bearerOf(ctx)
+  const hash = hashSecret(token)
+  const row = await deps.credentials.get(`grant:${hash}`, () => grantByAccessHash(deps.db.pool, hash))
+  if (!row || row.revoked_at || row.access_expires_at.getTime() <= Date.now() || !row.role)
+    throw new ApiError('INVALID_TOKEN', 'the access token is invalid, revoked or expired')
+  if (row.resource !== resource) throw new ApiError('INVALID_TOKEN', `the access token is not for ${resource}`)
+  const writes = row.scopes.includes('kb:write') && permissionsOf(row.role).includes('write:knowledge')
+  return {
+    kind: 'apiKey',
+    keyId: row.id,
+    workspaceId: row.workspace_id,
+    name: row.client_name,
+    role: writes ? 'editor' : 'viewer',
   }
 }
 

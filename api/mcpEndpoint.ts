@@ -3,7 +3,10 @@ import type Router from '@koa/router'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'koa'
 import { endMcpSession, mcpSessionClient, openMcpSession } from '../adapters/mcpSessions'
-import { authenticate, authorize } from './auth'
+import { mcpResourceOf, issuerOf, resourceMetadataUrl } from './accounts'
+import { permissionsOf } from '../domain/shared'
+import { authenticateAgent } from './auth'
+import { originOf } from './route'
 import { readJson } from './body'
 import { characters } from './codecs'
 import type { Deps } from './deps'
@@ -25,9 +28,26 @@ import { mcpName, runTool, tools } from './tools'
 export const mountMcp = (router: Router, deps: Deps) => {
   const db = deps.db.pool
 
+  /**
+   * The caller, or a 401 that tells an OAuth client where to find how to sign in (RFC 9728's resource_metadata).
+   */
+  const agent = async (ctx: Context) => {
+    const issuer = issuerOf(deps, originOf(ctx))
+    try {
+      const identity = await authenticateAgent(deps, ctx, mcpResourceOf(issuer))
+      if (identity.kind !== 'apiKey') throw new Error('an agent identity')
+      return identity
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'UNAUTHORIZED' && error.code !== 'INVALID_TOKEN')) throw error
+      const invalid = error.code === 'INVALID_TOKEN' ? ', error="invalid_token"' : ''
+      throw new ApiError(error.code, error.message, error.details, {
+        'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl(issuer)}"${invalid}`,
+      })
+    }
+  }
+
   const handler = async (ctx: Context) => {
-    const identity = await authenticate(deps, ctx, 'apiKey')
-    if (identity.kind !== 'apiKey') throw new Error('an API key identity')
+    const identity = await agent(ctx)
     const sessionId = ctx.get('mcp-session-id')
     if (ctx.method === 'DELETE') {
       if (!sessionId || !(await endMcpSession(db, sessionId, identity.keyId)))
@@ -60,7 +80,9 @@ export const mountMcp = (router: Router, deps: Deps) => {
       if (known === undefined) throw new ApiError('NOT_FOUND', 'no such MCP session for this key; initialize a new one')
       client = known
     }
-    const served: McpTool[] = tools.map((tool) => ({
+    // A session sees the tools its access may call: a grant of kb:read alone reads.
+    const allowed = tools.filter((tool) => permissionsOf(identity.role).includes(tool.permission))
+    const served: McpTool[] = allowed.map((tool) => ({
       name: mcpName(tool),
       description: tool.description,
       inputSchema: tool.inputSchema,
@@ -68,7 +90,6 @@ export const mountMcp = (router: Router, deps: Deps) => {
       annotations: tool.annotations,
       call: (args, author) =>
         checked(tool, args, async (a) => {
-          authorize(identity, tool.permission)
           const command = {
             actor: { kind: 'agent' as const, client: author, keyId: identity.keyId },
             at: new Date().toISOString(),
@@ -104,7 +125,7 @@ export const mountMcp = (router: Router, deps: Deps) => {
     await transport.handleRequest(ctx.req, ctx.res, body)
   }
   const noStream = async (ctx: Context) => {
-    await authenticate(deps, ctx, 'apiKey')
+    await agent(ctx)
     ctx.set('Allow', 'POST, DELETE')
     throw new ApiError('METHOD_NOT_ALLOWED', 'this MCP server sends no server-to-client stream; POST requests to /mcp')
   }

@@ -123,6 +123,9 @@ const actorOf = (identity: Identity): CommandContext['actor'] => {
   }
 }
 
+/** Where the client reached the service: scheme and host (Koa's `ctx.origin` is the Origin header, not this). */
+export const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`
+
 /** Writes a success envelope (or lets the error middleware write a failure). */
 export const send = (ctx: Context, status: number, data: unknown) => {
   ctx.status = status
@@ -209,7 +212,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
         if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       },
       workspaceConfig: () => requestConfig(ctx, deps, workspaceIdOf(identity)),
-      origin: ctx.origin,
+      origin: originOf(ctx),
       header: (name) => ctx.get(name) || undefined,
     }
     const result = await spec.handler(input, pick(deps, spec.uses ?? []))

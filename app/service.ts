@@ -202,7 +202,8 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       }),
     },
   }
-  const offAccounts = runner.onWritten('accounts', () => deps.credentials.clear())
+  // Credentials change with the accounts (tokens, keys, members) and with OAuth's grants.
+  const offCredentials = ['accounts', 'oauth'].map((name) => runner.onWritten(name, () => deps.credentials.clear()))
   const { app, close: closeSessions } = createApp(deps)
   const http = createHttpServer(app.callback(), log)
   await warmed
@@ -235,7 +236,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
       if (cut.length) log.warn({ requests: cut }, 'requests still unanswered when the time for them ran out were cut')
       closing = true
       offProgress()
-      offAccounts()
+      for (const off of offCredentials) off()
       // The searches' citations still waiting are appended, and counted before the runner stops.
       // Jobs in hand finish (or, on RabbitMQ, go back to the broker unacknowledged).
       let parsersClosed: Promise<void> | undefined

@@ -5,7 +5,7 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { Logger } from '../adapters/logger'
 import { openTextIndex } from '../adapters/textIndex'
 import type { TextIndex } from '../adapters/textIndex/port'
-import { accountsProjector } from './accounts'
+import { accountsProjector, oauthProjector } from './accounts'
 import { auditProjector, webhooksProjector, receiptsProjector } from './log'
 import { chunksProjector, pageIndexProjector } from './search'
 import { knowledgeProjector, tasksProjector } from './knowledge'
@@ -24,6 +24,7 @@ export interface ProjectorDeps {
 /** Every projector of the service, in the order they are installed. */
 export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   accountsProjector,
+  oauthProjector,
   auditProjector,
   knowledgeProjector,
   chunksProjector(deps),

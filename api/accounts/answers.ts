@@ -42,3 +42,42 @@ export const Token = c.object({
 })
 export const ApiKey = c.object({ id: t.string, api_key: d(t.string, 'Shown once; stored only as a hash') })
 export const Revoked = c.object({ revoked: t.literal(true) })
+
+export const AuthorizationView = c.object({
+  client: c.object({ id: t.string, name: d(t.string, 'The name the client registered with') }),
+  redirectUri: d(t.string, 'Where the browser goes back to'),
+  scopes: d(t.array(t.string), 'What the client asks for: kb:read, and kb:write'),
+  resource: d(t.string, 'The MCP endpoint the access is for'),
+})
+
+export const AuthorizationDecision = c.object(
+  { redirectTo: d(t.string, "The client's redirect URI with the code (or the refusal): send the browser there") },
+  { grantId: t.string },
+)
+
+export const Grants = c.object({
+  items: t.array(
+    c.object(
+      {
+        id: t.string,
+        clientId: t.string,
+        clientName: t.string,
+        userId: d(t.string, 'Who granted it'),
+        userName: t.string,
+        scopes: t.array(t.string),
+        createdAt: t.string,
+        status: d(t.string, 'pending (its code not yet used), active or revoked'),
+      },
+      { lastRefreshedAt: t.string, revokedAt: t.string },
+    ),
+  ),
+})
+
+export const ApiKeys = c.object({
+  items: t.array(
+    c.object(
+      { id: t.string, name: t.string, createdAt: t.string, status: d(t.string, 'active or revoked') },
+      { revokedAt: t.string },
+    ),
+  ),
+})

@@ -1,6 +1,9 @@
 /**
- * Routes and tools of users, workspaces, members, tokens and API keys.
- * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is accounts' own.
+ * Routes and tools of users, workspaces, members, tokens, API keys and OAuth grants.
+ * What other capabilities and layers may use of them: the routes and OAuth's endpoints api/app.ts mounts, and
+ * where /mcp's 401 points a client to. The rest is accounts' own.
  */
 export { adminRoutes } from './admin'
 export { authRoutes } from './auth'
+export { grantRoutes } from './grants'
+export { issuerOf, mcpResourceOf, mountOAuth, oauthOpenApi, resourceMetadataUrl } from './oauth'

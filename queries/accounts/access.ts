@@ -50,3 +50,12 @@ export const workspaceKey = async (db: Queryable, workspaceId: string, keyId: st
       [workspaceId, keyId],
     )
   ).rows[0]
+
+/** The workspace's API keys, newest first, revoked ones with when. */
+export const keysOf = async (db: Queryable, workspaceId: string) =>
+  (
+    await db.query<{ id: string; name: string; created_at: Date; revoked_at: Date | null }>(
+      'SELECT id, name, created_at, revoked_at FROM api_keys WHERE workspace_id = $1 ORDER BY created_position DESC',
+      [workspaceId],
+    )
+  ).rows

@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { accessToken } from '../../domain/accounts/accessToken'
 import { member } from '../../domain/accounts/member'
+import { oauthGrant } from '../../domain/accounts/oauth'
 import { reservation } from '../../domain/reservation'
 import { given } from '../../testkit/spec'
 
@@ -95,6 +96,62 @@ test('member: removing a member, who may be added again; removing one who is not
   ])
     .when({ type: 'SetMember', data })
     .then([{ type: 'MemberAdded', data }])
+})
+
+test('OAuth grant: a code is redeemed once, in time, by its client with its verifier; refreshes rotate', () => {
+  const approved = {
+    grantId: 'g',
+    clientId: 'c',
+    clientName: 'Claude',
+    userId: 'u',
+    workspaceId: 'w',
+    scopes: ['kb:read'],
+    resource: 'http://kb/mcp',
+    redirectUri: 'http://127.0.0.1/cb',
+    codeChallenge: 'challenge',
+    codeHash: 'code-hash',
+    codeExpiresAt: '2026-01-01T00:02:00.000Z',
+  }
+  const tokens = { accessTokenHash: 'a1', accessExpiresAt: '2026-01-01T01:00:00.000Z', refreshTokenHash: 'r1' }
+  const redeem = {
+    grantId: 'g',
+    codeHash: 'code-hash',
+    challenge: 'challenge',
+    clientId: 'c',
+    redirectUri: 'http://127.0.0.1/cb',
+    now: '2026-01-01T00:01:00.000Z',
+    tokens,
+  }
+  const given0 = [{ type: 'OAuthGrantApproved' as const, data: approved }]
+  given(oauthGrant, given0)
+    .when({ type: 'RedeemOAuthCode', data: redeem })
+    .then([{ type: 'OAuthCodeRedeemed', data: { grantId: 'g', ...tokens } }])
+  for (const wrong of [
+    { challenge: 'other' },
+    { now: '2026-01-01T00:02:00.000Z' },
+    { clientId: 'd' },
+    { redirectUri: 'http://127.0.0.1/other' },
+    { resource: 'http://elsewhere/mcp' },
+  ])
+    given(oauthGrant, given0)
+      .when({ type: 'RedeemOAuthCode', data: { ...redeem, ...wrong } })
+      .thenFails('VALIDATION_ERROR')
+  const redeemed = [...given0, { type: 'OAuthCodeRedeemed' as const, data: { grantId: 'g', ...tokens } }]
+  given(oauthGrant, redeemed).when({ type: 'RedeemOAuthCode', data: redeem }).thenFails('VALIDATION_ERROR')
+  const next = { accessTokenHash: 'a2', accessExpiresAt: '2026-01-01T02:00:00.000Z', refreshTokenHash: 'r2' }
+  const refresh = { grantId: 'g', refreshTokenHash: 'r1', clientId: 'c', tokens: next }
+  given(oauthGrant, redeemed)
+    .when({ type: 'RefreshOAuthTokens', data: refresh })
+    .then([{ type: 'OAuthTokensRefreshed', data: { grantId: 'g', ...next } }])
+  const rotated = [...redeemed, { type: 'OAuthTokensRefreshed' as const, data: { grantId: 'g', ...next } }]
+  given(oauthGrant, rotated).when({ type: 'RefreshOAuthTokens', data: refresh }).thenFails('VALIDATION_ERROR')
+  const revoked = [
+    ...rotated,
+    { type: 'OAuthGrantRevoked' as const, data: { grantId: 'g', revokedAt: 'x', reason: 'y' } },
+  ]
+  given(oauthGrant, revoked)
+    .when({ type: 'RefreshOAuthTokens', data: { ...refresh, refreshTokenHash: 'r2' } })
+    .thenFails('VALIDATION_ERROR')
 })
 
 test.run()

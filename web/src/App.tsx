@@ -4,6 +4,7 @@ import { Link, Route, Router, Switch, useLocation } from 'wouter'
 import { useHashLocation } from 'wouter/use-hash-location'
 import { answer, client } from './api'
 import { AuditScreen } from './screens/Audit'
+import { AuthorizeScreen } from './screens/Authorize'
 import { CollectionsScreen } from './screens/Collections'
 import { EntryScreen } from './screens/Entry'
 import { KnowledgeScreen } from './screens/Knowledge'
@@ -126,6 +127,7 @@ export const App = () => {
             <Route path="/collections" component={CollectionsScreen} />
             <Route path="/audit" component={AuditScreen} />
             <Route path="/settings" component={SettingsScreen} />
+            <Route path="/authorize" component={AuthorizeScreen} />
             <Route>
               <Text>Nothing here. Choose a screen from the menu.</Text>
             </Route>

@@ -194,6 +194,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP endpoint's protected-resource metadata (RFC 9728) */
+        get: operations["getProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["protectedResourcePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same, at the path of /mcp */
+        get: operations["getMcpProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["mcpProtectedResourcePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The authorization server's metadata (RFC 8414) */
+        get: operations["getAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["authorizationServerPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register an MCP client (RFC 7591; public clients, PKCE) */
+        post: operations["registerOAuthClient"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["registerOAuthClientPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start an authorization: the browser goes to the console to sign in and grant */
+        get: operations["authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange a code (with its PKCE verifier) or a refresh token for tokens */
+        post: operations["token"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["tokenPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/validate": {
         parameters: {
             query?: never;
@@ -223,6 +330,92 @@ export interface paths {
         /** Switch the active workspace; answers a new token */
         post: operations["postAuthSwitchWorkspace"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The authorization request an MCP client sent, checked, as the console shows it before a person grants it */
+        get: operations["getOauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accesses granted to MCP clients in the workspace, newest first: all of them for owners and admins, a member's own for the others */
+        get: operations["getOauthGrants"];
+        put?: never;
+        /** Grant an MCP client access to one of the person's workspaces with the scopes chosen, or refuse it; answers where to send the browser back to */
+        post: operations["postOauthGrants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an MCP client's access (one's own; owners and admins any of the workspace's): its tokens stop at once */
+        delete: operations["deleteOauthGrantsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's API keys, newest first (owners and admins; a key itself is shown only when issued) */
+        get: operations["getApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the workspace's API keys (owners and admins): it is refused from then on */
+        delete: operations["deleteApiKeysById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1600,6 +1793,208 @@ export interface operations {
             };
         };
     };
+    getProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    protectedResourcePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204, with Access-Control-Allow-Origin: * */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getMcpProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mcpProtectedResourcePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204, with Access-Control-Allow-Origin: * */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    authorizationServerPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204, with Access-Control-Allow-Origin: * */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 201, JSON */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    registerOAuthClientPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204, with Access-Control-Allow-Origin: * */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    authorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 302 to the console, or back to the client with an error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description JSON tokens, or an OAuth error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tokenPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204, with Access-Control-Allow-Origin: * */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     postAuthValidate: {
         parameters: {
             query?: never;
@@ -1717,6 +2112,412 @@ export interface operations {
                             };
                             /** @description A new token for that workspace */
                             access_token: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getOauthAuthorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                response_type: string;
+                code_challenge: string;
+                code_challenge_method: string;
+                redirect_uri?: string;
+                scope?: string;
+                resource?: string;
+                state?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            client: {
+                                id: string;
+                                /** @description The name the client registered with */
+                                name: string;
+                            };
+                            /** @description Where the browser goes back to */
+                            redirectUri: string;
+                            /** @description What the client asks for: kb:read, and kb:write */
+                            scopes: string[];
+                            /** @description The MCP endpoint the access is for */
+                            resource: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getOauthGrants: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                id: string;
+                                clientId: string;
+                                clientName: string;
+                                /** @description Who granted it */
+                                userId: string;
+                                userName: string;
+                                scopes: string[];
+                                createdAt: string;
+                                /** @description pending (its code not yet used), active or revoked */
+                                status: string;
+                                lastRefreshedAt?: string;
+                                revokedAt?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postOauthGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    request: {
+                        /** @description a string of 1-200 characters */
+                        client_id: string;
+                        /** @description a string of 1-50 characters */
+                        response_type: string;
+                        /** @description a string of 1-200 characters */
+                        code_challenge: string;
+                        /** @description a string of 1-20 characters */
+                        code_challenge_method: string;
+                        /** @description a string of 1-2000 characters */
+                        redirect_uri?: string;
+                        /** @description a string of at most 500 characters */
+                        scope?: string;
+                        /** @description a string of 1-2000 characters */
+                        resource?: string;
+                        /** @description a string of at most 1000 characters */
+                        state?: string;
+                    };
+                    approve: boolean;
+                    /** @description an id */
+                    workspaceId?: string;
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description The client's redirect URI with the code (or the refusal): send the browser there */
+                            redirectTo: string;
+                            grantId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteOauthGrantsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                id: string;
+                                name: string;
+                                createdAt: string;
+                                /** @description active or revoked */
+                                status: string;
+                                revokedAt?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
                         };
                     };
                 };

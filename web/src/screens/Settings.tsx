@@ -5,6 +5,7 @@ import type { paths } from '../schema'
 import { ErrorAlert, LoadState } from '../components'
 import { FILE_TYPES } from '../fileTypes'
 import { useSession } from '../session'
+import { AgentAccess } from './AgentAccess'
 import { act, useApi } from '../useApi'
 
 type Config = Answer<'/api/v1/knowledge/config', 'get'>['config']
@@ -180,6 +181,7 @@ export const SettingsScreen = () => {
           )
         }
       </LoadState>
+      <AgentAccess />
     </Stack>
   )
 }

@@ -1,0 +1,145 @@
+import { createHash, randomUUID } from 'node:crypto'
+import type * as E from 'fp-ts/Either'
+import type { EventStore } from '../../adapters/eventstore/port'
+import { type Scope, oauthClient, oauthGrant } from '../../domain/accounts/oauth'
+import type { DomainError } from '../../domain/shared'
+import { type CommandContext, answered, handle } from '../handle'
+import { hashSecret, newSecret } from '../secrets'
+import { streams } from '../streams'
+
+type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
+
+/** An authorization code lives this long; an access token this long (a refresh token until the grant is revoked). */
+export const CODE_SECONDS = 120
+export const ACCESS_SECONDS = 3600
+
+/** PKCE's S256: the challenge a verifier answers. */
+export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
+
+export const registerOAuthClient = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { name: string; redirectUris: string[] },
+): Result<{ clientId: string }> => {
+  const clientId = randomUUID()
+  const done = await handle(
+    store,
+    streams.oauthClient(clientId),
+    oauthClient,
+    { type: 'RegisterOAuthClient', data: { clientId, ...input } },
+    ctx,
+    { fresh: true },
+  )
+  return answered({ clientId })(done)
+}
+
+export const approveOAuthGrant = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: {
+    clientId: string
+    clientName: string
+    userId: string
+    workspaceId: string
+    scopes: Scope[]
+    resource: string
+    redirectUri: string
+    codeChallenge: string
+  },
+): Result<{ grantId: string; code: string }> => {
+  const grantId = randomUUID()
+  const code = newSecret('kbc')
+  const codeExpiresAt = new Date(Date.parse(ctx.at) + CODE_SECONDS * 1000).toISOString()
+  const done = await handle(
+    store,
+    streams.oauthGrant(grantId),
+    oauthGrant,
+    { type: 'ApproveOAuthGrant', data: { grantId, ...input, codeHash: hashSecret(code), codeExpiresAt } },
+    { ...ctx, workspaceId: input.workspaceId },
+    { fresh: true },
+  )
+  return answered({ grantId, code })(done)
+}
+
+/** A new access token and refresh token, and what the grant records of them (their hashes). */
+const newTokens = (at: string) => {
+  const access = newSecret('kbo')
+  const refresh = newSecret('kbr')
+  const accessExpiresAt = new Date(Date.parse(at) + ACCESS_SECONDS * 1000).toISOString()
+  return {
+    issued: { access_token: access, refresh_token: refresh, expires_in: ACCESS_SECONDS },
+    recorded: { accessTokenHash: hashSecret(access), accessExpiresAt, refreshTokenHash: hashSecret(refresh) },
+  }
+}
+
+type Issued = ReturnType<typeof newTokens>['issued']
+
+export const redeemOAuthCode = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: {
+    grantId: string
+    workspaceId: string
+    code: string
+    verifier: string
+    clientId: string
+    redirectUri: string
+    resource?: string
+  },
+): Result<Issued> => {
+  const tokens = newTokens(ctx.at)
+  const { grantId, code, verifier, workspaceId, ...rest } = input
+  const done = await handle(
+    store,
+    streams.oauthGrant(grantId),
+    oauthGrant,
+    {
+      type: 'RedeemOAuthCode',
+      data: {
+        grantId,
+        codeHash: hashSecret(code),
+        challenge: s256(verifier),
+        now: ctx.at,
+        tokens: tokens.recorded,
+        ...rest,
+      },
+    },
+    { ...ctx, workspaceId },
+  )
+  return answered(tokens.issued)(done)
+}
+
+export const refreshOAuthTokens = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { grantId: string; workspaceId: string; refreshToken: string; clientId: string; resource?: string },
+): Result<Issued> => {
+  const tokens = newTokens(ctx.at)
+  const { grantId, refreshToken, workspaceId, ...rest } = input
+  const done = await handle(
+    store,
+    streams.oauthGrant(grantId),
+    oauthGrant,
+    {
+      type: 'RefreshOAuthTokens',
+      data: { grantId, refreshTokenHash: hashSecret(refreshToken), tokens: tokens.recorded, ...rest },
+    },
+    { ...ctx, workspaceId },
+  )
+  return answered(tokens.issued)(done)
+}
+
+export const revokeOAuthGrant = async (
+  store: EventStore,
+  ctx: CommandContext,
+  input: { grantId: string; workspaceId: string; reason: string },
+): Result<{ revoked: true }> => {
+  const done = await handle(
+    store,
+    streams.oauthGrant(input.grantId),
+    oauthGrant,
+    { type: 'RevokeOAuthGrant', data: { grantId: input.grantId, revokedAt: ctx.at, reason: input.reason } },
+    { ...ctx, workspaceId: input.workspaceId },
+  )
+  return answered({ revoked: true as const })(done)
+}
