@@ -59,7 +59,9 @@ test('a removed member is refused at once; removing again, or in another workspa
   ok(await svc.call('GET', '/api/v1/knowledge', { token: again.access_token }))
 })
 
-test('who could read an entry at each moment, and every receipt that served it, to whom', async ({ svc }) => {
+test('who could read an entry across a role change and a removal, and each receipt that served it, to whom', async ({
+  svc,
+}) => {
   const owner = await seedMember(svc.call, 'owner')
   const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: owner.token, body })
   const before = await moment()
@@ -79,6 +81,13 @@ test('who could read an entry at each moment, and every receipt that served it, 
   const byAgent = ok(await tool(svc.call, key.api_key, 'kb_search', asked))
   assert.is(byAgent.results[0].id, entry.id)
   const whileMember = await moment()
+  ok(
+    await svc.call('POST', `/api/v1/admin/workspaces/${owner.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: reader.userId, role: 'editor' },
+    }),
+  )
+  const afterRoleChange = await moment()
 
   ok(
     await svc.call('DELETE', `/api/v1/admin/workspaces/${owner.workspaceId}/members/${reader.userId}`, {
@@ -124,6 +133,13 @@ test('who could read an entry at each moment, and every receipt that served it, 
   assert.equal(
     then.readers.apiKeys.map((k: { keyId: string; name: string }) => [k.keyId, k.name]),
     [[key.id, 'vault-agent']],
+  )
+  const promoted = await report(afterRoleChange)
+  const promotedReader = promoted.readers.members.find((m: { userId: string }) => m.userId === reader.userId)
+  assert.is(promotedReader.role, 'editor')
+  assert.ok(promotedReader.since > whileMember && promotedReader.since < afterRoleChange)
+  assert.ok(
+    promotedReader.since > then.readers.members.find((m: { userId: string }) => m.userId === reader.userId).since,
   )
   const removedThen = await report(afterRemoval)
   assert.equal(
