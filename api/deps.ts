@@ -20,6 +20,8 @@ export interface ApiSettings {
   publicUrl?: string
   packs: { requestsPerMinute: number; citationsFlushMs: number }
   eventsHeartbeatMs: number
+  /** Rows a filtered search's scope may hold for its legs to read them all rather than their index. */
+  searchExactRows: number
   /** Each answer checked against its route's declared codec (the test suite turns it on). */
   checkAnswers: boolean
 }

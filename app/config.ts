@@ -130,6 +130,7 @@ export const ConfigCodec = t.type({
   ELASTICSEARCH_REPLICAS: withDefault(intInRange(0, 16), 0),
   RERANK_URL: optional(t.string),
   RERANK_TIMEOUT_MS: withDefault(intInRange(100, 60_000), 2000),
+  SEARCH_EXACT_ROWS: withDefault(intInRange(0, 1_000_000), 2000),
   BLOB_URL: optional(blobUrl),
   BLOB_RETRY_MS: withDefault(intInRange(0, 600_000), 30_000),
   KB_ADMIN_TOKEN: optional(secret),
@@ -193,6 +194,8 @@ export interface Config {
   blobRetryMs: number
   adminToken?: string
   logLevel: string
+  /** Rows a filtered search's scope may hold for its legs to read them all rather than their index. */
+  searchExactRows: number
   readYourWritesTimeoutMs: number
   shutdownTimeoutMs: number
   allowPrivateUrls: boolean
@@ -289,6 +292,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     elasticsearchReplicas: c.ELASTICSEARCH_REPLICAS,
     rerankUrl: c.RERANK_URL,
     rerankTimeoutMs: c.RERANK_TIMEOUT_MS,
+    searchExactRows: c.SEARCH_EXACT_ROWS,
     blobUrl: c.BLOB_URL,
     s3Env: Object.fromEntries(S3_SETTINGS.map((name) => [name, env[name]])),
     blobRetryMs: c.BLOB_RETRY_MS,

@@ -27,6 +27,8 @@ export interface RankDeps {
    * with those in service (commands/search/replay.ts). Unset, a search reads the tables in service.
    */
   readFrom?: string[]
+  /** SEARCH_EXACT_ROWS: rows a narrowed scope may hold for its legs to read them all (default FEW_ROWS). */
+  config?: { searchExactRows: number }
 }
 
 /**
@@ -142,31 +144,32 @@ const scoreRows = async (
 const NONE: RowScore = { score: 0, holds: [] }
 
 /**
- * Rows a narrowed scope may hold for a leg to read them all instead of its index. Measured at 10,000 passages on
- * PGlite: comparing 945 vectors exactly took 12 ms against 31 ms for the HNSW scan under the same filter (13 ms
- * unfiltered), 80 took 3 ms against 53; counting to the bound costs 1-5 ms.
+ * Rows a narrowed scope may hold for a leg to read them all instead of its index, unless configured. Measured at
+ * 10,000 passages on PGlite: comparing 945 vectors exactly took 12 ms against 31 ms for the HNSW scan under the same
+ * filter (13 ms unfiltered), 80 took 3 ms against 53; counting to the bound costs 1-5 ms.
  */
 const FEW_ROWS = 2000
 
 /** Each search's counts so far, by table: where a leg's rows and vectors are one table (pages), it is counted once. */
 const counted = new WeakMap<RankQuery, Map<string, Promise<boolean>>>()
 
-/** Whether a narrowed scope holds at most FEW_ROWS rows of a table (counted no further). */
-const fewInScope = (tx: Client, q: RankQuery, table: string): Promise<boolean> => {
-  if (!q.narrowed) return Promise.resolve(false)
+/** Whether a narrowed scope holds at most FEW_ROWS (or the configured number of) rows of a table (counted no further). */
+const fewInScope = (deps: RankDeps, tx: Client, q: RankQuery, table: string): Promise<boolean> => {
+  const few = deps.config?.searchExactRows ?? FEW_ROWS
+  if (!q.narrowed || few === 0) return Promise.resolve(false)
   const tables = counted.get(q) ?? new Map<string, Promise<boolean>>()
   counted.set(q, tables)
   const known = tables.get(table)
   if (known) return known
   const s = scopeSql(q.scope, 2)
-  const few = tx
+  const counting = tx
     .query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE true${s.sql} LIMIT $1) x`, [
-      FEW_ROWS + 1,
+      few + 1,
       ...s.args,
     ])
-    .then(({ rows }) => rows[0].n <= FEW_ROWS)
-  tables.set(table, few)
-  return few
+    .then(({ rows }) => rows[0].n <= few)
+  tables.set(table, counting)
+  return counting
 }
 
 /**
@@ -200,7 +203,7 @@ const textLeg = async (
 ): Promise<Map<string, TextEvidence>> => {
   const { index, scope, query } = q
   const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
-  const few = await fewInScope(tx, q, index.rows.table)
+  const few = await fewInScope(deps, tx, q, index.rows.table)
   const rows = await textCandidates(
     deps,
     tx,
@@ -334,7 +337,7 @@ const vectorLeg = async (
       cached,
       scope: q.scope,
       limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
-      exact: await fewInScope(tx, q, table),
+      exact: await fewInScope(deps, tx, q, table),
     },
     { keys: Math.max(VECTOR_KEYS, q.limit * 4), perKey: VECTOR_ROWS_PER_KEY },
   )
