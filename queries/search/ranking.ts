@@ -153,7 +153,7 @@ const FEW_ROWS = 2000
 /** Each search's counts so far, by table: where a leg's rows and vectors are one table (pages), it is counted once. */
 const counted = new WeakMap<RankQuery, Map<string, Promise<boolean>>>()
 
-/** Whether a narrowed scope holds at most FEW_ROWS (or the configured number of) rows of a table (counted no further). */
+/** Whether a narrowed scope holds at most FEW_ROWS (or as configured) rows of a table (counted no further). */
 const fewInScope = (deps: RankDeps, tx: Client, q: RankQuery, table: string): Promise<boolean> => {
   const few = deps.config?.searchExactRows ?? FEW_ROWS
   if (!q.narrowed || few === 0) return Promise.resolve(false)

@@ -11,13 +11,11 @@ type Ctx = { indexed: TestService; exact: TestService; members: Member[] }
 const test = suite<Ctx>('search filters through the vector index: a full page when matches exist')
 
 const WORDS = 'storage engine release backup storage engine release backup snapshot index'.split(' ')
+/** Forty words of the topic, from the `start`th on. */
+const words = (start: number) => Array.from({ length: 40 }, (_, j) => WORDS[(start + j * 3) % WORDS.length]).join(' ')
 /** A long manual on the topic: many chunks, all nearer the query than any note, none in the filter's scope. */
 const manual = (n: number) =>
-  Array.from(
-    { length: 48 },
-    (_, i) =>
-      `Section ${i} of manual ${n}. ${Array.from({ length: 40 }, (_, j) => WORDS[(i * 7 + j * 3 + n) % WORDS.length]).join(' ')}.`,
-  ).join('\n\n')
+  Array.from({ length: 48 }, (_, i) => `Section ${i} of manual ${n}. ${words(i * 7 + n)}.`).join('\n\n')
 
 const load = async (svc: TestService, m: Member) => {
   ok(
