@@ -53,7 +53,7 @@ export const adminRoutes: AnyRoute[] = [
     response: answers.MemberRemoved,
     tag: 'admin',
     auth: 'admin',
-    summary: "Remove a member: the user's tokens for the workspace are refused from then on",
+    summary: "Remove a member: the user's tokens for the workspace, and the accesses they granted MCP clients, end",
     params: t.type({ id: c.id, userId: c.id }),
     uses: ['store'],
     handler: async ({ params, command }, { store }) =>

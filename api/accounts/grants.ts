@@ -1,13 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as answers from './answers'
-import {
-  type AuthorizationParams,
-  type AuthorizationProblem,
-  checkAuthorization,
-  issuerOf,
-  redirectWith,
-} from './oauth'
+import { type AuthorizationProblem, checkAuthorization, issuerOf, redirectWith } from './oauth'
 import { revokeApiKey, roleOf } from '../../commands/accounts/accounts'
 import { approveOAuthGrant, revokeOAuthGrant } from '../../commands/accounts/oauth'
 import type { Scope } from '../../domain/accounts/oauth'
@@ -62,7 +56,7 @@ export const grantRoutes: AnyRoute[] = [
     query: Request,
     uses: ['db', 'config'],
     handler: async ({ query, origin }, deps) => {
-      const checked = await checkAuthorization(deps.db.pool, issuerOf(deps, origin), query as AuthorizationParams)
+      const checked = await checkAuthorization(deps.db.pool, issuerOf(deps, origin), query)
       if (E.isLeft(checked)) return problemOf(checked.left)
       const r = checked.right
       return E.right({
@@ -89,7 +83,7 @@ export const grantRoutes: AnyRoute[] = [
     handler: async ({ body, identity, command, origin }, deps) => {
       const person = memberOf(identity)
       const issuer = issuerOf(deps, origin)
-      const checked = await checkAuthorization(deps.db.pool, issuer, body.request as AuthorizationParams)
+      const checked = await checkAuthorization(deps.db.pool, issuer, body.request)
       if (E.isLeft(checked)) return problemOf(checked.left)
       const r = checked.right
       if (!body.approve)
@@ -123,6 +117,7 @@ export const grantRoutes: AnyRoute[] = [
         scopes,
         resource: r.resource,
         redirectUri: r.redirectUri,
+        redirectUriSent: r.redirectUriSent,
         codeChallenge: r.codeChallenge,
       })
       return E.map((g: { grantId: string; code: string; position: number }) => ({

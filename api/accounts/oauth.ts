@@ -5,12 +5,15 @@ import * as E from 'fp-ts/Either'
 import type { Context } from 'koa'
 import getRawBody from 'raw-body'
 import { takeHit } from '../../adapters/rateLimit'
+import { roleOf } from '../../commands/accounts/accounts'
 import { redeemOAuthCode, refreshOAuthTokens, registerOAuthClient } from '../../commands/accounts/oauth'
 import { hashSecret } from '../../commands/secrets'
 import { SCOPES, type Scope } from '../../domain/accounts/oauth'
 import { type OAuthClientRow, grantBySecret, oauthClientById } from '../../queries/accounts/oauth'
 import type { Queryable } from '../../adapters/db'
 import { readJson } from '../body'
+import { ApiError, statusOf } from '../errors'
+import { inputProblems } from '../validation'
 import type { Deps } from '../deps'
 import { originOf } from '../route'
 
@@ -58,23 +61,34 @@ const oauthError = (ctx: Context, status: number, error: string, description: st
   ctx.body = { error, error_description: description }
 }
 
+/** Schemes that are not an application's own: the web's, the system's, and those a browser runs. */
+const NOT_AN_APP = new Set(
+  'javascript data file vbscript blob about ws wss ftp mailto tel sms intent filesystem view-source chrome edge'.split(
+    ' ',
+  ),
+)
+
 /**
- * Where a client may be sent back to: https, http on the loopback interface (a native app's local server), or a
- * private-use scheme (cursor://, com.example.app:); never a fragment, nor a scheme a browser runs (javascript:).
+ * Where a client may be sent back to: https, http on the loopback interface (a native app's local server), or an
+ * application's own scheme (cursor://, com.example.app:; RFC 8252); never a fragment.
  */
 const redirectProblem = (uri: string) => {
   let url: URL
   try {
     url = new URL(uri)
   } catch {
-    return `${uri.slice(0, 100)} is not a URL`
+    return `${[...uri].slice(0, 100).join('')} is not a URL`
   }
   if (uri.length > 2000) return 'a redirect URI is at most 2,000 characters'
   if (url.hash) return `${uri} has a fragment`
   const scheme = url.protocol.slice(0, -1)
-  if (['javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(scheme)) return `${scheme}: is not allowed`
-  if (scheme === 'http' && !LOOPBACK.has(url.hostname))
-    return `${uri}: plain http is for the loopback interface only (127.0.0.1, [::1], localhost)`
+  if (scheme === 'https') return undefined
+  if (scheme === 'http')
+    return LOOPBACK.has(url.hostname)
+      ? undefined
+      : `${uri}: plain http is for the loopback interface only (127.0.0.1, [::1], localhost)`
+  if (NOT_AN_APP.has(scheme) || scheme.startsWith('ms-'))
+    return `${scheme}: is not an application's own scheme (https, loopback http, or one such as cursor:)`
   return undefined
 }
 
@@ -99,7 +113,7 @@ const registered = (client: OAuthClientRow, uri: string) =>
     }
   })
 
-/** The parameters of an authorization request, as the client sent them. */
+/** The parameters of an authorization request, each once, as the client sent them. */
 export interface AuthorizationParams {
   client_id?: string
   redirect_uri?: string
@@ -114,6 +128,8 @@ export interface AuthorizationParams {
 export interface AuthorizationRequest {
   client: OAuthClientRow
   redirectUri: string
+  /** Whether the request named it (then the token request names it too). */
+  redirectUriSent: boolean
   codeChallenge: string
   scopes: Scope[]
   resource: string
@@ -130,19 +146,52 @@ export type AuthorizationProblem =
 
 const CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/
 
-/** Checks an authorization request against the registered client and this server. */
+const PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+  'scope',
+  'resource',
+  'state',
+] as const
+
+/** The request's parameters, each a single string (or absent), or what is wrong with them. */
+const paramsOf = (query: Record<string, unknown>): E.Either<string, AuthorizationParams> => {
+  const params: AuthorizationParams = {}
+  for (const name of PARAMS) {
+    const value = query[name]
+    if (value === undefined) continue
+    if (typeof value !== 'string') return E.left(`${name}: given more than once`)
+    params[name] = value
+  }
+  const problems = inputProblems(params, '', [])
+  return problems.length ? E.left(problems[0]) : E.right(params)
+}
+
+/**
+ * Checks an authorization request against the registered client and this server. Anyone may register a client, so
+ * a faulty request goes back to the client by itself only on the loopback interface (a native app's own server);
+ * elsewhere the person is shown what is wrong, and nobody is redirected (RFC 9700 §4.11.2).
+ */
 export const checkAuthorization = async (
   db: Queryable,
   issuer: string,
-  p: AuthorizationParams,
+  query: Record<string, unknown>,
 ): Promise<E.Either<AuthorizationProblem, AuthorizationRequest>> => {
+  const read = paramsOf(query)
+  if (E.isLeft(read)) return E.left({ fatal: read.left })
+  const p = read.right
   const client = p.client_id ? await oauthClientById(db, p.client_id) : undefined
   if (!client) return E.left({ fatal: 'client_id: no such client is registered here' })
   const redirectUri = p.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined)
   if (!redirectUri || !registered(client, redirectUri))
     return E.left({ fatal: 'redirect_uri: not one the client registered' })
-  const back = (error: string, description: string) =>
-    E.left({ redirectUri, ...(p.state ? { state: p.state } : {}), error, description })
+  const back = (error: string, description: string): E.Either<AuthorizationProblem, never> =>
+    LOOPBACK.has(new URL(redirectUri).hostname) && redirectUri.startsWith('http:')
+      ? E.left({ redirectUri, ...(p.state ? { state: p.state } : {}), error, description })
+      : E.left({ fatal: `${error}: ${description}` })
   if (p.response_type !== 'code') return back('unsupported_response_type', 'response_type must be code')
   if (!p.code_challenge || !CHALLENGE.test(p.code_challenge) || p.code_challenge_method !== 'S256')
     return back(
@@ -152,15 +201,21 @@ export const checkAuthorization = async (
   const resource = mcpResourceOf(issuer)
   if (p.resource !== undefined && p.resource !== resource)
     return back('invalid_target', `resource must be ${resource}, the MCP endpoint`)
-  const asked = (p.scope ?? '').split(' ').filter(Boolean)
-  const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s))
-  if (unknown.length)
-    return back('invalid_scope', `unknown scope ${unknown.join(', ')}; the scopes are ${SCOPES.join(', ')}`)
-  // Writing includes reading; nothing asked means everything the server offers, which the person may narrow.
-  const scopes = asked.length ? SCOPES.filter((s) => s === 'kb:read' || asked.includes(s)) : [...SCOPES]
   if (p.state !== undefined && p.state.length > 1000)
     return back('invalid_request', 'state is at most 1,000 characters')
-  return E.right({ client, redirectUri, codeChallenge: p.code_challenge, scopes, resource, state: p.state })
+  // Scopes this server does not know (openid, offline_access) are left out (RFC 6749 §3.3); writing includes
+  // reading; none asked means all it offers, which the person may narrow.
+  const asked = (p.scope ?? '').split(' ').filter((s) => (SCOPES as readonly string[]).includes(s))
+  const scopes = asked.length ? SCOPES.filter((s) => s === 'kb:read' || asked.includes(s)) : [...SCOPES]
+  return E.right({
+    client,
+    redirectUri,
+    redirectUriSent: p.redirect_uri !== undefined,
+    codeChallenge: p.code_challenge,
+    scopes,
+    resource,
+    state: p.state,
+  })
 }
 
 /** The client's redirect URI with the answer's parameters (and the issuer, RFC 9207). */
@@ -200,7 +255,14 @@ export const mountOAuth = (router: Router, deps: Deps) => {
     })
     router[method](path, async (ctx) => {
       allowCors(ctx)
-      await handler(ctx)
+      try {
+        await handler(ctx)
+      } catch (error) {
+        // A body that cannot be read (not JSON, too large) is answered in OAuth's shape too.
+        if (!(error instanceof ApiError)) throw error
+        const said = [error.message, ...(error.details ?? [])].join('; ')
+        oauthError(ctx, statusOf(error.code) === 413 ? 413 : 400, 'invalid_request', said)
+      }
     })
   }
   for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])
@@ -223,7 +285,10 @@ export const mountOAuth = (router: Router, deps: Deps) => {
       return oauthError(ctx, 429, 'invalid_request', `too many registrations; retry in ${verdict.retryAfterSeconds} s`)
     }
     await readJson(ctx, '64kb')
-    const parsed = OAuthClientMetadataSchema.safeParse((ctx.request as { body?: unknown }).body)
+    const body = (ctx.request as { body?: unknown }).body
+    const unreadable = inputProblems(body, '', [])
+    if (unreadable.length) return oauthError(ctx, 400, 'invalid_client_metadata', unreadable.join('; '))
+    const parsed = OAuthClientMetadataSchema.safeParse(body)
     if (!parsed.success) {
       const { issues } = parsed.error
       const redirects = issues.some((i) => i.path[0] === 'redirect_uris' && i.path.length > 1)
@@ -240,7 +305,9 @@ export const mountOAuth = (router: Router, deps: Deps) => {
       return oauthError(ctx, 400, 'invalid_redirect_uri', 'redirect_uris: one to ten URIs')
     const problem = uris.map(redirectProblem).find(Boolean)
     if (problem) return oauthError(ctx, 400, 'invalid_redirect_uri', problem)
-    const name = (metadata.client_name ?? 'MCP client').trim().slice(0, 200) || 'MCP client'
+    // The name a person reads on the consent screen: no control or direction-changing characters, 200 at most.
+    const cleaned = (metadata.client_name ?? '').replace(/[\p{Cc}\p{Cf}]/gu, '').trim()
+    const name = [...cleaned].slice(0, 200).join('') || 'MCP client'
     const done = await registerOAuthClient(deps.store, command('oauth-registration'), { name, redirectUris: uris })
     if (E.isLeft(done)) return oauthError(ctx, 400, 'invalid_client_metadata', done.left.message)
     await deps.runner.waitFor(done.right.position, deps.config.readYourWritesTimeoutMs)
@@ -261,7 +328,7 @@ export const mountOAuth = (router: Router, deps: Deps) => {
   // The person signs in and grants in the console; what it shows, and the grant, go through /api/v1/oauth.
   router.get('/oauth/authorize', async (ctx) => {
     const issuer = issuerOf(deps, originOf(ctx))
-    const checked = await checkAuthorization(db, issuer, ctx.query as AuthorizationParams)
+    const checked = await checkAuthorization(db, issuer, ctx.query)
     if (E.isLeft(checked)) {
       const problem = checked.left
       if ('fatal' in problem) return oauthError(ctx, 400, 'invalid_request', problem.fatal)
@@ -289,10 +356,9 @@ export const mountOAuth = (router: Router, deps: Deps) => {
     let scopes: string[]
     if (grantType === 'authorization_code') {
       const [code, verifier, redirectUri] = [form('code'), form('code_verifier'), form('redirect_uri')]
-      if (!code || !verifier || !redirectUri)
-        return oauthError(ctx, 400, 'invalid_request', 'code, code_verifier and redirect_uri are required')
-      const grant = await grantBySecret(db, 'code', hashSecret(code))
-      if (!grant) return oauthError(ctx, 400, 'invalid_grant', 'the authorization code is not valid')
+      if (!code || !verifier) return oauthError(ctx, 400, 'invalid_request', 'code and code_verifier are required')
+      const grant = await liveGrant(db, 'code', code)
+      if (typeof grant === 'string') return oauthError(ctx, 400, 'invalid_grant', grant)
       scopes = grant.scopes
       answer = await redeemOAuthCode(deps.store, command('oauth-token'), {
         grantId: grant.id,
@@ -306,8 +372,10 @@ export const mountOAuth = (router: Router, deps: Deps) => {
     } else if (grantType === 'refresh_token') {
       const refreshToken = form('refresh_token')
       if (!refreshToken) return oauthError(ctx, 400, 'invalid_request', 'refresh_token is required')
-      const grant = await grantBySecret(db, 'refresh', hashSecret(refreshToken))
-      if (!grant) return oauthError(ctx, 400, 'invalid_grant', 'the refresh token is not valid')
+      const grant = await liveGrant(db, 'refresh', refreshToken)
+      if (typeof grant === 'string') return oauthError(ctx, 400, 'invalid_grant', grant)
+      if (!(await roleOf(deps.store, grant.workspace_id, grant.user_id)))
+        return oauthError(ctx, 400, 'invalid_grant', 'the person who granted the access is no longer a member')
       scopes = grant.scopes
       answer = await refreshOAuthTokens(deps.store, command('oauth-token'), {
         grantId: grant.id,
@@ -324,6 +392,13 @@ export const mountOAuth = (router: Router, deps: Deps) => {
     const { position: _, ...tokens } = answer.right
     ctx.body = { ...tokens, token_type: 'Bearer', scope: scopes.join(' ') }
   })
+}
+
+/** The grant a code or a refresh token belongs to, unless it has ended; else why not. */
+const liveGrant = async (db: Queryable, kind: 'code' | 'refresh', secret: string) => {
+  const grant = await grantBySecret(db, kind, hashSecret(secret))
+  if (!grant) return kind === 'code' ? 'the authorization code is not valid' : 'the refresh token is not valid'
+  return grant.revoked_at ? 'the access was revoked' : grant
 }
 
 /** The context of a write the OAuth endpoints make on a client's behalf. */

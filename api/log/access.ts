@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as answers from './answers'
 import { type Subject, revocations, servedReceipts } from '../../queries/log/access'
-import { everMember, readersAt, workspaceKey } from '../../queries/accounts'
+import { agentKeyKind, everMember, readersAt } from '../../queries/accounts'
 import { type AsOf, resolveAsOf } from '../../queries/asOf'
 import { type EntryStanding, entryStandingAt, knowledgeBaseEnabledAt } from '../../queries/knowledge'
 import { fail } from '../../domain/shared'
@@ -32,13 +32,16 @@ const subjectOf = (q: { entryId?: string; userId?: string; keyId?: string }): Su
   return q.entryId ? { entryId: q.entryId } : q.userId ? { userId: q.userId } : { keyId: q.keyId! }
 }
 
-/** Whether the subject belongs to the workspace (ever: a deleted entry, a removed member, a revoked key do). */
+/**
+ * Whether the subject belongs to the workspace (ever: a deleted entry, a removed member, a revoked key do). A key is
+ * an API key or an OAuth grant: agents' events name either as their key.
+ */
 const known = async (db: Parameters<typeof everMember>[0], workspaceId: string, s: Subject) =>
   'entryId' in s
     ? (await entryStandingAt(db, workspaceId, s.entryId, Number.MAX_SAFE_INTEGER)) !== undefined
     : 'userId' in s
       ? everMember(db, workspaceId, s.userId)
-      : (await workspaceKey(db, workspaceId, s.keyId)) !== undefined
+      : (await agentKeyKind(db, workspaceId, s.keyId)) !== undefined
 
 export const accessRoutes: AnyRoute[] = [
   route({
@@ -63,7 +66,7 @@ export const accessRoutes: AnyRoute[] = [
       if (!entry) return fail('NOT_FOUND', 'entry not found')
       const knowledgeBaseEnabled = await knowledgeBaseEnabledAt(db, workspaceId, at.position)
       const reason = unreadable(entry, knowledgeBaseEnabled)
-      const readers = reason ? { members: [], apiKeys: [] } : await readersAt(db, workspaceId, at.position)
+      const readers = reason ? { members: [], apiKeys: [], grants: [] } : await readersAt(db, workspaceId, at.position)
       return E.right({
         data: {
           at,
@@ -95,6 +98,7 @@ export const accessRoutes: AnyRoute[] = [
     query: t.partial({
       entryId: c.id,
       userId: c.id,
+      // An API key's id, or an OAuth grant's (what an agent's events name as its key).
       keyId: c.id,
       from: c.isoTime,
       to: c.isoTime,

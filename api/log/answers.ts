@@ -135,13 +135,26 @@ export const AccessReport = c.object({
   readers: c.object({
     members: t.array(c.object({ userId: t.string, name: t.string, email: t.string, role: t.string, since: Since })),
     apiKeys: t.array(c.object({ keyId: t.string, name: t.string, since: Since })),
+    grants: d(
+      t.array(
+        c.object({
+          grantId: t.string,
+          clientName: t.string,
+          userId: t.string,
+          scopes: t.array(t.string),
+          since: Since,
+        }),
+      ),
+      'Accesses people had granted MCP clients then (each also reads as its person does, within its scopes)',
+    ),
   }),
 })
 
 const Revocation = c.object(
   { type: t.string, position: t.number, at: t.string, actor: t.unknown },
   {},
-  'an event that took the subject away: EntryDeleted, EntryUpdated (disabled), MemberRemoved or ApiKeyRevoked',
+  'an event that took the subject away: EntryDeleted, EntryUpdated (disabled), MemberRemoved, ApiKeyRevoked or ' +
+    'OAuthGrantRevoked',
 )
 
 export const AccessReceipts = c.object({

@@ -81,8 +81,9 @@ export const setMember = async (
 }
 
 /**
- * Ends a membership: the user's tokens for the workspace are refused from then on (API keys belong
- * to the workspace, not to a member, and stay). Who could read what before stays in the log.
+ * Ends a membership: the user's tokens for the workspace, and the accesses they granted MCP clients, end with it
+ * (the read models end them on this event); API keys belong to the workspace, not to a member, and stay. Who could
+ * read what before stays in the log.
  */
 export const removeMember = async (
   store: EventStore,

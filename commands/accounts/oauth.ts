@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type * as E from 'fp-ts/Either'
+import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type Scope, oauthClient, oauthGrant } from '../../domain/accounts/oauth'
-import type { DomainError } from '../../domain/shared'
-import { type CommandContext, answered, handle } from '../handle'
+import { type OAuthGrantEvent, type Scope, oauthClient, oauthGrant } from '../../domain/accounts/oauth'
+import { type DomainError, fail } from '../../domain/shared'
+import { type CommandContext, type Handled, answered, handle } from '../handle'
 import { hashSecret, newSecret } from '../secrets'
 import { streams } from '../streams'
 
@@ -44,6 +44,7 @@ export const approveOAuthGrant = async (
     scopes: Scope[]
     resource: string
     redirectUri: string
+    redirectUriSent: boolean
     codeChallenge: string
   },
 ): Result<{ grantId: string; code: string }> => {
@@ -74,6 +75,18 @@ const newTokens = (at: string) => {
 
 type Issued = ReturnType<typeof newTokens>['issued']
 
+/** Tokens issued, or the refusal of a code or refresh token presented again (the grant it belonged to ended). */
+const issuedOr = (tokens: Issued, done: E.Either<DomainError, Handled<OAuthGrantEvent>>) => {
+  if (E.isRight(done)) {
+    const ended = done.right.events.find((e) => e.type === 'OAuthGrantRevoked')
+    if (ended && ended.type === 'OAuthGrantRevoked')
+      return fail('VALIDATION_ERROR', `${ended.data.reason}: the access is revoked`, [
+        `invalid_grant: ${ended.data.reason}`,
+      ])
+  }
+  return answered(tokens)(done)
+}
+
 export const redeemOAuthCode = async (
   store: EventStore,
   ctx: CommandContext,
@@ -83,7 +96,7 @@ export const redeemOAuthCode = async (
     code: string
     verifier: string
     clientId: string
-    redirectUri: string
+    redirectUri?: string
     resource?: string
   },
 ): Result<Issued> => {
@@ -106,7 +119,7 @@ export const redeemOAuthCode = async (
     },
     { ...ctx, workspaceId },
   )
-  return answered(tokens.issued)(done)
+  return issuedOr(tokens.issued, done)
 }
 
 export const refreshOAuthTokens = async (
@@ -122,11 +135,11 @@ export const refreshOAuthTokens = async (
     oauthGrant,
     {
       type: 'RefreshOAuthTokens',
-      data: { grantId, refreshTokenHash: hashSecret(refreshToken), tokens: tokens.recorded, ...rest },
+      data: { grantId, refreshTokenHash: hashSecret(refreshToken), now: ctx.at, tokens: tokens.recorded, ...rest },
     },
     { ...ctx, workspaceId },
   )
-  return answered(tokens.issued)(done)
+  return issuedOr(tokens.issued, done)
 }
 
 export const revokeOAuthGrant = async (

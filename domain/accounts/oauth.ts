@@ -42,6 +42,8 @@ export const OAuthGrantApproved = t.type({
     scopes: t.array(t.string),
     resource: t.string,
     redirectUri: t.string,
+    /** Whether the authorization request named the redirect URI (then the token request must name it too). */
+    redirectUriSent: t.boolean,
     codeChallenge: t.string,
     codeHash: t.string,
     codeExpiresAt: t.string,
@@ -76,7 +78,7 @@ export type OAuthGrantCommand =
         /** S256 of the verifier the client sent. */
         challenge: string
         clientId: string
-        redirectUri: string
+        redirectUri?: string
         resource?: string
         now: string
         tokens: NewTokens
@@ -84,7 +86,14 @@ export type OAuthGrantCommand =
     }
   | {
       type: 'RefreshOAuthTokens'
-      data: { grantId: string; refreshTokenHash: string; clientId: string; resource?: string; tokens: NewTokens }
+      data: {
+        grantId: string
+        refreshTokenHash: string
+        clientId: string
+        resource?: string
+        now: string
+        tokens: NewTokens
+      }
     }
   | { type: 'RevokeOAuthGrant'; data: { grantId: string; revokedAt: string; reason: string } }
 
@@ -94,7 +103,18 @@ export type OAuthGrantState =
       status: 'approved' | 'active' | 'revoked'
       grant: OAuthGrantApproved['data']
       refreshTokenHash?: string
+      /** The refresh token the last refresh replaced: presented again, it was stolen or replayed. */
+      previousRefreshHash?: string
     }
+
+/** Why a grant ends by itself: its code or a rotated refresh token was presented again. */
+export const CODE_REUSED = 'the authorization code was used twice'
+export const REFRESH_REUSED = 'a refresh token was used again after it was replaced'
+
+const revoke = (grantId: string, revokedAt: string, reason: string): OAuthGrantEvent => ({
+  type: 'OAuthGrantRevoked',
+  data: { grantId, revokedAt, reason },
+})
 
 /** Why a code or a refresh token is refused: OAuth's invalid_grant, with the reason. */
 const invalidGrant = (reason: string) => fail('VALIDATION_ERROR', reason, [`invalid_grant: ${reason}`])
@@ -106,7 +126,12 @@ export const oauthGrant: Decider<OAuthGrantCommand, OAuthGrantEvent, OAuthGrantS
     if (event.type === 'OAuthGrantApproved') return { status: 'approved', grant: event.data }
     if (state.status === 'none') return state
     if (event.type === 'OAuthGrantRevoked') return { ...state, status: 'revoked' }
-    return { ...state, status: 'active', refreshTokenHash: event.data.refreshTokenHash }
+    return {
+      ...state,
+      status: 'active',
+      refreshTokenHash: event.data.refreshTokenHash,
+      previousRefreshHash: state.refreshTokenHash,
+    }
   },
   decide: (command, state) => {
     if (command.type === 'ApproveOAuthGrant')
@@ -119,11 +144,14 @@ export const oauthGrant: Decider<OAuthGrantCommand, OAuthGrantEvent, OAuthGrantS
       case 'RedeemOAuthCode': {
         const c = command.data
         if (state.status === 'revoked') return invalidGrant('the access was revoked')
-        if (state.status === 'active') return invalidGrant('the authorization code was already used')
         if (c.codeHash !== grant.codeHash) return invalidGrant('the authorization code is not valid')
+        // A code used twice was intercepted, or replayed: the access it gave ends (RFC 6749 §4.1.2).
+        if (state.status === 'active') return E.right([revoke(c.grantId, c.now, CODE_REUSED)])
         if (c.now >= grant.codeExpiresAt) return invalidGrant('the authorization code has expired')
         if (c.clientId !== grant.clientId) return invalidGrant('the code was issued to another client')
-        if (c.redirectUri !== grant.redirectUri) return invalidGrant('redirect_uri differs from the authorization')
+        // Named in the authorization request, the redirect URI must be named again, the same (RFC 6749 §4.1.3).
+        if ((grant.redirectUriSent || c.redirectUri !== undefined) && c.redirectUri !== grant.redirectUri)
+          return invalidGrant('redirect_uri differs from the authorization')
         if (c.resource !== undefined && c.resource !== grant.resource)
           return invalidGrant('resource differs from the authorization')
         if (c.challenge !== grant.codeChallenge) return invalidGrant('code_verifier does not match the code_challenge')
@@ -132,6 +160,8 @@ export const oauthGrant: Decider<OAuthGrantCommand, OAuthGrantEvent, OAuthGrantS
       case 'RefreshOAuthTokens': {
         const c = command.data
         if (state.status !== 'active') return invalidGrant('the access was revoked')
+        // A rotated refresh token presented again was stolen, or replayed: the access ends (RFC 9700 §4.14.2).
+        if (c.refreshTokenHash === state.previousRefreshHash) return E.right([revoke(c.grantId, c.now, REFRESH_REUSED)])
         if (c.refreshTokenHash !== state.refreshTokenHash) return invalidGrant('the refresh token is not valid')
         if (c.clientId !== grant.clientId) return invalidGrant('the refresh token was issued to another client')
         if (c.resource !== undefined && c.resource !== grant.resource)

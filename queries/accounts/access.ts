@@ -6,6 +6,8 @@ export interface Readers {
   members: { userId: string; name: string; email: string; role: Role; since: string }[]
   /** API keys of the workspace issued by then and not yet revoked, with when they were issued. */
   apiKeys: { keyId: string; name: string; since: string }[]
+  /** Accesses people had granted MCP clients by then (and not yet ended): the client, whose, what it may do. */
+  grants: { grantId: string; clientName: string; userId: string; scopes: string[]; since: string }[]
 }
 
 /**
@@ -25,11 +27,30 @@ export const readersAt = async (db: Queryable, workspaceId: string, position: nu
      ORDER BY created_position`,
     [workspaceId, position],
   )
+  const grants = await db.query<{
+    id: string
+    client_name: string
+    user_id: string
+    scopes: string[]
+    created_at: Date
+  }>(
+    `SELECT id, client_name, user_id, scopes, created_at FROM oauth_grants
+     WHERE workspace_id = $1 AND created_position <= $2 AND (revoked_position IS NULL OR revoked_position > $2)
+     ORDER BY created_position`,
+    [workspaceId, position],
+  )
   return {
     members: members.rows
       .filter((r) => permissionsOf(r.role).includes('read:knowledge'))
       .map((r) => ({ userId: r.user_id, name: r.name, email: r.email, role: r.role, since: r.from_at.toISOString() })),
     apiKeys: keys.rows.map((r) => ({ keyId: r.id, name: r.name, since: r.created_at.toISOString() })),
+    grants: grants.rows.map((r) => ({
+      grantId: r.id,
+      clientName: r.client_name,
+      userId: r.user_id,
+      scopes: r.scopes,
+      since: r.created_at.toISOString(),
+    })),
   }
 }
 
@@ -50,6 +71,16 @@ export const workspaceKey = async (db: Queryable, workspaceId: string, keyId: st
       [workspaceId, keyId],
     )
   ).rows[0]
+
+/** What an agent's events name as its key: an API key of the workspace, or an OAuth grant in it; else undefined. */
+export const agentKeyKind = async (db: Queryable, workspaceId: string, id: string) => {
+  const { rows } = await db.query<{ kind: 'apiKey' | 'grant' }>(
+    `SELECT 'apiKey' AS kind FROM api_keys WHERE workspace_id = $1 AND id = $2
+     UNION ALL SELECT 'grant' FROM oauth_grants WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, id],
+  )
+  return rows[0]?.kind
+}
 
 /** The workspace's API keys, newest first, revoked ones with when. */
 export const keysOf = async (db: Queryable, workspaceId: string) =>

@@ -5,5 +5,5 @@
  * and who could read a workspace when (log's access report). The rest is accounts' own.
  */
 export { apiKeyByHash, tokenByHash } from './accounts'
-export { everMember, readersAt, workspaceKey } from './access'
+export { agentKeyKind, everMember, readersAt } from './access'
 export { grantByAccessHash } from './oauth'

@@ -13,14 +13,26 @@ export const oauthClientById = async (db: Queryable, id: string) =>
     | OAuthClientRow
     | undefined
 
-/** The grant an authorization code or a refresh token belongs to (found by the hash only they hold). */
+export interface GrantSecretRow {
+  id: string
+  workspace_id: string
+  user_id: string
+  scopes: string[]
+  revoked_at: Date | null
+}
+
+/**
+ * The grant an authorization code or a refresh token belongs to (found by the hash only they hold): a refresh token
+ * the last refresh replaced finds its grant too, so that presenting it again ends the grant.
+ */
 export const grantBySecret = async (db: Queryable, kind: 'code' | 'refresh', hash: string) =>
   (
-    await db.query<{ id: string; workspace_id: string; scopes: string[] }>(
-      `SELECT id, workspace_id, scopes FROM oauth_grants WHERE ${kind === 'code' ? 'code_hash' : 'refresh_hash'} = $1`,
+    await db.query<GrantSecretRow>(
+      `SELECT id, workspace_id, user_id, scopes, revoked_at FROM oauth_grants
+       WHERE ${kind === 'code' ? 'code_hash = $1' : '(refresh_hash = $1 OR previous_refresh_hash = $1)'}`,
       [hash],
     )
-  ).rows[0] as { id: string; workspace_id: string; scopes: string[] } | undefined
+  ).rows[0] as GrantSecretRow | undefined
 
 export interface GrantAccessRow {
   id: string

@@ -11,24 +11,30 @@ export interface Window {
   to: Date
 }
 
-/** The events that took the subject away: an entry deleted or disabled, a member removed, a key revoked. */
+/**
+ * The events that took the subject away: an entry deleted or disabled, a member removed (which ends their OAuth
+ * grants too), a key revoked (an API key, or a grant).
+ */
 const revocationsOf = (workspaceId: string, s: Subject) =>
   'entryId' in s
     ? {
-        stream: `entry-${s.entryId}`,
+        streams: [`entry-${s.entryId}`],
         where: "(type = 'EntryDeleted' OR (type = 'EntryUpdated' AND data->'changes'->>'isEnabled' = 'false'))",
       }
     : 'userId' in s
-      ? { stream: `member-${workspaceId}_${s.userId}`, where: "type = 'MemberRemoved'" }
-      : { stream: `apikey-${s.keyId}`, where: "type = 'ApiKeyRevoked'" }
+      ? { streams: [`member-${workspaceId}_${s.userId}`], where: "type = 'MemberRemoved'" }
+      : {
+          streams: [`apikey-${s.keyId}`, `oauthgrant-${s.keyId}`],
+          where: "type IN ('ApiKeyRevoked', 'OAuthGrantRevoked')",
+        }
 
 /** Each event that took the subject away, oldest first: its type, position, time and who wrote it. */
 export const revocations = async (db: Queryable, workspaceId: string, s: Subject) => {
-  const { stream, where } = revocationsOf(workspaceId, s)
+  const { streams, where } = revocationsOf(workspaceId, s)
   const { rows } = await db.query<{ type: string; position: string; time: Date; actor: unknown }>(
-    `SELECT type, position, time, actor FROM audit_events WHERE workspace_id = $1 AND stream_id = $2 AND ${where}
-     ORDER BY position`,
-    [workspaceId, stream],
+    `SELECT type, position, time, actor FROM audit_events
+     WHERE workspace_id = $1 AND stream_id = ANY($2::text[]) AND ${where} ORDER BY position`,
+    [workspaceId, streams],
   )
   return rows.map((r) => ({ type: r.type, position: Number(r.position), at: r.time.toISOString(), actor: r.actor }))
 }
@@ -64,7 +70,12 @@ const receiptsOf = async (db: Queryable, workspaceId: string, s: Subject, w: Win
           s.entryId,
         ]
       : 'userId' in s
-        ? ["r.actor_id = $2 AND r.actor->>'kind' = 'human'", s.userId]
+        ? [
+            // The member's own searches, and those of the MCP clients they granted access.
+            `((r.actor_id = $2 AND r.actor->>'kind' = 'human')
+              OR r.actor->>'keyId' IN (SELECT id FROM oauth_grants WHERE workspace_id = $1 AND user_id = $2))`,
+            s.userId,
+          ]
         : ["r.actor->>'keyId' = $2", s.keyId]
   const where = `r.workspace_id = $1 AND ${match} AND r.at >= $3 AND r.at <= $4`
   const args = [workspaceId, value, w.from, w.to]

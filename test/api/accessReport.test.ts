@@ -153,7 +153,7 @@ test('who could read an entry across a role change and a removal, and each recei
     [now.entry.state, now.entry.readable, now.entry.reason],
     ['deleted', false, 'the entry had been deleted'],
   )
-  assert.equal(now.readers, { members: [], apiKeys: [] })
+  assert.equal(now.readers, { members: [], apiKeys: [], grants: [] })
   const earlier = await report(before)
   assert.equal([earlier.entry.state, earlier.entry.readable], ['absent', false])
   assert.match(earlier.entry.reason, /not created yet/)

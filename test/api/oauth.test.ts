@@ -25,6 +25,35 @@ test.after(async ({ svc }) => svc.stop())
 
 const REDIRECT = 'http://127.0.0.1:9/callback'
 
+/** What /mcp answers an access token (200 with a tool list, 401 once the grant is gone). */
+const mcpStatus = async (svc: TestService, accessToken: string) =>
+  (
+    await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+      }),
+    })
+  ).status
+
+/** A form POSTed to the token endpoint, and its JSON answer. */
+const tokenRequest = async (svc: TestService, form: Record<string, string>) => {
+  const r = await fetch(`${svc.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  })
+  return { status: r.status, body: await r.json() }
+}
+
 /** The person's part, as the console does it: the request the client sent, granted (or refused) with their token. */
 const consent = async (
   svc: TestService,
@@ -97,6 +126,22 @@ test('the SDK client signs in: a person grants read and write in the console, to
   assert.is((found.structuredContent as { results: { title: string }[] }).results[0].title, 'Quokkas')
   const wrote = await client.callTool({ name: 'page_write', arguments: { title: 'OAuth notes', content: 'Hello.' } })
   assert.not.ok(wrote.isError, JSON.stringify(wrote.content))
+  // The access reports see the grant: a reader of the entry, its serves by key, and among what its person was served.
+  const entryId = (found.structuredContent as { results: { id: string }[] }).results[0].id
+  const report = (q: string) => svc.call('GET', `/api/v1/reports/${q}&settle=true`, { token: owner.token })
+  const readers = ok(await report(`access?entryId=${entryId}`)).readers
+  assert.equal(
+    readers.grants.map((g: { grantId: string; clientName: string }) => [g.grantId, g.clientName]),
+    [[grantId, 'remote-agent']],
+  )
+  for (const subject of [`keyId=${grantId}`, `userId=${owner.userId}`]) {
+    const served = ok(await report(`access/receipts?${subject}`)).items
+    assert.equal(
+      served.map((r: { actor: unknown }) => r.actor),
+      [{ kind: 'agent', client: 'remote-agent', keyId: grantId }],
+      subject,
+    )
+  }
   // The grant is listed; its writes carry the client's name and the grant as their key.
   const grants = ok(await svc.call('GET', '/api/v1/oauth/grants', { token: owner.token })).items
   assert.equal(
@@ -126,6 +171,10 @@ test('the SDK client signs in: a person grants read and write in the console, to
   assert.is((await again.json()).error, 'invalid_grant')
   // Revoked in the console: the next call is refused at once.
   ok(await svc.call('DELETE', `/api/v1/oauth/grants/${grantId}`, { token: owner.token }))
+  assert.equal(
+    ok(await report(`access/receipts?keyId=${grantId}`)).revocations.map((r: { type: string }) => r.type),
+    ['OAuthGrantRevoked'],
+  )
   const after = await fetch(`${svc.url}/mcp`, {
     method: 'POST',
     headers: {
@@ -179,12 +228,21 @@ test('a read-only grant cannot write; a viewer cannot grant writing; a removed m
       token: ADMIN,
     }),
   )
-  const refused = await fetch(`${svc.url}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${provider.saved!.access_token}`, 'content-type': 'application/json' },
-    body: '{}',
+  assert.is(await mcpStatus(svc, provider.saved!.access_token), 401)
+  // Added again, the person's old grant stays ended: neither its token nor its refresh token works.
+  ok(
+    await svc.call('POST', `/api/v1/admin/workspaces/${owner.workspaceId}/members`, {
+      token: ADMIN,
+      body: { userId: viewer.userId, role: 'viewer' },
+    }),
+  )
+  assert.is(await mcpStatus(svc, provider.saved!.access_token), 401)
+  const refreshed = await tokenRequest(svc, {
+    grant_type: 'refresh_token',
+    refresh_token: provider.saved!.refresh_token!,
+    client_id: provider.info!.client_id,
   })
-  assert.is(refused.status, 401)
+  assert.equal([refreshed.status, refreshed.body.error], [400, 'invalid_grant'])
 })
 
 test('refusals: bad registrations, untrusted redirects, PKCE, a code used twice, a denial', async ({ svc, owner }) => {
@@ -194,12 +252,29 @@ test('refusals: bad registrations, untrusted redirects, PKCE, a code used twice,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     })
-  for (const uri of ['http://evil.example/cb', 'javascript:alert(1)', 'https://app.example/cb#frag']) {
+  for (const uri of [
+    'http://evil.example/cb',
+    'javascript:alert(1)',
+    'https://app.example/cb#frag',
+    'mailto:someone@example.com',
+    'ws://127.0.0.1/cb',
+  ]) {
     const r = await register({ client_name: 'x', redirect_uris: [uri] })
     assert.is(r.status, 400, uri)
     assert.is((await r.json()).error, 'invalid_redirect_uri')
   }
   assert.is((await (await register({ client_name: 'x' })).json()).error, 'invalid_client_metadata')
+  const nul = await register({ client_name: 'x\u0000y', redirect_uris: [REDIRECT] })
+  assert.equal([nul.status, (await nul.json()).error], [400, 'invalid_client_metadata'])
+  // An app's own scheme is a redirect; the name loses what a person could not read, and fits in 200 characters.
+  const app = await register({
+    client_name: `\u202eCursor\u0007 ${'x'.repeat(191)}😀😀`,
+    redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback'],
+  })
+  assert.is(app.status, 201)
+  const appName = (await app.json()).client_name
+  assert.is([...appName].length, 200)
+  assert.ok(appName.startsWith('Cursor x') && !/[\u202e\u0007]/.test(appName), appName)
   const registered = await (await register({ client_name: 'cli', redirect_uris: [REDIRECT] })).json()
   const authorize = (params: Record<string, string>) =>
     fetch(`${svc.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' })
@@ -214,13 +289,28 @@ test('refusals: bad registrations, untrusted redirects, PKCE, a code used twice,
   // An unknown client or a redirect it did not register: nobody is sent anywhere.
   assert.is((await authorize({ ...base, client_id: 'nope' })).status, 400)
   assert.is((await authorize({ ...base, redirect_uri: 'https://evil.example/cb' })).status, 400)
-  // The rest go back to the client with OAuth's error.
+  assert.is((await authorize({ ...base, client_id: 'x\u0000' })).status, 400)
+  const twiceScope = await fetch(`${svc.url}/oauth/authorize?${new URLSearchParams(base)}&scope=a&scope=b`, {
+    redirect: 'manual',
+  })
+  assert.equal([twiceScope.status, (await twiceScope.json()).error_description], [400, 'scope: given more than once'])
+  // Other faults go back to a client on the loopback interface with OAuth's error.
   const noPkce = await authorize({ ...base, code_challenge_method: 'plain' })
   assert.is(new URL(noPkce.headers.get('location')!).searchParams.get('error'), 'invalid_request')
   const otherResource = await authorize({ ...base, resource: 'https://elsewhere.example/mcp' })
   assert.is(new URL(otherResource.headers.get('location')!).searchParams.get('error'), 'invalid_target')
-  const badScope = await authorize({ ...base, scope: 'kb:admin' })
-  assert.is(new URL(badScope.headers.get('location')!).searchParams.get('error'), 'invalid_scope')
+  // Anyone may register a client: one elsewhere is not sent its errors by itself (no open redirect).
+  const remote = await (await register({ client_name: 'web', redirect_uris: ['https://app.example/cb'] })).json()
+  const remoteFault = await authorize({
+    ...base,
+    client_id: remote.client_id,
+    redirect_uri: 'https://app.example/cb',
+    response_type: 'token',
+  })
+  assert.equal([remoteFault.status, remoteFault.headers.get('location')], [400, null])
+  // Scopes it does not know are left out: the request goes on to the console.
+  const otherScopes = await authorize({ ...base, scope: 'openid kb:read offline_access' })
+  assert.match(otherScopes.headers.get('location')!, /#\/authorize$/)
 
   const denied = ok(
     await svc.call('POST', '/api/v1/oauth/grants', { token: owner.token, body: { request: base, approve: false } }),
@@ -252,8 +342,38 @@ test('refusals: bad registrations, untrusted redirects, PKCE, a code used twice,
   assert.is(right.status, 200)
   const tokens = await right.json()
   assert.equal([tokens.token_type, tokens.scope, tokens.expires_in], ['Bearer', 'kb:read kb:write', 3600])
+  assert.is(await mcpStatus(svc, tokens.access_token), 200)
+  // The refresh token rotates; the replaced one presented again ends the grant: the new tokens stop too.
+  const refresh = (token: string) =>
+    tokenRequest(svc, { grant_type: 'refresh_token', refresh_token: token, client_id: registered.client_id })
+  const rotated = await refresh(tokens.refresh_token)
+  assert.is(rotated.status, 200)
+  assert.is(await mcpStatus(svc, rotated.body.access_token), 200)
+  const replayed = await refresh(tokens.refresh_token)
+  assert.equal([replayed.status, replayed.body.error], [400, 'invalid_grant'])
+  assert.match(replayed.body.error_description, /used again/)
+  assert.is(await mcpStatus(svc, rotated.body.access_token), 401)
+  assert.is((await refresh(rotated.body.refresh_token)).body.error, 'invalid_grant')
   const twice = await exchange('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')
   assert.is((await twice.json()).error, 'invalid_grant')
+  // A code used twice ends its grant as well, and a request naming no redirect_uri needs none at the token.
+  const quiet = { ...base } as Record<string, string>
+  delete quiet.redirect_uri
+  const second = ok(
+    await svc.call('POST', '/api/v1/oauth/grants', { token: owner.token, body: { request: quiet, approve: true } }),
+  )
+  const secondCode = new URL(second.redirectTo).searchParams.get('code')!
+  const redeem = () =>
+    tokenRequest(svc, {
+      grant_type: 'authorization_code',
+      code: secondCode,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      client_id: registered.client_id,
+    })
+  const first = await redeem()
+  assert.is(first.status, 200)
+  assert.is((await redeem()).body.error, 'invalid_grant')
+  assert.is(await mcpStatus(svc, first.body.access_token), 401)
   const wrongType = await fetch(`${svc.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

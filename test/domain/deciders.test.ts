@@ -108,6 +108,7 @@ test('OAuth grant: a code is redeemed once, in time, by its client with its veri
     scopes: ['kb:read'],
     resource: 'http://kb/mcp',
     redirectUri: 'http://127.0.0.1/cb',
+    redirectUriSent: true,
     codeChallenge: 'challenge',
     codeHash: 'code-hash',
     codeExpiresAt: '2026-01-01T00:02:00.000Z',
@@ -131,20 +132,33 @@ test('OAuth grant: a code is redeemed once, in time, by its client with its veri
     { now: '2026-01-01T00:02:00.000Z' },
     { clientId: 'd' },
     { redirectUri: 'http://127.0.0.1/other' },
+    { redirectUri: undefined },
     { resource: 'http://elsewhere/mcp' },
   ])
     given(oauthGrant, given0)
       .when({ type: 'RedeemOAuthCode', data: { ...redeem, ...wrong } })
       .thenFails('VALIDATION_ERROR')
   const redeemed = [...given0, { type: 'OAuthCodeRedeemed' as const, data: { grantId: 'g', ...tokens } }]
-  given(oauthGrant, redeemed).when({ type: 'RedeemOAuthCode', data: redeem }).thenFails('VALIDATION_ERROR')
+  // A code presented again ends the access it gave.
+  const ended = (reason: string) => [
+    { type: 'OAuthGrantRevoked' as const, data: { grantId: 'g', revokedAt: redeem.now, reason } },
+  ]
+  given(oauthGrant, redeemed)
+    .when({ type: 'RedeemOAuthCode', data: redeem })
+    .then(ended('the authorization code was used twice'))
   const next = { accessTokenHash: 'a2', accessExpiresAt: '2026-01-01T02:00:00.000Z', refreshTokenHash: 'r2' }
-  const refresh = { grantId: 'g', refreshTokenHash: 'r1', clientId: 'c', tokens: next }
+  const refresh = { grantId: 'g', refreshTokenHash: 'r1', clientId: 'c', now: redeem.now, tokens: next }
   given(oauthGrant, redeemed)
     .when({ type: 'RefreshOAuthTokens', data: refresh })
     .then([{ type: 'OAuthTokensRefreshed', data: { grantId: 'g', ...next } }])
   const rotated = [...redeemed, { type: 'OAuthTokensRefreshed' as const, data: { grantId: 'g', ...next } }]
-  given(oauthGrant, rotated).when({ type: 'RefreshOAuthTokens', data: refresh }).thenFails('VALIDATION_ERROR')
+  // A rotated refresh token presented again ends the access; an unknown one is refused.
+  given(oauthGrant, rotated)
+    .when({ type: 'RefreshOAuthTokens', data: refresh })
+    .then(ended('a refresh token was used again after it was replaced'))
+  given(oauthGrant, rotated)
+    .when({ type: 'RefreshOAuthTokens', data: { ...refresh, refreshTokenHash: 'r0' } })
+    .thenFails('VALIDATION_ERROR')
   const revoked = [
     ...rotated,
     { type: 'OAuthGrantRevoked' as const, data: { grantId: 'g', revokedAt: 'x', reason: 'y' } },

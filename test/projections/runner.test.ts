@@ -105,6 +105,43 @@ test.before(async (ctx) => {
     'a delivery try',
     async () => ok(await call('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).deliveries.length > 0,
   )
+  // An MCP client signed in through OAuth: registered, granted, its code exchanged, its tokens refreshed.
+  const oauth = (path: string, init: RequestInit) => fetch(`${ctx.svc.url}${path}`, { method: 'POST', ...init })
+  const redirect = 'http://127.0.0.1:9/cb'
+  const client = await (
+    await oauth('/oauth/register', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'runner-client', redirect_uris: [redirect] }),
+    })
+  ).json()
+  const request = {
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    response_type: 'code',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  }
+  const granted = ok(await call('POST', '/api/v1/oauth/grants', { request, approve: true }))
+  const form = (fields: Record<string, string>) => ({
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: client.client_id, ...fields }),
+  })
+  const tokens = await (
+    await oauth(
+      '/oauth/token',
+      form({
+        grant_type: 'authorization_code',
+        code: new URL(granted.redirectTo).searchParams.get('code')!,
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+        redirect_uri: redirect,
+      }),
+    )
+  ).json()
+  const refreshed = await oauth(
+    '/oauth/token',
+    form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+  )
+  assert.is(refreshed.status, 200)
   await ctx.svc.deps.citations.settle()
   await ctx.svc.deps.runner.waitFor(await ctx.svc.deps.store.headPosition(), 10000)
 })

@@ -482,7 +482,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member: the user's tokens for the workspace are refused from then on */
+        /** Remove a member: the user's tokens for the workspace, and the accesses they granted MCP clients, end */
         delete: operations["deleteAdminWorkspacesByIdMembersByUserId"];
         options?: never;
         head?: never;
@@ -5124,6 +5124,15 @@ export interface operations {
                                 apiKeys: {
                                     keyId: string;
                                     name: string;
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                                /** @description Accesses people had granted MCP clients then (each also reads as its person does, within its scopes) */
+                                grants: {
+                                    grantId: string;
+                                    clientName: string;
+                                    userId: string;
+                                    scopes: string[];
                                     /** @description Since when (ISO 8601) */
                                     since: string;
                                 }[];

@@ -5,7 +5,7 @@ import { useSession } from '../session'
 import { act, useApi } from '../useApi'
 
 const Status = ({ status }: { status: string }) => (
-  <Badge size="sm" variant="light" color={status === 'revoked' ? 'gray' : status === 'active' ? 'green' : 'yellow'}>
+  <Badge size="sm" color={status === 'revoked' ? 'gray' : status === 'active' ? 'green' : 'blue'}>
     {status}
   </Badge>
 )

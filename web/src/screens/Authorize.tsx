@@ -11,6 +11,12 @@ type Request = paths['/api/v1/oauth/authorize']['get']['parameters']['query']
 /** The authorization request as /oauth/authorize handed it to the console: in the page's query. */
 const requestOf = (search: string) => Object.fromEntries(new URLSearchParams(search)) as unknown as Request
 
+/** Where the browser goes back to, as the person should read it: a web site's origin, or an app's URI. */
+const destination = (uri: string) => {
+  const url = new URL(uri)
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : uri.split('?')[0]
+}
+
 const SCOPE_TEXT: Record<string, string> = {
   'kb:read': 'Read: search and read the knowledge entries and pages',
   'kb:write': 'Write: write pages and entries, as an agent',
@@ -57,7 +63,7 @@ export const AuthorizeScreen = () => {
             <Stack>
               <Text>
                 <strong data-testid="client-name">{v.client.name}</strong> asks to use a knowledge base of yours through
-                MCP. It will be sent back to <Code>{new URL(v.redirectUri).origin}</Code>.
+                MCP. It will be sent back to <Code>{destination(v.redirectUri)}</Code>.
               </Text>
               <Select
                 label="Workspace to grant"
