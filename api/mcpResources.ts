@@ -9,8 +9,7 @@ import type { Served } from './tools/tool'
 const FOLDER = { entry: 'entries', page: 'pages' } as const
 
 /** The URI of a version: kb://entries/{id}@v{n} or kb://pages/{id}@v{n}. */
-export const resourceUri = (s: Pick<Served, 'kind' | 'id' | 'version'>) =>
-  `kb://${FOLDER[s.kind]}/${s.id}@v${s.version}`
+const resourceUri = (s: Pick<Served, 'kind' | 'id' | 'version'>) => `kb://${FOLDER[s.kind]}/${s.id}@v${s.version}`
 
 /** A served version as a tool result's resource_link. */
 export const resourceLink = (s: Served) => ({

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import * as answers from './answers'
-import { type AuthorizationProblem, checkAuthorization, issuerOf, redirectWith } from './oauth'
+import { type AuthorizationProblem, checkAuthorization, issuerOf, redirectWith } from './authorization'
 import { revokeApiKey, roleOf } from '../../commands/accounts/accounts'
 import { approveOAuthGrant, revokeOAuthGrant } from '../../commands/accounts/oauth'
 import type { Scope } from '../../domain/accounts/oauth'

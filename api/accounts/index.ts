@@ -6,4 +6,5 @@
 export { adminRoutes } from './admin'
 export { authRoutes } from './auth'
 export { grantRoutes } from './grants'
-export { issuerOf, mcpResourceOf, mountOAuth, oauthOpenApi, resourceMetadataUrl } from './oauth'
+export { issuerOf, mcpResourceOf } from './authorization'
+export { mountOAuth, oauthOpenApi, resourceMetadataUrl } from './oauth'

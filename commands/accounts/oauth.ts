@@ -10,11 +10,11 @@ import { streams } from '../streams'
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 /** An authorization code lives this long; an access token this long (a refresh token until the grant is revoked). */
-export const CODE_SECONDS = 120
-export const ACCESS_SECONDS = 3600
+const CODE_SECONDS = 120
+const ACCESS_SECONDS = 3600
 
 /** PKCE's S256: the challenge a verifier answers. */
-export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
 
 export const registerOAuthClient = async (
   store: EventStore,
