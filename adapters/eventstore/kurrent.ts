@@ -30,6 +30,7 @@ import {
 } from './kurrentClient'
 import { masked, withoutCredentials } from '../connectionStrings'
 import {
+  LEDGER,
   type ReadLog,
   chainPending,
   ledgerSchema,
@@ -302,7 +303,7 @@ export class KurrentEventStore implements EventStore {
 
   async lastEventAt(chain: string, at: { time: Date } | { position: number }) {
     await this.chain()
-    return lastChainedAt(this.db.pool, chain, at)
+    return lastChainedAt(this.db.pool, LEDGER, chain, at)
   }
 
   async close() {

@@ -4,8 +4,9 @@ import {
   type ChainReport,
   canonicalEvent,
   chainHead,
+  type ChainTable,
   chainHeads,
-  chainTablesSchema,
+  headsSchema,
   linkAfter,
   sha256,
 } from './chain'
@@ -19,10 +20,20 @@ import type { RecordedEvent } from './port'
  *   disk. The adapter applies the register to every `$all` read and subscription (and to stream
  *   reads, so a cut whose `$tb` was not written yet is kept all the same).
  * - the hash chain of each workspace's events, in the same rows and form as the Postgres event
- *   store's (./chain.ts): links computed from the events as the log holds them, in log order.
+ *   store's (./chain.ts), in a table of their own: links computed from the events as the log holds
+ *   them, in log order.
  */
 export const ledgerSchema = `
-${chainTablesSchema}
+CREATE TABLE IF NOT EXISTS es_chain (
+  position bigint PRIMARY KEY,
+  chain text NOT NULL,
+  stream_id text NOT NULL,
+  revision bigint NOT NULL,
+  content_hash bytea NOT NULL,
+  hash bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS es_chain_chain ON es_chain (chain, position);
+${headsSchema}
 ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS time timestamptz;
 ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS form smallint NOT NULL DEFAULT 2;
 CREATE INDEX IF NOT EXISTS es_chain_time ON es_chain (chain, time);
@@ -30,6 +41,9 @@ CREATE TABLE IF NOT EXISTS es_truncations (stream_id text PRIMARY KEY, before bi
 ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS outside boolean NOT NULL DEFAULT false;
 CREATE TABLE IF NOT EXISTS es_appending (event_id text PRIMARY KEY);
 `
+
+/** The ledger's links, for reads of a chain at a moment. */
+export const LEDGER: ChainTable = { table: 'es_chain', time: 'time' }
 
 /**
  * Records the ids of events about to be appended, before the append: the chain then tells an event

@@ -130,7 +130,7 @@ export interface EventStore {
   verifyChain?(chain?: string): Promise<ChainReport>
   /**
    * The last event of a chain (a workspace) at or before a time or a position, counting the events
-   * whose content a deletion cut, where the store keeps their chain rows.
+   * whose content a deletion cut, where the store keeps their links.
    */
   lastEventAt?(chain: string, at: { time: Date } | { position: number }): Promise<LogMoment | undefined>
   close(): Promise<void>

@@ -12,23 +12,12 @@ import {
   type RecordedEvent,
   WrongExpectedVersion,
 } from './port'
-import {
-  canonicalEvent,
-  chainHead,
-  chainHeads,
-  chainSchema,
-  chainUnchained,
-  lastChainedAt,
-  linkAfter,
-  sha256,
-  verifyChain,
-} from './chain'
-import { APPEND_LOCK, COLUMNS, NOTIFY_CHANNEL, type Row, eventStoreSchema, toRecorded } from './postgresSchema'
+import { canonicalEvent, chainHead, lastChainedAt, sha256 } from './chain'
+import { EVENTS, chainSchema, chainUnchained, verifyChain } from './postgresChain'
+import { APPEND_LOCK, COLUMNS, NOTIFY_CHANNEL, PRESENT, type Row, eventStoreSchema, toRecorded } from './postgresSchema'
 import { pollingSubscription } from './subscription'
 
 const MAX_BATCH = 200
-/** Times a batch is linked again after heads moved under it (other processes appending) before it fails. */
-const MAX_RELINKS = 50
 
 interface PendingAppend {
   streamId: string
@@ -41,8 +30,6 @@ interface PendingAppend {
 export class PostgresEventStore implements EventStore {
   private readonly local = new EventEmitter()
   private pending: PendingAppend[] = []
-  /** Each chain's head as this process last saw it (linked to, or told by a refused batch), with its position. */
-  private heads = new Map<string, { hash: Buffer; position: number } | null>()
   private inFlight = 0
   private listener?: pg.Client
   /** The highest position this process appended: its own appends' NOTIFY wakes no one twice. */
@@ -61,7 +48,6 @@ export class PostgresEventStore implements EventStore {
       await chainUnchained(tx)
     })
     const store = new PostgresEventStore(db)
-    store.heads = await chainHeads(db.pool)
     if (db.url) await store.listen(db.url)
     return store
   }
@@ -89,8 +75,8 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * Sends the appends queued while the previous batch was in flight, as one batch. (Two batches
-   * under way at once, the second linked after the first, measured slower on the server: the lock
-   * took them out of turn often enough that relinking cost more than the overlap gained.)
+   * under way at once, the second waiting on the append lock while the first commits, measured
+   * slower on the server: 0.5 of a plain INSERT's rate against 0.8 with 8 writers.)
    */
   private pump() {
     while (this.inFlight === 0 && this.pending.length > 0) {
@@ -115,10 +101,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Appends a batch in one round trip, its events linked into their chains here: each event's
-   * content hash, then each link from the head its chain had. A head another process moved since
-   * comes back, and the batch is linked again from it; appends whose expected revision does not
-   * hold are refused, and the rest go again without them.
+   * Appends a batch in one round trip. Each event's content hash is computed here; the function
+   * links them into their chains under the append lock, from the heads it finds there. Appends
+   * whose expected revision does not hold are refused, and the rest go again without them.
    */
   private async appendBatch(batch: PendingAppend[]) {
     const hashed = new Map(
@@ -129,96 +114,68 @@ export class PostgresEventStore implements EventStore {
         ),
       ]),
     )
-    let items = batch
-    for (let attempt = 0; items.length > 0; attempt++) {
-      if (attempt > MAX_RELINKS) throw new Error('the chain heads kept moving; the batch was not appended')
+    for (let items = batch; items.length > 0; ) {
       const events = items.flatMap((b) => b.events)
-      const contents = items.flatMap((b) => hashed.get(b)!)
-      const chains = events.map((e) => e.metadata.workspaceId ?? '')
-      const involved = [...new Set(chains)]
-      const expected = involved.map((c) => this.heads.get(c)?.hash ?? null)
-      const heads = new Map(involved.map((c, i) => [c, expected[i]]))
-      const links = contents.map((content, i) => {
-        const link = linkAfter(heads.get(chains[i]), content)
-        heads.set(chains[i], link)
-        return link
-      })
       const { rows } = await this.db.pool.query<{
-        idx: number | null
+        idx: number
         next_revision: number | null
         last_position: number | null
         actual_revision: string | null
-        head_chain: string | null
-        head_hash: Buffer | null
-        head_position: number | null
-      }>(
-        'SELECT * FROM es_append_chained($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8, ' +
-          '$9::text[], $10::bytea[], $11::bytea[], $12::text[], $13::bytea[])',
-        [
-          items.map((b) => b.streamId),
-          items.map((b) => String(b.expected)),
-          items.map((b) => b.events.length),
-          events.map((e) => e.id),
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data)),
-          events.map((e) => JSON.stringify(e.metadata)),
-          this.db.kind === 'postgres',
-          chains,
-          contents,
-          links,
-          involved,
-          expected,
-        ],
-      )
-      if (rows.some((r) => r.head_chain !== null)) {
-        // Linked from heads another process moved since: again, from the ones told.
-        for (const r of rows) this.keepHead(r.head_chain!, r.head_hash, r.head_position)
-        continue
-      }
+      }>('SELECT * FROM es_append($1, $2, $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8, $9, $10)', [
+        items.map((b) => b.streamId),
+        items.map((b) => String(b.expected)),
+        items.map((b) => b.events.length),
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        this.db.kind === 'postgres',
+        events.map((e) => e.metadata.workspaceId ?? ''),
+        items.flatMap((b) => hashed.get(b)!),
+      ])
       const refused = rows.filter((r) => r.actual_revision !== null)
       if (refused.length > 0) {
         for (const row of refused) {
-          const item = items[row.idx! - 1]
+          const item = items[row.idx - 1]
           const actual = row.actual_revision === 'no_stream' ? 'no_stream' : Number(row.actual_revision)
           item.reject(new WrongExpectedVersion(item.streamId, item.expected, actual))
         }
-        const gone = new Set(refused.map((r) => items[r.idx! - 1]))
+        const gone = new Set(refused.map((r) => items[r.idx - 1]))
         items = items.filter((b) => !gone.has(b))
         continue
       }
-      const last = Math.max(...rows.map((r) => r.last_position!))
-      for (const [chain, link] of heads) this.keepHead(chain, link, last)
       for (const row of rows) {
         this.appendedUpTo = Math.max(this.appendedUpTo, row.last_position!)
-        items[row.idx! - 1].resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
+        items[row.idx - 1].resolve({ nextExpectedRevision: row.next_revision!, position: row.last_position! })
       }
       this.local.emit('append')
       return
     }
   }
 
-  /** Remembers a chain's head unless a later one is known. */
-  private keepHead(chain: string, hash: Buffer | null, position: number | null) {
-    const known = this.heads.get(chain)
-    if (hash === null || position === null) return void this.heads.set(chain, null)
-    if (!known || known.position <= position) this.heads.set(chain, { hash, position })
-  }
-
   private async revisionOf(q: Queryable, streamId: string): Promise<number | 'no_stream'> {
-    const { rows } = await q.query<{ revision: number }>('SELECT revision FROM es_streams WHERE stream_id = $1', [
-      streamId,
-    ])
-    return rows.length === 0 ? 'no_stream' : rows[0].revision
+    const { rows } = await q.query<{ revision: number | null }>(
+      'SELECT max(revision) AS revision FROM es_events WHERE stream_id = $1',
+      [streamId],
+    )
+    return rows[0].revision ?? 'no_stream'
   }
 
   async truncateBefore(streamId: string, revision: number) {
-    // The stream records the cut, so that the chain tells the removed events from ones deleted by hand.
+    // The stream records the cut, so that the chain tells the emptied events from ones emptied by hand;
+    // their rows stay, with their links.
     await inTransaction(this.db.pool, async (tx) => {
-      await tx.query('UPDATE es_streams SET truncated_before = greatest(truncated_before, $2) WHERE stream_id = $1', [
-        streamId,
-        revision,
-      ])
-      await tx.query('DELETE FROM es_events WHERE stream_id = $1 AND revision < $2', [streamId, revision])
+      await tx.query(
+        `INSERT INTO es_streams AS s (stream_id, truncated_before) VALUES ($1, $2)
+         ON CONFLICT (stream_id) DO UPDATE
+         SET truncated_before = greatest(s.truncated_before, EXCLUDED.truncated_before)`,
+        [streamId, revision],
+      )
+      await tx.query(
+        `UPDATE es_events SET event_id = NULL, type = NULL, data = NULL, metadata = NULL
+         WHERE stream_id = $1 AND revision < $2 AND ${PRESENT}`,
+        [streamId, revision],
+      )
     })
   }
 
@@ -228,7 +185,8 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const { rows } = await this.db.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM es_events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      `SELECT ${COLUMNS} FROM es_events WHERE stream_id = $1 AND revision >= $2 AND ${PRESENT}
+       ORDER BY revision LIMIT $3`,
       [streamId, options.fromRevision ?? 0, options.maxCount ?? null],
     )
     return rows.map(toRecorded)
@@ -236,7 +194,7 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const { rows } = await this.db.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM es_events WHERE position > $1 ORDER BY position LIMIT $2`,
+      `SELECT ${COLUMNS} FROM es_events WHERE position > $1 AND ${PRESENT} ORDER BY position LIMIT $2`,
       [options.after ?? 0, options.maxCount ?? null],
     )
     return rows.map(toRecorded)
@@ -256,7 +214,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   lastEventAt(chain: string, at: { time: Date } | { position: number }) {
-    return lastChainedAt(this.db.pool, chain, at)
+    return lastChainedAt(this.db.pool, EVENTS, chain, at)
   }
 
   verifyChain(chain?: string) {

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import type { Database } from '../../adapters/db'
 import { chainHead, lastChainedAt } from '../../adapters/eventstore/chain'
 import {
+  LEDGER,
   chainPending,
   ledgerSchema,
   recordAppending,
@@ -94,7 +95,7 @@ test('events are chained in log order, whichever process appended them; the walk
   assert.equal(report.chains.map((c) => c.chain).sort(), ['w1', 'w2'])
   assert.is((await chainHead(db.pool, 'w1'))!.position, log[log.length - 1].position)
   // As of a time between events: the last event at or before it, from the chain's rows.
-  const at = await lastChainedAt(db.pool, 'w2', { time: new Date(log[4].time) })
+  const at = await lastChainedAt(db.pool, LEDGER, 'w2', { time: new Date(log[4].time) })
   assert.is(at!.position, log[4].position)
 })
 

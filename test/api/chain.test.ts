@@ -95,7 +95,7 @@ test('an event row edited in the database is found and named, by the API and the
   assert.is((await verify(svc)).broken, undefined, 'restored, it verifies again')
 })
 
-test('an event row deleted in the database is found; a chain row altered or removed too', async (ctx) => {
+test('a row deleted, a link altered, content emptied by hand, the last event removed: each is found', async (ctx) => {
   const { svc, m } = ctx
   const first = await entry(ctx, 'Quokkas smile.')
   const second = await entry(ctx, 'Bilbies burrow.')
@@ -107,28 +107,43 @@ test('an event row deleted in the database is found; a chain row altered or remo
       ])
     ).rows[0].position
   const p1 = await positionOf(first.id)
+  const p2 = await positionOf(second.id)
   await pool.query('CREATE TEMP TABLE saved AS SELECT * FROM es_events WHERE position = $1', [p1])
+  const restore = async () => {
+    await pool.query('DELETE FROM es_events WHERE position = $1', [p1])
+    await pool.query('INSERT INTO es_events SELECT * FROM saved')
+    assert.is((await verify(svc)).broken, undefined, 'restored, it verifies again')
+  }
+  // A row deleted takes its link with it: the next link of the chain no longer follows.
   await pool.query('DELETE FROM es_events WHERE position = $1', [p1])
   let report = await verify(svc, m.workspaceId)
-  assert.equal([report.broken.position, report.broken.streamId], [p1, `entry-${first.id}`])
-  assert.match(report.broken.reason, /deleted/)
-  await pool.query('INSERT INTO es_events SELECT * FROM saved')
-  assert.is((await verify(svc, m.workspaceId)).broken, undefined)
-  // The chain's own rows: a link removed breaks the next one.
-  const p2 = await positionOf(second.id)
-  await pool.query('CREATE TEMP TABLE saved_link AS SELECT * FROM es_chain WHERE position = $1', [p1])
-  await pool.query('DELETE FROM es_chain WHERE position = $1', [p1])
-  report = await verify(svc, m.workspaceId)
   assert.ok(report.broken && report.broken.position > p1 && report.broken.position <= p2, JSON.stringify(report))
-  await pool.query('INSERT INTO es_chain SELECT * FROM saved_link')
-  assert.is((await verify(svc)).broken, undefined)
-  // Rows removed by hand and passed off as a cut (the stream's cut moved) are still found.
-  await pool.query('DELETE FROM es_events WHERE position = $1', [p1])
-  await pool.query('UPDATE es_streams SET truncated_before = 1000000 WHERE stream_id = $1', [`entry-${first.id}`])
+  assert.match(report.broken.reason, /deleted/)
+  await restore()
+  // A link altered in its row.
+  await pool.query("UPDATE es_events SET hash = sha256('forged') WHERE position = $1", [p1])
   report = await verify(svc, m.workspaceId)
   assert.equal([report.broken?.position, report.broken?.streamId], [p1, `entry-${first.id}`])
-  await pool.query('INSERT INTO es_events SELECT * FROM saved')
-  await pool.query('UPDATE es_streams SET truncated_before = 0 WHERE stream_id = $1', [`entry-${first.id}`])
+  assert.match(report.broken.reason, /altered/)
+  await restore()
+  // Content emptied by hand and passed off as a cut (the stream's cut moved) is still found.
+  await pool.query('UPDATE es_events SET data = NULL, metadata = NULL, type = NULL WHERE position = $1', [p1])
+  await pool.query('INSERT INTO es_streams (stream_id, truncated_before) VALUES ($1, 1000000)', [`entry-${first.id}`])
+  report = await verify(svc, m.workspaceId)
+  assert.equal([report.broken?.position, report.broken?.streamId], [p1, `entry-${first.id}`])
+  assert.match(report.broken.reason, /emptied/)
+  await pool.query('DELETE FROM es_streams WHERE stream_id = $1', [`entry-${first.id}`])
+  await restore()
+  // The chain's last event removed: the walk ends short of the head kept apart.
+  const { rows: last } = await pool.query<{ position: number }>(
+    'SELECT max(position) AS position FROM es_events WHERE chain = $1',
+    [m.workspaceId],
+  )
+  await pool.query('CREATE TEMP TABLE saved_last AS SELECT * FROM es_events WHERE position = $1', [last[0].position])
+  await pool.query('DELETE FROM es_events WHERE position = $1', [last[0].position])
+  report = await verify(svc, m.workspaceId)
+  assert.match(report.broken?.reason ?? '', /last events were deleted/)
+  await pool.query('INSERT INTO es_events SELECT * FROM saved_last')
   assert.is((await verify(svc)).broken, undefined)
 })
 
@@ -177,7 +192,7 @@ test('batches from two appenders on one log, with refused revisions among them: 
   const moved = await verify(svc)
   assert.equal(
     [moved.broken?.position, moved.broken?.reason],
-    [rows[0].position, 'the event was moved: its stream or revision is not the one chained'],
+    [rows[0].position, "the event was moved: its revision does not follow its stream's event before it"],
   )
   await svc.deps.db.pool.query('UPDATE es_events SET revision = revision - 1000 WHERE position = $1', [
     rows[0].position,
