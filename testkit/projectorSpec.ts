@@ -2,10 +2,12 @@
  * Projector specifications: `projectorSpec(projector).given(events).then(check)` builds the
  * projector's tables in a fresh database, applies the events, hands every row to `check`, then
  * applies every event a second time, and all of them again in one `applyEvents` call where the
- * projector has one, and requires the same rows each time (projectors are idempotent).
+ * projector has one, and requires the same rows each time (projectors are idempotent). A projector
+ * that needs more of the database (extensions, the embedding cache) is given as a function that
+ * prepares the fresh database and answers the projector.
  */
 import * as assert from 'uvu/assert'
-import { inTransaction } from '../adapters/db'
+import { type Database, inTransaction } from '../adapters/db'
 import type { EventMetadata, RecordedEvent } from '../adapters/eventstore/port'
 import { type Projector, handles, installProjector } from '../projections/projector'
 import { testPglite } from './db'
@@ -39,11 +41,12 @@ export const recorded = (events: SpecEvent[]): RecordedEvent[] =>
     }
   })
 
-export const projectorSpec = (projector: Projector) => ({
+export const projectorSpec = (make: Projector | ((db: Database) => Promise<Projector>)) => ({
   given: (events: SpecEvent[]) => ({
     then: async (check: (rows: Record<string, Record<string, unknown>[]>) => void) => {
       const db = await testPglite()
       try {
+        const projector = typeof make === 'function' ? await make(db) : make
         await installProjector(db, projector)
         const handled = recorded(events).filter((event) => handles(projector, event))
         const applyEach = () =>
