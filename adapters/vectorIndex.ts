@@ -63,17 +63,23 @@ const indexName = (table: string, model: string, dimensions: number) =>
  * benchmark and the evaluation): at ef_search 300, m = 8 finds about as many of the true nearest
  * rows as m = 16 at 100, and gives the evaluation's exact-search vector results.
  */
-export const vectorIndexDdl = (table: string, model: string, dimensions: number) =>
+export const vectorIndexDdl = (table: string, model: string, dimensions: number, column = 'embedding') =>
   `CREATE INDEX IF NOT EXISTS ${indexName(table, model, dimensions)} ON ${table} USING hnsw
-     ((embedding::${typed(dimensions)}) ${STORED_VECTOR}_cosine_ops) WITH (m = 8, ef_construction = 64)
+     ((${column}::${typed(dimensions)}) ${STORED_VECTOR}_cosine_ops) WITH (m = 8, ef_construction = 64)
      WHERE model = ${literal(model)};`
 
 /**
- * The index of the configured model on a table, and no other: after a change of model (and its
- * re-embedding) the former model's index would only hold space.
+ * The index of the configured model on a table (over its vectors' column), and no other: after a
+ * change of model (and its re-embedding) the former model's index would only hold space.
  */
-export const ensureVectorIndex = async (q: Queryable, table: string, model: string, dimensions: number) => {
-  await q.query(vectorIndexDdl(table, model, dimensions))
+export const ensureVectorIndex = async (
+  q: Queryable,
+  table: string,
+  model: string,
+  dimensions: number,
+  column = 'embedding',
+) => {
+  await q.query(vectorIndexDdl(table, model, dimensions, column))
   const { rows } = await q.query<{ name: string }>(
     `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1
        AND indexname LIKE $2 AND indexname <> $3`,
@@ -168,37 +174,44 @@ const reset =
   'SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT'
 
 /**
- * Nearest rows of a history (`cached`: no vectors of its own) as of the moment its scope names, in
- * two parts. The rows of then that are still current (their history row is open) are the current
- * table's rows with the same id and text: found through today's HNSW index, each checked against
- * its open history row (filters as of then included). The rows of then that changed since (their
- * history row closed after the moment) are compared exactly, their vectors read from the cache by
- * hash: only what changed since is scanned.
+ * Nearest rows of a history (`cached`: it keeps vectors only of rows whose text was replaced) as of
+ * the moment its scope names, in three parts. The rows of then whose text is their passage's text
+ * now are the current table's rows with the same id and text: found through today's HNSW index,
+ * each checked against its row of history then (filters as of then included). The rows of then
+ * whose text was replaced since kept their vector then (`replaced`, `closed_embedding`), in an HNSW
+ * index of their own: found through it, the moment a condition of the scan. A replaced row whose
+ * vector the cache did not hold then is compared exactly, its vector read from the cache by hash.
  */
 const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
   const current = q.table.replace(/_history$/, '')
   const s = scopeSql(q.scope, 4)
   const chunk = (alias: string) => (q.chunk ? `${alias}.${q.chunk}` : 'NULL::int')
-  const distance = `p.embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
+  const to = (column: string) => `${column}::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
+  type Row = { id: string; key: string; chunk: number | null; distance: number }
+  const args = [pgvector.toSql(q.vector), q.limit, q.model, ...s.args]
   await tx.query(indexOrder(q.limit))
-  const still = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
-    `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${distance} AS distance FROM ${current} p
-     CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND valid_to IS NULL AND model = p.model
+  const still = await tx.query<Row>(
+    `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance FROM ${current} p
+     CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND model = p.model
        AND text_hash = p.text_hash${s.sql} LIMIT 1) h
-     WHERE p.model = $3 ORDER BY ${distance} LIMIT $2`,
-    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+     WHERE p.model = $3 ORDER BY ${to('p.embedding')} LIMIT $2`,
+    args,
+  )
+  const closed = await tx.query<Row>(
+    `SELECT id, ${q.key} AS key, ${chunk(q.table)} AS chunk, ${to('closed_embedding')} AS distance FROM ${q.table}
+     WHERE model = $3 AND replaced${s.sql} ORDER BY ${to('closed_embedding')} LIMIT $2`,
+    args,
   )
   await tx.query(reset)
-  const changed = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
+  const unkept = await tx.query<Row>(
     `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ec.vector::vector <=> $1::vector AS distance
-     FROM (SELECT * FROM ${q.table} WHERE valid_to IS NOT NULL AND model = $3${s.sql}) h
+     FROM (SELECT * FROM ${q.table} WHERE replaced AND closed_embedding IS NULL AND model = $3${s.sql}) h
      JOIN embedding_cache ec ON ec.model = h.model AND ec.text_hash = h.text_hash ORDER BY distance LIMIT $2`,
-    [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
+    args,
   )
-  return [...still.rows, ...changed.rows]
+  return [...still.rows, ...closed.rows, ...unkept.rows]
     .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
     .sort((a, b) => b.score - a.score)
-    .slice(0, q.limit)
 }
 
 /** The rows a query reads: the table, or (cached) its rows each with its text's vector from the cache. */

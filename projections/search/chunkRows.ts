@@ -170,6 +170,25 @@ export const writeChunks = async (
 }
 
 /**
+ * The entry's rows of passages' history whose text was replaced (no open row of the history holds
+ * their passage with that text: it now holds another, or none) are marked so, and keep their vector
+ * from the cache from then on, where pgvector searches it by index: a search of the past finds them
+ * through their own index, and the rows whose text is still current through today's. A row that
+ * closed for another reason (a switch, a tag) keeps none until its text is replaced. The open rows
+ * decide, not the current table, which a replay rewrites as it was. A vector the cache lacks is set
+ * by the embedding filler.
+ */
+export const keepReplacedVectors = (tx: Client, entryId: string) =>
+  tx.query(
+    `UPDATE kb_passages_history h SET replaced = true,
+       closed_embedding = ${cachedVector('h.model', 'h.text_hash', true)}
+     WHERE h.entry_id = $1 AND h.valid_to IS NOT NULL AND NOT h.replaced AND h.model IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM kb_passages_history o WHERE o.id = h.id AND o.valid_to IS NULL
+         AND o.model = h.model AND o.text_hash = h.text_hash)`,
+    [entryId],
+  )
+
+/**
  * Fresh vectors (from the cache) for the embedded passages a condition selects, all in one statement;
  * in the history, each passage with the entry's title of then.
  */
@@ -182,8 +201,13 @@ export const writeVectors = async (
   history = false,
 ) => {
   const [suffix, then] = history ? ['_history', ' AND x.valid_from = p.valid_from'] : ['', '']
-  // The history keeps no vectors: its rows name theirs in the cache by model and hash.
-  const embedding = history ? '' : `, embedding = ${cachedVector('$1', 'u.h', pgvector)}`
+  // The history's rows name their vectors in the cache by model and hash; replaced ones keep theirs.
+  const vector = cachedVector('$1', 'u.h', pgvector)
+  const embedding = !history
+    ? `, embedding = ${vector}`
+    : pgvector
+      ? `, closed_embedding = CASE WHEN p.replaced THEN ${vector} END`
+      : ''
   // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
   const { rows } = await tx.query<{ id: string; content: string; title: string; heading_path: string | null }>(
     `SELECT p.ctid::text AS id, p.content, p.heading_path, x.title FROM kb_passages${suffix} p

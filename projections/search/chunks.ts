@@ -7,7 +7,16 @@ import { CHUNK_STATS, countTerms, termStatsSchema } from '../../adapters/textInd
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
 import { EntryEvent } from '../../domain/knowledge'
-import { createEntry, deleteChunks, entryFields, refilter, rewriteEntry, writeChunks, writeVectors } from './chunkRows'
+import {
+  createEntry,
+  deleteChunks,
+  entryFields,
+  keepReplacedVectors,
+  refilter,
+  rewriteEntry,
+  writeChunks,
+  writeVectors,
+} from './chunkRows'
 import { historyDdl, recordHistory } from '../history'
 import { type Projector, decodeEvent } from '../projector'
 
@@ -48,6 +57,10 @@ const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
 /** Columns whose change alone makes no new row of history. */
 const UNVERSIONED: Record<string, string[]> = { kb_chunks: ['revision'] }
 
+/** The HNSW index of the vectors that closed rows of the passages' history keep. */
+const HISTORY_VECTORS = (embedder: Embedder) =>
+  ['kb_passages_history', embedder.model, embedder.dimensions, 'closed_embedding'] as const
+
 /** What an index outside the database holds: chunks, and entries' titles and text. */
 const MIRRORED = [
   { table: 'kb_chunks', key: 'entry_id' },
@@ -67,7 +80,7 @@ const MIRRORED = [
  */
 export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: ChunksOptions): Projector => ({
   name: 'chunks',
-  version: 14,
+  version: 15,
   tables: [...TABLES.flatMap((t) => [t, `${t}_history`]), `${CHUNK_STATS}_terms`, `${CHUNK_STATS}_fields`],
   schema: `
     CREATE TABLE kb_chunks (
@@ -100,11 +113,18 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
       is_enabled boolean NOT NULL, source text NOT NULL, category text, tags text[] NOT NULL,
       model text, text_hash text, embedding ${vectorColumn(vectors)});
     ${historyDdl('kb_passages', 'entry_id', 'id')}
-    -- The history finds its vectors in the embedding cache by text hash: it keeps none of its own, and no index.
+    -- A row of history whose text is its passage's text now has the current row's vector. A row whose
+    -- text an edit replaced keeps its vector from the cache (keepReplacedVectors), in an index of its
+    -- own, so a search of a past moment finds what changed since as fast as what did not.
     ALTER TABLE kb_passages_history DROP COLUMN embedding;
+    ALTER TABLE kb_passages_history ADD COLUMN replaced boolean NOT NULL DEFAULT false,
+      ADD COLUMN closed_embedding ${vectorColumn(vectors)};
+    CREATE INDEX kb_passages_history_unkept ON kb_passages_history (workspace_id)
+      WHERE replaced AND closed_embedding IS NULL AND model IS NOT NULL;
     CREATE INDEX kb_passages_unembedded ON kb_passages (text_hash) WHERE embedding IS NULL AND model IS NOT NULL;
     CREATE INDEX kb_passages_entry ON kb_passages (entry_id, chunk_index);
     ${vectors ? vectorIndexDdl('kb_passages', embedder.model, embedder.dimensions) : ''}
+    ${vectors ? vectorIndexDdl(...HISTORY_VECTORS(embedder)) : ''}
     ${termStatsSchema(CHUNK_STATS)}
   `,
   handles: [
@@ -166,6 +186,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
     if (e.type !== 'EntryDeleted')
       for (const table of TABLES)
         await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
+    if (e.type !== 'EntryDeleted' && vectors) await keepReplacedVectors(tx, e.data.entryId)
     // An index outside the database gets the entry's rows as they now are.
     for (const rows of MIRRORED)
       await textIndex.mirror?.(tx, { ...rows, value: e.data.entryId, position: recorded.position })
@@ -175,7 +196,9 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
     for (const t of MIRRORED) await textIndex.rebuild?.(db, t)
   },
   prepare: async (tx) => {
-    if (vectors) await ensureVectorIndex(tx, 'kb_passages', embedder.model, embedder.dimensions)
+    if (!vectors) return
+    await ensureVectorIndex(tx, 'kb_passages', embedder.model, embedder.dimensions)
+    await ensureVectorIndex(tx, ...HISTORY_VECTORS(embedder))
   },
   afterBatch: async () => textIndex.refresh?.(['kb_chunks', 'kb_chunk_entries']),
 })

@@ -62,9 +62,16 @@ try {
   await analyzeSearchTables(deps.db)
   const chunks = await count('kb_chunks')
   const history = await count('kb_chunks_history')
+  // The disk of the passages now and of their history, with their indexes (vectors are most of both).
+  const mb = async (table: string) =>
+    (
+      Number((await deps.db.pool.query<{ n: string }>('SELECT pg_total_relation_size($1) AS n', [table])).rows[0].n) /
+      2 ** 20
+    ).toFixed(1)
+  const disk = `passages ${await mb('kb_passages')} MB, their history ${await mb('kb_passages_history')} MB`
   process.stderr.write(
     `corpus: ${chunks} chunks (${ids.length} entries) built in ${Math.round(built / 1000)} s; ` +
-      `${REWRITES} rewrites in ${Math.round(rewritten / 1000)} s; history ${history} chunk rows\n`,
+      `${REWRITES} rewrites in ${Math.round(rewritten / 1000)} s; history ${history} chunk rows; ${disk}\n`,
   )
   /** Each mode now and as of the middle rewrite, in rounds alternating the two (ABBA). */
   const measure = async (tables: string) => {
@@ -136,7 +143,7 @@ try {
   const compareRow = `| compare (hybrid) | ${ms(compared)} | ${ms(paired)} | ${ratio} |`
   process.stdout.write(
     `\n${chunks.toLocaleString('en-US')} chunks, ${REWRITES} rewrites of every entry ` +
-      `(${history.toLocaleString('en-US')} chunk rows of history), as of the middle rewrite\n\n` +
+      `(${history.toLocaleString('en-US')} chunk rows of history; ${disk}), as of the middle rewrite\n\n` +
       '| tables | mode | now p50 / p95 ms | as of p50 / p95 ms | as of p50 / now p50 |\n|---|---|---:|---:|---:|\n' +
       `${rows.join('\n')}\n\n` +
       '| vacuumed | compare p50 / p95 ms | its two as-of searches p50 / p95 ms | compare p50 / the two p50 |\n' +

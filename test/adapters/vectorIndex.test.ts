@@ -6,7 +6,7 @@ import { STORED_VECTOR, ensureVectorIndex, nearestRows, vectorColumn } from '../
 import { testPglite } from '../../testkit/db'
 
 // Vectors kept at each model's own length in pgvector (PGlite), one HNSW index per model, and a
-// history that keeps none and reads the cache.
+// history whose open rows keep none (they read the current table's) and whose closed rows keep theirs.
 const test = suite<{ db: Database }>('vector index: each model at its own length')
 
 const unit = (v: number[]) => {
@@ -28,7 +28,8 @@ test.before(async (ctx) => {
     `CREATE TABLE vecs (id text PRIMARY KEY, entry_id text, workspace_id text, model text, text_hash text,
        embedding ${vectorColumn(true)});
      CREATE TABLE vecs_history (id text, entry_id text, workspace_id text, model text, text_hash text,
-       valid_from bigint NOT NULL, valid_to bigint)`,
+       valid_from bigint NOT NULL, valid_to bigint, replaced boolean NOT NULL DEFAULT false,
+       closed_embedding ${vectorColumn(true)})`,
   )
   // 60 rows of each model, side by side in one column; the history names the small ones' hashes.
   for (const { model, dimensions } of [SMALL, LARGE]) {
@@ -119,8 +120,9 @@ test('the configured model keeps the only index: a change of model drops the for
   assert.ok(hits.every((h) => h.id.startsWith('large')))
 })
 
-test('the past: rows still current through the index, rows changed since exactly from the cache', async ({ db }) => {
+test('the past: rows still current and rows changed since, each through an index', async ({ db }) => {
   await ensureVectorIndex(db.pool, 'vecs', SMALL.model, SMALL.dimensions)
+  await ensureVectorIndex(db.pool, 'vecs_history', SMALL.model, SMALL.dimensions, 'closed_embedding')
   const query = vectorOf(11, SMALL.dimensions)
   // Nothing changed yet: as of position 3, the same nearest rows as now, with the same scores.
   const now = await search(db, SMALL, query)
@@ -130,12 +132,14 @@ test('the past: rows still current through the index, rows changed since exactly
     now.map((h) => h.id),
   )
   then.forEach((h, i) => assert.ok(Math.abs(h.score - now[i].score) < 1e-3, `${h.id}: ${h.score}`))
-  // At position 5, row small7 (workspace w1) got another text, far from its old one.
+  // At position 5, row small7 (workspace w1) got another text, far from its old one; its row of
+  // history closed, its text replaced, keeping its vector.
   const moved = vectorOf(500, SMALL.dimensions)
   await db.pool.query(
     `INSERT INTO embedding_cache (model, text_hash, vector) VALUES ('small', 'h-new', $1);
      UPDATE vecs SET text_hash = 'h-new', embedding = $1::real[]::vector WHERE id = 'small7';
-     UPDATE vecs_history SET valid_to = 5 WHERE id = 'small7';
+     UPDATE vecs_history SET valid_to = 5, replaced = true, closed_embedding = (SELECT vector FROM embedding_cache
+       WHERE model = 'small' AND text_hash = 'h7')::vector WHERE id = 'small7';
      INSERT INTO vecs_history VALUES ('small7', 'e7', 'w1', 'small', 'h-new', 5, NULL)`.replace(
       /\$1/g,
       `'{${moved.join(',')}}'`,
@@ -151,6 +155,21 @@ test('the past: rows still current through the index, rows changed since exactly
     'as of 6, it has moved away',
   )
   assert.equal((await search(db, SMALL, moved, 6))[0].id, 'small7')
+  // The closed rows are read through their own index.
+  const plan = await inTransaction(db.pool, async (tx) => {
+    await tx.query('SET LOCAL enable_seqscan = off')
+    const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM vecs_history WHERE model = 'small' AND replaced
+       ORDER BY closed_embedding::${STORED_VECTOR}(12) <=> '[${old.join(',')}]'::${STORED_VECTOR}(12) LIMIT 5`,
+    )
+    return rows.map((r) => r['QUERY PLAN']).join('\n')
+  })
+  assert.match(plan, /Index Scan using vecs_history_hnsw_/)
+  // A closed row that kept no vector (the cache lacked it as it closed) is compared from the cache.
+  await db.pool.query("UPDATE vecs_history SET closed_embedding = NULL WHERE id = 'small7' AND replaced")
+  const unkept = await search(db, SMALL, old, 3)
+  assert.is(unkept[0].id, 'small7')
+  assert.ok(unkept[0].score > 0.999)
   // Another model's rows are never compared.
   assert.ok((await search(db, LARGE, vectorOf(1, LARGE.dimensions), 3)).every((h) => h.id.startsWith('large')))
 })

@@ -123,6 +123,52 @@ const asOfSuite = (where: string, start: () => Promise<TestService>) => {
     assert.is((await search('quokkas', { asOf: t1 })).results.length, 0)
   })
 
+  test('a passage an edit replaced keeps its vector: a search of before the edit finds it by meaning', async ({
+    svc,
+  }) => {
+    const m = await seedMember(svc.call, 'owner')
+    const call = (method: string, path: string, body?: object) => svc.call(method, path, { token: m.token, body })
+    const old = 'Bilbies eat insects, seeds and bulbs, digging for them in the desert at night.'
+    const e = ok(await call('POST', '/api/v1/knowledge', { title: 'Bilby diet', content: old, source: 'text' }), 201)
+    const t1 = await moment()
+    ok(await call('PATCH', `/api/v1/knowledge/${e.id}`, { content: 'Bilbies are listed as vulnerable.' }))
+    const pool = svc.deps.db.pool
+    // With pgvector a replaced passage keeps its vector, in an index; without it every row is compared exactly.
+    const kept = async () =>
+      (
+        await pool.query<{ kept: boolean }>(
+          `SELECT closed_embedding IS NOT NULL AS kept FROM kb_passages_history
+           WHERE entry_id = $1 AND valid_to IS NOT NULL AND content LIKE 'Bilbies eat%'`,
+          [e.id],
+        )
+      ).rows.map((r) => r.kept)
+    const found = async () => {
+      const r = ok(
+        await call('POST', '/api/v1/knowledge/search', {
+          query: 'what do bilbies eat at night',
+          mode: 'vector',
+          asOf: t1,
+          minScore: 0,
+        }),
+      )
+      return r.results[0]?.content
+    }
+    assert.ok((await kept()).length >= 1)
+    assert.ok((await kept()).every((k) => k === svc.deps.vectors))
+    assert.is(await found(), old)
+    if (svc.deps.vectors) {
+      // A vector the cache lacked as the row closed: compared from the cache, until the filler gives it one.
+      await pool.query('UPDATE kb_passages_history SET closed_embedding = NULL WHERE entry_id = $1', [e.id])
+      assert.is(await found(), old)
+      for (let i = 0; i < 100 && !(await kept()).every(Boolean); i++) await sleep(100)
+      assert.ok((await kept()).every(Boolean), 'the embedding filler gave it its vector again')
+    }
+    // Rebuilt from the log, the closed rows keep their vectors again.
+    ok(await svc.call('POST', '/api/v1/admin/projections/chunks/rebuild', { token: ADMIN }))
+    assert.ok((await kept()).every((k) => k === svc.deps.vectors))
+    assert.is(await found(), old)
+  })
+
   test('a deletion leaves its tombstone as of a time when nothing else happened around it', async ({ svc }) => {
     // A workspace of its own: between the entry's creation and its deletion there is no other event.
     const m = await seedMember(svc.call, 'owner')

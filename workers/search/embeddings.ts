@@ -13,8 +13,16 @@ const STOP_WAIT_MS = 5000
 const POLL_MS = 2000
 const RETRY_MAX_MS = 30_000
 
-/** The tables whose rows keep a copy of their vector from the cache (a history reads the cache itself). */
-const TABLES = ['kb_passages', 'kb_page_index']
+/**
+ * The tables whose rows keep a copy of their vector from the cache: the column, and which rows do (a
+ * history's rows read the cache itself, but for those whose text was replaced, which keep theirs where
+ * pgvector indexes them).
+ */
+const TABLES = [
+  { table: 'kb_passages', column: 'embedding', rows: 'true', pgvectorOnly: false },
+  { table: 'kb_page_index', column: 'embedding', rows: 'true', pgvectorOnly: false },
+  { table: 'kb_passages_history', column: 'closed_embedding', rows: 'replaced', pgvectorOnly: true },
+]
 
 /**
  * The embedding filler. Commands and tasks embed what they write before they append it, so the
@@ -118,10 +126,10 @@ const refused = async (db: Database, embedder: Embedder, hash: string, error: un
 
 /** Sets the cached vector of the rows of this model still without one (of these hashes, or all). */
 const fillRows = async (db: Database, embedder: Embedder, vectors: boolean, hashes: string[] | undefined) => {
-  for (const table of TABLES)
+  for (const { table, column, rows } of TABLES.filter((t) => vectors || !t.pgvectorOnly))
     await db.pool.query(
-      `UPDATE ${table} SET embedding = ${cachedVector('$1', `${table}.text_hash`, vectors)}
-       WHERE embedding IS NULL AND model = $1 AND text_hash IS NOT NULL
+      `UPDATE ${table} SET ${column} = ${cachedVector('$1', `${table}.text_hash`, vectors)}
+       WHERE ${column} IS NULL AND ${rows} AND model = $1 AND text_hash IS NOT NULL
          AND ($2::text[] IS NULL OR text_hash = ANY($2::text[]))
          AND EXISTS (SELECT 1 FROM embedding_cache c WHERE c.model = $1 AND c.text_hash = ${table}.text_hash)`,
       [embedder.model, hashes ?? null],
