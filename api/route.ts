@@ -6,11 +6,8 @@ import * as t from 'io-ts'
 import type { Context } from 'koa'
 import type { CommandContext } from '../commands/handle'
 import { type DomainError, type Permission, managesWorkspace } from '../domain/shared'
-import { type AuthMode, type Identity, authenticate, authorize, workspaceIdOf } from './auth'
+import { type AuthMode, type Identity, authenticate, authorize } from './auth'
 import { readJson } from './body'
-import type { UploadedFile } from '../commands/knowledge'
-import { requestConfig, takeUploadSlot } from './upload'
-import type { KbConfig } from '../domain/knowledge'
 import type { Deps } from './deps'
 import { settleCitations, takeSettle } from './settle'
 import { ApiError } from './errors'
@@ -41,12 +38,6 @@ export interface HandlerInput<P, Q, B> {
   command: CommandContext
   /** Query parameters the codec does not name that the route takes (`extraQuery`), as sent. */
   extraQuery: Record<string, unknown>
-  /** The file of a multipart body, as `before` read it (api/upload.ts). */
-  upload?: UploadedFile
-  /** Counts this request against the workspace's uploads a minute (once; given back if the request is refused). */
-  countUpload: () => Promise<void>
-  /** The workspace's knowledge-base configuration, read once per request whoever asks. */
-  workspaceConfig: () => Promise<KbConfig>
   /** Where the client reached the service (scheme and host), for links the answer hands out. */
   origin: string
   /** A request header (`last-event-id`), as sent. */
@@ -56,7 +47,16 @@ export interface HandlerInput<P, Q, B> {
 /** The services a handler names in `uses`, and only those. */
 export type Uses<D extends keyof Deps> = Pick<Deps, D>
 
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never> {
+/** The request as a route's own hooks see it: the Koa context and who asks. */
+export interface RouteRequest {
+  ctx: Context
+  identity: Identity
+}
+
+/** No more than the common input. */
+type NoExtras = Record<never, never>
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never, X = NoExtras> {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete'
   path: string
   summary: string
@@ -79,17 +79,23 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, D extends keyo
   produces?: { type: string; description: string }
   /** Query parameters the codec does not name that the route still takes (`externalRef.<key>`). */
   extraQuery?: (name: string) => boolean
-  /** Runs after authorisation and before decoding (reads a multipart body, counts an upload). */
-  before?: (input: { identity: Identity; ctx: Context }, deps: Deps) => Promise<void>
+  /**
+   * Runs after authorisation and before decoding (a capability's own reading of the request: a
+   * multipart body, an upload's count). What it takes is given back if the request is then refused
+   * (`ctx.state.refund`).
+   */
+  before?: (request: RouteRequest, deps: Deps) => Promise<void>
+  /** What the handler is given beyond the common input, made per request (an upload, its workspace's settings). */
+  extras?: (request: RouteRequest, deps: Deps) => X
   /** The services the handler is given (the rest of the service is out of its reach). */
   uses?: readonly D[]
-  handler: (input: HandlerInput<P, Q, B>, deps: Uses<D>) => Promise<E.Either<DomainError, Reply>>
+  handler: (input: HandlerInput<P, Q, B> & X, deps: Uses<D>) => Promise<E.Either<DomainError, Reply>>
 }
 
-export type AnyRoute = RouteSpec<any, any, any, keyof Deps>
+export type AnyRoute = RouteSpec<any, any, any, keyof Deps, any>
 
-export const route = <P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never>(
-  spec: RouteSpec<P, Q, B, D>,
+export const route = <P = unknown, Q = unknown, B = unknown, D extends keyof Deps = never, X = NoExtras>(
+  spec: RouteSpec<P, Q, B, D, X>,
 ): AnyRoute => {
   // Nothing leaves the service that its answer's codec does not declare: a route without one is a bug.
   if (!spec.response === !spec.produces)
@@ -142,7 +148,7 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       try {
         await answer(ctx, spec, identity)
       } catch (error) {
-        // A refused request changes nothing: an upload slot it took is given back.
+        // A refused request changes nothing: what its route took on the way in (an upload slot) is given back.
         await (ctx.state.refund as (() => Promise<void>) | undefined)?.().catch(() => undefined)
         throw error
       }
@@ -207,13 +213,9 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
       identity,
       command,
       extraQuery,
-      upload: ctx.state.upload as UploadedFile | undefined,
-      countUpload: async () => {
-        if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
-      },
-      workspaceConfig: () => requestConfig(ctx, deps, workspaceIdOf(identity)),
       origin: originOf(ctx),
       header: (name) => ctx.get(name) || undefined,
+      ...spec.extras?.({ ctx, identity }, deps),
     }
     const result = await spec.handler(input, pick(deps, spec.uses ?? []))
     if (E.isLeft(result)) {

@@ -52,6 +52,14 @@ const rules: IForbiddenRuleType[] = [
     to: { path: '^testkit/' },
   },
   { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+  // The request path every route shares knows no capability: what a capability's routes need beyond
+  // the common input (an upload, its settings) they declare themselves (a route's `extras`).
+  {
+    name: 'request-path-knows-a-capability',
+    severity: 'error',
+    from: { path: '^api/(route|body|validation|answers|errors)\\.ts$' },
+    to: { path: `^(${CAPABILITY_LAYERS})/(${CAPABILITIES})/` },
+  },
   // A capability reaches into its own folders of every layer; another capability, and what every
   // capability shares, reach it only through the folder's index.ts.
   {
@@ -102,7 +110,7 @@ test('the check finds an upward import, a circle, a capability past its index, r
       fs.writeFileSync(path.join(dir, file), text)
     }
     write('domain/rule.ts', "import { route } from '../api/route'\nexport const rule = route\n")
-    write('api/route.ts', 'export const route = 1\n')
+    write('api/route.ts', "import { page } from '../domain/knowledge'\nexport const route = page\n")
     write('commands/a.ts', "import { b } from './b'\nexport const a = () => b\n")
     write('commands/b.ts', "import { a } from './a'\nexport const b = () => a\n")
     write('commands/pages/write.ts', "import { entry } from '../knowledge/entry'\nexport const write = entry\n")
@@ -134,6 +142,10 @@ test('the check finds an upward import, a circle, a capability past its index, r
       found.join('\n'),
     )
     assert.ok(found.includes('queries-import-projections: queries/read.ts -> projections/rows.ts'), found.join('\n'))
+    assert.ok(
+      found.includes('request-path-knows-a-capability: api/route.ts -> domain/knowledge/index.ts'),
+      found.join('\n'),
+    )
     assert.ok(found.includes('workers-import-domain: workers/run.ts -> domain/knowledge/index.ts'), found.join('\n'))
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })

@@ -8,7 +8,7 @@ import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { pagination } from '../../queries/pagination'
 import { type AnyRoute, replyWith, route } from '../route'
-import { readMultipart, takeUploadSlot } from '../upload'
+import { readMultipart, takeUploadSlot, uploadExtras } from './uploads'
 import {
   IdParam,
   MULTIPART_JSON_FIELDS,
@@ -99,6 +99,7 @@ export const entryRoutes: AnyRoute[] = [
       await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
       await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
+    extras: uploadExtras,
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command, upload, countUpload, workspaceConfig }, deps) => {
       const workspaceId = workspaceIdOf(identity)

@@ -9,7 +9,7 @@ import { workspaceIdOf } from '../auth'
 import * as c from '../codecs'
 import { ApiError } from '../errors'
 import { type AnyRoute, readBack, route } from '../route'
-import { readMultipart, takeUploadSlot } from '../upload'
+import { readMultipart, takeUploadSlot, uploadExtras } from './uploads'
 import { entryRow, syncConfigView } from '../../queries/knowledge/knowledge'
 import { getTask, listTasks } from '../../queries/knowledge/tasks'
 import { describeErrors } from '../validation'
@@ -85,6 +85,7 @@ export const ingestionRoutes: AnyRoute[] = [
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, workspaceIdOf(identity), MULTIPART_JSON_FIELDS)
     },
     body: c.exact({ title: c.string(1, 500), folderId: c.id, customMetadata: t.unknown }),
+    extras: uploadExtras,
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command, upload, workspaceConfig }, deps) => {
       const custom = customMetadata(body.customMetadata)
@@ -128,6 +129,7 @@ export const ingestionRoutes: AnyRoute[] = [
         }),
       },
     ),
+    extras: uploadExtras,
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers'],
     handler: async ({ body, identity, command, workspaceConfig }, deps) => {
       const config = await workspaceConfig()

@@ -13,7 +13,7 @@ import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { ApiError } from '../errors'
 import { type AnyRoute, readBack, route } from '../route'
-import { readMultipart } from '../upload'
+import { readMultipart, uploadExtras } from './uploads'
 import * as answers from './answers'
 import { MULTIPART_JSON_FIELDS, Metadata, entryReply, externalRefsOf, newEntry, newEntryDeps } from './shapes'
 
@@ -109,6 +109,7 @@ export const knowledgeOperatorRoutes: AnyRoute[] = [
       await workspaceMustExist({ ctx }, deps)
       if (ctx.is('multipart/form-data')) await readMultipart(ctx, deps, ctx.params.id, MULTIPART_JSON_FIELDS)
     },
+    extras: uploadExtras,
     uses: ['config', 'db', 'store', 'embedder', 'blobs', 'parsers', 'runner'],
     handler: async ({ params, body, command, upload }, deps) => {
       const workspaceId = params.id

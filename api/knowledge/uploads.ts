@@ -1,12 +1,14 @@
 import fs from 'node:fs/promises'
 import type { Context } from 'koa'
 import { koaBody } from 'koa-body'
-import { takeHit } from '../adapters/rateLimit'
-import { parseContentType } from '../adapters/contentType'
-import { type UploadedFile, loadKbConfig } from '../commands/knowledge'
-import type { KbConfig } from '../domain/knowledge'
-import type { Deps } from './deps'
-import { ApiError } from './errors'
+import { takeHit } from '../../adapters/rateLimit'
+import { parseContentType } from '../../adapters/contentType'
+import { type UploadedFile, loadKbConfig } from '../../commands/knowledge'
+import type { KbConfig } from '../../domain/knowledge'
+import { workspaceIdOf } from '../auth'
+import type { Deps } from '../deps'
+import { ApiError } from '../errors'
+import type { RouteRequest } from '../route'
 
 /**
  * The workspace's knowledge-base configuration as this request sees it: folded from its stream
@@ -17,6 +19,20 @@ export const requestConfig = (ctx: Context, deps: Pick<Deps, 'store'>, workspace
   ctx.state.kbConfig ??= loadKbConfig(deps.store, workspaceId)
   return ctx.state.kbConfig as Promise<KbConfig>
 }
+
+/**
+ * What a route that creates entries gives its handler beyond the common input (its `extras`): the
+ * file of a multipart body, as `readMultipart` kept it; a way to count the request against the
+ * workspace's uploads a minute (once; given back if the request is refused); and the workspace's
+ * knowledge-base configuration, read once per request whoever asks.
+ */
+export const uploadExtras = ({ ctx, identity }: RouteRequest, deps: Deps) => ({
+  upload: ctx.state.upload as UploadedFile | undefined,
+  countUpload: async () => {
+    if (!ctx.state.refund) await takeUploadSlot(deps, ctx, workspaceIdOf(identity))
+  },
+  workspaceConfig: () => requestConfig(ctx, deps, workspaceIdOf(identity)),
+})
 
 /** Uploads per minute per workspace: url and file creations, and the deprecated upload endpoints. */
 export const UPLOADS_PER_MINUTE = 20
