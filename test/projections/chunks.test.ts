@@ -4,6 +4,7 @@ import { embeddingCacheSchema, enableVectors, ensureEmbedded } from '../../adapt
 import { hashingEmbedder } from '../../adapters/embedders/hashing'
 import { openTextIndex } from '../../adapters/textIndex'
 import { chunksProjector } from '../../projections/search/chunks'
+import { entryCreated } from '../../testkit/entryEvents'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
 const test = suite('projector spec: the search index of entries, its history and the vectors closed rows keep')
@@ -21,26 +22,6 @@ const spec = projectorSpec(async (db) => {
 })
 
 const entry = (id: string, revision: number) => ({ streamId: `entry-${id}`, revision })
-const created = (id: string, title: string, content: string) => ({
-  type: 'EntryCreated',
-  data: {
-    entryId: id,
-    workspaceId: 'ws-1',
-    title,
-    content,
-    source: 'manual',
-    metadata: { tags: ['burrow'] },
-    externalReferenceIds: {},
-    folderId: null,
-    isEnabled: true,
-    chunking: { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true },
-    embed: true,
-    tokenCount: 4,
-    chunks: [{ start: 0, end: content.length, tokenCount: 4 }],
-    createdBy: 'user-1',
-  },
-  ...entry(id, 0),
-})
 const edited = {
   type: 'EntryUpdated',
   data: {
@@ -69,10 +50,10 @@ const deleted = {
 }
 
 const life = [
-  created('e-1', 'Wombats', 'Wombats dig burrows.'),
+  entryCreated('e-1', 'Wombats', 'Wombats dig burrows.'),
   edited,
   disabled,
-  created('e-2', 'Bilbies', 'Bilbies eat seeds.'),
+  entryCreated('e-2', 'Bilbies', 'Bilbies eat seeds.'),
   deleted,
 ]
 

@@ -1,32 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { knowledgeProjector } from '../../projections/knowledge'
+import { entryCreated } from '../../testkit/entryEvents'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
 const test = suite('projector spec: entries, their history and tombstones, folders')
 const spec = projectorSpec(knowledgeProjector)
 
 const entry = (revision: number) => ({ streamId: 'entry-e-1', revision })
-const created = {
-  type: 'EntryCreated',
-  data: {
-    entryId: 'e-1',
-    workspaceId: 'ws-1',
-    title: 'Wombats',
-    content: 'Wombats dig burrows.',
-    source: 'manual',
-    metadata: { tags: ['burrow'] },
-    externalReferenceIds: {},
-    folderId: null,
-    isEnabled: true,
-    chunking: { chunkSizeTokens: 1000, overlapTokens: 200, preserveSentences: true },
-    embed: true,
-    tokenCount: 4,
-    chunks: [{ start: 0, end: 20, tokenCount: 4 }],
-    createdBy: 'user-1',
-  },
-  ...entry(0),
-}
+const created = entryCreated('e-1', 'Wombats', 'Wombats dig burrows.')
 const folder = {
   type: 'FolderCreated',
   data: { folderId: 'f-1', workspaceId: 'ws-1', name: 'Animals' },
