@@ -181,6 +181,8 @@ const reset =
  * whose text was replaced since kept their vector then (`replaced`, `closed_embedding`), in an HNSW
  * index of their own: found through it, the moment a condition of the scan. A replaced row whose
  * vector the cache did not hold then is compared exactly, its vector read from the cache by hash.
+ * A scope known to hold few rows (`exact`) is compared exactly in every part, read from the rows of
+ * history in scope: an index scan filtered down to it could miss some.
  */
 const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
   const current = q.table.replace(/_history$/, '')
@@ -189,20 +191,26 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
   const to = (column: string) => `${column}::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
   type Row = { id: string; key: string; chunk: number | null; distance: number }
   const args = [pgvector.toSql(q.vector), q.limit, q.model, ...s.args]
-  await tx.query(indexOrder(q.limit))
+  if (!q.exact) await tx.query(indexOrder(q.limit))
   const still = await tx.query<Row>(
-    `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance FROM ${current} p
-     CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND model = p.model
-       AND text_hash = p.text_hash${s.sql} LIMIT 1) h
-     WHERE p.model = $3 ORDER BY ${to('p.embedding')} LIMIT $2`,
+    q.exact
+      ? `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance
+         FROM (SELECT * FROM ${q.table} WHERE model = $3${s.sql}) h
+         JOIN ${current} p ON p.id = h.id AND p.model = h.model AND p.text_hash = h.text_hash
+         ORDER BY ${to('p.embedding')} + 0 LIMIT $2`
+      : `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance FROM ${current} p
+         CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND model = p.model
+           AND text_hash = p.text_hash${s.sql} LIMIT 1) h
+         WHERE p.model = $3 ORDER BY ${to('p.embedding')} LIMIT $2`,
     args,
   )
   const closed = await tx.query<Row>(
     `SELECT id, ${q.key} AS key, ${chunk(q.table)} AS chunk, ${to('closed_embedding')} AS distance FROM ${q.table}
-     WHERE model = $3 AND replaced${s.sql} ORDER BY ${to('closed_embedding')} LIMIT $2`,
+     WHERE model = $3 AND replaced AND closed_embedding IS NOT NULL${s.sql}
+     ORDER BY ${to('closed_embedding')}${q.exact ? ' + 0' : ''} LIMIT $2`,
     args,
   )
-  await tx.query(reset)
+  if (!q.exact) await tx.query(reset)
   const unkept = await tx.query<Row>(
     `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ec.vector::vector <=> $1::vector AS distance
      FROM (SELECT * FROM ${q.table} WHERE replaced AND closed_embedding IS NULL AND model = $3${s.sql}) h

@@ -80,7 +80,10 @@ interface Row {
   form: number
   present: boolean
   computed: Buffer | null
-  /** The stream's event before it stands before it in the log (or it is the stream's first, or first after a cut). */
+  /**
+   * A form-2 row: the stream's event before it stands before it in the log (or it is the stream's
+   * first). A form-1 row's hash holds its revision.
+   */
   follows: boolean
   truncated_before: number | null
   /** The stored event, for a form-2 row (its hash is computed here). */
@@ -131,7 +134,7 @@ export const verifyChain = async (q: Queryable, chain?: string): Promise<ChainRe
          CASE WHEN e.form = 2 THEN e.data END AS data, CASE WHEN e.form = 2 THEN e.metadata END AS metadata,
          -- A cut is only where the stream still holds the deletion it was cut for.
          t.cut AS truncated_before,
-         e.revision <= coalesce(t.cut, 0) OR EXISTS (SELECT 1 FROM es_events p
+         e.form <> 2 OR e.revision = 0 OR EXISTS (SELECT 1 FROM es_events p
            WHERE p.stream_id = e.stream_id AND p.revision = e.revision - 1 AND p.position < e.position) AS follows
        FROM es_events e
        LEFT JOIN LATERAL (SELECT s.truncated_before AS cut FROM es_streams s JOIN es_events d

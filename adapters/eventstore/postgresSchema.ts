@@ -11,8 +11,8 @@ export const APPEND_LOCK = 7_300_001
 /**
  * One row per event, its link in the workspace's hash chain in the same row (./postgresChain.ts
  * reads and checks them). A stream's revision is read from the (stream, revision) index. A
- * deletion's cut keeps the row with its place, time and hashes, and empties the rest
- * (`data IS NULL`); `es_streams` holds each cut stream's cut.
+ * deletion's cut keeps the row with its place, time and hashes, and empties the rest, whole
+ * (`data IS NULL`, and type and metadata with it); `es_streams` holds each cut stream's cut.
  */
 export const eventStoreSchema = `
 CREATE TABLE IF NOT EXISTS es_events (
@@ -23,12 +23,13 @@ CREATE TABLE IF NOT EXISTS es_events (
   type text,
   data jsonb,
   metadata jsonb,
-  created_at timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz DEFAULT now(),
   chain text,
   content_hash bytea,
   hash bytea,
   form smallint,
-  UNIQUE (stream_id, revision)
+  UNIQUE (stream_id, revision),
+  CONSTRAINT es_events_emptied_whole CHECK ((data IS NULL) = (type IS NULL) AND (data IS NULL) = (metadata IS NULL))
 );
 CREATE TABLE IF NOT EXISTS es_streams (stream_id text PRIMARY KEY);
 ALTER TABLE es_streams ADD COLUMN IF NOT EXISTS truncated_before bigint NOT NULL DEFAULT 0;
@@ -41,15 +42,18 @@ DO $$ BEGIN
       AND table_name = 'es_events' AND column_name = 'hash') THEN
     ALTER TABLE es_events ADD COLUMN chain text, ADD COLUMN content_hash bytea, ADD COLUMN hash bytea,
       ADD COLUMN form smallint, ALTER COLUMN event_id DROP NOT NULL, ALTER COLUMN type DROP NOT NULL,
-      ALTER COLUMN data DROP NOT NULL, ALTER COLUMN metadata DROP NOT NULL;
+      ALTER COLUMN data DROP NOT NULL, ALTER COLUMN metadata DROP NOT NULL, ALTER COLUMN created_at DROP NOT NULL,
+      ADD CONSTRAINT es_events_emptied_whole
+        CHECK ((data IS NULL) = (type IS NULL) AND (data IS NULL) = (metadata IS NULL));
     IF to_regclass('es_chain') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM information_schema.columns
         WHERE table_schema = current_schema() AND table_name = 'es_chain' AND column_name = 'outside') THEN
       ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS time timestamptz;
       ALTER TABLE es_chain ADD COLUMN IF NOT EXISTS form smallint NOT NULL DEFAULT 1;
       UPDATE es_events e SET chain = c.chain, content_hash = c.content_hash, hash = c.hash, form = c.form
         FROM es_chain c WHERE c.position = e.position;
+      -- A link of an event cut before the chain kept times has none: its row's time stays unknown.
       INSERT INTO es_events (position, stream_id, revision, created_at, chain, content_hash, hash, form)
-        SELECT c.position, c.stream_id, c.revision, coalesce(c.time, now()), c.chain, c.content_hash, c.hash, c.form
+        SELECT c.position, c.stream_id, c.revision, c.time, c.chain, c.content_hash, c.hash, c.form
         FROM es_chain c WHERE NOT EXISTS (SELECT 1 FROM es_events e WHERE e.position = c.position);
       DROP TABLE es_chain;
     END IF;

@@ -72,14 +72,18 @@ const writeOldLog = async (db: Database) => {
       [stream, revision],
     )
   }
-  // The deletion's cut, as the release before made it: the rows go, their links stay.
+  // The deletion's cut, as the release before made it: the rows go, their links stay. The first
+  // link was made before links kept times.
   await db.pool.query("UPDATE es_streams SET truncated_before = 2 WHERE stream_id = 'entry-a'")
   await db.pool.query("DELETE FROM es_events WHERE stream_id = 'entry-a' AND revision < 2")
-  // Appended by a release older than the chain: no link yet.
+  await db.pool.query("UPDATE es_chain SET time = NULL WHERE stream_id = 'entry-a' AND revision = 0")
+  // Appended by a release older than the chain: no link yet. An entry deleted then keeps its
+  // deletion only, at revision 3, with no cut recorded (releases then deleted the rows before it).
   await db.pool.query(
     `INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
-     VALUES ('entry-b', 1, $1, 'EntryUpdated', '{"content":"numbats eat termites"}', $2)`,
-    [randomUUID(), JSON.stringify(metadata('w1'))],
+     VALUES ('entry-b', 1, $1, 'EntryUpdated', '{"content":"numbats eat termites"}', $2),
+       ('entry-old', 3, $3, 'EntryDeleted', '{}', $2)`,
+    [randomUUID(), JSON.stringify(metadata('w1')), randomUUID()],
   )
   await db.pool.query("UPDATE es_streams SET revision = 1 WHERE stream_id = 'entry-b'")
 }
@@ -96,10 +100,10 @@ const migrationSuite = (name: string, open: () => Promise<Database>) => {
     const store = await PostgresEventStore.open(db)
     const report = await store.verifyChain()
     assert.is(report.broken, undefined, JSON.stringify(report.broken))
-    assert.equal([report.verified, report.cut], [4, 2])
+    assert.equal([report.verified, report.cut], [5, 2])
     assert.equal(
       (await store.readAll()).map((e) => `${e.streamId}@${e.revision}`),
-      ['user-1@0', 'entry-b@0', 'entry-a@2', 'entry-b@1'],
+      ['user-1@0', 'entry-b@0', 'entry-a@2', 'entry-b@1', 'entry-old@3'],
     )
     assert.equal(
       (await store.readStream('entry-a')).map((e) => e.type),
@@ -123,6 +127,15 @@ const migrationSuite = (name: string, open: () => Promise<Database>) => {
       "SELECT position FROM es_events WHERE stream_id = 'entry-a' AND revision = 1",
     )
     assert.is(at?.position, cutRow[0].position)
+    // A link kept no time: its row's stays unknown, never taken for the latest moment.
+    const { rows: timeless } = await db.pool.query<{ position: number; created_at: Date | null }>(
+      "SELECT position, created_at FROM es_events WHERE stream_id = 'entry-a' AND revision = 0",
+    )
+    assert.is(timeless[0].created_at, null)
+    const { rows: last } = await db.pool.query<{ position: number }>(
+      "SELECT max(position) AS position FROM es_events WHERE chain = 'w1' AND data IS NOT NULL",
+    )
+    assert.is((await store.lastEventAt('w1', { time: new Date() }))?.position, last[0].position)
     // Appends go on from the revisions and heads the log holds.
     const event = () => ({
       id: randomUUID(),
@@ -159,6 +172,12 @@ const migrationSuite = (name: string, open: () => Promise<Database>) => {
       `UPDATE es_events SET data = '{"content":"numbats"}' WHERE stream_id = 'entry-b' AND revision = 0`,
     )
     assert.is((await store.verifyChain()).broken, undefined)
+    // A form-2 event given a revision its stream never had before it.
+    await db.pool.query("UPDATE es_events SET revision = -1 WHERE stream_id = 'entry-b' AND revision = 0")
+    report = await store.verifyChain()
+    assert.equal([report.broken?.streamId, report.broken?.revision], ['entry-b', -1])
+    assert.match(report.broken?.reason ?? '', /moved/)
+    await db.pool.query("UPDATE es_events SET revision = 0 WHERE stream_id = 'entry-b' AND revision = -1")
     // The event of the release older than the chain is in form 1, whose hash holds its revision.
     await db.pool.query("UPDATE es_events SET revision = 7 WHERE stream_id = 'entry-b' AND revision = 1")
     report = await store.verifyChain()
