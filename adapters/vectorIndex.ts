@@ -189,6 +189,8 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
   const s = scopeSql(q.scope, 4)
   const chunk = (alias: string) => (q.chunk ? `${alias}.${q.chunk}` : 'NULL::int')
   const to = (column: string) => `${column}::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
+  // Ordered by an expression no index holds, the rows in scope are compared exactly.
+  const order = (column: string) => `${to(column)}${q.exact ? ' + 0' : ''}`
   type Row = { id: string; key: string; chunk: number | null; distance: number }
   const args = [pgvector.toSql(q.vector), q.limit, q.model, ...s.args]
   if (!q.exact) await tx.query(indexOrder(q.limit))
@@ -197,7 +199,7 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
       ? `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance
          FROM (SELECT * FROM ${q.table} WHERE model = $3${s.sql}) h
          JOIN ${current} p ON p.id = h.id AND p.model = h.model AND p.text_hash = h.text_hash
-         ORDER BY ${to('p.embedding')} + 0 LIMIT $2`
+         ORDER BY ${order('p.embedding')} LIMIT $2`
       : `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance FROM ${current} p
          CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND model = p.model
            AND text_hash = p.text_hash${s.sql} LIMIT 1) h
@@ -207,7 +209,7 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
   const closed = await tx.query<Row>(
     `SELECT id, ${q.key} AS key, ${chunk(q.table)} AS chunk, ${to('closed_embedding')} AS distance FROM ${q.table}
      WHERE model = $3 AND replaced AND closed_embedding IS NOT NULL${s.sql}
-     ORDER BY ${to('closed_embedding')}${q.exact ? ' + 0' : ''} LIMIT $2`,
+     ORDER BY ${order('closed_embedding')} LIMIT $2`,
     args,
   )
   if (!q.exact) await tx.query(reset)
@@ -220,6 +222,7 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
   return [...still.rows, ...closed.rows, ...unkept.rows]
     .map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
     .sort((a, b) => b.score - a.score)
+    .slice(0, q.limit)
 }
 
 /** The rows a query reads: the table, or (cached) its rows each with its text's vector from the cache. */
