@@ -18,7 +18,7 @@ import {
   webhookRoutes,
 } from './log'
 import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes, knowledgeOperatorRoutes } from './knowledge'
-import { searchOperatorRoutes, searchRoutes } from './search'
+import { packSearch, searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
 import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
 import { Health } from './routes/answers'
@@ -202,7 +202,7 @@ export const createApp = (deps: Deps) => {
       ctx.body = serviceOpenApi()
     })
     mount(router, deps, routes)
-    mountPacks(router, deps)
+    mountPacks(router, deps, packSearch)
     mountOAuth(router, deps)
     mountConsole(router)
   }

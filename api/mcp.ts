@@ -12,12 +12,14 @@ import {
   RequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import * as E from 'fp-ts/Either'
+import type * as t from 'io-ts'
 import type { DomainError } from '../domain/shared'
 import type { Deps } from './deps'
 import { RESOURCE_TEMPLATES, resourceLink } from './mcpResources'
 import { skills } from './skills'
-import type { Tool, ToolOutput } from './tools/tool'
+import { READS, type Tool, type ToolOutput, argumentsSchema } from './tools/tool'
 import { nextStepOf } from './tools/nextStep'
+import { outputSchemaOf } from './openapi'
 import { describeErrors } from './validation'
 
 /** A tool as an MCP server serves it: its arguments checked, then run for the session's client. */
@@ -40,14 +42,14 @@ export const toolError = (tool: string, { writtenAt: _, ...error }: DomainError)
   content: text({ ...error, nextStep: nextStepOf(tool, error) }),
 })
 
-/**
- * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
- * expected failure is a tool result with isError and the envelope's code, message and details.
- */
 /** A schema failure of a request's params, named by its path under params. */
 const describeIssue = (i: { path: PropertyKey[]; message: string }) =>
   `params.${i.path.slice(1).map(String).join('.')}: ${i.message}`
 
+/**
+ * An MCP server over the given tools (and, for workspace sessions, the skills as prompts). A tool's
+ * expected failure is a tool result with isError and the envelope's code, message and details.
+ */
 export const mcpServer = (
   deps: Deps,
   name: string,
@@ -167,3 +169,26 @@ export const checked = async <A>(
     })
   return run(decoded.right)
 }
+
+/**
+ * A read-only tool of a server with no session (a pack's): its arguments checked by its codec, its
+ * answer encoded by its output codec (so it matches its outputSchema).
+ */
+export const mcpTool = <A, O>(spec: {
+  name: string
+  description: string
+  arguments: t.Type<A, unknown, unknown>
+  argumentNotes: Record<string, string>
+  output: t.Type<O, unknown, unknown>
+  run: (args: A) => Promise<E.Either<DomainError, O>>
+}): McpTool => ({
+  name: spec.name,
+  description: spec.description,
+  inputSchema: argumentsSchema(spec.arguments, spec.argumentNotes),
+  outputSchema: outputSchemaOf(spec.output),
+  annotations: READS,
+  call: (args) =>
+    checked({ arguments: spec.arguments }, args, async (a) =>
+      E.map((data: O) => ({ data: spec.output.encode(data) }))(await spec.run(a)),
+    ),
+})

@@ -1,67 +1,12 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
-import { searchKnowledge } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import { entryRow, getEntry } from '../../queries/knowledge/knowledge'
 import * as c from '../codecs'
-import { FILTER_NOTE, SearchFilter, filterOf } from '../search'
-import {
-  EntrySearchAnswer,
-  entryHits,
-  rangeArguments,
-  rangeFields,
-  rangeNotes,
-  rangeOptional,
-  readRange,
-  searchArguments,
-  searchNotes,
-} from '../tools/shapes'
+import { rangeArguments, rangeFields, rangeNotes, rangeOptional, readRange } from '../tools/ranges'
 import { READS, defineTool } from '../tools/tool'
 
 const d = c.described
-
-const KbSearchArguments = c.object(
-  { query: c.string(1, 1000) },
-  {
-    ...searchArguments,
-    source: c.FilterSource,
-    category: c.string(1, 200),
-    tag: c.string(1, 100),
-    filter: SearchFilter,
-  },
-)
-
-const kbSearch = defineTool({
-  name: 'native:kb_search',
-  description:
-    "Search the workspace's knowledge entries (uploaded documents, web pages, text) before answering from memory. " +
-    'Returns the best matches with their matching sentences and a citation for each.',
-  permission: 'read:tools',
-  annotations: READS,
-  arguments: KbSearchArguments,
-  argumentNotes: {
-    ...searchNotes,
-    source: 'Only entries of this kind: text, url (web pages), file (uploads), or a legacy kind',
-    category: "Only entries whose metadata category is this (as the workspace's entries name it)",
-    tag: 'Only entries carrying this tag',
-    filter: FILTER_NOTE,
-  },
-  output: EntrySearchAnswer,
-  run: async (deps, { workspaceId, command }, args) => {
-    // What the call leaves out comes from the workspace's search settings, as for the endpoint.
-    const found = await searchKnowledge(deps, command, workspaceId, {
-      query: args.query,
-      mode: args.mode,
-      limit: args.limit,
-      minScore: args.minScore,
-      filters: { source: args.source, category: args.category, tag: args.tag, ...filterOf(args.filter) },
-    })
-    return E.map(({ results, ...rest }: { results: Parameters<typeof entryHits>[0]; mode: string }) => ({
-      data: { ...rest, results: entryHits(results, args.include) } as t.TypeOf<typeof EntrySearchAnswer>,
-      served: results.map((r) => ({ kind: 'entry' as const, id: r.id, version: r.version, title: r.title })),
-    }))(found)
-  },
-})
 
 const KbGetEntryArguments = c.object({ id: c.id }, rangeArguments)
 
@@ -119,4 +64,4 @@ const kbGetEntry = defineTool({
   },
 })
 
-export const entryTools = [kbSearch, kbGetEntry]
+export const entryTools = [kbGetEntry]

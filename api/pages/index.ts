@@ -5,6 +5,7 @@
  */
 export { collectionRoutes } from './collections'
 export { mountPacks } from './packs'
+export type { Pack, PackSearch } from './packs'
 export { pageTools } from './pageTools'
 export { pageUndoTools } from './pageUndoTools'
 export { pageVersionRoutes } from './pageVersions'

@@ -7,30 +7,17 @@ import type { Context } from 'koa'
 import MarkdownIt from 'markdown-it'
 import { takeHit } from '../../adapters/rateLimit'
 import { loadKbConfig } from '../../commands/knowledge'
-import { searchPages } from '../../commands/search'
+import type { CommandContext } from '../../commands/handle'
 import { type PinnedPage, collectionBySlug, pinnedPages } from '../../queries/pages/packs'
-import { type DomainError, fail } from '../../domain/shared'
+import { fail } from '../../domain/shared'
 import { readJson } from '../body'
 import * as c from '../codecs'
-import { PAGE_FILTER_NOTE, filterOf } from '../search'
 import type { Deps } from '../deps'
 import { ApiError } from '../errors'
-import { type McpTool, checked, mcpServer } from '../mcp'
-import { outputSchemaOf } from '../openapi'
+import { type McpTool, mcpServer, mcpTool } from '../mcp'
 import { inputProblems } from '../validation'
-import { pageSearchArguments } from './pageTools'
 import { PAGE_TITLE_MAX } from './shapes'
-import {
-  PageSearchAnswer,
-  pageHits,
-  rangeArguments,
-  rangeFields,
-  rangeNotes,
-  rangeOptional,
-  readRange,
-  searchNotes,
-} from '../tools/shapes'
-import { READS, argumentsSchema } from '../tools/tool'
+import { rangeArguments, rangeFields, rangeNotes, rangeOptional, readRange } from '../tools/ranges'
 
 // Public packs: a collection's verified pages, each at its pinned version, served without login as
 // a web page and as a read-only MCP endpoint. A page past its pin is served at the pin; a page never
@@ -46,7 +33,7 @@ const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'"
 
-interface Pack {
+export interface Pack {
   slug: string
   name: string
   description: string
@@ -100,61 +87,21 @@ const PackPageRead = c.object(
   rangeOptional,
 )
 
-/** A tool of a pack: checked by its codec, its answer encoded by its output codec (so it matches its outputSchema). */
-const packTool = <A, O>(spec: {
-  name: string
-  description: string
-  arguments: t.Type<A, unknown, unknown>
-  argumentNotes: Record<string, string>
-  output: t.Type<O, unknown, unknown>
-  run: (args: A) => Promise<E.Either<DomainError, O>>
-}): McpTool => ({
-  name: spec.name,
-  description: spec.description,
-  inputSchema: argumentsSchema(spec.arguments, spec.argumentNotes),
-  outputSchema: outputSchemaOf(spec.output),
-  annotations: READS,
-  call: (args) =>
-    checked({ arguments: spec.arguments }, args, async (a) =>
-      E.map((data: O) => ({ data: spec.output.encode(data) }))(await spec.run(a)),
-    ),
-})
+/**
+ * A pack's search of its pages, which the search capability provides (api/app.ts hands it to mountPacks):
+ * the tool, for the pack, whose searches are recorded by `command`'s actor.
+ */
+export type PackSearch = (deps: Deps, pack: Pack, command: () => CommandContext) => McpTool
 
-const packTools = (deps: Deps, pack: Pack): McpTool[] => {
+const packTools = (deps: Deps, pack: Pack, search: PackSearch): McpTool[] => {
   const command = () => ({
     actor: { kind: 'system' as const, process: `pack:${pack.slug}` },
     at: new Date().toISOString(),
     correlationId: randomUUID(),
   })
-  const scope = {
-    kind: 'pack' as const,
-    workspaceId: pack.workspaceId,
-    collectionId: pack.collectionId,
-    slug: pack.slug,
-  }
   return [
-    packTool({
-      name: 'page_search',
-      description:
-        `Search the verified pages of the pack "${pack.name}". Returns the best matches with their matching ` +
-        'sentences and the citation "<title> · v<version>" to quote.',
-      arguments: pageSearchArguments,
-      argumentNotes: { ...searchNotes, filter: PAGE_FILTER_NOTE },
-      output: PageSearchAnswer,
-      run: async (a) => {
-        const { search } = await loadKbConfig(deps.store, pack.workspaceId)
-        const found = await searchPages(deps, command(), scope, {
-          query: a.query,
-          mode: a.mode ?? search.defaultMode,
-          limit: a.limit ?? search.defaultLimit,
-          minScore: a.minScore ?? search.minScore,
-          filters: filterOf(a.filter),
-        })
-        if (E.isLeft(found)) return found
-        return E.right({ ...found.right, results: pageHits(found.right.results, a.query, a.include) })
-      },
-    }),
-    packTool({
+    search(deps, pack, command),
+    mcpTool({
       name: 'page_read',
       description:
         `Read a verified page of the pack "${pack.name}" by title or pageId, at its verified version (a section ` +
@@ -205,7 +152,7 @@ const addressLimiter = (deps: Deps, perMinute: number) => async (ctx: Context, n
   await next()
 }
 
-export const mountPacks = (router: Router, deps: Deps) => {
+export const mountPacks = (router: Router, deps: Deps, search: PackSearch) => {
   const limited = addressLimiter(deps, deps.config.packs.requestsPerMinute)
   router.get('/packs/:slug', limited, async (ctx: Context) => {
     const pack = await findPack(deps, String(ctx.params.slug))
@@ -226,7 +173,7 @@ export const mountPacks = (router: Router, deps: Deps) => {
     await readJson(ctx, PACK_JSON_LIMIT)
     const problems = inputProblems((ctx.request as { body?: unknown }).body, '', [])
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'the request is not valid', problems)
-    const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack), false, () => 'public-pack')
+    const server = mcpServer(deps, `pack:${pack.slug}`, packTools(deps, pack, search), false, () => 'public-pack')
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     ctx.res.on('close', () => {
       void transport.close()

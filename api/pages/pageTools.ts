@@ -4,23 +4,11 @@ import type { Queryable } from '../../adapters/db'
 import { type PageWriteOutcome, namesTwoPages, writePageByMode } from '../../commands/pages/writes'
 import { nameKey } from '../../commands/reservations'
 import { loadKbConfig } from '../../commands/knowledge'
-import { searchPages } from '../../commands/search'
 import { fail } from '../../domain/shared'
 import * as c from '../codecs'
-import { PAGE_FILTER_NOTE, PageFilter, filterOf } from '../search'
 import { SkillName } from '../skills'
 import { listVersions, readPage, readPageByTitle, readVersion, stateOf } from '../../queries/pages/pages'
-import {
-  PageSearchAnswer,
-  pageHits,
-  rangeArguments,
-  rangeNotes,
-  rangeFields,
-  rangeOptional,
-  readRange,
-  searchArguments,
-  searchNotes,
-} from '../tools/shapes'
+import { rangeArguments, rangeFields, rangeNotes, rangeOptional, readRange } from '../tools/ranges'
 import { READS, defineTool } from '../tools/tool'
 import { pageDeps } from '../../commands/pages/pages'
 import { PAGE_TITLE_MAX, PAGE_WRITE_MAX, VersionNumber } from './shapes'
@@ -231,43 +219,4 @@ const pageHistory = defineTool({
   },
 })
 
-export const pageSearchArguments = c.object({ query: c.string(1, 1000) }, { ...searchArguments, filter: PageFilter })
-
-const pageSearch = defineTool({
-  name: 'native:page_search',
-  description:
-    'Search the brain pages (the team wiki agents and people write) before answering or writing. Returns the best ' +
-    'matches with their matching sentences and the citation "<title> · v<version>" to quote.',
-  permission: 'read:tools',
-  annotations: READS,
-  arguments: pageSearchArguments,
-  argumentNotes: { ...searchNotes, filter: PAGE_FILTER_NOTE },
-  output: PageSearchAnswer,
-  run: async (deps, { workspaceId, command }, args) => {
-    const { search } = await loadKbConfig(deps.store, workspaceId)
-    const found = await searchPages(
-      deps,
-      command,
-      { kind: 'workspace', workspaceId },
-      {
-        query: args.query,
-        mode: args.mode ?? search.defaultMode,
-        limit: args.limit ?? search.defaultLimit,
-        minScore: args.minScore ?? search.minScore,
-        filters: filterOf(args.filter),
-      },
-    )
-    if (E.isLeft(found)) return found
-    return E.right({
-      data: { ...found.right, results: pageHits(found.right.results, args.query, args.include) },
-      served: found.right.results.map((r) => ({
-        kind: 'page' as const,
-        id: r.pageId,
-        version: r.version,
-        title: r.title,
-      })),
-    })
-  },
-})
-
-export const pageTools = [pageWrite, pageRead, pageSearch, pageHistory]
+export const pageTools = [pageWrite, pageRead, pageHistory]

@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import { EntryHit, Receipt } from '../tools/shapes'
+import { EntryHit, Receipt } from './shapes'
 import * as c from '../codecs'
 import { Author } from '../answers'
 

@@ -11,7 +11,7 @@ import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { Mode } from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { searchNotes } from '../tools/shapes'
+import { searchNotes } from './shapes'
 import { READS, type ToolDeps, defineTool } from '../tools/tool'
 import { CompareAnswer } from './answers'
 import { FILTER_NOTE, filterOf, searchFields } from './filter'
@@ -140,7 +140,7 @@ export const compareRoutes: AnyRoute[] = [
   }),
 ]
 
-const kbCompare = defineTool({
+export const kbCompare = defineTool({
   name: 'native:kb_compare',
   description:
     "Compare a search of the workspace's knowledge entries at two moments, to explain why an answer changed: " +
@@ -165,5 +165,3 @@ const kbCompare = defineTool({
       await compare(deps, workspaceId, args, filtersOf(args)),
     ),
 })
-
-export const searchTools = [kbCompare]

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readRange } from '../../api/tools/shapes'
+import { readRange } from '../../api/tools/ranges'
 
 const doc = `# Guide\nIntro.\n\n## Install\n${'a'.repeat(250)}\n\n## Usage\nRun it.\n### Flags\n-v\n\n## FAQ\nNone.`
 
