@@ -8,17 +8,9 @@ import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
 import { adminRoutes, authRoutes, grantRoutes, mountOAuth, oauthOpenApi } from './accounts'
-import {
-  accessRoutes,
-  auditRoutes,
-  eventRoutes,
-  logOperatorRoutes,
-  receiptRoutes,
-  undoRoutes,
-  webhookRoutes,
-} from './log'
+import { accessRoutes, auditRoutes, eventRoutes, logOperatorRoutes, undoRoutes, webhookRoutes } from './log'
 import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes, knowledgeOperatorRoutes } from './knowledge'
-import { packSearch, searchOperatorRoutes, searchRoutes } from './search'
+import { packSearch, receiptRoutes, searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
 import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
 import { Health } from './routes/answers'

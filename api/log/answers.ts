@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import { AnyObject, Author, Pagination } from '../answers'
+import { AnyObject, Pagination } from '../answers'
 import * as c from '../codecs'
 
 // What the log routes answer, as io-ts codecs: each answer is encoded by its codec, and the
@@ -69,47 +69,6 @@ export const Retried = c.object(
   { deliveryId: t.string, attempt: t.number, statusCode: t.number, delivered: t.boolean },
   { error: t.string },
 )
-
-const ReceiptResult = c.object(
-  {
-    version: d(t.number, "The entry's version (1 for its first content), or the page's, that was served"),
-    sha256: d(t.string, 'SHA-256 (hex) of the text served'),
-    status: d(t.string, 'current, changed or deleted'),
-  },
-  {
-    entryId: t.string,
-    pageId: t.string,
-    chunkIndex: t.number,
-    currentVersion: d(t.number, 'When changed: the version now'),
-    diff: d(t.string, 'When changed: a unified diff of the text served against the text now'),
-  },
-)
-export const Receipt = c.object(
-  {
-    id: t.string,
-    kind: d(t.string, 'knowledge or pages'),
-    at: t.string,
-    position: t.number,
-    recorded: d(t.boolean, "Whether the search's record (query, mode, who) has reached the log"),
-    results: t.array(ReceiptResult),
-  },
-  { query: t.string, mode: t.string, actor: d(Author, 'Who was served (an agent by its client)'), asOf: t.number },
-  'an answer receipt',
-)
-
-export const StaleExposure = c.object({
-  items: t.array(
-    c.object(
-      {
-        status: d(t.string, 'changed or deleted'),
-        changedAt: t.union([t.string, t.null]),
-        servedTo: t.array(c.object({ receiptId: t.string, at: t.string, actor: t.unknown, version: t.number })),
-      },
-      { entryId: t.string, pageId: t.string, title: t.string, currentVersion: t.number },
-    ),
-  ),
-  pagination: Pagination,
-})
 
 const Since = d(t.string, 'Since when (ISO 8601)')
 

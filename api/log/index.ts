@@ -1,11 +1,10 @@
 /**
- * Routes and tools of the audit trail, receipts, undo, the event stream and webhooks.
+ * Routes of the audit trail, undo, the event stream and webhooks.
  * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is log's own.
  */
 export { accessRoutes } from './access'
 export { auditRoutes } from './audit'
 export { eventRoutes } from './events'
 export { logOperatorRoutes } from './operators'
-export { receiptRoutes } from './receipts'
 export { undoRoutes } from './undo'
 export { webhookRoutes } from './webhooks'

@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import { EntryHit, Receipt } from './shapes'
 import * as c from '../codecs'
-import { Author } from '../answers'
+import { Author, Pagination } from '../answers'
 
 // What the search route answers, as an io-ts codec: the answer is encoded by it, and the OpenAPI
 // document describes it from the same codec.
@@ -180,4 +180,45 @@ export const CompareAnswer = c.object(
 /** The operators' re-embedding: the vectors each workspace got. */
 export const Reembedded = c.object({
   reembedded: t.array(c.object({ workspaceId: t.string, model: t.string, vectors: t.number })),
+})
+
+const ReceiptResult = c.object(
+  {
+    version: d(t.number, "The entry's version (1 for its first content), or the page's, that was served"),
+    sha256: d(t.string, 'SHA-256 (hex) of the text served'),
+    status: d(t.string, 'current, changed or deleted'),
+  },
+  {
+    entryId: t.string,
+    pageId: t.string,
+    chunkIndex: t.number,
+    currentVersion: d(t.number, 'When changed: the version now'),
+    diff: d(t.string, 'When changed: a unified diff of the text served against the text now'),
+  },
+)
+export const ReceiptRecord = c.object(
+  {
+    id: t.string,
+    kind: d(t.string, 'knowledge or pages'),
+    at: t.string,
+    position: t.number,
+    recorded: d(t.boolean, "Whether the search's record (query, mode, who) has reached the log"),
+    results: t.array(ReceiptResult),
+  },
+  { query: t.string, mode: t.string, actor: d(Author, 'Who was served (an agent by its client)'), asOf: t.number },
+  'an answer receipt',
+)
+
+export const StaleExposure = c.object({
+  items: t.array(
+    c.object(
+      {
+        status: d(t.string, 'changed or deleted'),
+        changedAt: t.union([t.string, t.null]),
+        servedTo: t.array(c.object({ receiptId: t.string, at: t.string, actor: t.unknown, version: t.number })),
+      },
+      { entryId: t.string, pageId: t.string, title: t.string, currentVersion: t.number },
+    ),
+  ),
+  pagination: Pagination,
 })

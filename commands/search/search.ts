@@ -15,7 +15,7 @@ import { rerankResults } from '../../queries/search/rerank'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import type { Reranker } from '../../adapters/reranker'
 import type { CitationLog } from './citations'
-import { type ReceiptClaim, signReceipt } from '../log'
+import { type ReceiptClaim, signReceipt } from './receiptToken'
 import { type CommandContext, handle } from '../handle'
 import { streams } from '../streams'
 

@@ -1,7 +1,8 @@
 /**
- * Projectors of searches over entries and pages, their indexes and citations.
+ * Projectors of searches over entries and pages, their indexes, citations and receipts.
  * What other capabilities and layers may use of them: the projectors, which projections/index.ts runs.
  * The rest is search's own.
  */
 export { chunksProjector } from './chunks'
 export { pageIndexProjector } from './pageIndex'
+export { receiptsProjector } from './receipts'

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
-import { readClaim, signReceipt } from '../../commands/log/receiptToken'
+import { readClaim, signReceipt } from '../../commands/search/receiptToken'
 import { until } from '../helpers/until'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

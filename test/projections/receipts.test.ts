@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Actor } from '../../adapters/eventstore/port'
-import { receiptsProjector } from '../../projections/log'
+import { receiptsProjector } from '../../projections/search'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
 const test = suite('projector spec: answer receipts, and who each was served to')

@@ -8559,40 +8559,6 @@ export interface operations {
                             /** @description unverified, verified, or changed_since_verified (only where the workspace verifies pages) */
                             verification?: string;
                         } | {
-                            /** @description Best first; empty when nothing scored at least minScore */
-                            results: {
-                                /** @description The page id: page_read reads the page */
-                                pageId: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description Relevance 0-1: about the chance that this result answers the query */
-                                score: number;
-                                /** @description The sentences that best match the query */
-                                highlight: string;
-                                /** @description The version that matched */
-                                version: number;
-                                /** @description How to cite it to the user: "<title> · v<version>" */
-                                citation: string;
-                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
-                                sha256: string;
-                                /** @description The whole page version (with include "chunk") */
-                                content?: string;
-                            }[];
-                            /**
-                             * @description The mode that ran
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description The answer receipt: what was served, checkable later */
-                            receipt: {
-                                /** @description The receipt of this answer */
-                                id: string;
-                                /** @description The log position the knowledge base had reached when it answered */
-                                position: number;
-                            };
-                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
-                            fallback?: string;
-                        } | {
                             /** @description The page id */
                             pageId: string;
                             /** @description The page title */
@@ -8694,6 +8660,42 @@ export interface operations {
                             /** @description What happened, in a sentence to quote to the user */
                             receipt: string;
                         } | {
+                            /** @description The entry id */
+                            id: string;
+                            /** @description Its title */
+                            title: string;
+                            /** @description What it was made from: manual (text), webpage, document (a file), or a legacy kind */
+                            source: string;
+                            /** @description How to cite it to the user */
+                            citation: string;
+                            /** @description current, stale (not verified within the freshness period) or unknown */
+                            freshness: string;
+                            /** @description When it last changed (ISO 8601) */
+                            updatedAt: string;
+                            /** @description The text read: all of it, or the part asked for */
+                            content: string;
+                            /** @description Which part of the whole text this is */
+                            range: {
+                                /** @description Where the text read starts (characters) */
+                                start: number;
+                                /** @description Where it ends */
+                                end: number;
+                                /** @description The length of the whole text */
+                                total: number;
+                            };
+                            /** @description More follows: read on with offset set to this (and the same section, if any) */
+                            next?: number;
+                            /** @description The headings of the whole text (when only part of it was read) */
+                            sections?: string[];
+                            /** @description The web page it was fetched from */
+                            sourceUrl?: string;
+                            /** @description The file it was uploaded as */
+                            fileName?: string;
+                            /** @description Its metadata category */
+                            category?: string;
+                            /** @description Its metadata tags */
+                            tags?: string[];
+                        } | {
                             /** @description Best first; empty when nothing scored at least minScore */
                             results: {
                                 /** @description The entry id: kb_get_entry reads the entry */
@@ -8732,41 +8734,39 @@ export interface operations {
                             /** @description Why another mode ran than the one asked (no vectors, the model failed) */
                             fallback?: string;
                         } | {
-                            /** @description The entry id */
-                            id: string;
-                            /** @description Its title */
-                            title: string;
-                            /** @description What it was made from: manual (text), webpage, document (a file), or a legacy kind */
-                            source: string;
-                            /** @description How to cite it to the user */
-                            citation: string;
-                            /** @description current, stale (not verified within the freshness period) or unknown */
-                            freshness: string;
-                            /** @description When it last changed (ISO 8601) */
-                            updatedAt: string;
-                            /** @description The text read: all of it, or the part asked for */
-                            content: string;
-                            /** @description Which part of the whole text this is */
-                            range: {
-                                /** @description Where the text read starts (characters) */
-                                start: number;
-                                /** @description Where it ends */
-                                end: number;
-                                /** @description The length of the whole text */
-                                total: number;
+                            /** @description Best first; empty when nothing scored at least minScore */
+                            results: {
+                                /** @description The page id: page_read reads the page */
+                                pageId: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description Relevance 0-1: about the chance that this result answers the query */
+                                score: number;
+                                /** @description The sentences that best match the query */
+                                highlight: string;
+                                /** @description The version that matched */
+                                version: number;
+                                /** @description How to cite it to the user: "<title> · v<version>" */
+                                citation: string;
+                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
+                                sha256: string;
+                                /** @description The whole page version (with include "chunk") */
+                                content?: string;
+                            }[];
+                            /**
+                             * @description The mode that ran
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description The answer receipt: what was served, checkable later */
+                            receipt: {
+                                /** @description The receipt of this answer */
+                                id: string;
+                                /** @description The log position the knowledge base had reached when it answered */
+                                position: number;
                             };
-                            /** @description More follows: read on with offset set to this (and the same section, if any) */
-                            next?: number;
-                            /** @description The headings of the whole text (when only part of it was read) */
-                            sections?: string[];
-                            /** @description The web page it was fetched from */
-                            sourceUrl?: string;
-                            /** @description The file it was uploaded as */
-                            fileName?: string;
-                            /** @description Its metadata category */
-                            category?: string;
-                            /** @description Its metadata tags */
-                            tags?: string[];
+                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
+                            fallback?: string;
                         } | {
                             /**
                              * @description The mode both searches were asked in

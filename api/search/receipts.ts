@@ -1,18 +1,18 @@
 import * as E from 'fp-ts/Either'
-import * as answers from './answers'
 import * as t from 'io-ts'
-import { readReceipt } from '../../commands/log/receipts'
+import { readReceipt } from '../../commands/search/receipts'
 import { fail } from '../../domain/shared'
 import { staleExposure } from '../../queries/knowledge'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
+import { ReceiptRecord, StaleExposure } from './answers'
 
 export const receiptRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/receipts/:id',
-    response: answers.Receipt,
+    response: ReceiptRecord,
     tag: 'search',
     auth: 'bearer',
     permission: 'read:knowledge',
@@ -30,7 +30,7 @@ export const receiptRoutes: AnyRoute[] = [
   route({
     method: 'get',
     path: '/api/v1/reports/stale-exposure',
-    response: answers.StaleExposure,
+    response: StaleExposure,
     tag: 'search',
     auth: 'bearer',
     summary:
