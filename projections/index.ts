@@ -7,7 +7,7 @@ import { openTextIndex } from '../adapters/textIndex'
 import type { TextIndex } from '../adapters/textIndex/port'
 import { accountsProjector, oauthProjector } from './accounts'
 import { auditProjector, webhooksProjector } from './log'
-import { chunksProjector, pageIndexProjector, receiptsProjector } from './search'
+import { chunksProjector, pageIndexProjector, receiptsProjector, servedProjector } from './search'
 import { knowledgeProjector, tasksProjector } from './knowledge'
 import { pagesProjector } from './pages'
 import type { Projector } from './projector'
@@ -31,6 +31,7 @@ export const createProjectors = (deps: ProjectorDeps): Projector[] => [
   tasksProjector,
   webhooksProjector,
   receiptsProjector,
+  servedProjector,
   pagesProjector,
   pageIndexProjector(deps),
 ]

@@ -5,13 +5,12 @@ import { EntryEvent, fillsContent } from '../../domain/knowledge/entry'
 import { FolderEvent } from '../../domain/knowledge/folder'
 import { KbConfigChanged, type KbConfigChanges, mergeChanges } from '../../domain/knowledge/kbConfig'
 import { assertNever } from '../../domain/shared'
-import { SearchServed } from '../../domain/search'
 import { TaskEvent } from '../../domain/knowledge/task'
 import { applyEntry } from './entryRows'
 import { historyDdl, recordHistory } from '../history'
 import { type Projector, decodeEvent } from '../projector'
 
-const Event = t.union([EntryEvent, FolderEvent, KbConfigChanged, SearchServed, TaskEvent])
+const Event = t.union([EntryEvent, FolderEvent, KbConfigChanged, TaskEvent])
 type KnowledgeEvent = t.TypeOf<typeof Event>
 
 /**
@@ -21,15 +20,15 @@ type KnowledgeEvent = t.TypeOf<typeof Event>
  */
 export const knowledgeProjector: Projector = {
   name: 'knowledge',
-  version: 10,
-  tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs', 'kb_searches'],
+  version: 11,
+  tables: ['kb_entries', 'kb_entries_history', 'kb_entry_tombstones', 'kb_folders', 'kb_configs'],
   schema: `
     CREATE TABLE kb_entries (
       id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, content text NOT NULL, source text NOT NULL,
       metadata jsonb NOT NULL, external_refs jsonb NOT NULL, folder_id text, is_enabled boolean NOT NULL,
       token_count integer NOT NULL, searchable_text text NOT NULL, created_by text NOT NULL,
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, verified_at timestamptz, verified_by text,
-      cited_count integer NOT NULL DEFAULT 0, last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
+      last_sync_at timestamptz, file_bytes bigint NOT NULL DEFAULT 0,
       task_id text, processing_status text NOT NULL, processing_progress integer NOT NULL, storage jsonb,
         source_url text,
       sync_enabled boolean, sync_interval_hours double precision, next_sync_at timestamptz, sync_status text,
@@ -50,9 +49,6 @@ export const knowledgeProjector: Projector = {
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
     CREATE INDEX kb_folders_workspace ON kb_folders (workspace_id, created_at);
     CREATE TABLE kb_configs (workspace_id text PRIMARY KEY, config jsonb NOT NULL);
-    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
-      entry_ids text[] NOT NULL);
-    CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
   `,
   handles: [
     'EntryCreated',
@@ -74,26 +70,11 @@ export const knowledgeProjector: Projector = {
     'FolderUpdated',
     'FolderDeleted',
     'KbConfigChanged',
-    'SearchServed',
   ],
-  /** Searches come in runs (their citations are appended together): each run is one statement. */
-  async applyEvents(tx: Client, events: RecordedEvent[]) {
-    for (let i = 0; i < events.length; ) {
-      let end = i
-      while (end < events.length && events[end].type === 'SearchServed') end++
-      if (end > i) {
-        await countSearches(tx, events.slice(i, end))
-        i = end
-      } else await this.apply(tx, events[i++])
-    }
-  },
   async apply(tx: Client, recorded: RecordedEvent) {
     const e = decodeEvent(Event, recorded)
     const at = recorded.metadata.at
     switch (e.type) {
-      case 'SearchServed':
-        await countSearches(tx, [recorded])
-        return
       case 'KbConfigChanged':
         await applyConfig(tx, e)
         return
@@ -253,29 +234,5 @@ const applyConfig = async (tx: Client, e: KbConfigChanged) => {
     `INSERT INTO kb_configs (workspace_id, config) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE
        SET config = EXCLUDED.config`,
     [e.data.workspaceId, JSON.stringify(mergeChanges(rows[0]?.config ?? {}, e.data.changes))],
-  )
-}
-
-/**
- * Searches served: a row each, and one citation for each entry a search served. Counted once per
- * search: the rows keyed by position make a replay change nothing.
- */
-const countSearches = (tx: Client, searches: RecordedEvent[]) => {
-  const data = searches.map((r) => decodeEvent(SearchServed, r).data)
-  return tx.query(
-    `WITH served AS (
-       INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
-       SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[],
-         $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
-       ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
-     cited AS (SELECT id, count(*)::int AS n FROM served, unnest(entry_ids) AS id GROUP BY id)
-     UPDATE kb_entries e SET cited_count = e.cited_count + cited.n FROM cited WHERE e.id = cited.id`,
-    [
-      searches.map((r) => r.position),
-      data.map((d) => d.workspaceId),
-      searches.map((r) => r.metadata.at),
-      // A search of a past moment is counted, but cites nothing of now.
-      data.map((d) => JSON.stringify(d.asOf === undefined ? d.entryIds : [])),
-    ],
   )
 }

@@ -4,27 +4,25 @@ import type { RecordedEvent } from '../../adapters/eventstore/port'
 import { CollectionEvent } from '../../domain/pages/collection'
 import { PageEvent } from '../../domain/pages/page'
 import { ProposalEvent } from '../../domain/pages/proposal'
-import { PageSearchServed } from '../../domain/search'
 import { assertNever } from '../../domain/shared'
 import { type Projector, decodeEvent } from '../projector'
 
-const Event = t.union([PageEvent, CollectionEvent, ProposalEvent, PageSearchServed])
+const Event = t.union([PageEvent, CollectionEvent, ProposalEvent])
 type PagesEvent = t.TypeOf<typeof Event>
 
 /**
- * The pages' read models: pages (latest content, cited count, verified pin), every version with
- * its author and size of change, the citations each search served, collections (with the slug of
- * their public pack) and proposals.
+ * The pages' read models: pages (latest content, verified pin), every version with its author and
+ * size of change, collections (with the slug of their public pack) and proposals.
  */
 export const pagesProjector: Projector = {
   name: 'pages',
-  version: 4,
-  tables: ['kb_pages', 'kb_page_versions', 'kb_page_tombstones', 'kb_page_citations', 'kb_collections', 'kb_proposals'],
+  version: 5,
+  tables: ['kb_pages', 'kb_page_versions', 'kb_page_tombstones', 'kb_collections', 'kb_proposals'],
   schema: `
     CREATE TABLE kb_pages (
       id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL, collection_id text,
         version integer NOT NULL,
-      content text NOT NULL, author jsonb, cited_count integer NOT NULL DEFAULT 0, verified_version integer,
+      content text NOT NULL, author jsonb, verified_version integer,
         verified_by jsonb,
       verified_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
       created_position bigint NOT NULL);
@@ -37,10 +35,6 @@ export const pagesProjector: Projector = {
       created_at timestamptz NOT NULL, position bigint NOT NULL, PRIMARY KEY (page_id, version));
     CREATE TABLE kb_page_tombstones (id text PRIMARY KEY, workspace_id text NOT NULL, title text NOT NULL,
       created_position bigint NOT NULL, deleted_position bigint NOT NULL, deleted_at timestamptz NOT NULL);
-    CREATE TABLE kb_page_citations (
-      search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
-      served integer NOT NULL DEFAULT 1, PRIMARY KEY (search_id, page_id, version));
-    CREATE INDEX kb_page_citations_page ON kb_page_citations (page_id, at);
     CREATE TABLE kb_collections (
       id text PRIMARY KEY, workspace_id text NOT NULL, name text NOT NULL, description text NOT NULL,
         write_policy text NOT NULL,
@@ -61,7 +55,6 @@ export const pagesProjector: Projector = {
     'PageCollectionChanged',
     'PageVerified',
     'PageDeleted',
-    'PageSearchServed',
     'CollectionCreated',
     'CollectionUpdated',
     'CollectionPublished',
@@ -74,28 +67,6 @@ export const pagesProjector: Projector = {
     const e = decodeEvent(Event, recorded)
     const at = recorded.metadata.at
     switch (e.type) {
-      case 'PageSearchServed': {
-        const c = e.data.citations
-        // A citation is counted once: replaying the batch inserts nothing and counts nothing.
-        await tx.query(
-          `WITH added AS (
-             INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug, served)
-             SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v,
-               n) ON CONFLICT DO NOTHING RETURNING page_id, served)
-           UPDATE kb_pages SET cited_count = cited_count + s.served
-           FROM (SELECT page_id,
-             sum(served)::int AS served FROM added GROUP BY page_id) s WHERE kb_pages.id = s.page_id`,
-          [
-            e.data.searchId,
-            c.map((x) => x.pageId),
-            c.map((x) => x.version),
-            at,
-            e.data.packSlug ?? null,
-            c.map((x) => x.count ?? 1),
-          ],
-        )
-        return
-      }
       case 'PageCreated':
       case 'PageVersionWritten':
       case 'PageCollectionChanged':
@@ -120,7 +91,7 @@ export const pagesProjector: Projector = {
 /** A page and its versions. */
 const applyPage = async (
   tx: Client,
-  e: Exclude<Extract<PagesEvent, { type: `Page${string}` }>, PageSearchServed>,
+  e: Extract<PagesEvent, { type: `Page${string}` }>,
   at: string,
   position: number,
 ) => {
@@ -184,8 +155,7 @@ const applyPage = async (
          SELECT id, workspace_id, title, created_position, $2, $3 FROM kb_pages WHERE id = $1 ON CONFLICT DO NOTHING`,
         [e.data.pageId, position, at],
       )
-      for (const table of ['kb_page_versions', 'kb_page_citations'])
-        await tx.query(`DELETE FROM ${table} WHERE page_id = $1`, [e.data.pageId])
+      await tx.query('DELETE FROM kb_page_versions WHERE page_id = $1', [e.data.pageId])
       await tx.query('DELETE FROM kb_pages WHERE id = $1', [e.data.pageId])
       return
   }

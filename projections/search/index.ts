@@ -6,3 +6,4 @@
 export { chunksProjector } from './chunks'
 export { pageIndexProjector } from './pageIndex'
 export { receiptsProjector } from './receipts'
+export { servedProjector } from './served'

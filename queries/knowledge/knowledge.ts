@@ -6,13 +6,15 @@ import { currentAt } from '../asOf'
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
 const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
+/** How often searches served the entry (counted by search's projector of what was served). */
+const CITED = "coalesce((SELECT c.cited FROM kb_citation_counts c WHERE c.kind = 'entry' AND c.id = e.id), 0)"
 /**
  * Freshness, derived at read time from the workspace's freshnessDays. An entry without content (its task
  * pending or failed) vouches for nothing, however recent: unknown.
  */
 const FRESHNESS = `CASE WHEN e.content = '' THEN 'unknown'
   WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
-  WHEN e.cited_count >= 5 THEN 'stale' ELSE 'unknown' END`
+  WHEN ${CITED} >= 5 THEN 'stale' ELSE 'unknown' END`
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
@@ -34,7 +36,6 @@ export interface EntryRow {
   updated_at: Date
   verified_at: Date | null
   verified_by: string | null
-  cited_count: number
   last_sync_at: Date | null
   file_bytes: number
   task_id: string | null
@@ -54,8 +55,8 @@ export interface EntryRow {
   failed_at: Date | null
 }
 
-/** An entry row with its freshness, worked out at read time. */
-type FreshEntryRow = EntryRow & { freshness: string }
+/** An entry row with its freshness and cited count, worked out at read time. */
+type FreshEntryRow = EntryRow & { freshness: string; cited_count: number }
 
 /** A URL sync config; sourceUrl only where the GET of sync-config shows it. */
 export const syncConfigView = (r: EntryRow, withSource = false) => ({
@@ -170,7 +171,7 @@ export const listEntries = async (
     )
   ).rows[0].n
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${freshness} AS freshness FROM ${table} e WHERE ${filter}
+    `SELECT e.*, ${CITED} AS cited_count, ${freshness} AS freshness FROM ${table} e WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
@@ -187,7 +188,8 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string, a
   const days = freshnessDays ?? (await readKbConfig(db, workspaceId)).freshnessDays
   const { table, then } = entriesAt(at)
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e WHERE e.id = $1
+    `SELECT e.*, ${CITED} AS cited_count, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e
+      WHERE e.id = $1
       AND e.workspace_id = $2${then.map((c) => ` AND ${c}`).join('')}`,
     [id, workspaceId, days],
   )

@@ -12,7 +12,10 @@ export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'con
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
-/** A row of kb_pages (projections/pages/pages.ts owns the pages' tables). */
+/**
+ * A page's row with how often searches served it (projections/pages/pages.ts owns the pages' tables,
+ * projections/search/served.ts the counts): the columns of PAGE.
+ */
 export interface PageRow {
   id: string
   workspace_id: string
@@ -29,6 +32,10 @@ export interface PageRow {
   updated_at: Date
   created_position: string
 }
+
+/** The columns of a PageRow, from kb_pages p. */
+const PAGE =
+  "p.*, coalesce((SELECT c.cited FROM kb_citation_counts c WHERE c.kind = 'page' AND c.id = p.id), 0) AS cited_count"
 
 /** A row of kb_page_versions. */
 export interface VersionRow {
@@ -156,13 +163,13 @@ export const pageView = async (db: Queryable, r: PageRow, verification: boolean)
 })
 
 export const readPage = async (db: Queryable, workspaceId: string, pageId: string) =>
-  (await db.query<PageRow>('SELECT * FROM kb_pages WHERE id = $1 AND workspace_id = $2', [pageId, workspaceId]))
+  (await db.query<PageRow>(`SELECT ${PAGE} FROM kb_pages p WHERE id = $1 AND workspace_id = $2`, [pageId, workspaceId]))
     .rows[0] as PageRow | undefined
 
 /** The page of a title, compared case-insensitively (titles are unique per workspace so). */
 export const readPageByTitle = async (db: Queryable, workspaceId: string, title: string) =>
   (
-    await db.query<PageRow>('SELECT * FROM kb_pages WHERE workspace_id = $1 AND lower(title) = lower($2)', [
+    await db.query<PageRow>(`SELECT ${PAGE} FROM kb_pages p WHERE workspace_id = $1 AND lower(title) = lower($2)`, [
       workspaceId,
       title.trim(),
     ])
@@ -195,7 +202,7 @@ export const listPages = async (db: Queryable, workspaceId: string, q: PageListQ
   const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_pages p WHERE ${filter}`, args))
     .rows[0].n
   const { rows } = await db.query<PageRow>(
-    `SELECT * FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC,
+    `SELECT ${PAGE} FROM kb_pages p WHERE ${filter} ORDER BY p.updated_at DESC,
       p.id LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
     args,
   )

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { pagesProjector } from '../../projections/pages'
 import { projectorSpec } from '../../testkit/projectorSpec'
 
-const test = suite('projector spec: pages, their versions, citations and tombstones')
+const test = suite('projector spec: pages, their versions and tombstones')
 const spec = projectorSpec(pagesProjector)
 
 const person = { kind: 'human' as const, userId: 'user-1', name: 'Ann' }
@@ -19,34 +19,23 @@ const life = [
   written(1, 'create', 'Restart the service.', person),
   written(2, 'append', 'Restart the service.\nThen check /health.', agent),
   { type: 'PageVerified', data: { pageId: 'p-1', version: 1, by: { userId: 'user-1', name: 'Ann' } } },
-  {
-    type: 'PageSearchServed',
-    data: { searchId: 's-1', workspaceId: 'ws-1', mode: 'text', citations: [{ pageId: 'p-1', version: 2 }] },
-  },
 ]
 
-test('a page holds its latest version, its verified pin and how often it was cited (once per serve)', () =>
+test('a page holds its latest version and its verified pin', () =>
   spec.given(life).then((rows) => {
     const [p] = rows.kb_pages
-    assert.equal(
-      [p.version, p.content, p.verified_version, p.cited_count],
-      [2, 'Restart the service.\nThen check /health.', 1, 1],
-    )
+    assert.equal([p.version, p.content, p.verified_version], [2, 'Restart the service.\nThen check /health.', 1])
     assert.equal(rows.kb_page_versions.map((v) => [v.version, v.mode, v.author]).sort(), [
       [1, 'create', person],
       [2, 'append', agent],
     ])
-    assert.equal(
-      rows.kb_page_citations.map((c) => [c.search_id, c.page_id, c.version, c.served]),
-      [['s-1', 'p-1', 2, 1]],
-    )
   }))
 
 test('a deleted page leaves a tombstone with its title and the positions of its life', () =>
   spec.given([...life, { type: 'PageDeleted', data: { pageId: 'p-1' }, streamId: 'page-p-1' }]).then((rows) => {
     assert.equal(rows.kb_pages, [])
     const [t] = rows.kb_page_tombstones
-    assert.equal([t.id, t.title, Number(t.created_position), Number(t.deleted_position)], ['p-1', 'Runbook', 1, 6])
+    assert.equal([t.id, t.title, Number(t.created_position), Number(t.deleted_position)], ['p-1', 'Runbook', 1, 5])
   }))
 
 test.run()
