@@ -90,9 +90,35 @@ const check = async (baseDir: string, folders: string[]) => {
     { extensions: ['.ts', '.mts', '.mjs', '.js', '.d.ts'] },
   )
   const output = result.output as ICruiseResult
-  return output.summary.violations.map(
-    (v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`,
-  )
+  return [
+    ...output.summary.violations.map(
+      (v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`,
+    ),
+    ...capabilitiesBothWays(output),
+  ]
+}
+
+/**
+ * Capabilities are peers that lean one way: whichever layers the imports run in, no two capabilities
+ * import each other. Each pair found both ways is named with one import of each direction.
+ */
+const capabilitiesBothWays = (output: ICruiseResult) => {
+  const capability = new RegExp(`^(?:${CAPABILITY_LAYERS})/(${CAPABILITIES})/`)
+  const first = new Map<string, string>()
+  for (const m of output.modules) {
+    const from = capability.exec(m.source)?.[1]
+    for (const d of m.dependencies) {
+      const to = capability.exec(d.resolved)?.[1]
+      const pair = `${from} -> ${to}`
+      if (from && to && from !== to && !first.has(pair)) first.set(pair, `${m.source} -> ${d.resolved}`)
+    }
+  }
+  return [...first.keys()]
+    .map((pair) => pair.split(' -> '))
+    .filter(([a, b]) => a < b && first.has(`${b} -> ${a}`))
+    .map(
+      ([a, b]) => `capabilities-both-ways: ${a} <-> ${b} (${first.get(`${a} -> ${b}`)}; ${first.get(`${b} -> ${a}`)})`,
+    )
 }
 
 const test = suite('the house: no import runs upward, no circle, no line past 120 characters')
@@ -102,7 +128,7 @@ test('the repository keeps its layers', async () => {
   assert.equal(await check(process.cwd(), folders), [])
 })
 
-test('the check finds an upward import, a circle, a capability past its index, reads of code', async () => {
+test('the check finds an upward import, a circle, a reach past an index, code read, peers both ways', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-layers-'))
   try {
     const write = (file: string, text: string) => {
@@ -127,7 +153,21 @@ test('the check finds an upward import, a circle, a capability past its index, r
     write('queries/read.ts', "import { TABLE } from '../projections/rows'\nexport const read = TABLE\n")
     write('domain/knowledge/index.ts', "export * from './page'\n")
     write('workers/run.ts', "import { page } from '../domain/knowledge'\nexport const run = page\n")
+    // Pages' projection reads knowledge's events, and knowledge's query pages' (in other layers: still a pair).
+    write('projections/pages/rows.ts', "import { page } from '../../domain/knowledge'\nexport const rows = page\n")
+    write('domain/pages/index.ts', 'export const pageEvent = 1\n')
+    write(
+      'queries/knowledge/list.ts',
+      "import { pageEvent } from '../../domain/pages'\nexport const list = pageEvent\n",
+    )
     const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries', 'workers'])
+    assert.equal(
+      found.filter((v) => v.startsWith('capabilities-both-ways')),
+      [
+        'capabilities-both-ways: knowledge <-> pages (queries/knowledge/list.ts -> domain/pages/index.ts; ' +
+          'commands/pages/write.ts -> commands/knowledge/entry.ts)',
+      ],
+    )
     const past = found.filter((v) => v.includes('-index'))
     assert.equal(past.sort(), [
       'capability-reached-past-its-index: commands/pages/write.ts -> commands/knowledge/entry.ts',
