@@ -135,7 +135,7 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
   decider: Decider<C, Ev, S>,
   command: C | ((state: S) => E.Either<DomainError, C>),
   ctx: CommandContext,
-  options: { expectedRevision?: number | 'no_stream'; fresh?: boolean } = {},
+  options: HandleOptions = {},
 ): Promise<E.Either<DomainError, Handled<Ev>>> => {
   const cache = cacheOf(store, decider)
   for (let attempt = 0; ; attempt++) {
@@ -184,6 +184,33 @@ export const handle = async <C, Ev extends { type: string; data: unknown }, S>(
     }
   }
 }
+
+/** How a command is handled beyond its decider's rules: a client's revision guard, or a stream just named. */
+export interface HandleOptions {
+  expectedRevision?: number | 'no_stream'
+  fresh?: boolean
+}
+
+/**
+ * An aggregate: its decider bound once to the name of its streams. A command names the aggregate and
+ * the key of its stream, then handles a command or loads the state on a store:
+ * `pages.on(store, pageId).handle(command, ctx)`.
+ */
+export const aggregate = <C, Ev extends { type: string; data: unknown }, S, K extends unknown[]>(
+  decider: Decider<C, Ev, S>,
+  stream: (...key: K) => string,
+) => ({
+  decider,
+  on: (store: EventStore, ...key: K) => {
+    const streamId = stream(...key)
+    return {
+      streamId,
+      handle: (command: C | ((state: S) => E.Either<DomainError, C>), ctx: CommandContext, options?: HandleOptions) =>
+        handle(store, streamId, decider, command, ctx, options),
+      load: () => load(store, streamId, decider),
+    }
+  },
+})
 
 export const versionConflict = (streamId: string, actual: number | 'no_stream'): DomainError => ({
   code: 'VERSION_CONFLICT',

@@ -2,8 +2,11 @@ import * as E from 'fp-ts/Either'
 import type { EventStore } from '../adapters/eventstore/port'
 import { reservation } from '../domain/reservation'
 import type { DomainError } from '../domain/shared'
-import { type CommandContext, handle, load } from './handle'
+import { type CommandContext, aggregate } from './handle'
 import { streams } from './streams'
+
+/** Reservation streams, one per scope and key. */
+export const reservations = aggregate(reservation, streams.reservation)
 
 /** The key of a name unique in its scope: case and surrounding spaces do not count. */
 export const nameKey = (name: string) => name.trim().toLowerCase()
@@ -21,20 +24,14 @@ export const reserve = async (
   ownerId: string,
   ownerStream: (ownerId: string) => string,
 ): Promise<E.Either<DomainError, void>> => {
-  const streamId = streams.reservation(scope, key)
-  const { state } = await load(store, streamId, reservation)
+  const reserved = reservations.on(store, scope, key)
+  const { state } = await reserved.load()
   const holderExists =
     state.ownerId !== null && (await store.streamRevision(ownerStream(state.ownerId))) !== 'no_stream'
-  const result = await handle(
-    store,
-    streamId,
-    reservation,
-    { type: 'Reserve', data: { key, ownerId, holderExists, at: ctx.at } },
-    ctx,
-  )
+  const result = await reserved.handle({ type: 'Reserve', data: { key, ownerId, holderExists, at: ctx.at } }, ctx)
   return E.map(() => undefined)(result)
 }
 
 export const release = async (store: EventStore, ctx: CommandContext, scope: string, key: string, ownerId: string) => {
-  await handle(store, streams.reservation(scope, key), reservation, { type: 'Release', data: { key, ownerId } }, ctx)
+  await reservations.on(store, scope, key).handle({ type: 'Release', data: { key, ownerId } }, ctx)
 }

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { accessToken } from '../../domain/accounts/accessToken'
-import { apiKey } from '../../domain/accounts/apiKey'
-import { member } from '../../domain/accounts/member'
 import { type DomainError, type Role, fail } from '../../domain/shared'
-import { user } from '../../domain/accounts/user'
-import { workspace } from '../../domain/accounts/workspace'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import { reserve } from '../reservations'
 import { hashSecret, newSecret } from '../secrets'
 import { streams } from '../streams'
+import { accessTokens, apiKeys, members, users, workspaces } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -33,13 +29,9 @@ export const registerUser = async (
   const email = input.email.trim().toLowerCase()
   const reserved = await reserve(store, ctx, 'user-email', email, id, streams.user)
   if (E.isLeft(reserved)) return fail('CONFLICT', `a user with email ${email} already exists`)
-  const done = await handle(
-    store,
-    streams.user(id),
-    user,
-    { type: 'RegisterUser', data: { userId: id, email, name: input.name } },
-    ctx,
-  )
+  const done = await users
+    .on(store, id)
+    .handle({ type: 'RegisterUser', data: { userId: id, email, name: input.name } }, ctx)
   return answered({ id, email, name: input.name })(done)
 }
 
@@ -52,13 +44,9 @@ export const createWorkspace = async (
   const slug = input.slug ?? slugify(input.name)
   const reserved = await reserve(store, ctx, 'workspace-slug', slug, id, streams.workspace)
   if (E.isLeft(reserved)) return fail('CONFLICT', `the workspace slug ${slug} is taken`, [`slug: ${slug} is taken`])
-  const done = await handle(
-    store,
-    streams.workspace(id),
-    workspace,
-    { type: 'CreateWorkspace', data: { workspaceId: id, name: input.name, slug } },
-    { ...ctx, workspaceId: id },
-  )
+  const done = await workspaces
+    .on(store, id)
+    .handle({ type: 'CreateWorkspace', data: { workspaceId: id, name: input.name, slug } }, { ...ctx, workspaceId: id })
   return answered({ id, name: input.name, slug })(done)
 }
 
@@ -70,13 +58,9 @@ export const setMember = async (
   if (!(await exists(store, streams.workspace(input.workspaceId))))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
   if (!(await exists(store, streams.user(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
-  const done = await handle(
-    store,
-    streams.member(input.workspaceId, input.userId),
-    member,
-    { type: 'SetMember', data: input },
-    { ...ctx, workspaceId: input.workspaceId },
-  )
+  const done = await members
+    .on(store, input.workspaceId, input.userId)
+    .handle({ type: 'SetMember', data: input }, { ...ctx, workspaceId: input.workspaceId })
   return answered({ ...input })(done)
 }
 
@@ -92,19 +76,15 @@ export const removeMember = async (
 ): Result<{ workspaceId: string; userId: string; removed: true }> => {
   if (!(await exists(store, streams.workspace(input.workspaceId))))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
-  const done = await handle(
-    store,
-    streams.member(input.workspaceId, input.userId),
-    member,
-    { type: 'RemoveMember', data: input },
-    { ...ctx, workspaceId: input.workspaceId },
-  )
+  const done = await members
+    .on(store, input.workspaceId, input.userId)
+    .handle({ type: 'RemoveMember', data: input }, { ...ctx, workspaceId: input.workspaceId })
   return answered({ ...input, removed: true as const })(done)
 }
 
 /** The member's role, or null; read from the member stream, not a read model. */
 export const roleOf = async (store: EventStore, workspaceId: string, userId: string) =>
-  (await load(store, streams.member(workspaceId, userId), member)).state.role
+  (await members.on(store, workspaceId, userId).load()).state.role
 
 export const issueAccessToken = async (
   store: EventStore,
@@ -131,13 +111,9 @@ export const issueAccessToken = async (
     issuedAt,
     expiresAt,
   }
-  const done = await handle(
-    store,
-    streams.accessToken(id),
-    accessToken,
-    { type: 'IssueAccessToken', data },
-    { ...ctx, workspaceId: input.workspaceId },
-  )
+  const done = await accessTokens
+    .on(store, id)
+    .handle({ type: 'IssueAccessToken', data }, { ...ctx, workspaceId: input.workspaceId })
   return answered({ id, access_token: token, issued_at: issuedAt, expires_at: expiresAt })(done)
 }
 
@@ -150,14 +126,10 @@ export const revokeAccessToken = async (
   ctx: CommandContext,
   tokenId: string,
 ): Result<{ revoked: true }> => {
-  const { state } = await load(store, streams.accessToken(tokenId), accessToken)
-  const done = await handle(
-    store,
-    streams.accessToken(tokenId),
-    accessToken,
-    { type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } },
-    inWorkspaceOf(ctx, state),
-  )
+  const { state } = await accessTokens.on(store, tokenId).load()
+  const done = await accessTokens
+    .on(store, tokenId)
+    .handle({ type: 'RevokeAccessToken', data: { tokenId, revokedAt: ctx.at } }, inWorkspaceOf(ctx, state))
   return answered({ revoked: true as const })(done)
 }
 
@@ -171,13 +143,9 @@ export const issueApiKey = async (
   const id = randomUUID()
   const key = newSecret('kbk')
   const data = { keyId: id, workspaceId: input.workspaceId, name: input.name, keyHash: hashSecret(key) }
-  const done = await handle(
-    store,
-    streams.apiKey(id),
-    apiKey,
-    { type: 'IssueApiKey', data },
-    { ...ctx, workspaceId: input.workspaceId },
-  )
+  const done = await apiKeys
+    .on(store, id)
+    .handle({ type: 'IssueApiKey', data }, { ...ctx, workspaceId: input.workspaceId })
   return answered({ id, api_key: key })(done)
 }
 
@@ -186,13 +154,9 @@ export const revokeApiKey = async (
   ctx: CommandContext,
   keyId: string,
 ): Result<{ revoked: true }> => {
-  const { state } = await load(store, streams.apiKey(keyId), apiKey)
-  const done = await handle(
-    store,
-    streams.apiKey(keyId),
-    apiKey,
-    { type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } },
-    inWorkspaceOf(ctx, state),
-  )
+  const { state } = await apiKeys.on(store, keyId).load()
+  const done = await apiKeys
+    .on(store, keyId)
+    .handle({ type: 'RevokeApiKey', data: { keyId, revokedAt: ctx.at } }, inWorkspaceOf(ctx, state))
   return answered({ revoked: true as const })(done)
 }

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type OAuthGrantEvent, type Scope, oauthClient, oauthGrant } from '../../domain/accounts/oauth'
+import { type OAuthGrantEvent, type Scope } from '../../domain/accounts/oauth'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, type Handled, answered, handle } from '../handle'
+import { type CommandContext, type Handled, answered } from '../handle'
 import { hashSecret, newSecret } from '../secrets'
-import { streams } from '../streams'
+import { oauthClients, oauthGrants } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -22,14 +22,9 @@ export const registerOAuthClient = async (
   input: { name: string; redirectUris: string[] },
 ): Result<{ clientId: string }> => {
   const clientId = randomUUID()
-  const done = await handle(
-    store,
-    streams.oauthClient(clientId),
-    oauthClient,
-    { type: 'RegisterOAuthClient', data: { clientId, ...input } },
-    ctx,
-    { fresh: true },
-  )
+  const done = await oauthClients
+    .on(store, clientId)
+    .handle({ type: 'RegisterOAuthClient', data: { clientId, ...input } }, ctx, { fresh: true })
   return answered({ clientId })(done)
 }
 
@@ -51,14 +46,13 @@ export const approveOAuthGrant = async (
   const grantId = randomUUID()
   const code = newSecret('kbc')
   const codeExpiresAt = new Date(Date.parse(ctx.at) + CODE_SECONDS * 1000).toISOString()
-  const done = await handle(
-    store,
-    streams.oauthGrant(grantId),
-    oauthGrant,
-    { type: 'ApproveOAuthGrant', data: { grantId, ...input, codeHash: hashSecret(code), codeExpiresAt } },
-    { ...ctx, workspaceId: input.workspaceId },
-    { fresh: true },
-  )
+  const done = await oauthGrants
+    .on(store, grantId)
+    .handle(
+      { type: 'ApproveOAuthGrant', data: { grantId, ...input, codeHash: hashSecret(code), codeExpiresAt } },
+      { ...ctx, workspaceId: input.workspaceId },
+      { fresh: true },
+    )
   return answered({ grantId, code })(done)
 }
 
@@ -102,10 +96,7 @@ export const redeemOAuthCode = async (
 ): Result<Issued> => {
   const tokens = newTokens(ctx.at)
   const { grantId, code, verifier, workspaceId, ...rest } = input
-  const done = await handle(
-    store,
-    streams.oauthGrant(grantId),
-    oauthGrant,
+  const done = await oauthGrants.on(store, grantId).handle(
     {
       type: 'RedeemOAuthCode',
       data: {
@@ -129,10 +120,7 @@ export const refreshOAuthTokens = async (
 ): Result<Issued> => {
   const tokens = newTokens(ctx.at)
   const { grantId, refreshToken, workspaceId, ...rest } = input
-  const done = await handle(
-    store,
-    streams.oauthGrant(grantId),
-    oauthGrant,
+  const done = await oauthGrants.on(store, grantId).handle(
     {
       type: 'RefreshOAuthTokens',
       data: { grantId, refreshTokenHash: hashSecret(refreshToken), now: ctx.at, tokens: tokens.recorded, ...rest },
@@ -147,12 +135,11 @@ export const revokeOAuthGrant = async (
   ctx: CommandContext,
   input: { grantId: string; workspaceId: string; reason: string },
 ): Result<{ revoked: true }> => {
-  const done = await handle(
-    store,
-    streams.oauthGrant(input.grantId),
-    oauthGrant,
-    { type: 'RevokeOAuthGrant', data: { grantId: input.grantId, revokedAt: ctx.at, reason: input.reason } },
-    { ...ctx, workspaceId: input.workspaceId },
-  )
+  const done = await oauthGrants
+    .on(store, input.grantId)
+    .handle(
+      { type: 'RevokeOAuthGrant', data: { grantId: input.grantId, revokedAt: ctx.at, reason: input.reason } },
+      { ...ctx, workspaceId: input.workspaceId },
+    )
   return answered({ revoked: true as const })(done)
 }

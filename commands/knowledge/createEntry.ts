@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { BlobStore } from '../../adapters/blobs'
 import { type Admission, type AdmissionRequest, admit, allowedTypes } from '../../domain/knowledge/admission'
-import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
+import { type CrawlOptions, type StorageInfo } from '../../domain/knowledge/entry'
 import type { KbConfig } from '../../domain/knowledge/kbConfig'
 import { type DomainError, fail } from '../../domain/shared'
 import { otherThanUtf8, sniffType, textEncoding } from '../../ingestion/sniff'
 import { entryCount } from '../../queries/knowledge/knowledge'
-import { type CommandContext, handle } from '../handle'
-import { streams } from '../streams'
+import { type CommandContext } from '../handle'
 import { acceptUrl } from '../urls'
 import { cleanFileName, titleOf } from './fileNames'
 import {
@@ -21,6 +20,7 @@ import {
 } from './knowledge'
 import { prepareContent } from './prepareContent'
 import { createSourcedEntry } from './sourcedEntry'
+import { entries } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -198,10 +198,7 @@ const createTextEntry = async (
   if (E.isLeft(prepared)) return prepared
   const id = randomUUID()
   const { chunkingOptions: _, embedding: __, ...fields } = input
-  const done = await handle(
-    deps.store,
-    streams.entry(id),
-    entry,
+  const done = await entries.on(deps.store, id).handle(
     {
       type: 'CreateEntry',
       data: {

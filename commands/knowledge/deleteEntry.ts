@@ -2,12 +2,12 @@ import * as E from 'fp-ts/Either'
 import type { BlobStore } from '../../adapters/blobs'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type EntryCreated, type StorageInfo, entry } from '../../domain/knowledge/entry'
+import { type EntryCreated, type StorageInfo } from '../../domain/knowledge/entry'
 import type { DomainError } from '../../domain/shared'
-import { task } from '../../domain/knowledge/task'
 import { heldByAnEntry } from '../../queries/knowledge/knowledge'
-import { type CommandContext, handle, load } from '../handle'
+import { type CommandContext } from '../handle'
 import { streams } from '../streams'
+import { entries, tasks } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -53,12 +53,9 @@ export const deleteEntry = async (
   deletedBy: string,
   files?: StoredFiles,
 ): Result<{ deleted: true; id: string }> => {
-  const before = await load(store, streams.entry(entryId), entry)
+  const before = await entries.on(store, entryId).load()
   const [created] = await store.readStream(streams.entry(entryId), { maxCount: 1 })
-  const done = await handle(
-    store,
-    streams.entry(entryId),
-    entry,
+  const done = await entries.on(store, entryId).handle(
     {
       type: 'DeleteEntry',
       data: {
@@ -78,13 +75,12 @@ export const deleteEntry = async (
   let position = done.right.position
   const pending = before.state.status === 'active' ? before.state.pendingTaskId : null
   if (pending) {
-    const failed = await handle(
-      store,
-      streams.task(pending),
-      task,
-      { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } },
-      ctx,
-    )
+    const failed = await tasks
+      .on(store, pending)
+      .handle(
+        { type: 'FailTask', data: { taskId: pending, error: 'the entry was deleted before it was processed' } },
+        ctx,
+      )
     if (E.isRight(failed)) position = Math.max(position, failed.right.position)
   }
   return E.right({ deleted: true as const, id: entryId, position })

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { folder } from '../../domain/knowledge/folder'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import { moveEntry } from './knowledge'
 import { nameKey, release, reserve } from '../reservations'
 import { streams } from '../streams'
 import { entryIdsInFolder } from '../../queries/knowledge/knowledge'
+import { folders } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -32,18 +32,14 @@ export const createFolder = async (
 ): Result<{ id: string }> => {
   const id = randomUUID()
   if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, streams.folder))) return taken(name)
-  const done = await handle(
-    store,
-    streams.folder(id),
-    folder,
-    { type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } },
-    ctx,
-  )
+  const done = await folders
+    .on(store, id)
+    .handle({ type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } }, ctx)
   return answered({ id })(done)
 }
 
 const activeFolder = async (store: EventStore, workspaceId: string, folderId: string) => {
-  const { state } = await load(store, streams.folder(folderId), folder)
+  const { state } = await folders.on(store, folderId).load()
   return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
 }
 
@@ -62,10 +58,7 @@ export const updateFolder = async (
     E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))
   )
     return taken(changes.name!)
-  const done = await handle(
-    store,
-    streams.folder(folderId),
-    folder,
+  const done = await folders.on(store, folderId).handle(
     {
       type: 'UpdateFolder',
       data: { folderId, changes: { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}) } },
@@ -90,7 +83,7 @@ export const deleteFolder = async (
 ): Result<{ deleted: true; id: string; movedToRoot: number }> => {
   const current = await activeFolder(store, workspaceId, folderId)
   if (!current) return fail('NOT_FOUND', 'folder not found')
-  const done = await handle(store, streams.folder(folderId), folder, { type: 'DeleteFolder', data: { folderId } }, ctx)
+  const done = await folders.on(store, folderId).handle({ type: 'DeleteFolder', data: { folderId } }, ctx)
   if (E.isLeft(done)) return done
   await release(store, ctx, scope(workspaceId), nameKey(current.name), folderId)
   let position = done.right.position

@@ -1,11 +1,12 @@
 /**
  * Commands of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and layers may use of them: loading the configuration (pages' routes and tools, uploads),
- * an uploaded file's shape (the shared request path), the entry changes that log's undo replays, and an entry's
- * text at a version (MCP's resources).
+ * What other capabilities and layers may use of them: loading the configuration (pages' and search's routes and
+ * tools), an uploaded file's shape (knowledge's uploads), the entry changes that log's undo replays and the entries'
+ * aggregate it reads them from, and an entry's text at a version (MCP's resources).
  * The rest is knowledge's own.
  */
 export type { UploadedFile } from './createEntry'
+export { entries } from './aggregates'
 export { deleteEntry } from './deleteEntry'
 export type { StoredFiles } from './deleteEntry'
 export { entryTextAt } from './entryText'

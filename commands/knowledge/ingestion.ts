@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
-import { entry } from '../../domain/knowledge/entry'
 import { type DomainError, fail } from '../../domain/shared'
 import { type TaskQueued, type TaskResult, task } from '../../domain/knowledge/task'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import type { KnowledgeDeps } from './knowledge'
 import { loadKbConfig } from './kbConfig'
 import { firstChars } from './fileNames'
 import type { Prepared } from './prepareContent'
-import { streams } from '../streams'
+import { entries, tasks } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -25,13 +24,9 @@ export const requestSync = async (
   force: boolean,
 ): Result<{ taskId?: string }> => {
   const taskId = randomUUID()
-  const requested = await handle(
-    deps.store,
-    streams.entry(entryId),
-    entry,
-    { type: 'RequestSync', data: { workspaceId, entryId, taskId } },
-    ctx,
-  )
+  const requested = await entries
+    .on(deps.store, entryId)
+    .handle({ type: 'RequestSync', data: { workspaceId, entryId, taskId } }, ctx)
   if (E.isLeft(requested)) return requested
   if (requested.right.events.length === 0) return E.right({ position: 0 })
   return queueSyncTask(deps, ctx, workspaceId, entryId, taskId, force)
@@ -49,13 +44,10 @@ export const queueSyncTask = async (
   taskId: string,
   force: boolean,
 ): Result<{ taskId: string }> => {
-  const { state } = await load(deps.store, streams.entry(entryId), entry)
+  const { state } = await entries.on(deps.store, entryId).load()
   if (state.status !== 'active' || !state.sourceUrl) return fail('NOT_FOUND', 'knowledge entry not found')
   const config = await loadKbConfig(deps.store, workspaceId)
-  const queued = await handle(
-    deps.store,
-    streams.task(taskId),
-    task,
+  const queued = await tasks.on(deps.store, taskId).handle(
     {
       type: 'QueueTask',
       data: {
@@ -88,13 +80,9 @@ export const configureSync = async (
   entryId: string,
   settings: { enabled: boolean; intervalHours: number },
 ): Result<{ id: string }> => {
-  const done = await handle(
-    deps.store,
-    streams.entry(entryId),
-    entry,
-    { type: 'ConfigureSync', data: { workspaceId, entryId, settings } },
-    ctx,
-  )
+  const done = await entries
+    .on(deps.store, entryId)
+    .handle({ type: 'ConfigureSync', data: { workspaceId, entryId, settings } }, ctx)
   return answered({ id: entryId })(done)
 }
 
@@ -105,20 +93,20 @@ const onTask = (
   ctx: CommandContext,
   taskId: string,
   command: Parameters<typeof task.decide>[0],
-) => handle(deps.store, streams.task(taskId), task, command, ctx)
+) => tasks.on(deps.store, taskId).handle(command, ctx)
 
 /** A task still to run (pending, or processing when its worker stopped), as it was queued; undefined once it ended. */
 export const taskToRun = async (
   store: KnowledgeDeps['store'],
   taskId: string,
 ): Promise<TaskQueued['data'] | undefined> => {
-  const { state } = await load(store, streams.task(taskId), task)
+  const { state } = await tasks.on(store, taskId).load()
   return state.status === 'pending' || state.status === 'processing' ? state.task : undefined
 }
 
 /** The entry a task fills, while it exists: with the hash of its content (a sync of the same bytes changes nothing). */
 export const entryToFill = async (store: KnowledgeDeps['store'], entryId: string) => {
-  const { state } = await load(store, streams.entry(entryId), entry)
+  const { state } = await entries.on(store, entryId).load()
   return state.status === 'active' ? { contentHash: state.contentHash } : undefined
 }
 
@@ -141,10 +129,7 @@ export const completeTask = async (
   result: TaskResult,
 ) => {
   const { taskId, workspaceId, entryId } = ref
-  const onEntry = await handle(
-    deps.store,
-    streams.entry(entryId),
-    entry,
+  const onEntry = await entries.on(deps.store, entryId).handle(
     outcome === 'unchanged'
       ? { type: 'KeepUnchanged', data: { workspaceId, entryId, taskId } }
       : {
@@ -182,17 +167,11 @@ export const titleFromDocument = async (
 ): Promise<E.Either<DomainError, string>> => {
   const wanted = firstChars(title.trim(), 500)
   let bears = provisional
-  const done = await handle(
-    deps.store,
-    streams.entry(ref.entryId),
-    entry,
-    (state) => {
-      if (state.status === 'active') bears = state.title
-      const data = { workspaceId: ref.workspaceId, entryId: ref.entryId, provisional, title: wanted }
-      return E.right({ type: 'TitleFromDocument', data } as const)
-    },
-    ctx,
-  )
+  const done = await entries.on(deps.store, ref.entryId).handle((state) => {
+    if (state.status === 'active') bears = state.title
+    const data = { workspaceId: ref.workspaceId, entryId: ref.entryId, provisional, title: wanted }
+    return E.right({ type: 'TitleFromDocument', data } as const)
+  }, ctx)
   return E.map((h: { events: unknown[] }) => (h.events.length ? wanted : bears))(done)
 }
 
@@ -203,12 +182,8 @@ export const failTask = async (
   error: string,
 ) => {
   const { taskId, workspaceId, entryId, sync } = ref
-  await handle(
-    deps.store,
-    streams.entry(entryId),
-    entry,
-    { type: 'FailProcessing', data: { workspaceId, entryId, taskId, error, sync } },
-    ctx,
-  )
+  await entries
+    .on(deps.store, entryId)
+    .handle({ type: 'FailProcessing', data: { workspaceId, entryId, taskId, error, sync } }, ctx)
   return onTask(deps, ctx, taskId, { type: 'FailTask', data: { taskId, error } })
 }

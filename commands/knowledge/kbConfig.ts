@@ -1,14 +1,14 @@
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type KbConfig, type KbConfigChanges, kbConfig } from '../../domain/knowledge/kbConfig'
+import { type KbConfig, type KbConfigChanges } from '../../domain/knowledge/kbConfig'
 import type { DomainError } from '../../domain/shared'
-import { type CommandContext, handle, load } from '../handle'
-import { streams } from '../streams'
+import { type CommandContext } from '../handle'
+import { kbConfigs } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 export const loadKbConfig = async (store: EventStore, workspaceId: string): Promise<KbConfig> =>
-  (await load(store, streams.kbConfig(workspaceId), kbConfig)).state
+  (await kbConfigs.on(store, workspaceId).load()).state
 
 export const changeKbConfig = async (
   store: EventStore,
@@ -16,13 +16,9 @@ export const changeKbConfig = async (
   workspaceId: string,
   changes: KbConfigChanges,
 ): Result<{ config: KbConfig }> => {
-  const done = await handle(
-    store,
-    streams.kbConfig(workspaceId),
-    kbConfig,
-    { type: 'ChangeKbConfig', data: { workspaceId, changes } },
-    ctx,
-  )
+  const done = await kbConfigs
+    .on(store, workspaceId)
+    .handle({ type: 'ChangeKbConfig', data: { workspaceId, changes } }, ctx)
   if (E.isLeft(done)) return done
   return E.right({ config: await loadKbConfig(store, workspaceId), position: done.right.position })
 }

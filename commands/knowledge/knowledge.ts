@@ -3,12 +3,10 @@ import type { Queryable } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
 import { type EventStore, actorId } from '../../adapters/eventstore/port'
 import { type ChunkSpans, type Chunking, type EntryMetadata, entry } from '../../domain/knowledge/entry'
-import { folder } from '../../domain/knowledge/folder'
 import { type DomainError, fail } from '../../domain/shared'
 import type { ParserPool } from '../../ingestion/parserPool'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import { prepareContent } from './prepareContent'
-import { streams } from '../streams'
 
 export interface KnowledgeDeps {
   store: EventStore
@@ -27,7 +25,7 @@ export const storedSource = (source: string) =>
 
 /** A folder of this workspace that is not deleted; anything else is NOT_FOUND. */
 export const folderExists = async (store: EventStore, workspaceId: string, folderId: string) => {
-  const { state } = await load(store, streams.folder(folderId), folder)
+  const { state } = await folders.on(store, folderId).load()
   return state.status === 'active' && state.workspaceId === workspaceId
 }
 
@@ -49,6 +47,7 @@ export const stayInFolder = async (
 }
 
 import type { GivenVector } from './prepareContent'
+import { entries, folders } from './aggregates'
 
 export interface CreateEntryInput {
   workspaceId: string
@@ -77,7 +76,7 @@ export const updateEntry = async (
   let withSpans: typeof changes & { tokenCount?: number; chunks?: ChunkSpans } = changes
   if (changes.content !== undefined || changes.title !== undefined) {
     // New content, or a new title (part of what is embedded): vectors are made before the write.
-    const { state } = await load(deps.store, streams.entry(entryId), entry)
+    const { state } = await entries.on(deps.store, entryId).load()
     if (state.status !== 'active' || state.workspaceId !== workspaceId)
       return fail('NOT_FOUND', 'knowledge entry not found')
     // A change the entry refuses (its content while a task fills it) is refused before it is embedded.
@@ -94,13 +93,9 @@ export const updateEntry = async (
     if (changes.content !== undefined)
       withSpans = { ...changes, tokenCount: prepared.right.tokenCount, chunks: prepared.right.chunks }
   }
-  const done = await handle(
-    deps.store,
-    streams.entry(entryId),
-    entry,
-    { type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } },
-    ctx,
-  )
+  const done = await entries
+    .on(deps.store, entryId)
+    .handle({ type: 'UpdateEntry', data: { workspaceId, entryId, changes: withSpans } }, ctx)
   return answered({ id: entryId })(done)
 }
 
@@ -112,13 +107,9 @@ export const replaceEntryMetadata = async (
   entryId: string,
   metadata: EntryMetadata,
 ): Result<{ id: string }> => {
-  const done = await handle(
-    store,
-    streams.entry(entryId),
-    entry,
-    { type: 'ReplaceEntryMetadata', data: { workspaceId, entryId, metadata } },
-    ctx,
-  )
+  const done = await entries
+    .on(store, entryId)
+    .handle({ type: 'ReplaceEntryMetadata', data: { workspaceId, entryId, metadata } }, ctx)
   return answered({ id: entryId })(done)
 }
 
@@ -129,19 +120,15 @@ export const moveEntry = async (
   entryId: string,
   folderId: string | null,
 ): Result<{ id: string; folderId: string | null; previousFolderId: string | null }> => {
-  const before = await load(store, streams.entry(entryId), entry)
+  const before = await entries.on(store, entryId).load()
   if (before.state.status !== 'active' || before.state.workspaceId !== workspaceId)
     return fail('NOT_FOUND', 'knowledge entry not found')
   if (folderId && !(await folderExists(store, workspaceId, folderId)))
     return fail('NOT_FOUND', 'folder not found', ['folderId: no such folder'])
   const previousFolderId = before.state.folderId
-  const done = await handle(
-    store,
-    streams.entry(entryId),
-    entry,
-    { type: 'MoveEntry', data: { workspaceId, entryId, folderId } },
-    ctx,
-  )
+  const done = await entries
+    .on(store, entryId)
+    .handle({ type: 'MoveEntry', data: { workspaceId, entryId, folderId } }, ctx)
   if (E.isLeft(done)) return done
   const settled = await stayInFolder(store, ctx, { workspaceId, entryId, folderId }, done.right.position)
   if (!settled.stayed) {
@@ -158,12 +145,8 @@ export const verifyEntry = async (
   entryId: string,
   by: string,
 ): Result<{ id: string }> => {
-  const done = await handle(
-    store,
-    streams.entry(entryId),
-    entry,
-    { type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } },
-    ctx,
-  )
+  const done = await entries
+    .on(store, entryId)
+    .handle({ type: 'VerifyEntry', data: { workspaceId, entryId, at: ctx.at, by } }, ctx)
   return answered({ id: entryId })(done)
 }

@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Admission } from '../../domain/knowledge/admission'
-import { type CrawlOptions, type StorageInfo, entry } from '../../domain/knowledge/entry'
-import { type TaskInput, task } from '../../domain/knowledge/task'
+import { type CrawlOptions, type StorageInfo } from '../../domain/knowledge/entry'
+import { type TaskInput } from '../../domain/knowledge/task'
 import type { DomainError } from '../../domain/shared'
-import { type CommandContext, handle } from '../handle'
-import { streams } from '../streams'
+import { type CommandContext } from '../handle'
 import { type CreateEntryInput, type KnowledgeDeps, actorIdOf, stayInFolder, storedSource } from './knowledge'
+import { entries, tasks } from './aggregates'
 
 /** URL entries start with syncing off, checked daily once switched on. */
 export const DEFAULT_SYNC = { enabled: false, intervalHours: 24 }
@@ -31,10 +31,7 @@ export const createSourcedEntry = async (
   const taskId = randomUUID()
   const taskInput: TaskInput =
     'url' in input ? { type: 'url', url: input.url, crawl: input.crawl } : { type: 'file', ...input.storage }
-  const queued = await handle(
-    deps.store,
-    streams.task(taskId),
-    task,
+  const queued = await tasks.on(deps.store, taskId).handle(
     {
       type: 'QueueTask',
       data: {
@@ -68,10 +65,7 @@ export const createSourcedEntry = async (
     storage?: StorageInfo
     titleFromDocument?: boolean
   }
-  const done = await handle(
-    deps.store,
-    streams.entry(id),
-    entry,
+  const done = await entries.on(deps.store, id).handle(
     {
       type: 'CreateEntry',
       data: {

@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { unifiedDiff } from '../../adapters/diff'
 import { type Author, type DomainError, fail } from '../../domain/shared'
-import { entry } from '../../domain/knowledge'
-import { undo } from '../../domain/log/undo'
-import { type StoredFiles, deleteEntry, type KnowledgeDeps, replaceEntryMetadata, updateEntry } from '../knowledge'
-import { type CommandContext, handle, load } from '../handle'
+import {
+  type StoredFiles,
+  deleteEntry,
+  entries,
+  type KnowledgeDeps,
+  replaceEntryMetadata,
+  updateEntry,
+} from '../knowledge'
+import type { CommandContext } from '../handle'
 import { deletePage, revertPage } from '../pages'
-import { streams } from '../streams'
+import { undos } from './aggregates'
 
 export interface UndoInput {
   /** A user id, an API key id, or an agent client name. */
@@ -104,12 +109,12 @@ const entryPlan = async (deps: UndoDeps, workspaceId: string, input: UndoInput):
     }
     // The entry as it stood before the actor's first change, folded from its stream.
     const earlier = await deps.store.readStream(r.stream_id, { maxCount: r.first })
-    let then = entry.initialState()
+    let then = entries.decider.initialState()
     for (const e of earlier) {
-      const decoded = entry.events.decode({ type: e.type, data: e.data })
-      if (E.isRight(decoded)) then = entry.evolve(then, decoded.right)
+      const decoded = entries.decider.events.decode({ type: e.type, data: e.data })
+      if (E.isRight(decoded)) then = entries.decider.evolve(then, decoded.right)
     }
-    const { state: now } = await load(deps.store, r.stream_id, entry)
+    const { state: now } = await entries.on(deps.store, id).load()
     if (then.status !== 'active' || now.status !== 'active') continue
     const restore = {
       ...(then.title !== now.title ? { title: then.title } : {}),
@@ -182,10 +187,7 @@ export const undoActor = async (
       position = Math.max(position, done.right.position)
     }
   }
-  const recorded = await handle(
-    deps.store,
-    streams.undo(undoId),
-    undo,
+  const recorded = await undos.on(deps.store, undoId).handle(
     {
       type: 'RecordUndo',
       data: {

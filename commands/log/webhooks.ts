@@ -2,10 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type DomainError, fail } from '../../domain/shared'
-import { type WebhookDeliveryAttempted, webhook } from '../../domain/log/webhook'
-import { type CommandContext, answered, handle, load, metadataOf } from '../handle'
+import { type WebhookDeliveryAttempted } from '../../domain/log/webhook'
+import { type CommandContext, answered, metadataOf } from '../handle'
 import { acceptUrl } from '../urls'
 import { streams } from '../streams'
+import { webhooks } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -24,20 +25,19 @@ export const registerWebhook = async (
   if (E.isLeft(url)) return url
   const id = randomUUID()
   const secret = input.secret ?? newWebhookSecret()
-  const done = await handle(
-    store,
-    streams.webhook(id),
-    webhook,
-    { type: 'RegisterWebhook', data: { webhookId: id, workspaceId, url: url.right, events: input.events, secret } },
-    ctx,
-    { fresh: true },
-  )
+  const done = await webhooks
+    .on(store, id)
+    .handle(
+      { type: 'RegisterWebhook', data: { webhookId: id, workspaceId, url: url.right, events: input.events, secret } },
+      ctx,
+      { fresh: true },
+    )
   return answered({ id, secret })(done)
 }
 
 /** The webhook's state when it belongs to the workspace (another workspace's is not found). */
 const ofWorkspace = async (store: EventStore, workspaceId: string, webhookId: string) => {
-  const { state } = await load(store, streams.webhook(webhookId), webhook)
+  const { state } = await webhooks.on(store, webhookId).load()
   return state.status !== 'none' && state.status !== 'deleted' && state.workspaceId === workspaceId
 }
 
@@ -48,19 +48,13 @@ export const deleteWebhook = async (
   webhookId: string,
 ): Result<{ id: string }> => {
   if (!(await ofWorkspace(store, workspaceId, webhookId))) return fail('NOT_FOUND', 'webhook not found')
-  const done = await handle(
-    store,
-    streams.webhook(webhookId),
-    webhook,
-    { type: 'DeleteWebhook', data: { webhookId } },
-    ctx,
-  )
+  const done = await webhooks.on(store, webhookId).handle({ type: 'DeleteWebhook', data: { webhookId } }, ctx)
   return answered({ id: webhookId })(done)
 }
 
 /** Retries exhausted: the webhook stops receiving until it is registered again. */
 export const disableWebhook = (store: EventStore, ctx: CommandContext, webhookId: string, reason: string) =>
-  handle(store, streams.webhook(webhookId), webhook, { type: 'DisableWebhook', data: { webhookId, reason } }, ctx)
+  webhooks.on(store, webhookId).handle({ type: 'DisableWebhook', data: { webhookId, reason } }, ctx)
 
 /**
  * Records one try of a delivery. Tries are facts of the sender, decided by nothing but the

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type CollectionCommand, type WritePolicy, collection } from '../../domain/pages/collection'
+import { type CollectionCommand, type WritePolicy } from '../../domain/pages/collection'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import { setPageCollection } from './pages'
 import { nameKey, release, reserve } from '../reservations'
 import { streams } from '../streams'
 import { pageIdsInCollection } from '../../queries/pages/pages'
+import { collections } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -20,7 +21,7 @@ const nameTaken = (name: string) =>
 
 /** The collection's state when it is live in the workspace. */
 export const activeCollection = async (store: EventStore, workspaceId: string, collectionId: string) => {
-  const { state } = await load(store, streams.collection(collectionId), collection)
+  const { state } = await collections.on(store, collectionId).load()
   return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
 }
 
@@ -37,10 +38,7 @@ export const createCollection = async (
   const name = input.name.trim()
   if (E.isLeft(await reserve(store, ctx, nameScope(workspaceId), nameKey(name), id, streams.collection)))
     return nameTaken(name)
-  const done = await handle(
-    store,
-    streams.collection(id),
-    collection,
+  const done = await collections.on(store, id).handle(
     {
       type: 'CreateCollection',
       data: {
@@ -57,7 +55,7 @@ export const createCollection = async (
 }
 
 const send = async (store: EventStore, ctx: CommandContext, command: CollectionCommand) => {
-  const done = await handle(store, streams.collection(command.data.collectionId), collection, command, ctx)
+  const done = await collections.on(store, command.data.collectionId).handle(command, ctx)
   return answered({ id: command.data.collectionId })(done)
 }
 

@@ -13,11 +13,11 @@ import {
   type Person,
   page,
 } from '../../domain/pages/page'
-import { reservation } from '../../domain/reservation'
 import { type DomainError, fail } from '../../domain/shared'
-import { type CommandContext, answered, handle, load } from '../handle'
-import { nameKey, release, reserve } from '../reservations'
+import { type CommandContext, answered } from '../handle'
+import { nameKey, release, reservations, reserve } from '../reservations'
 import { streams } from '../streams'
+import { pages } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -64,11 +64,11 @@ const scope = (workspaceId: string) => `page-title:${workspaceId}`
 
 /** The id of the page holding a title in the workspace, if one does (activePage says whether it is live). */
 export const pageIdByTitle = async (store: EventStore, workspaceId: string, title: string) =>
-  (await load(store, streams.reservation(scope(workspaceId), nameKey(title)), reservation)).state.ownerId ?? undefined
+  (await reservations.on(store, scope(workspaceId), nameKey(title)).load()).state.ownerId ?? undefined
 
 /** The page's state when it is live in the workspace. */
 export const activePage = async (store: EventStore, workspaceId: string, pageId: string) => {
-  const { state } = await load(store, streams.page(pageId), page)
+  const { state } = await pages.on(store, pageId).load()
   return state.status === 'active' && state.workspaceId === workspaceId ? state : undefined
 }
 
@@ -100,10 +100,7 @@ export const createPage = async (deps: PageDeps, ctx: CommandContext, input: Cre
   await embedVersion(deps, title, input.content)
   const { collectionId, proposalId, approvedBy } = input
   const size = changeSize('', input.content)
-  const done = await handle(
-    store,
-    streams.page(pageId),
-    page,
+  const done = await pages.on(store, pageId).handle(
     {
       type: 'CreatePage',
       data: {
@@ -135,21 +132,15 @@ const writeWith = async (
   build: (state: PageState) => E.Either<DomainError, PageCommand>,
 ): Result<Written> => {
   const { store } = deps
-  const now = (await load(store, streams.page(pageId), page)).state
+  const now = (await pages.on(store, pageId).load()).state
   const planned = build(now)
   if (now.status === 'active' && E.isRight(planned) && 'content' in planned.right.data)
     await embedVersion(deps, now.title, planned.right.data.content)
   let seen: PageState = page.initialState()
-  const done = await handle(
-    store,
-    streams.page(pageId),
-    page,
-    (state) => {
-      seen = state
-      return build(state)
-    },
-    ctx,
-  )
+  const done = await pages.on(store, pageId).handle((state) => {
+    seen = state
+    return build(state)
+  }, ctx)
   if (E.isLeft(done)) return done
   const state = seen as Extract<PageState, { version: number }>
   const written = done.right.events.find(
@@ -225,8 +216,7 @@ export const revertPage = async (
 ): Result<Written> => {
   // Versions never change: the content read before the command is still that version's.
   const { store } = deps
-  const restored =
-    (await versionContent(store, pageId, (await load(store, streams.page(pageId), page)).state, version)) ?? ''
+  const restored = (await versionContent(store, pageId, (await pages.on(store, pageId).load()).state, version)) ?? ''
   return writeWith(deps, ctx, pageId, (state) => {
     const before = state.status === 'none' ? '' : state.content
     return E.right({
@@ -246,7 +236,7 @@ export const revertPage = async (
 }
 
 const send = async (store: EventStore, ctx: CommandContext, command: Exclude<PageCommand, { type: 'CreatePage' }>) => {
-  const done = await handle(store, streams.page(command.data.pageId), page, command, ctx)
+  const done = await pages.on(store, command.data.pageId).handle(command, ctx)
   return answered({ id: command.data.pageId })(done)
 }
 

@@ -1,17 +1,16 @@
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type Person, page } from '../../domain/pages/page'
-import { proposal } from '../../domain/pages/proposal'
+import { type Person } from '../../domain/pages/page'
 import { type DomainError, fail } from '../../domain/shared'
 import { activeCollection } from './collections'
-import { type CommandContext, answered, handle, load } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import { type PageDeps, createPage, writePage } from './pages'
-import { streams } from '../streams'
+import { pages, proposals } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 const loadProposal = async (store: EventStore, workspaceId: string, proposalId: string) => {
-  const { state } = await load(store, streams.proposal(proposalId), proposal)
+  const { state } = await proposals.on(store, proposalId).load()
   return state.status !== 'none' && state.proposal.workspaceId === workspaceId ? state : undefined
 }
 
@@ -34,7 +33,7 @@ export const approveProposal = async (
   if (state.status !== 'pending')
     return fail('CONFLICT', `the proposal is already ${state.status}`, [`status: ${state.status}`])
   const p = state.proposal
-  const current = await load(store, streams.page(p.pageId), page)
+  const current = await pages.on(store, p.pageId).load()
   const live = current.state.status === 'active' ? current.state : undefined
   let written: E.Either<DomainError, { version: number; position: number }>
   if (live && live.published[proposalId]) written = E.right({ version: live.published[proposalId], position: 0 })
@@ -81,13 +80,9 @@ export const approveProposal = async (
   }
   if (E.isLeft(written)) return written
   const version = written.right.version
-  const done = await handle(
-    store,
-    streams.proposal(proposalId),
-    proposal,
-    { type: 'ApproveProposal', data: { proposalId, by, version } },
-    ctx,
-  )
+  const done = await proposals
+    .on(store, proposalId)
+    .handle({ type: 'ApproveProposal', data: { proposalId, by, version } }, ctx)
   return E.map((h: { position: number }) => ({
     proposalId,
     status: 'approved' as const,
@@ -107,12 +102,8 @@ export const rejectProposal = async (
   reason?: string,
 ): Result<{ proposalId: string; status: 'rejected' }> => {
   if (!(await loadProposal(store, workspaceId, proposalId))) return fail('NOT_FOUND', 'proposal not found')
-  const done = await handle(
-    store,
-    streams.proposal(proposalId),
-    proposal,
-    { type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } },
-    ctx,
-  )
+  const done = await proposals
+    .on(store, proposalId)
+    .handle({ type: 'RejectProposal', data: { proposalId, by, ...(reason ? { reason } : {}) } }, ctx)
   return answered({ proposalId, status: 'rejected' as const })(done)
 }

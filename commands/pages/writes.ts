@@ -3,10 +3,9 @@ import * as E from 'fp-ts/Either'
 import { changeSize } from '../../adapters/diff'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type Author, type PageState, versionConflict } from '../../domain/pages/page'
-import { proposal } from '../../domain/pages/proposal'
 import { type DomainError, fail } from '../../domain/shared'
 import { activeCollection, collectionNotFound } from './collections'
-import { type CommandContext, answered, handle } from '../handle'
+import { type CommandContext, answered } from '../handle'
 import {
   PAGE_MAX_CHARS,
   activePage,
@@ -20,7 +19,7 @@ import {
 } from './pages'
 import { proposedContent } from '../../queries/pages/pages'
 import { nameKey } from '../reservations'
-import { streams } from '../streams'
+import { proposals } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 type Live = Extract<PageState, { version: number }>
@@ -254,10 +253,7 @@ const propose = async (
   const pageId = found?.id ?? randomUUID()
   const title = found?.state.title ?? (input.title ?? '').trim()
   const size = changeSize(base, after)
-  const done = await handle(
-    store,
-    streams.proposal(proposalId),
-    proposal,
+  const done = await proposals.on(store, proposalId).handle(
     {
       type: 'SubmitProposal',
       data: {

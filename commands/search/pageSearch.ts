@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import { sha256Hex } from '../../adapters/text'
-import { type PageSearchServed, pageSearch } from '../../domain/search/search'
+import { type PageSearchServed } from '../../domain/search/search'
 import type { DomainError } from '../../domain/shared'
-import { type CommandContext, handle } from '../handle'
+import { type CommandContext } from '../handle'
 import type { Mode } from '../../queries/search/ranking'
 import { type PageFilters, type PageResult, type PageScope, findPages } from '../../queries/search/pageSearch'
 import { type Receipt, type SearchDeps, issueReceipt } from './search'
-import { streams } from '../streams'
+import { pageSearches } from './aggregates'
 
 /** The append of one PageSearchServed event, for the citation log to run. */
 const pageSearchRecord =
@@ -19,14 +19,13 @@ const pageSearchRecord =
     searchId: string = randomUUID(),
   ) =>
   () => {
-    return handle(
-      deps.store,
-      streams.search(searchId),
-      pageSearch,
-      { type: 'RecordPageSearch', data: { searchId, workspaceId, ...data } },
-      { ...ctx, workspaceId },
-      { fresh: true },
-    )
+    return pageSearches
+      .on(deps.store, searchId)
+      .handle(
+        { type: 'RecordPageSearch', data: { searchId, workspaceId, ...data } },
+        { ...ctx, workspaceId },
+        { fresh: true },
+      )
   }
 
 /**

@@ -5,11 +5,10 @@ import { embeddingInput, ensureEmbedded } from '../../adapters/embeddingCache'
 import { subjectOf } from '../../ingestion/headings'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { embeddings } from '../../domain/search/embeddings'
 import { type DomainError, fail } from '../../domain/shared'
-import { handle } from '../handle'
 import { streams } from '../streams'
 import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/knowledge'
+import { reembeds } from './aggregates'
 
 const BATCH = 256
 
@@ -46,13 +45,9 @@ export const reembedWorkspace = async (
     correlationId: randomUUID(),
     workspaceId,
   }
-  const done = await handle(
-    store,
-    streams.reembed(workspaceId),
-    embeddings,
-    { type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } },
-    ctx,
-  )
+  const done = await reembeds
+    .on(store, workspaceId)
+    .handle({ type: 'RebuildEmbeddings', data: { workspaceId, model: embedder.model, chunkCount: rows.length } }, ctx)
   if (done._tag === 'Left') throw new Error(done.left.message)
   return { workspaceId, model: embedder.model, vectors: rows.length, position: done.right.position }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import type { Logger } from 'pino'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { type RebuildReplayed, rebuildReplay } from '../../domain/search/replay'
+import { type RebuildReplayed } from '../../domain/search/replay'
 import type { Projector } from '../../projections/projector'
 import {
   type RebuildReport,
@@ -22,8 +22,8 @@ import {
   judgedWorkspaces,
   loggedQueries,
 } from '../../queries/search'
-import { type CommandContext, handle } from '../handle'
-import { streams } from '../streams'
+import { type CommandContext } from '../handle'
+import { rebuilds } from './aggregates'
 
 /** Distinct logged queries of each workspace replayed unless told, and at most. */
 export const DEFAULT_REPLAYED = 200
@@ -99,13 +99,9 @@ export const rebuildWithReplay = async (
       overall: figuresOf(compared, judgedAll),
       workspaces,
     }
-    const recorded = await handle(
-      store,
-      streams.rebuild(rebuildId),
-      rebuildReplay,
-      { type: 'RecordReplay', data: { ...data, force: options.force } },
-      ctx,
-    )
+    const recorded = await rebuilds
+      .on(store, rebuildId)
+      .handle({ type: 'RecordReplay', data: { ...data, force: options.force } }, ctx)
     if (E.isLeft(recorded)) throw new Error(`the replay's verdict was not recorded: ${recorded.left.message}`)
     const { verdict } = recorded.right.events[0].data
     const changed = compared

@@ -1,6 +1,5 @@
 import * as E from 'fp-ts/Either'
 import type { EventStore } from '../../adapters/eventstore/port'
-import { search as searchDecider } from '../../domain/search/search'
 import type { DomainError } from '../../domain/shared'
 import type { AsOf } from '../../queries/asOf'
 import type { Engines, RankDeps } from '../../queries/search/ranking'
@@ -16,8 +15,8 @@ import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import type { Reranker } from '../../adapters/reranker'
 import type { CitationLog } from './citations'
 import { type ReceiptClaim, signReceipt } from './receiptToken'
-import { type CommandContext, handle } from '../handle'
-import { streams } from '../streams'
+import { type CommandContext } from '../handle'
+import { searches } from './aggregates'
 
 /**
  * An answer's receipt: a signed token of what was served (commands/log/receiptToken.ts), or a public
@@ -99,10 +98,7 @@ export const searchKnowledge = async (
     results: served.map((r) => ({ id: r.entryId, version: r.version, chunkIndex: r.chunkIndex, sha256: r.sha256 })),
   })
   void deps.citations.record(() =>
-    handle(
-      deps.store,
-      streams.search(searchId),
-      searchDecider,
+    searches.on(deps.store, searchId).handle(
       {
         type: 'RecordSearch',
         data: {
