@@ -22,7 +22,7 @@ import {
   revoke,
   served,
   update,
-} from './fixtures/workspace'
+} from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: codecs')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { defaultKbConfig, kbConfig } from '../../domain/knowledge/kbConfig'
 import { given } from '../../testkit/spec'
-import { WS, change } from './fixtures/workspace'
+import { WS, change } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: kbConfig')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { folder } from '../../domain/knowledge/folder'
 import { given } from '../../testkit/spec'
-import { FOLDER, WS, created, deleteFolder, update } from './fixtures/workspace'
+import { FOLDER, WS, created, deleteFolder, update } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: folder')
 

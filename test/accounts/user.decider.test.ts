@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { user } from '../../domain/accounts/user'
 import { given } from '../../testkit/spec'
-import { register } from './fixtures/workspace'
+import { register } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: user')
 

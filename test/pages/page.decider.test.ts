@@ -17,7 +17,7 @@ import {
   pageDeleted,
   v1,
   v2,
-} from './fixtures/pages'
+} from '../helpers/fixtures/pages'
 
 const test = suite('page, proposal and collection deciders: page')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type ProposalEvent, type ProposalSubmitted, proposal } from '../../domain/pages/proposal'
 import { given } from '../../testkit/spec'
-import { PAGE, WS, agent, alice, bob } from './fixtures/pages'
+import { PAGE, WS, agent, alice, bob } from '../helpers/fixtures/pages'
 
 const test = suite('page, proposal and collection deciders: proposal')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type EntryCommand, type EntryEvent, entry } from '../../domain/knowledge/entry'
 import { given } from '../../testkit/spec'
-import { ENTRY, WS, createdText, createdUrl, processed } from './fixtures/entries'
+import { ENTRY, WS, createdText, createdUrl, processed } from '../helpers/fixtures/entries'
 
 const test = suite('entry and task deciders: entry sync')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { embeddings } from '../../domain/search/embeddings'
 import { given } from '../../testkit/spec'
-import { WS, rebuild } from './fixtures/workspace'
+import { WS, rebuild } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: embeddings')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { pageSearch, search } from '../../domain/search/search'
 import { given } from '../../testkit/spec'
-import { WS, pageServed, served } from './fixtures/workspace'
+import { WS, pageServed, served } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: search')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { workspace } from '../../domain/accounts/workspace'
 import { given } from '../../testkit/spec'
-import { WS, createWorkspace } from './fixtures/workspace'
+import { WS, createWorkspace } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: workspace')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type CollectionEvent, collection } from '../../domain/pages/collection'
 import { given } from '../../testkit/spec'
-import { WS } from './fixtures/pages'
+import { WS } from '../helpers/fixtures/pages'
 
 const test = suite('page, proposal and collection deciders: collection')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MAX_ATTEMPTS, type TaskCommand, type TaskEvent, type TaskQueued, task } from '../../domain/knowledge/task'
 import { given } from '../../testkit/spec'
-import { ENTRY, WS, chunking } from './fixtures/entries'
+import { ENTRY, WS, chunking } from '../helpers/fixtures/entries'
 
 const test = suite('entry and task deciders: task')
 

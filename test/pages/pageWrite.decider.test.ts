@@ -2,7 +2,20 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type PageEvent, page } from '../../domain/pages/page'
 import { given } from '../../testkit/spec'
-import { OTHER_WS, PAGE, WS, agent, atV2, bob, created, human, pageDeleted, revertCmd, v1, v2 } from './fixtures/pages'
+import {
+  OTHER_WS,
+  PAGE,
+  WS,
+  agent,
+  atV2,
+  bob,
+  created,
+  human,
+  pageDeleted,
+  revertCmd,
+  v1,
+  v2,
+} from '../helpers/fixtures/pages'
 
 const test = suite('page, proposal and collection deciders: page writes and reverts')
 

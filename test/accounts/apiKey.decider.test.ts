@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import { apiKey } from '../../domain/accounts/apiKey'
 import { given } from '../../testkit/spec'
-import { AT, KEY, WS, issue, issued, revoke } from './fixtures/workspace'
+import { AT, KEY, WS, issue, issued, revoke } from '../helpers/fixtures/workspace'
 
 const test = suite('workspace deciders: api key')
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type PageEvent, page } from '../../domain/pages/page'
 import { given } from '../../testkit/spec'
-import { PAGE, WS, agent, alice, created, deleteCmd, pageDeleted, revertCmd, v1, v2 } from './fixtures/pages'
+import { PAGE, WS, agent, alice, created, deleteCmd, pageDeleted, revertCmd, v1, v2 } from '../helpers/fixtures/pages'
 
 const test = suite("page, proposal and collection deciders: an agent's undo")
 
