@@ -204,7 +204,6 @@ export const aggregate = <C, Ev extends { type: string; data: unknown }, S, K ex
   on: (store: EventStore, ...key: K) => {
     const streamId = stream(...key)
     return {
-      streamId,
       handle: (command: C | ((state: S) => E.Either<DomainError, C>), ctx: CommandContext, options?: HandleOptions) =>
         handle(store, streamId, decider, command, ctx, options),
       load: () => load(store, streamId, decider),

@@ -17,7 +17,7 @@ const RETRY_MAX_MS = 5000
  * What searches served (SearchServed, PageSearchServed: the citations, and the record behind an
  * answer's receipt) is appended after the answer, off its path, by group commit. A search never
  * waits for it: the receipt it hands out is a signed token the service checks without the record
- * (commands/log/receiptToken.ts). A record waits up to GATHER_MS for others, so that searches one
+ * (./receiptToken.ts). A record waits up to GATHER_MS for others, so that searches one
  * after another share an append and a projection commit; then every record waiting goes at once,
  * which the event store writes in one transaction and the projections apply in one each. Records
  * the log refuses (an outage) are kept, up to MAX_PENDING, and tried again with backoff until it

@@ -1,7 +1,7 @@
 /**
  * Commands of searches over entries and pages, their indexes, citations and receipts.
- * What other capabilities and layers may use of them: searching entries and pages (knowledge's and pages' tools and
- * packs), the citation log (the wiring), re-embedding and replaying (operator routes and the kb CLI).
+ * What other capabilities and layers may use of them: searching entries and pages (search's tools, a pack's search),
+ * the citation log (the wiring), re-embedding and replaying (operator routes and the kb CLI).
  * The rest is search's own.
  */
 export { CitationLog } from './citations'

@@ -70,7 +70,7 @@ const entryStatus = async (
   )
   if (!rows[0]) return { status: 'deleted' }
   const now = rows[0].content ?? ''
-  // A token keeps the hash's first bytes (commands/log/receiptToken.ts); a record keeps it whole.
+  // A token keeps the hash's first bytes (./receiptToken.ts); a record keeps it whole.
   if (sha256Hex(now).startsWith(r.sha256)) return { status: 'current' }
   const { rows: latest } = await db.query<{ revision: number }>(
     'SELECT max(revision) AS revision FROM kb_chunks WHERE entry_id = $1',
@@ -140,7 +140,7 @@ const recordOf = async (db: Queryable, workspaceId: string, id: string) =>
   ).rows[0]
 
 /**
- * An answer receipt: a signed token (commands/log/receiptToken.ts), or the id of a record in the log (a
+ * An answer receipt: a signed token (./receiptToken.ts), or the id of a record in the log (a
  * public pack's answer, a search from before tokens). Each result as served (version and hash) and
  * whether it still holds. A token is checked against its key and needs no record: where the
  * search's record has reached the log, its query, mode and who are added. Undefined for a token

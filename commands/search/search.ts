@@ -19,7 +19,7 @@ import { type CommandContext } from '../handle'
 import { searches } from './aggregates'
 
 /**
- * An answer's receipt: a signed token of what was served (commands/log/receiptToken.ts), or a public
+ * An answer's receipt: a signed token of what was served (./receiptToken.ts), or a public
  * pack answer's hash; and the read models' position it answered from.
  */
 export interface Receipt {

@@ -10,8 +10,8 @@ import { type Projector, decodeEvent } from '../projector'
 const Event = t.union([SearchServed, PageSearchServed, EntryDeleted, PageDeleted])
 
 /**
- * What searches served: a row per search over entries (kb_searches), a row per page version a
- * search over pages cited (kb_page_citations), and how often each entry and page was served
+ * What searches served: a row per search over entries (kb_served_searches), a row per page version a
+ * search over pages cited (kb_served_page_citations), and how often each entry and page was served
  * (kb_citation_counts, which the entries' and pages' reads show as their cited count). Counted once
  * per search: rows keyed by the search make a replay change nothing. A deleted entry or page loses
  * its count, and a page its citations; the searches over entries that served it stay.
@@ -19,15 +19,15 @@ const Event = t.union([SearchServed, PageSearchServed, EntryDeleted, PageDeleted
 export const servedProjector: Projector = {
   name: 'served',
   version: 1,
-  tables: ['kb_searches', 'kb_page_citations', 'kb_citation_counts'],
+  tables: ['kb_served_searches', 'kb_served_page_citations', 'kb_citation_counts'],
   schema: `
-    CREATE TABLE kb_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
+    CREATE TABLE kb_served_searches (position bigint PRIMARY KEY, workspace_id text NOT NULL, at timestamptz NOT NULL,
       entry_ids text[] NOT NULL);
-    CREATE INDEX kb_searches_workspace ON kb_searches (workspace_id, at);
-    CREATE TABLE kb_page_citations (
+    CREATE INDEX kb_served_searches_workspace ON kb_served_searches (workspace_id, at);
+    CREATE TABLE kb_served_page_citations (
       search_id text NOT NULL, page_id text NOT NULL, version integer NOT NULL, at timestamptz NOT NULL, pack_slug text,
       served integer NOT NULL DEFAULT 1, PRIMARY KEY (search_id, page_id, version));
-    CREATE INDEX kb_page_citations_page ON kb_page_citations (page_id, at);
+    CREATE INDEX kb_served_page_citations_page ON kb_served_page_citations (page_id, at);
     CREATE TABLE kb_citation_counts (kind text NOT NULL, id text NOT NULL, cited integer NOT NULL,
       PRIMARY KEY (kind, id));
   `,
@@ -53,7 +53,7 @@ export const servedProjector: Projector = {
       case 'EntryDeleted':
         return uncount(tx, 'entry', e.data.entryId)
       case 'PageDeleted':
-        await tx.query('DELETE FROM kb_page_citations WHERE page_id = $1', [e.data.pageId])
+        await tx.query('DELETE FROM kb_served_page_citations WHERE page_id = $1', [e.data.pageId])
         return uncount(tx, 'page', e.data.pageId)
       default:
         return assertNever(e)
@@ -71,7 +71,7 @@ const countSearches = async (tx: Client, searches: RecordedEvent[]) => {
   const data = searches.map((r) => decodeEvent(SearchServed, r).data)
   await tx.query(
     `WITH served AS (
-       INSERT INTO kb_searches (position, workspace_id, at, entry_ids)
+       INSERT INTO kb_served_searches (position, workspace_id, at, entry_ids)
        SELECT p, w, a, ARRAY(SELECT jsonb_array_elements_text(ids)) FROM unnest($1::bigint[], $2::text[],
          $3::timestamptz[], $4::jsonb[]) AS u(p, w, a, ids)
        ON CONFLICT (position) DO NOTHING RETURNING entry_ids),
@@ -92,7 +92,7 @@ const countPageSearch = async (tx: Client, e: PageSearchServed, at: string) => {
   const c = e.data.citations
   await tx.query(
     `WITH added AS (
-       INSERT INTO kb_page_citations (search_id, page_id, version, at, pack_slug, served)
+       INSERT INTO kb_served_page_citations (search_id, page_id, version, at, pack_slug, served)
        SELECT $1, p, v, $4, $5, n FROM unnest($2::text[], $3::int[], $6::int[]) AS u(p, v, n)
        ON CONFLICT DO NOTHING RETURNING page_id, served),
      cited AS (SELECT page_id AS id, sum(served)::int AS n FROM added GROUP BY page_id)

@@ -1,7 +1,7 @@
 /**
  * Reads of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
  * What other capabilities and layers may use of them: an entry's versions, a folder, the configuration, the
- * passages to re-embed, stale exposure, and an entry's standing at a moment (search, log's receipts and access
+ * passages to re-embed, stale exposure, and an entry's standing at a moment (search and its receipts, log's access
  * report, a bench). The rest is knowledge's own.
  */
 export { getFolder } from './folders'

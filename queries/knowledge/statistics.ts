@@ -22,7 +22,7 @@ export const stats = async (db: Queryable, workspaceId: string) => {
     FROM kb_entries WHERE workspace_id = $1`)
   const [chunks] = await q('SELECT count(*)::int AS n FROM kb_chunks WHERE workspace_id = $1')
   const [searches] = await q(
-    "SELECT count(*)::int AS n FROM kb_searches WHERE workspace_id = $1 AND at > now() - interval '24 hours'",
+    "SELECT count(*)::int AS n FROM kb_served_searches WHERE workspace_id = $1 AND at > now() - interval '24 hours'",
   )
   const bySource = await q(
     'SELECT source, count(*)::int AS n FROM kb_entries WHERE workspace_id = $1 GROUP BY source ORDER BY source',

@@ -132,7 +132,8 @@ const verificationOf = async (db: Queryable, r: PageRow) => {
     `SELECT (SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2) AS pinned,
        (SELECT jsonb_agg(DISTINCT author - 'keyId') FROM kb_page_versions WHERE page_id = $1 AND version > $2)
          AS writers,
-       (SELECT coalesce(sum(served), 0)::int FROM kb_page_citations WHERE page_id = $1 AND at > $3) AS citations`,
+       (SELECT coalesce(sum(served), 0)::int FROM kb_served_page_citations WHERE page_id = $1 AND at > $3)
+         AS citations`,
     [r.id, r.verified_version, r.verified_at],
   )
   const since = rows[0]

@@ -43,7 +43,7 @@ test('each search is a row, and each entry or page it served counts once more (a
     ])
     .then((rows) => {
       assert.equal(
-        rows.kb_searches.map((s) => [Number(s.position), s.entry_ids]),
+        rows.kb_served_searches.map((s) => [Number(s.position), s.entry_ids]),
         [
           [1, ['e-1', 'e-2']],
           [2, ['e-2']],
@@ -51,7 +51,7 @@ test('each search is a row, and each entry or page it served counts once more (a
         ],
       )
       assert.equal(
-        rows.kb_page_citations.map((c) => [c.search_id, c.page_id, c.version, c.pack_slug, c.served]),
+        rows.kb_served_page_citations.map((c) => [c.search_id, c.page_id, c.version, c.pack_slug, c.served]),
         [
           ['s-4', 'p-1', 2, null, 1],
           ['s-5', 'p-1', 2, 'runbooks', 3],
@@ -76,8 +76,8 @@ test('a deleted entry or page loses its count, a page its citations; the searche
     ])
     .then((rows) => {
       assert.equal(counts(rows), [['entry', 'e-2', 1]])
-      assert.equal(rows.kb_searches.length, 1)
-      assert.equal(rows.kb_page_citations, [])
+      assert.equal(rows.kb_served_searches.length, 1)
+      assert.equal(rows.kb_served_page_citations, [])
     }))
 
 test.run()
