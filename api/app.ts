@@ -7,60 +7,40 @@ import { DependencyUnavailable } from '../adapters/unavailable'
 import { ApiError, envelopeOf, statusOf } from './errors'
 import { envelope, openApiDocument, successWith } from './openapi'
 import { type AnyRoute, mount } from './route'
-import { adminRoutes, authRoutes, grantRoutes, mountOAuth, oauthOpenApi } from './accounts'
-import { accessRoutes, auditRoutes, eventRoutes, logOperatorRoutes, undoRoutes, webhookRoutes } from './log'
-import { entryRoutes, folderRoutes, ingestionRoutes, kbConfigRoutes, knowledgeOperatorRoutes } from './knowledge'
-import { packSearch, receiptRoutes, searchOperatorRoutes, searchRoutes } from './search'
 import { toolRoutes } from './routes/tools'
-import { collectionRoutes, pageRoutes, pageVersionRoutes, mountPacks } from './pages'
 import { Health } from './routes/answers'
 import { mountHealth } from './routes/health'
 import { operatorRoutes } from './routes/operators'
+import { NO_MCP_STREAM } from './mcp'
 import { mountMcp } from './mcpEndpoint'
 import { consoleOpenApi, mountConsole } from './console'
+import type { Tool } from './tools'
 
-/** Every route of the API, mounted and documented from this one table. */
-// Fixed paths under /api/v1/knowledge come before /api/v1/knowledge/:id.
-export const routes: AnyRoute[] = [
-  ...authRoutes,
-  ...grantRoutes,
-  ...adminRoutes,
+/**
+ * What the capabilities serve over HTTP, as the service composes them: their routes and tools, and the
+ * endpoints they mount outside the route table (OAuth's, packs') with those endpoints' OpenAPI paths.
+ */
+export interface Surface {
+  routes: AnyRoute[]
+  tools: Tool[]
+  mounts: { mount: (router: Router, deps: Deps) => void; openApi: Record<string, unknown> }[]
+}
+
+/** Every route of the API: the operators' and tools' routes every capability shares, then the capabilities'. */
+export const routesOf = (surface: Surface): AnyRoute[] => [
   ...operatorRoutes,
-  ...logOperatorRoutes,
-  ...searchOperatorRoutes,
-  ...knowledgeOperatorRoutes,
-  ...auditRoutes,
-  ...eventRoutes,
-  ...webhookRoutes,
-  ...receiptRoutes,
-  ...accessRoutes,
-  ...undoRoutes,
-  ...folderRoutes,
-  ...kbConfigRoutes,
-  ...searchRoutes,
-  ...ingestionRoutes,
-  ...entryRoutes,
-  ...toolRoutes,
-  ...pageRoutes,
-  ...pageVersionRoutes,
-  ...collectionRoutes,
+  ...toolRoutes(surface.tools),
+  ...surface.routes,
 ]
 
-const slugParam = [
-  {
-    name: 'slug',
-    in: 'path',
-    required: true,
-    schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' },
-  },
-]
 const apiKey = [{ apiKey: [] }]
-/** Why GET is not documented on the MCP endpoints (api/mcpEndpoint.ts answers it 405). */
-const NO_MCP_STREAM =
-  'Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no ' +
-  'server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).'
 /** The service's OpenAPI document: the route table's, with the endpoints mounted outside it. */
-export const serviceOpenApi = () => openApiDocument(routes, { ...openApiExtra, ...consoleOpenApi, ...oauthOpenApi })
+export const serviceOpenApi = (surface: Surface) =>
+  openApiDocument(routesOf(surface), {
+    ...openApiExtra,
+    ...consoleOpenApi,
+    ...Object.assign({}, ...surface.mounts.map((m) => m.openApi)),
+  })
 
 export const openApiExtra = {
   '/health': {
@@ -109,27 +89,6 @@ export const openApiExtra = {
       responses: { default: { description: 'empty' } },
     },
   },
-  '/packs/{slug}': {
-    get: {
-      operationId: 'getPack',
-      summary: "A public pack's verified pages (HTML, no login)",
-      tags: ['packs'],
-      security: [],
-      parameters: slugParam,
-      responses: { default: { description: 'text/html' } },
-    },
-  },
-  '/packs/{slug}/mcp': {
-    post: {
-      operationId: 'postPackMcp',
-      summary: "A public pack's read-only MCP endpoint (page_search, page_read)",
-      description: NO_MCP_STREAM,
-      tags: ['packs'],
-      security: [],
-      parameters: slugParam,
-      responses: { default: { description: 'JSON-RPC' } },
-    },
-  },
 }
 
 /** Errors of a response stream whose client closed the connection. */
@@ -137,7 +96,7 @@ const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE'
 
 const requestIdOf = (header: string | undefined) => (header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID())
 
-export const createApp = (deps: Deps) => {
+export const createApp = (deps: Deps, surface: Surface) => {
   const app = new Koa()
   app.proxy = false
 
@@ -190,15 +149,15 @@ export const createApp = (deps: Deps) => {
   // A process without the api role answers its health only (for its orchestrator).
   const serves = deps.process.roles.includes('api')
   if (serves) {
+    const document = serviceOpenApi(surface)
     router.get('/api/v1/openapi.json', (ctx) => {
-      ctx.body = serviceOpenApi()
+      ctx.body = document
     })
-    mount(router, deps, routes)
-    mountPacks(router, deps, packSearch)
-    mountOAuth(router, deps)
+    mount(router, deps, routesOf(surface))
+    for (const { mount } of surface.mounts) mount(router, deps)
     mountConsole(router)
   }
-  const mcp = serves ? mountMcp(router, deps) : { close: async () => undefined }
+  const mcp = serves ? mountMcp(router, deps, surface.tools) : { close: async () => undefined }
   app.use(router.routes())
   app.use(router.allowedMethods())
   return { app, router, close: mcp.close }

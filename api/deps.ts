@@ -10,6 +10,7 @@ import type { ReceiptKeys } from '../adapters/receiptKeys'
 import type { Reranker } from '../adapters/reranker'
 import type { ProjectionRunner } from '../projections/runner'
 import type { ParserPool } from '../ingestion/parserPool'
+import type { StreamCatalog } from '../commands/streams'
 import type { CredentialCache } from './credentials'
 
 /** The settings the HTTP API reads; the service's configuration (app/config.ts) holds them with the rest. */
@@ -47,6 +48,8 @@ export interface Deps {
   queue: JobQueue
   /** What searches served (citations, receipts' records), appended after their answers by group commit. */
   citations: CitationLog
+  /** The stream categories the capabilities declare: what members read of the log, what operators look up. */
+  streams: StreamCatalog
   /** The keys answer receipts are signed with. */
   receiptKeys: ReceiptKeys
   /** The reranking model's server (RERANK_URL), when one is configured. */

@@ -14,7 +14,7 @@ import { ApiError } from './errors'
 import { type McpTool, checked, mcpServer } from './mcp'
 import { readResource } from './mcpResources'
 import { inputProblems } from './validation'
-import { mcpName, runTool, tools } from './tools'
+import { type Tool, mcpName, runTool } from './tools'
 
 /**
  * `/mcp`: MCP over Streamable HTTP, every request authenticated by x-api-key. A session is opened
@@ -25,7 +25,7 @@ import { mcpName, runTool, tools } from './tools'
  * as the tools and prompts send no notifications. Sessions idle for an hour are gone (the
  * scheduler's sweep removes their rows).
  */
-export const mountMcp = (router: Router, deps: Deps) => {
+export const mountMcp = (router: Router, deps: Deps, tools: Tool[]) => {
   const db = deps.db.pool
 
   /**

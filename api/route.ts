@@ -138,8 +138,23 @@ export const send = (ctx: Context, status: number, data: unknown) => {
   ctx.body = { success: true, data }
 }
 
+/**
+ * Where two paths could take the same request (`/knowledge/config` and `/knowledge/:id`), the one with a fixed
+ * segment at the first place they differ is mounted first, so it answers: the order of the route lists does not
+ * matter. Paths are ordered by where their parameters sit (a fixed segment first), then by length.
+ */
+const bySpecificity = (a: AnyRoute, b: AnyRoute) => {
+  const x = a.path.split('/')
+  const y = b.path.split('/')
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const params = Number(x[i].startsWith(':')) - Number(y[i].startsWith(':'))
+    if (params !== 0) return params
+  }
+  return x.length - y.length
+}
+
 export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
-  for (const spec of routes) {
+  for (const spec of [...routes].sort(bySpecificity)) {
     router[spec.method](spec.path, async (ctx: Context) => {
       const identity = await authenticate(deps, ctx, spec.auth)
       authorize(identity, spec.permission)

@@ -35,6 +35,7 @@ import { settleCitations } from '../api/settle'
 import type { Config, Role } from './config'
 import { holdLease } from '../adapters/lease'
 import type { Deps } from '../api/deps'
+import { projectors as capabilityProjectors, streams, surface } from './capabilities'
 
 /** The admin token: KB_ADMIN_TOKEN, or one generated on first start into DATA_DIR/admin-token (0600). */
 export const adminToken = (config: Config, log: Logger): string => {
@@ -71,7 +72,7 @@ const SETTLE_SHARE = 0.1
 export const startService = async (config: Config, log: Logger, database?: Database): Promise<Service> => {
   const db = database ?? (await openDatabase(config, log))
   const store = await openEventStore(db, config.eventStoreUrl, log)
-  const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log)
+  const { embedder, vectors, textIndex, projectors } = await setupProjectors(db, config, log, capabilityProjectors)
   await db.pool.query(rateLimitSchema)
   await db.pool.query(mcpSessionSchema)
   const has = (role: Role) => config.roles.includes(role)
@@ -189,6 +190,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
     parsers,
     queue,
     citations: new CitationLog(log, config.packs.citationsFlushMs),
+    streams,
     receiptKeys: await ReceiptKeys.open(db),
     ...(config.rerankUrl ? { reranker: httpReranker(config.rerankUrl, config.rerankTimeoutMs) } : {}),
     credentials: new CredentialCache(),
@@ -204,7 +206,7 @@ export const startService = async (config: Config, log: Logger, database?: Datab
   }
   // Credentials change with the accounts (tokens, keys, members) and with OAuth's grants.
   const offCredentials = ['accounts', 'oauth'].map((name) => runner.onWritten(name, () => deps.credentials.clear()))
-  const { app, close: closeSessions } = createApp(deps)
+  const { app, close: closeSessions } = createApp(deps, surface)
   const http = createHttpServer(app.callback(), log)
   await warmed
   const address = await http.listen(config.port, config.host)

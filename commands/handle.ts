@@ -4,6 +4,7 @@ import { PathReporter } from 'io-ts/PathReporter'
 import type { Actor, EventMetadata, EventStore } from '../adapters/eventstore/port'
 import { WrongExpectedVersion } from '../adapters/eventstore/port'
 import type { Decider, DomainError } from '../domain/shared'
+import type { Category } from './streams'
 
 /** Who asks, when, and for which workspace; becomes the metadata of every appended event. */
 export interface CommandContext {
@@ -192,15 +193,17 @@ export interface HandleOptions {
 }
 
 /**
- * An aggregate: its decider bound once to the name of its streams. A command names the aggregate and
+ * An aggregate: its decider bound once to its streams' category. A command names the aggregate and
  * the key of its stream, then handles a command or loads the state on a store:
  * `pages.on(store, pageId).handle(command, ctx)`.
  */
-export const aggregate = <C, Ev extends { type: string; data: unknown }, S, K extends unknown[]>(
+export const aggregate = <C, Ev extends { type: string; data: unknown }, S, K extends string[]>(
   decider: Decider<C, Ev, S>,
-  stream: (...key: K) => string,
+  { category, stream }: Category<K>,
 ) => ({
   decider,
+  category,
+  stream,
   on: (store: EventStore, ...key: K) => {
     const streamId = stream(...key)
     return {

@@ -3,10 +3,16 @@ import type { EventStore } from '../adapters/eventstore/port'
 import { reservation } from '../domain/reservation'
 import type { DomainError } from '../domain/shared'
 import { type CommandContext, aggregate } from './handle'
-import { streams } from './streams'
+import { type StreamCategory, category } from './streams'
 
 /** Reservation streams, one per scope and key. */
-export const reservations = aggregate(reservation, streams.reservation)
+export const reservations = aggregate(
+  reservation,
+  category('reservation', (scope: string, key: string) => `${scope}:${key}`),
+)
+
+/** The reservations' category, every capability's: read by those who manage the workspace. */
+export const reservationStreams: StreamCategory[] = [reservations]
 
 /** The key of a name unique in its scope: case and surrounding spaces do not count. */
 export const nameKey = (name: string) => name.trim().toLowerCase()

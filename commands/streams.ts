@@ -1,74 +1,46 @@
-// Every stream name in one place: `<category>-<id>`.
-export const streams = {
-  user: (id: string) => `user-${id}`,
-  workspace: (id: string) => `workspace-${id}`,
-  member: (workspaceId: string, userId: string) => `member-${workspaceId}_${userId}`,
-  accessToken: (id: string) => `token-${id}`,
-  apiKey: (id: string) => `apikey-${id}`,
-  oauthClient: (id: string) => `oauthclient-${id}`,
-  oauthGrant: (id: string) => `oauthgrant-${id}`,
-  entry: (id: string) => `entry-${id}`,
-  folder: (id: string) => `folder-${id}`,
-  kbConfig: (workspaceId: string) => `kbconfig-${workspaceId}`,
-  search: (id: string) => `search-${id}`,
-  task: (id: string) => `task-${id}`,
-  reembed: (workspaceId: string) => `reembed-${workspaceId}`,
-  page: (id: string) => `page-${id}`,
-  collection: (id: string) => `collection-${id}`,
-  proposal: (id: string) => `proposal-${id}`,
-  reservation: (scope: string, key: string) => `reservation-${scope}:${key}`,
-  webhook: (id: string) => `webhook-${id}`,
-  /** A webhook's delivery attempts, apart from its own stream so that loading it stays short. */
-  webhookDeliveries: (id: string) => `webhookdeliveries-${id}`,
-  undo: (id: string) => `undo-${id}`,
-  /** A projection rebuild's replay of the logged queries, and its verdict on the cut-over. */
-  rebuild: (id: string) => `rebuild-${id}`,
+/**
+ * A stream category: the name every one of its streams starts with, `<category>-<key>`, and how a
+ * key becomes a stream's name. Each capability names its own categories beside its aggregates.
+ */
+export interface Category<K extends string[] = [string]> {
+  category: string
+  stream: (...key: K) => string
 }
 
-const CATEGORY_NAMES = [
-  'user',
-  'workspace',
-  'member',
-  'token',
-  'apikey',
-  'oauthclient',
-  'oauthgrant',
-  'entry',
-  'folder',
-  'kbconfig',
-  'search',
-  'task',
-  'reembed',
-  'page',
-  'collection',
-  'proposal',
-  'reservation',
-  'webhook',
-  'webhookdeliveries',
-  'undo',
-  'rebuild',
-]
-/**
- * The categories of the knowledge and pages every member of a workspace may read through the API
- * (entries, folders, tasks, the configuration, pages, collections, proposals): what a member who
- * does not manage the workspace sees of its event stream.
- */
-export const MEMBER_CATEGORIES = ['entry', 'folder', 'task', 'kbconfig', 'page', 'collection', 'proposal']
+export function category(name: string): Category
+export function category<K extends string[]>(name: string, keyOf: (...key: K) => string): Category<K>
+export function category(name: string, keyOf = (...key: string[]) => key[0]) {
+  return { category: name, stream: (...key: string[]) => `${name}-${keyOf(...key)}` }
+}
 
-const CATEGORIES = new RegExp(`^(${CATEGORY_NAMES.join('|')})-`)
+/** How a capability declares one of its categories to the service. */
+export interface StreamCategory {
+  category: string
+  /** A member who does not manage the workspace reads its events through the API (the event stream shows them). */
+  members?: boolean
+  /** People look its streams up by a bare id (an entry's, a page's): an operator need not name the category. */
+  lookup?: boolean
+}
 
-/**
- * The streams an operator may mean by an id: the id itself when it names its category
- * (`entry-<id>`), else the streams of the things people look up by a bare id, in that order.
- */
-export const streamCandidates = (id: string) =>
-  CATEGORIES.test(id)
-    ? [id]
-    : [
-        streams.entry(id),
-        streams.page(id),
-        streams.task(id),
-        streams.folder(id),
-        streams.collection(id),
-        streams.proposal(id),
-      ]
+/** The categories of every capability of the service, as the event stream and the operators' lookups use them. */
+export interface StreamCatalog {
+  /** What a member who does not manage the workspace sees of its event stream. */
+  members: string[]
+  /**
+   * The streams an operator may mean by an id: the id itself when it names its category
+   * (`entry-<id>`), else the streams of the things people look up by a bare id, in the order declared.
+   */
+  candidates(id: string): string[]
+}
+
+export const streamCatalog = (declared: StreamCategory[]): StreamCatalog => {
+  const names = declared.map((d) => d.category)
+  const twice = names.filter((name, i) => names.indexOf(name) !== i)
+  if (twice.length) throw new Error(`stream categories declared twice: ${twice.join(', ')}`)
+  const named = new RegExp(`^(${names.join('|')})-`)
+  const lookups = declared.filter((d) => d.lookup).map((d) => d.category)
+  return {
+    members: declared.filter((d) => d.members).map((d) => d.category),
+    candidates: (id) => (named.test(id) ? [id] : lookups.map((name) => `${name}-${id}`)),
+  }
+}

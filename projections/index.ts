@@ -5,11 +5,6 @@ import type { Embedder } from '../adapters/embedders/port'
 import type { Logger } from '../adapters/logger'
 import { openTextIndex } from '../adapters/textIndex'
 import type { TextIndex } from '../adapters/textIndex/port'
-import { accountsProjector, oauthProjector } from './accounts'
-import { auditProjector, webhooksProjector } from './log'
-import { chunksProjector, pageIndexProjector, receiptsProjector, servedProjector } from './search'
-import { knowledgeProjector, tasksProjector } from './knowledge'
-import { pagesProjector } from './pages'
 import type { Projector } from './projector'
 
 export interface ProjectorDeps {
@@ -21,26 +16,15 @@ export interface ProjectorDeps {
   garbled?: boolean
 }
 
-/** Every projector of the service, in the order they are installed. */
-export const createProjectors = (deps: ProjectorDeps): Projector[] => [
-  accountsProjector,
-  oauthProjector,
-  auditProjector,
-  knowledgeProjector,
-  chunksProjector(deps),
-  tasksProjector,
-  webhooksProjector,
-  receiptsProjector,
-  servedProjector,
-  pagesProjector,
-  pageIndexProjector(deps),
-]
+/** How the service makes its projectors (the capabilities' projectors), given what they need. */
+export type Projectors = (deps: ProjectorDeps) => Projector[]
 
 /** The embedder, the embedding cache, pgvector and the text index the projectors need, then the projectors. */
 export const setupProjectors = async (
   db: Database,
   config: EmbedderSettings & { elasticsearchUrl?: string; elasticsearchReplicas?: number; testGarbledIndex?: boolean },
   log: Logger,
+  createProjectors: Projectors,
 ) => {
   await db.pool.query(embeddingCacheSchema)
   const vectors = await enableVectors(db.pool)

@@ -18,7 +18,7 @@ import { checkpointSchema } from '../projections/projector'
 import { projectionStatus, rebuild, selectProjectors } from '../projections/operations'
 import { ProjectionRunner } from '../projections/runner'
 import { rebuildWithReplay, reembedAll } from '../commands/search'
-import { streamCandidates } from '../commands/streams'
+import { projectors as capabilityProjectors, streams } from '../app/capabilities'
 import { IMPORT_USAGE, importCommand } from './kb/import'
 import { failure, print } from './kb/print'
 import { replayOptions } from './kb/replay'
@@ -184,7 +184,7 @@ const direct = async (args: string[]) => {
   const db = await openDatabase(cfg)
   const store = await openEventStore(db, cfg.eventStoreUrl)
   await db.pool.query(checkpointSchema)
-  const { embedder, projectors, textIndex, vectors } = await setupProjectors(db, cfg, log)
+  const { embedder, projectors, textIndex, vectors } = await setupProjectors(db, cfg, log, capabilityProjectors)
   try {
     const [a, b, c] = args
     if (a === 'projections' && b === 'status') return await projectionStatus(db, store, projectors)
@@ -232,7 +232,7 @@ const direct = async (args: string[]) => {
     }
     if (a === 'verify-chain')
       return store.verifyChain ? await store.verifyChain(c) : refuse('the event store in use keeps no hash chain')
-    for (const streamId of streamCandidates(b)) {
+    for (const streamId of streams.candidates(b)) {
       const events = await store.readStream(streamId)
       if (events.length > 0) return { streamId, events }
     }

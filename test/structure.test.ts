@@ -4,6 +4,7 @@ import path from 'node:path'
 import { type ICruiseResult, type IForbiddenRuleType, cruise } from 'dependency-cruiser'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { capabilities } from '../app/capabilities'
 
 /**
  * The layering, bottom to top: each folder may import the ones below it, never one above.
@@ -26,9 +27,12 @@ const LAYERS = [
   'scripts',
 ]
 
-/** Inside these layers, one folder per capability; the same capability has the same name in each. */
+/**
+ * Inside these layers, one folder per capability; the same capability has the same name in each. The
+ * capabilities are the service's list (app/capabilities): a new one is held to these rules by being there.
+ */
 const CAPABILITY_LAYERS = 'domain|commands|projections|queries|workers|api'
-const CAPABILITIES = 'knowledge|pages|search|accounts|log'
+const CAPABILITIES = capabilities.map((c) => c.name).join('|')
 
 const rules: IForbiddenRuleType[] = [
   ...LAYERS.slice(0, -1).map((layer, i) => ({
@@ -76,7 +80,7 @@ const rules: IForbiddenRuleType[] = [
   },
 ]
 
-const check = async (baseDir: string, folders: string[]) => {
+const check = async (baseDir: string, folders: string[], uses = new Map(capabilities.map((c) => [c.name, c.uses]))) => {
   const result = await cruise(
     folders,
     {
@@ -95,14 +99,12 @@ const check = async (baseDir: string, folders: string[]) => {
       (v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`,
     ),
     ...capabilitiesBothWays(output),
+    ...undeclaredUses(output, uses),
   ]
 }
 
-/**
- * Capabilities are peers that lean one way: whichever layers the imports run in, no two capabilities
- * import each other. Each pair found both ways is named with one import of each direction.
- */
-const capabilitiesBothWays = (output: ICruiseResult) => {
+/** The first import of each pair of capabilities (from one capability's folder to another's), by the pair. */
+const importsBetween = (output: ICruiseResult) => {
   const capability = new RegExp(`^(?:${CAPABILITY_LAYERS})/(${CAPABILITIES})/`)
   const first = new Map<string, string>()
   for (const m of output.modules) {
@@ -113,6 +115,24 @@ const capabilitiesBothWays = (output: ICruiseResult) => {
       if (from && to && from !== to && !first.has(pair)) first.set(pair, `${m.source} -> ${d.resolved}`)
     }
   }
+  return first
+}
+
+/** A capability imports only the capabilities its module says it uses (`uses`), each named with one import. */
+const undeclaredUses = (output: ICruiseResult, uses: Map<string, string[]>) =>
+  [...importsBetween(output)]
+    .filter(([pair]) => {
+      const [from, to] = pair.split(' -> ')
+      return !uses.get(from)?.includes(to)
+    })
+    .map(([pair, example]) => `capability-uses-undeclared: ${pair} (${example})`)
+
+/**
+ * Capabilities are peers that lean one way: whichever layers the imports run in, no two capabilities
+ * import each other. Each pair found both ways is named with one import of each direction.
+ */
+const capabilitiesBothWays = (output: ICruiseResult) => {
+  const first = importsBetween(output)
   return [...first.keys()]
     .map((pair) => pair.split(' -> '))
     .filter(([a, b]) => a < b && first.has(`${b} -> ${a}`))
@@ -160,7 +180,15 @@ test('the check finds an upward import, a circle, a reach past an index, code re
       'queries/knowledge/list.ts',
       "import { pageEvent } from '../../domain/pages'\nexport const list = pageEvent\n",
     )
-    const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries', 'workers'])
+    const uses = new Map([
+      ['pages', ['knowledge']],
+      ['knowledge', []],
+    ])
+    const found = await check(dir, ['domain', 'api', 'commands', 'projections', 'queries', 'workers'], uses)
+    assert.equal(
+      found.filter((v) => v.startsWith('capability-uses-undeclared')),
+      ['capability-uses-undeclared: knowledge -> pages (queries/knowledge/list.ts -> domain/pages/index.ts)'],
+    )
     assert.equal(
       found.filter((v) => v.startsWith('capabilities-both-ways')),
       [
@@ -190,6 +218,25 @@ test('the check finds an upward import, a circle, a reach past an index, code re
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test('the capabilities declare uses that lean one way, on capabilities of the list', () => {
+  const names = capabilities.map((c) => c.name)
+  assert.equal(
+    capabilities.flatMap((c) =>
+      c.uses.filter((u) => !names.includes(u) || u === c.name).map((u) => `${c.name} -> ${u}`),
+    ),
+    [],
+  )
+  // Depth-first from each capability: reaching itself again is a circle of declarations.
+  const reaches = (from: string, seen: string[]): string[] =>
+    (capabilities.find((c) => c.name === from)?.uses ?? []).flatMap((u) =>
+      seen.includes(u) ? [[...seen, u].join(' -> ')] : reaches(u, [...seen, u]),
+    )
+  assert.equal(
+    names.flatMap((n) => reaches(n, [n])),
+    [],
+  )
 })
 
 // A capability's index.ts is what others may use of it: named one by one, so that nothing becomes

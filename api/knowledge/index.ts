@@ -1,7 +1,8 @@
 /**
- * Routes and tools of entries, folders, ingestion tasks, sync and the knowledge base's configuration.
- * What other capabilities and layers may use of them: the routes api/app.ts mounts, the tools api/tools lists, and
- * the dependencies log's undo routes hand to knowledge's commands. The rest is knowledge's own.
+ * Routes and tools of entries, folders, ingestion tasks, sync and the knowledge base's configuration. What other
+ * capabilities and layers may use of them: the routes and tools its capability's module registers
+ * (app/capabilities), and the dependencies log's undo routes hand to knowledge's commands. The rest is knowledge's
+ * own.
  */
 export { entryRoutes } from './entries'
 export { entryTools } from './entryTools'

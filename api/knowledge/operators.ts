@@ -4,7 +4,7 @@ import type { Context } from 'koa'
 import { createEntry } from '../../commands/knowledge/createEntry'
 import { createFolder } from '../../commands/knowledge/folders'
 import { loadKbConfig } from '../../commands/knowledge/kbConfig'
-import { streams } from '../../commands/streams'
+import { workspaceExists } from '../../commands/accounts'
 import { fail } from '../../domain/shared'
 import { getFolder, listFolders } from '../../queries/knowledge/folders'
 import { entryCount, listEntries } from '../../queries/knowledge/knowledge'
@@ -26,8 +26,7 @@ const WorkspaceParam = t.type({ id: c.id })
 /** A workspace that was never created is a wrong id (its entries would belong to nobody). */
 const workspaceMustExist = async ({ ctx }: { ctx: Context }, deps: Deps) => {
   const id = String(ctx.params?.id ?? '')
-  if ((await deps.store.streamRevision(streams.workspace(id))) === 'no_stream')
-    throw new ApiError('NOT_FOUND', `workspace ${id} not found`)
+  if (!(await workspaceExists(deps.store, id))) throw new ApiError('NOT_FOUND', `workspace ${id} not found`)
 }
 
 const ImportBody = c.object(

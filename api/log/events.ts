@@ -3,7 +3,6 @@ import { alarm } from '../../adapters/alarm'
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { fail, managesWorkspace } from '../../domain/shared'
-import { MEMBER_CATEGORIES } from '../../commands/streams'
 import { type AuditEvent, type AuditFilters, auditEventsAfter, auditHead } from '../../queries/log/audit'
 import { memberOf } from '../auth'
 import * as c from '../codecs'
@@ -111,7 +110,7 @@ export const eventRoutes: AnyRoute[] = [
         'Each event as `id: <position>`, `event: <type>`, `data: <the event as GET /api/v1/audit/events shows it>`; ' +
         'a comment line (`: heartbeat`) after a silence',
     },
-    uses: ['db', 'runner', 'state', 'config'],
+    uses: ['db', 'runner', 'state', 'config', 'streams'],
     handler: async ({ identity: who, query, header }, deps) => {
       const identity = memberOf(who)
       // A reconnecting client's Last-Event-ID is the position it saw last; `after` names one explicitly.
@@ -136,7 +135,7 @@ export const eventRoutes: AnyRoute[] = [
         after,
         type: query.type,
         streamId: query.streamId,
-        categories: manages ? undefined : MEMBER_CATEGORIES,
+        categories: manages ? undefined : deps.streams.members,
       }
       return E.right({
         stream: eventStream(deps, identity.workspaceId, filters, manages ? undefined : withoutKeyIds),

@@ -1,6 +1,6 @@
 /**
- * Routes of the audit trail, undo, the event stream and webhooks.
- * What other capabilities and layers may use of them: the routes api/app.ts mounts. The rest is log's own.
+ * Routes of the audit trail, undo, the event stream and webhooks. What other capabilities and layers may use of
+ * them: the routes its capability's module registers (app/capabilities). The rest is log's own.
  */
 export { accessRoutes } from './access'
 export { auditRoutes } from './audit'

@@ -1,11 +1,12 @@
 /**
  * Routes and tools of pages, their versions, proposals, collections and packs.
- * What other capabilities and layers may use of them: the routes and packs api/app.ts mounts, the tools api/tools
- * lists, the human author log's undo routes write as, and the shape of a pack's search, which search provides.
+ * What other capabilities and layers may use of them: the routes, packs and tools pages' module registers
+ * (app/capabilities), the human author log's undo routes write as, and the shape of a pack's search, which
+ * search provides.
  * The rest is pages' own.
  */
 export { collectionRoutes } from './collections'
-export { mountPacks } from './packs'
+export { mountPacks, packsOpenApi } from './packs'
 export type { PackSearch } from './packs'
 export { pageTools } from './pageTools'
 export { pageUndoTools } from './pageUndoTools'

@@ -14,7 +14,7 @@ import { readJson } from '../body'
 import * as c from '../codecs'
 import type { Deps } from '../deps'
 import { ApiError } from '../errors'
-import { type McpTool, mcpServer, mcpTool } from '../mcp'
+import { type McpTool, NO_MCP_STREAM, mcpServer, mcpTool } from '../mcp'
 import { inputProblems } from '../validation'
 import { PAGE_TITLE_MAX } from './shapes'
 import { rangeArguments, rangeFields, rangeNotes, rangeOptional, readRange } from '../tools/ranges'
@@ -88,8 +88,8 @@ const PackPageRead = c.object(
 )
 
 /**
- * A pack's search of its pages, which the search capability provides (api/app.ts hands it to mountPacks):
- * the tool, for the pack, whose searches are recorded by `command`'s actor.
+ * A pack's search of its pages, which the search capability provides (pages' module in app/capabilities hands
+ * it to mountPacks): the tool, for the pack, whose searches are recorded by `command`'s actor.
  */
 export type PackSearch = (deps: Deps, pack: Pack, command: () => CommandContext) => McpTool
 
@@ -183,4 +183,38 @@ export const mountPacks = (router: Router, deps: Deps, search: PackSearch) => {
     ctx.respond = false
     await transport.handleRequest(ctx.req, ctx.res, (ctx.request as { body?: unknown }).body)
   })
+}
+
+const slugParam = [
+  {
+    name: 'slug',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$' },
+  },
+]
+
+/** The packs' endpoints in the OpenAPI document (they are mounted outside the route table). */
+export const packsOpenApi = {
+  '/packs/{slug}': {
+    get: {
+      operationId: 'getPack',
+      summary: "A public pack's verified pages (HTML, no login)",
+      tags: ['packs'],
+      security: [],
+      parameters: slugParam,
+      responses: { default: { description: 'text/html' } },
+    },
+  },
+  '/packs/{slug}/mcp': {
+    post: {
+      operationId: 'postPackMcp',
+      summary: "A public pack's read-only MCP endpoint (page_search, page_read)",
+      description: NO_MCP_STREAM,
+      tags: ['packs'],
+      security: [],
+      parameters: slugParam,
+      responses: { default: { description: 'JSON-RPC' } },
+    },
+  },
 }

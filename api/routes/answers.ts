@@ -2,7 +2,7 @@ import * as t from 'io-ts'
 import { AnyObject } from '../answers'
 import * as c from '../codecs'
 import { outputSchemaOf } from '../openapi'
-import { tools } from '../tools'
+import type { Tool } from '../tools'
 
 // What the operators' routes and tool execution answer, as io-ts codecs: each answer is encoded by
 // its codec, and the OpenAPI document describes it from the same codec.
@@ -91,18 +91,19 @@ export const Stream = c.object({
  * A tool's answer: the tool's own output, already encoded by its codec (each tool's outputSchema
  * is one of the schemas here).
  */
-export const ToolAnswer = c.documented(
-  new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-    "a tool's output",
-    (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
-    (u, ctx) =>
-      typeof u === 'object' && u !== null && !Array.isArray(u)
-        ? t.success(u as Record<string, unknown>)
-        : t.failure(u, ctx),
-    t.identity,
-  ),
-  { oneOf: tools.map((tool) => ({ title: tool.name, ...outputSchemaOf(tool.output) })) },
-)
+export const toolAnswer = (tools: Tool[]) =>
+  c.documented(
+    new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+      "a tool's output",
+      (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
+      (u, ctx) =>
+        typeof u === 'object' && u !== null && !Array.isArray(u)
+          ? t.success(u as Record<string, unknown>)
+          : t.failure(u, ctx),
+      t.identity,
+    ),
+    { oneOf: tools.map((tool) => ({ title: tool.name, ...outputSchemaOf(tool.output) })) },
+  )
 
 /** A dependency's state as /health reports it: `status` (up or down), `kind`, and what it says of itself. */
 const Dependency = d(AnyObject, "A dependency's state: status (up or down), kind, and what it says of itself")

@@ -2,7 +2,6 @@ import * as E from 'fp-ts/Either'
 import * as answers from './answers'
 import * as t from 'io-ts'
 import { DEFAULT_MAX_LOST, DEFAULT_REPLAYED, MAX_REPLAYED, rebuildWithReplay } from '../../commands/search'
-import { streamCandidates } from '../../commands/streams'
 import { fail } from '../../domain/shared'
 import { projectionStatus, rebuild, selectProjectors } from '../../projections/operations'
 import * as c from '../codecs'
@@ -87,10 +86,10 @@ export const operatorRoutes: AnyRoute[] = [
     summary: "A stream's events (audit)",
     params: t.type({ streamId: c.string(1, 300) }),
     query: t.partial({ fromRevision: c.intFromString(0, Number.MAX_SAFE_INTEGER), limit: c.intFromString(1, 10000) }),
-    uses: ['store'],
-    handler: async ({ params, query }, { store }) => {
+    uses: ['store', 'streams'],
+    handler: async ({ params, query }, { store, streams }) => {
       // A bare entry, page or task id reads as that thing's stream.
-      for (const streamId of streamCandidates(params.streamId)) {
+      for (const streamId of streams.candidates(params.streamId)) {
         if ((await store.streamRevision(streamId)) === 'no_stream') continue
         const events = await store.readStream(streamId, {
           fromRevision: query.fromRevision ?? 0,

@@ -1,19 +1,19 @@
 import * as E from 'fp-ts/Either'
-import { ToolAnswer } from './answers'
+import { toolAnswer } from './answers'
 import * as t from 'io-ts'
 import { fail } from '../../domain/shared'
 import { authorize } from '../auth'
 import * as c from '../codecs'
 import { type AnyRoute, route } from '../route'
-import { TOOL_SERVICES, runTool, tools } from '../tools'
+import { TOOL_SERVICES, type Tool, runTool } from '../tools'
 import { describeErrors } from '../validation'
 
-/** Tool execution: x-api-key, body { arguments }. */
-export const toolRoutes: AnyRoute[] = [
+/** Tool execution of the tools the capabilities serve: x-api-key, body { arguments }. */
+export const toolRoutes = (tools: Tool[]): AnyRoute[] => [
   route({
     method: 'post',
     path: '/api/v1/tools/:tool/execute',
-    response: ToolAnswer,
+    response: toolAnswer(tools),
     tag: 'tools',
     auth: 'apiKey',
     summary: 'Execute a tool with an API key',

@@ -1,7 +1,7 @@
 /**
- * Routes and tools of searches over entries and pages, their indexes, citations and receipts.
- * What other capabilities and layers may use of them: the routes api/app.ts mounts, the tools api/tools lists, and
- * a pack's page_search, which api/app.ts hands to pages' packs. The rest is search's own.
+ * Routes and tools of searches over entries and pages, their indexes, citations and receipts. What other
+ * capabilities and layers may use of them: the routes and tools its capability's module registers
+ * (app/capabilities), and a pack's page_search, which pages' module hands to the packs. The rest is search's own.
  */
 export { searchOperatorRoutes } from './operators'
 export { receiptRoutes } from './receipts'

@@ -1,13 +1,8 @@
 import * as E from 'fp-ts/Either'
-import { entryTools } from '../knowledge'
-import { pageUndoTools, pageTools, proposalTools } from '../pages'
-import { searchTools } from '../search'
 import type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
 
 export { TOOL_SERVICES } from './tool'
 export type { Tool, ToolContext, ToolDeps, ToolOutput } from './tool'
-
-export const tools: Tool[] = [...pageTools, ...proposalTools, ...pageUndoTools, ...entryTools, ...searchTools]
 
 /** Runs a tool. */
 export const runTool = async <A, O>(deps: ToolDeps, tool: Tool<A, O>, ctx: ToolContext, args: A) => {

@@ -5,12 +5,14 @@ import { type DomainError, type Role, fail } from '../../domain/shared'
 import { type CommandContext, answered } from '../handle'
 import { reserve } from '../reservations'
 import { hashSecret, newSecret } from '../secrets'
-import { streams } from '../streams'
 import { accessTokens, apiKeys, members, users, workspaces } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
 const exists = async (store: EventStore, streamId: string) => (await store.streamRevision(streamId)) !== 'no_stream'
+
+/** Whether a workspace was ever created. */
+export const workspaceExists = (store: EventStore, workspaceId: string) => exists(store, workspaces.stream(workspaceId))
 
 export const slugify = (name: string) =>
   name
@@ -27,7 +29,7 @@ export const registerUser = async (
 ): Result<{ id: string; email: string; name: string }> => {
   const id = randomUUID()
   const email = input.email.trim().toLowerCase()
-  const reserved = await reserve(store, ctx, 'user-email', email, id, streams.user)
+  const reserved = await reserve(store, ctx, 'user-email', email, id, users.stream)
   if (E.isLeft(reserved)) return fail('CONFLICT', `a user with email ${email} already exists`)
   const done = await users
     .on(store, id)
@@ -42,7 +44,7 @@ export const createWorkspace = async (
 ): Result<{ id: string; name: string; slug: string }> => {
   const id = randomUUID()
   const slug = input.slug ?? slugify(input.name)
-  const reserved = await reserve(store, ctx, 'workspace-slug', slug, id, streams.workspace)
+  const reserved = await reserve(store, ctx, 'workspace-slug', slug, id, workspaces.stream)
   if (E.isLeft(reserved)) return fail('CONFLICT', `the workspace slug ${slug} is taken`, [`slug: ${slug} is taken`])
   const done = await workspaces
     .on(store, id)
@@ -55,9 +57,9 @@ export const setMember = async (
   ctx: CommandContext,
   input: { workspaceId: string; userId: string; role: Role },
 ): Result<{ workspaceId: string; userId: string; role: Role }> => {
-  if (!(await exists(store, streams.workspace(input.workspaceId))))
+  if (!(await workspaceExists(store, input.workspaceId)))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
-  if (!(await exists(store, streams.user(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
+  if (!(await exists(store, users.stream(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
   const done = await members
     .on(store, input.workspaceId, input.userId)
     .handle({ type: 'SetMember', data: input }, { ...ctx, workspaceId: input.workspaceId })
@@ -74,7 +76,7 @@ export const removeMember = async (
   ctx: CommandContext,
   input: { workspaceId: string; userId: string },
 ): Result<{ workspaceId: string; userId: string; removed: true }> => {
-  if (!(await exists(store, streams.workspace(input.workspaceId))))
+  if (!(await workspaceExists(store, input.workspaceId)))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
   const done = await members
     .on(store, input.workspaceId, input.userId)
@@ -91,8 +93,8 @@ export const issueAccessToken = async (
   ctx: CommandContext,
   input: { userId: string; workspaceId: string; ttlSeconds: number },
 ): Result<{ id: string; access_token: string; issued_at: string; expires_at: string }> => {
-  if (!(await exists(store, streams.user(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
-  if (!(await exists(store, streams.workspace(input.workspaceId))))
+  if (!(await exists(store, users.stream(input.userId)))) return fail('NOT_FOUND', `user ${input.userId} not found`)
+  if (!(await workspaceExists(store, input.workspaceId)))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
   if ((await roleOf(store, input.workspaceId, input.userId)) === null) {
     return fail('VALIDATION_ERROR', 'the user is not a member of the workspace', [
@@ -138,7 +140,7 @@ export const issueApiKey = async (
   ctx: CommandContext,
   input: { workspaceId: string; name: string },
 ): Result<{ id: string; api_key: string }> => {
-  if (!(await exists(store, streams.workspace(input.workspaceId))))
+  if (!(await workspaceExists(store, input.workspaceId)))
     return fail('NOT_FOUND', `workspace ${input.workspaceId} not found`)
   const id = randomUUID()
   const key = newSecret('kbk')

@@ -1,5 +1,7 @@
 /**
  * Commands of users, workspaces, members, tokens and API keys.
- * No other capability or layer uses any of them: accounts' own folders import the modules directly.
+ * What other capabilities and layers may use of them: whether a workspace exists (knowledge's and search's
+ * operators' commands), and the accounts' stream categories, which the service declares. The rest is accounts' own.
  */
-export {}
+export { workspaceExists } from './accounts'
+export { accountStreams } from './aggregates'

@@ -6,7 +6,6 @@ import { type EntryCreated, type StorageInfo } from '../../domain/knowledge/entr
 import type { DomainError } from '../../domain/shared'
 import { heldByAnEntry } from '../../queries/knowledge/knowledge'
 import { type CommandContext } from '../handle'
-import { streams } from '../streams'
 import { entries, tasks } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -54,7 +53,7 @@ export const deleteEntry = async (
   files?: StoredFiles,
 ): Result<{ deleted: true; id: string }> => {
   const before = await entries.on(store, entryId).load()
-  const [created] = await store.readStream(streams.entry(entryId), { maxCount: 1 })
+  const [created] = await store.readStream(entries.stream(entryId), { maxCount: 1 })
   const done = await entries.on(store, entryId).handle(
     {
       type: 'DeleteEntry',
@@ -70,7 +69,7 @@ export const deleteEntry = async (
   )
   if (E.isLeft(done)) return done
   if (files && before.state.status === 'active') await removeStoredFile(files, entryId, before.state.storage)
-  if (typeof done.right.revision === 'number') await store.truncateBefore(streams.entry(entryId), done.right.revision)
+  if (typeof done.right.revision === 'number') await store.truncateBefore(entries.stream(entryId), done.right.revision)
   // The task filling the entry has nothing left to fill: it fails now, not when a worker finds out.
   let position = done.right.position
   const pending = before.state.status === 'active' ? before.state.pendingTaskId : null

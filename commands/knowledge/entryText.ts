@@ -1,7 +1,7 @@
 import type { Queryable } from '../../adapters/db'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { EntryEvent } from '../../domain/knowledge'
-import { streams } from '../streams'
+import { entries } from './aggregates'
 
 /**
  * An entry's title and content at one of its versions (as results show them: 1 for its first content), from its
@@ -21,7 +21,7 @@ export const entryTextAt = async (
   if (!rows[0] || rows[0].first === null) return undefined
   const revision = version - 1 + Number(rows[0].first)
   if (revision < Number(rows[0].first)) return undefined
-  const events = await store.readStream(streams.entry(entryId), { fromRevision: 0, maxCount: revision + 1 })
+  const events = await store.readStream(entries.stream(entryId), { fromRevision: 0, maxCount: revision + 1 })
   if (events.at(-1)?.revision !== revision) return undefined
   let title = ''
   let content = ''

@@ -6,7 +6,6 @@ import { type DomainError, fail } from '../../domain/shared'
 import { type CommandContext, answered } from '../handle'
 import { moveEntry } from './knowledge'
 import { nameKey, release, reserve } from '../reservations'
-import { streams } from '../streams'
 import { entryIdsInFolder } from '../../queries/knowledge/knowledge'
 import { folders } from './aggregates'
 
@@ -31,7 +30,7 @@ export const createFolder = async (
   fields: FolderFields,
 ): Result<{ id: string }> => {
   const id = randomUUID()
-  if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, streams.folder))) return taken(name)
+  if (E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(name), id, folders.stream))) return taken(name)
   const done = await folders
     .on(store, id)
     .handle({ type: 'CreateFolder', data: { folderId: id, workspaceId, name: name.trim(), ...fields } }, ctx)
@@ -55,7 +54,7 @@ export const updateFolder = async (
   const renamed = changes.name !== undefined && nameKey(changes.name) !== nameKey(current.name)
   if (
     renamed &&
-    E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, streams.folder))
+    E.isLeft(await reserve(store, ctx, scope(workspaceId), nameKey(changes.name!), folderId, folders.stream))
   )
     return taken(changes.name!)
   const done = await folders.on(store, folderId).handle(

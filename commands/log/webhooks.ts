@@ -5,8 +5,7 @@ import { type DomainError, fail } from '../../domain/shared'
 import { type WebhookDeliveryAttempted } from '../../domain/log/webhook'
 import { type CommandContext, answered, metadataOf } from '../handle'
 import { acceptUrl } from '../urls'
-import { streams } from '../streams'
-import { webhooks } from './aggregates'
+import { webhookDeliveries, webhooks } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
 
@@ -66,7 +65,7 @@ export const recordAttempt = async (
   data: WebhookDeliveryAttempted['data'],
 ): Promise<number> => {
   const { position } = await store.append(
-    streams.webhookDeliveries(data.webhookId),
+    webhookDeliveries.stream(data.webhookId),
     [{ id: randomUUID(), type: 'WebhookDeliveryAttempted', data, metadata: metadataOf(ctx) }],
     'any',
   )

@@ -2,10 +2,17 @@ import { collection } from '../../domain/pages/collection'
 import { page } from '../../domain/pages/page'
 import { proposal } from '../../domain/pages/proposal'
 import { aggregate } from '../handle'
-import { streams } from '../streams'
+import { type StreamCategory, category } from '../streams'
 
-// The pages' aggregates, each decider bound to its streams' name.
+// The pages' aggregates, each decider bound to its streams' category.
 
-export const pages = aggregate(page, streams.page)
-export const collections = aggregate(collection, streams.collection)
-export const proposals = aggregate(proposal, streams.proposal)
+export const pages = aggregate(page, category('page'))
+export const collections = aggregate(collection, category('collection'))
+export const proposals = aggregate(proposal, category('proposal'))
+
+/** The pages' categories: every member reads them, and people name each by its bare id. */
+export const pageStreams: StreamCategory[] = [pages, collections, proposals].map(({ category }) => ({
+  category,
+  members: true,
+  lookup: true,
+}))

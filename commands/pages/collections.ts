@@ -7,7 +7,6 @@ import { type DomainError, fail } from '../../domain/shared'
 import { type CommandContext, answered } from '../handle'
 import { setPageCollection } from './pages'
 import { nameKey, release, reserve } from '../reservations'
-import { streams } from '../streams'
 import { pageIdsInCollection } from '../../queries/pages/pages'
 import { collections } from './aggregates'
 
@@ -36,7 +35,7 @@ export const createCollection = async (
 ): Result<{ id: string }> => {
   const id = randomUUID()
   const name = input.name.trim()
-  if (E.isLeft(await reserve(store, ctx, nameScope(workspaceId), nameKey(name), id, streams.collection)))
+  if (E.isLeft(await reserve(store, ctx, nameScope(workspaceId), nameKey(name), id, collections.stream)))
     return nameTaken(name)
   const done = await collections.on(store, id).handle(
     {
@@ -72,7 +71,7 @@ export const updateCollection = async (
   if (
     renamed &&
     E.isLeft(
-      await reserve(store, ctx, nameScope(workspaceId), nameKey(changes.name!), collectionId, streams.collection),
+      await reserve(store, ctx, nameScope(workspaceId), nameKey(changes.name!), collectionId, collections.stream),
     )
   )
     return nameTaken(changes.name!.trim())
@@ -121,7 +120,7 @@ export const publishPack = async (
     return fail('CONFLICT', `the collection is already published as ${current.slug}`, [
       `collectionId: already published as ${current.slug}`,
     ])
-  if (E.isLeft(await reserve(store, ctx, PACK_SCOPE, slug, collectionId, streams.collection))) {
+  if (E.isLeft(await reserve(store, ctx, PACK_SCOPE, slug, collectionId, collections.stream))) {
     return fail('CONFLICT', `the pack slug "${slug}" is taken`, [`slug: "${slug}" is taken`])
   }
   const done = await send(store, ctx, { type: 'PublishCollection', data: { collectionId, workspaceId, slug } })

@@ -16,7 +16,6 @@ import {
 import { type DomainError, fail } from '../../domain/shared'
 import { type CommandContext, answered } from '../handle'
 import { nameKey, release, reservations, reserve } from '../reservations'
-import { streams } from '../streams'
 import { pages } from './aggregates'
 
 type Result<T> = Promise<E.Either<DomainError, T & { position: number }>>
@@ -94,7 +93,7 @@ export const createPage = async (deps: PageDeps, ctx: CommandContext, input: Cre
   const pageId = input.pageId ?? randomUUID()
   const title = input.title.trim()
   if (input.content.length > PAGE_MAX_CHARS) return tooLong(input.content.length)
-  if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), nameKey(title), pageId, streams.page))) {
+  if (E.isLeft(await reserve(store, ctx, scope(input.workspaceId), nameKey(title), pageId, pages.stream))) {
     return fail('CONFLICT', `a page titled "${title}" already exists`, [`title: "${title}" is taken`])
   }
   await embedVersion(deps, title, input.content)
@@ -195,7 +194,7 @@ export const writePage = (deps: PageDeps, ctx: CommandContext, input: WritePageI
 /** The content of a version of the page, read at the event that wrote it (undefined: no such version). */
 export const versionContent = async (store: EventStore, pageId: string, state: PageState, version: number) => {
   if (state.status === 'none' || version < 1 || version > state.version) return undefined
-  const [event] = await store.readStream(streams.page(pageId), {
+  const [event] = await store.readStream(pages.stream(pageId), {
     fromRevision: state.versionAt[version - 1],
     maxCount: 1,
   })

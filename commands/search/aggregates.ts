@@ -2,12 +2,17 @@ import { embeddings } from '../../domain/search/embeddings'
 import { rebuildReplay } from '../../domain/search/replay'
 import { pageSearch, search } from '../../domain/search/search'
 import { aggregate } from '../handle'
-import { streams } from '../streams'
+import { type StreamCategory, category } from '../streams'
 
 // Search's aggregates, each decider bound to its streams' name (a search over entries or pages is
 // recorded on a stream of its own, named alike).
 
-export const searches = aggregate(search, streams.search)
-export const pageSearches = aggregate(pageSearch, streams.search)
-export const reembeds = aggregate(embeddings, streams.reembed)
-export const rebuilds = aggregate(rebuildReplay, streams.rebuild)
+const searchCategory = category('search')
+export const searches = aggregate(search, searchCategory)
+export const pageSearches = aggregate(pageSearch, searchCategory)
+export const reembeds = aggregate(embeddings, category('reembed'))
+/** A projection rebuild's replay of the logged queries, and its verdict on the cut-over. */
+export const rebuilds = aggregate(rebuildReplay, category('rebuild'))
+
+/** Search's categories, read by those who manage the workspace. */
+export const searchStreams: StreamCategory[] = [searchCategory, reembeds, rebuilds]

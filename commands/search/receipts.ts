@@ -3,9 +3,9 @@ import { unifiedDiff } from '../../adapters/diff'
 import { type Actor, type EventStore, shownActor } from '../../adapters/eventstore/port'
 import { sha256Hex } from '../../adapters/text'
 import { EntryEvent } from '../../domain/knowledge'
+import { entries } from '../knowledge'
 import { entryVersion, firstContentRevisions } from '../../queries/knowledge'
 import { pieceText } from '../../ingestion/tables'
-import { streams } from '../streams'
 import type { ReceiptKeys } from '../../adapters/receiptKeys'
 import { readClaim, signedBy } from './receiptToken'
 
@@ -33,7 +33,7 @@ interface ResultRow {
  * table's rows), from the log (undefined when that content was cut by a deletion).
  */
 const chunkAt = async (store: EventStore, entryId: string, revision: number, chunkIndex: number) => {
-  const [recorded] = await store.readStream(streams.entry(entryId), { fromRevision: revision, maxCount: 1 })
+  const [recorded] = await store.readStream(entries.stream(entryId), { fromRevision: revision, maxCount: 1 })
   if (!recorded || recorded.revision !== revision) return undefined
   const decoded = EntryEvent.decode({ type: recorded.type, data: recorded.data })
   if (decoded._tag === 'Left') return undefined

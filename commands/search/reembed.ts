@@ -6,7 +6,7 @@ import { subjectOf } from '../../ingestion/headings'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type DomainError, fail } from '../../domain/shared'
-import { streams } from '../streams'
+import { workspaceExists } from '../accounts'
 import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/knowledge'
 import { reembeds } from './aggregates'
 
@@ -59,7 +59,7 @@ export const reembedAll = async (
   embedder: Embedder,
   workspaceId?: string,
 ): Promise<E.Either<DomainError, ReembedReport[]>> => {
-  if (workspaceId && (await store.streamRevision(streams.workspace(workspaceId))) === 'no_stream')
+  if (workspaceId && !(await workspaceExists(store, workspaceId)))
     return fail('NOT_FOUND', `workspace ${workspaceId} not found`)
   const ids = workspaceId ? [workspaceId] : await workspacesWithEmbeddings(db)
   const reports: ReembedReport[] = []

@@ -1,7 +1,6 @@
 /**
- * Projectors of the audit trail, undo, the event stream and webhooks.
- * What other capabilities and layers may use of them: the projectors, which projections/index.ts runs.
- * The rest is log's own.
+ * Projectors of the audit trail, undo, the event stream and webhooks. What other capabilities and layers may use of
+ * them: the projectors, which its capability's module registers (app/capabilities). The rest is log's own.
  */
 export { auditProjector } from './audit'
 export { webhooksProjector } from './webhooks'

@@ -2,19 +2,12 @@ import type { QueryKey } from '@tanstack/react-query'
 import { createParser } from 'eventsource-parser'
 import { type ReactNode, createContext, useContext, useEffect, useState } from 'react'
 import { tokenStore } from './api'
+import { consoleCapabilities } from './capabilities'
 import { useSession } from './session'
 import { invalidate } from './useApi'
 
-/** The reads an event of the log changes, by its type. */
-const CHANGES: Array<[RegExp, QueryKey[]]> = [
-  [/^Task/, [['tasks'], ['entries'], ['stats']]],
-  [/^Entry/, [['entries'], ['stats']]],
-  [/^Folder/, [['stats'], ['folders']]],
-  [/^Page/, [['pages']]],
-  [/^Proposal/, [['proposals'], ['pages']]],
-  [/^Collection/, [['collections'], ['pages']]],
-  [/^KbConfig/, [['config']]],
-]
+/** The reads an event of the log changes, by its type: what the capabilities declare. */
+const CHANGES = consoleCapabilities.flatMap((c) => c.changes)
 
 /** How long events are gathered before the reads they change load again (a burst is one reload). */
 const GATHER_MS = 150

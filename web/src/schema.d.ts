@@ -55,43 +55,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/packs/{slug}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A public pack's verified pages (HTML, no login) */
-        get: operations["getPack"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/packs/{slug}/mcp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A public pack's read-only MCP endpoint (page_search, page_read)
-         * @description Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).
-         */
-        post: operations["postPackMcp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/": {
         parameters: {
             query?: never;
@@ -188,6 +151,43 @@ export interface paths {
         get: operations["getDocsAsset"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/packs/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A public pack's verified pages (HTML, no login) */
+        get: operations["getPack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/packs/{slug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A public pack's read-only MCP endpoint (page_search, page_read)
+         * @description Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).
+         */
+        post: operations["postPackMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -297,6 +297,719 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["tokenPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/projections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each projector's position (as reached in memory) and lag */
+        get: operations["getAdminProjections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/projections/{name}/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rebuild a projection (or all) from position 0 into fresh tables, then swap them in; with replay, the workspaces' last logged queries are asked of both first, and a rebuild that loses too many first results is not swapped in (unless forced) */
+        post: operations["postAdminProjectionsByNameRebuild"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/streams/{streamId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stream's events (audit) */
+        get: operations["getAdminStreamsByStreamId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Execute a tool with an API key */
+        post: operations["postToolsByToolExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/workspaces/{id}/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's entries, newest first, as the operator sees them (externalRef.<key>=<value> filters) */
+        get: operations["getAdminWorkspacesByIdKnowledge"];
+        put?: never;
+        /** Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the workspace's uploads a minute. A text entry may bring its vector from another store (embedding: the service's model, for content that is one passage for it) */
+        post: operations["postAdminWorkspacesByIdKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/workspaces/{id}/knowledge/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's folders, oldest first */
+        get: operations["getAdminWorkspacesByIdKnowledgeFolders"];
+        put?: never;
+        /** Create a folder in a workspace as the operator (names unique per workspace, case-insensitive) */
+        post: operations["postAdminWorkspacesByIdKnowledgeFolders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's folders, oldest first */
+        get: operations["getKnowledgeFolders"];
+        put?: never;
+        /** Create a folder */
+        post: operations["postKnowledgeFolders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/folders/{folderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a folder */
+        get: operations["getKnowledgeFoldersByFolderId"];
+        put?: never;
+        post?: never;
+        /** Delete a folder; its entries move to root first */
+        delete: operations["deleteKnowledgeFoldersByFolderId"];
+        options?: never;
+        head?: never;
+        /** Update a folder */
+        patch: operations["patchKnowledgeFoldersByFolderId"];
+        trace?: never;
+    };
+    "/api/v1/knowledge/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's knowledge-base configuration */
+        get: operations["getKnowledgeConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change any subset of the configuration; answers the full configuration */
+        patch: operations["patchKnowledgeConfig"];
+        trace?: never;
+    };
+    "/api/v1/knowledge/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's knowledge-base statistics */
+        get: operations["getKnowledgeStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List processing tasks, newest first */
+        get: operations["getKnowledgeTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A task's fields, directly in data */
+        get: operations["getKnowledgeTasksByTaskId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/upload/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deprecated: upload a file (use POST /api/v1/knowledge with source file) */
+        post: operations["postKnowledgeUploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deprecated: ingest a URL or text (use POST /api/v1/knowledge) */
+        post: operations["postKnowledgeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}/sync-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A URL entry's sync configuration and state */
+        get: operations["getKnowledgeByIdSyncConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Switch scheduled syncing of a URL entry on or off, and its interval */
+        patch: operations["patchKnowledgeByIdSyncConfig"];
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-fetch and reprocess a URL entry now ("unchanged" while a sync is already pending or running) */
+        post: operations["postKnowledgeByIdSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List entries, newest first (filters, externalRef.<key>=<value>, pagination) */
+        get: operations["getKnowledge"];
+        put?: never;
+        /** Create a knowledge entry (text and legacy sources are synchronous) */
+        post: operations["postKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an entry, as it stands or as it stood at a past moment (asOf) */
+        get: operations["getKnowledgeById"];
+        put?: never;
+        post?: never;
+        /** Delete an entry, its chunks and embeddings; its content is cut from the event store */
+        delete: operations["deleteKnowledgeById"];
+        options?: never;
+        head?: never;
+        /** Update an entry (content re-chunks and re-embeds) */
+        patch: operations["patchKnowledgeById"];
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move an entry to a folder (null: root) */
+        post: operations["postKnowledgeByIdMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark an entry verified now (drives freshness) */
+        post: operations["postKnowledgeByIdVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/{id}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An entry's chunks as search serves them, in order (offsets into its content) */
+        get: operations["getKnowledgeByIdChunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pages, most recently written first */
+        get: operations["getPages"];
+        put?: never;
+        /** Create a page (a person is its author; never held for review) */
+        post: operations["postPages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page at its latest version, at ?version=N, or as it stood at a past moment (?asOf) */
+        get: operations["getPagesById"];
+        put?: never;
+        post?: never;
+        /** Delete a page and free its title */
+        delete: operations["deletePagesById"];
+        options?: never;
+        head?: never;
+        /** Edit a page (content, guarded by expectedVersion) or move it to a collection (collectionId, null for none) */
+        patch: operations["patchPagesById"];
+        trace?: never;
+    };
+    "/api/v1/pages/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify the page: pin its latest version (verification must be on) */
+        post: operations["postPagesByIdVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page's versions, newest first */
+        get: operations["getPagesByIdVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version with its content */
+        get: operations["getPagesByIdVersionsByVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest */
+        get: operations["getPagesByIdDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new version restoring the content of { version }; the history is untouched */
+        post: operations["postPagesByIdRevert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's collections, oldest first */
+        get: operations["getCollections"];
+        put?: never;
+        /** Create a collection */
+        post: operations["postCollections"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a collection */
+        get: operations["getCollectionsById"];
+        put?: never;
+        post?: never;
+        /** Delete a collection; its pages stay, outside any collection, and its pack goes offline */
+        delete: operations["deleteCollectionsById"];
+        options?: never;
+        head?: never;
+        /** Rename a collection or change its write policy */
+        patch: operations["patchCollectionsById"];
+        trace?: never;
+    };
+    "/api/v1/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Held agent writes, newest first, each with its page name, size of change and diff */
+        get: operations["getProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One proposal */
+        get: operations["getProposalsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true } */
+        post: operations["postProposalsByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive a proposal; the page is untouched */
+        post: operations["postProposalsByIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a collection's verified pages as a public pack (verification must be on) */
+        post: operations["postPacks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reembed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in */
+        post: operations["postAdminReembed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/receipts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a search answer served (query, mode, who, when, each result with its version and hash), and whether each result is still current, changed since (with a diff) or deleted */
+        get: operations["getReceiptsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/stale-exposure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each entry or page served since a time whose served text has changed or been deleted since: who was served it, when, by which receipt, and what changed; newest change first (owners and admins) */
+        get: operations["getReportsStaleExposure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/search/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compare one search at two moments: what entered, left, rose or fell, and the events that moved it */
+        post: operations["postKnowledgeSearchCompare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/receipts/{id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a receipt's answer would be now, and why it differs: its search, asked as it was, compared from the moment it answered to now */
+        get: operations["getReceiptsByIdCompare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers */
+        post: operations["postKnowledgeSearch"];
+        delete?: never;
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -557,57 +1270,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/projections": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Each projector's position (as reached in memory) and lag */
-        get: operations["getAdminProjections"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/projections/{name}/rebuild": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Rebuild a projection (or all) from position 0 into fresh tables, then swap them in; with replay, the workspaces' last logged queries are asked of both first, and a rebuild that loses too many first results is not swapped in (unless forced) */
-        post: operations["postAdminProjectionsByNameRebuild"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/streams/{streamId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A stream's events (audit) */
-        get: operations["getAdminStreamsByStreamId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/admin/verify-chain": {
         parameters: {
             query?: never;
@@ -655,59 +1317,6 @@ export interface paths {
         post?: never;
         /** Remove an older key: the receipts it signed are no longer checkable (the signing key stays) */
         delete: operations["deleteAdminReceiptKeysById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/reembed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Re-embed chunks with the configured model (one workspace, or all): new vectors built beside the old, then swapped in */
-        post: operations["postAdminReembed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/workspaces/{id}/knowledge": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A workspace's entries, newest first, as the operator sees them (externalRef.<key>=<value> filters) */
-        get: operations["getAdminWorkspacesByIdKnowledge"];
-        put?: never;
-        /** Create an entry in a workspace as the operator (kb import): text, a URL or a file (multipart), with the same type checks, admission, maxDocuments and events as POST /api/v1/knowledge; not counted against the workspace's uploads a minute. A text entry may bring its vector from another store (embedding: the service's model, for content that is one passage for it) */
-        post: operations["postAdminWorkspacesByIdKnowledge"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/workspaces/{id}/knowledge/folders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A workspace's folders, oldest first */
-        get: operations["getAdminWorkspacesByIdKnowledgeFolders"];
-        put?: never;
-        /** Create a folder in a workspace as the operator (names unique per workspace, case-insensitive) */
-        post: operations["postAdminWorkspacesByIdKnowledgeFolders"];
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -834,40 +1443,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/receipts/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What a search answer served (query, mode, who, when, each result with its version and hash), and whether each result is still current, changed since (with a diff) or deleted */
-        get: operations["getReceiptsById"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/reports/stale-exposure": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Each entry or page served since a time whose served text has changed or been deleted since: who was served it, when, by which receipt, and what changed; newest change first (owners and admins) */
-        get: operations["getReportsStaleExposure"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/reports/access": {
         parameters: {
             query?: never;
@@ -913,581 +1488,6 @@ export interface paths {
         put?: never;
         /** Undo everything one actor (a user id, an API key id or an agent client) wrote between from and to, as new events: pages reverted or deleted, entries deleted or restored. dryRun answers the plan with diffs; a later write by someone else is a conflict, skipped unless force (owners and admins) */
         post: operations["postUndo"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/folders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The workspace's folders, oldest first */
-        get: operations["getKnowledgeFolders"];
-        put?: never;
-        /** Create a folder */
-        post: operations["postKnowledgeFolders"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/folders/{folderId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a folder */
-        get: operations["getKnowledgeFoldersByFolderId"];
-        put?: never;
-        post?: never;
-        /** Delete a folder; its entries move to root first */
-        delete: operations["deleteKnowledgeFoldersByFolderId"];
-        options?: never;
-        head?: never;
-        /** Update a folder */
-        patch: operations["patchKnowledgeFoldersByFolderId"];
-        trace?: never;
-    };
-    "/api/v1/knowledge/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The workspace's knowledge-base configuration */
-        get: operations["getKnowledgeConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Change any subset of the configuration; answers the full configuration */
-        patch: operations["patchKnowledgeConfig"];
-        trace?: never;
-    };
-    "/api/v1/knowledge/stats": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The workspace's knowledge-base statistics */
-        get: operations["getKnowledgeStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/search/compare": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Compare one search at two moments: what entered, left, rose or fell, and the events that moved it */
-        post: operations["postKnowledgeSearchCompare"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/receipts/{id}/compare": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What a receipt's answer would be now, and why it differs: its search, asked as it was, compared from the moment it answered to now */
-        get: operations["getReceiptsByIdCompare"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Search entries: hybrid (BM25 and vectors), vector, or text; one result per entry with the chunk that answers */
-        post: operations["postKnowledgeSearch"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/tasks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List processing tasks, newest first */
-        get: operations["getKnowledgeTasks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/tasks/{taskId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A task's fields, directly in data */
-        get: operations["getKnowledgeTasksByTaskId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/upload/file": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deprecated: upload a file (use POST /api/v1/knowledge with source file) */
-        post: operations["postKnowledgeUploadFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deprecated: ingest a URL or text (use POST /api/v1/knowledge) */
-        post: operations["postKnowledgeUpload"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}/sync-config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A URL entry's sync configuration and state */
-        get: operations["getKnowledgeByIdSyncConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Switch scheduled syncing of a URL entry on or off, and its interval */
-        patch: operations["patchKnowledgeByIdSyncConfig"];
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}/sync": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Re-fetch and reprocess a URL entry now ("unchanged" while a sync is already pending or running) */
-        post: operations["postKnowledgeByIdSync"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List entries, newest first (filters, externalRef.<key>=<value>, pagination) */
-        get: operations["getKnowledge"];
-        put?: never;
-        /** Create a knowledge entry (text and legacy sources are synchronous) */
-        post: operations["postKnowledge"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get an entry, as it stands or as it stood at a past moment (asOf) */
-        get: operations["getKnowledgeById"];
-        put?: never;
-        post?: never;
-        /** Delete an entry, its chunks and embeddings; its content is cut from the event store */
-        delete: operations["deleteKnowledgeById"];
-        options?: never;
-        head?: never;
-        /** Update an entry (content re-chunks and re-embeds) */
-        patch: operations["patchKnowledgeById"];
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Move an entry to a folder (null: root) */
-        post: operations["postKnowledgeByIdMove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mark an entry verified now (drives freshness) */
-        post: operations["postKnowledgeByIdVerify"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/{id}/chunks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An entry's chunks as search serves them, in order (offsets into its content) */
-        get: operations["getKnowledgeByIdChunks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tools/{tool}/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Execute a tool with an API key */
-        post: operations["postToolsByToolExecute"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Pages, most recently written first */
-        get: operations["getPages"];
-        put?: never;
-        /** Create a page (a person is its author; never held for review) */
-        post: operations["postPages"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A page at its latest version, at ?version=N, or as it stood at a past moment (?asOf) */
-        get: operations["getPagesById"];
-        put?: never;
-        post?: never;
-        /** Delete a page and free its title */
-        delete: operations["deletePagesById"];
-        options?: never;
-        head?: never;
-        /** Edit a page (content, guarded by expectedVersion) or move it to a collection (collectionId, null for none) */
-        patch: operations["patchPagesById"];
-        trace?: never;
-    };
-    "/api/v1/pages/{id}/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Verify the page: pin its latest version (verification must be on) */
-        post: operations["postPagesByIdVerify"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages/{id}/versions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A page's versions, newest first */
-        get: operations["getPagesByIdVersions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages/{id}/versions/{version}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One version with its content */
-        get: operations["getPagesByIdVersionsByVersion"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages/{id}/diff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Unified diff between two versions; from defaults to the verified pin (else the previous version), to to the latest */
-        get: operations["getPagesByIdDiff"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/pages/{id}/revert": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A new version restoring the content of { version }; the history is untouched */
-        post: operations["postPagesByIdRevert"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/collections": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The workspace's collections, oldest first */
-        get: operations["getCollections"];
-        put?: never;
-        /** Create a collection */
-        post: operations["postCollections"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/collections/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a collection */
-        get: operations["getCollectionsById"];
-        put?: never;
-        post?: never;
-        /** Delete a collection; its pages stay, outside any collection, and its pack goes offline */
-        delete: operations["deleteCollectionsById"];
-        options?: never;
-        head?: never;
-        /** Rename a collection or change its write policy */
-        patch: operations["patchCollectionsById"];
-        trace?: never;
-    };
-    "/api/v1/proposals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Held agent writes, newest first, each with its page name, size of change and diff */
-        get: operations["getProposals"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/proposals/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One proposal */
-        get: operations["getProposalsById"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/proposals/{id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Publish a proposal as a version by its agent; if the page moved on since, only with { confirm: true } */
-        post: operations["postProposalsByIdApprove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/proposals/{id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Archive a proposal; the page is untouched */
-        post: operations["postProposalsByIdReject"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/packs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Publish a collection's verified pages as a public pack (verification must be on) */
-        post: operations["postPacks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1641,46 +1641,6 @@ export interface operations {
             };
         };
     };
-    getPack: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description text/html */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    postPackMcp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description JSON-RPC */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getConsole: {
         parameters: {
             query?: never;
@@ -1785,6 +1745,46 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description JavaScript, CSS or an icon */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postPackMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON-RPC */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,1064 +1992,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-        };
-    };
-    postAuthValidate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @constant */
-                            valid: true;
-                            user: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                current_workspace: {
-                                    id: string;
-                                    name: string;
-                                    /** @description owner, admin, editor or viewer */
-                                    role: string;
-                                };
-                                /** @description The user's workspaces, to switch between */
-                                workspaces: {
-                                    id: string;
-                                    name: string;
-                                    /** @description owner, admin, editor or viewer */
-                                    role: string;
-                                }[];
-                            };
-                            token: {
-                                issued_at: string;
-                                expires_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAuthSwitchWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    workspace_id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            workspace: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                /** @description owner, admin, editor or viewer */
-                                role: string;
-                                permissions: string[];
-                            };
-                            /** @description A new token for that workspace */
-                            access_token: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getOauthAuthorize: {
-        parameters: {
-            query: {
-                client_id: string;
-                response_type: string;
-                code_challenge: string;
-                code_challenge_method: string;
-                redirect_uri?: string;
-                scope?: string;
-                resource?: string;
-                state?: string;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            client: {
-                                id: string;
-                                /** @description The name the client registered with */
-                                name: string;
-                            };
-                            /** @description Where the browser goes back to */
-                            redirectUri: string;
-                            /** @description What the client asks for: kb:read, and kb:write */
-                            scopes: string[];
-                            /** @description The MCP endpoint the access is for */
-                            resource: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getOauthGrants: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            items: {
-                                id: string;
-                                clientId: string;
-                                clientName: string;
-                                /** @description Who granted it */
-                                userId: string;
-                                userName: string;
-                                scopes: string[];
-                                createdAt: string;
-                                /** @description pending (its code not yet used), active or revoked */
-                                status: string;
-                                lastRefreshedAt?: string;
-                                revokedAt?: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postOauthGrants: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    request: {
-                        /** @description a string of 1-200 characters */
-                        client_id: string;
-                        /** @description a string of 1-50 characters */
-                        response_type: string;
-                        /** @description a string of 1-200 characters */
-                        code_challenge: string;
-                        /** @description a string of 1-20 characters */
-                        code_challenge_method: string;
-                        /** @description a string of 1-2000 characters */
-                        redirect_uri?: string;
-                        /** @description a string of at most 500 characters */
-                        scope?: string;
-                        /** @description a string of 1-2000 characters */
-                        resource?: string;
-                        /** @description a string of at most 1000 characters */
-                        state?: string;
-                    };
-                    approve: boolean;
-                    /** @description an id */
-                    workspaceId?: string;
-                    scopes?: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @description The client's redirect URI with the code (or the refusal): send the browser there */
-                            redirectTo: string;
-                            grantId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteOauthGrantsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @constant */
-                            revoked: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getApiKeys: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            items: {
-                                id: string;
-                                name: string;
-                                createdAt: string;
-                                /** @description active or revoked */
-                                status: string;
-                                revokedAt?: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteApiKeysById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @constant */
-                            revoked: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminUsers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: email
-                     * @description an email address
-                     */
-                    email: string;
-                    /** @description a string of 1-200 characters */
-                    name: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            email: string;
-                            name: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminWorkspaces: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-200 characters */
-                    name: string;
-                    /** @description a slug of lowercase letters, digits and dashes (1-60) */
-                    slug?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            name: string;
-                            slug: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminWorkspacesByIdMembers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    userId: string;
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "editor" | "viewer";
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            workspaceId: string;
-                            userId: string;
-                            /** @description owner, admin, editor or viewer */
-                            role: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteAdminWorkspacesByIdMembersByUserId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            workspaceId: string;
-                            userId: string;
-                            /** @constant */
-                            removed: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminTokens: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    userId: string;
-                    /** @description an id */
-                    workspaceId: string;
-                    /** @description an integer between 60 and 31536000 */
-                    ttlSeconds?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            /** @description Shown once; stored only as a hash */
-                            access_token: string;
-                            expires_at: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteAdminTokensById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @constant */
-                            revoked: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminApiKeys: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    workspaceId: string;
-                    /** @description a string of 1-100 characters */
-                    name: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            /** @description Shown once; stored only as a hash */
-                            api_key: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteAdminApiKeysById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @constant */
-                            revoked: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
             };
         };
     };
@@ -3370,188 +2312,22 @@ export interface operations {
             };
         };
     };
-    postAdminVerifyChain: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-200 characters */
-                    workspaceId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            chains: {
-                                /** @description A workspace id */
-                                chain: string;
-                                position: number;
-                                hash: string;
-                            }[];
-                            /** @description Events whose content was checked against its hash */
-                            verified: number;
-                            /** @description Events cut by a deletion: their hashes still link the chain */
-                            cut: number;
-                            broken?: {
-                                chain: string;
-                                position: number;
-                                streamId: string;
-                                revision: number;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getAdminReceiptKeys: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            keys: {
-                                id: string;
-                                createdAt: string;
-                                /** @description The key new receipts are signed with */
-                                signing: boolean;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminReceiptKeys: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            keys: {
-                                id: string;
-                                createdAt: string;
-                                /** @description The key new receipts are signed with */
-                                signing: boolean;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteAdminReceiptKeysById: {
+    postToolsByToolExecute: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                tool: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    arguments: Record<string, never>;
+                };
+            };
+        };
         responses: {
             /** @description VALIDATION_ERROR: details lists each field and reason */
             400: {
@@ -3587,71 +2363,420 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Success"] & {
+                        /** @description a tool's output */
                         data: {
-                            /** @constant */
-                            removed: true;
+                            /** @description The entry id */
                             id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postAdminReembed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    workspaceId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            reembedded: {
-                                workspaceId: string;
-                                model: string;
-                                vectors: number;
+                            /** @description Its title */
+                            title: string;
+                            /** @description What it was made from: manual (text), webpage, document (a file), or a legacy kind */
+                            source: string;
+                            /** @description How to cite it to the user */
+                            citation: string;
+                            /** @description current, stale (not verified within the freshness period) or unknown */
+                            freshness: string;
+                            /** @description When it last changed (ISO 8601) */
+                            updatedAt: string;
+                            /** @description The text read: all of it, or the part asked for */
+                            content: string;
+                            /** @description Which part of the whole text this is */
+                            range: {
+                                /** @description Where the text read starts (characters) */
+                                start: number;
+                                /** @description Where it ends */
+                                end: number;
+                                /** @description The length of the whole text */
+                                total: number;
+                            };
+                            /** @description More follows: read on with offset set to this (and the same section, if any) */
+                            next?: number;
+                            /** @description The headings of the whole text (when only part of it was read) */
+                            sections?: string[];
+                            /** @description The web page it was fetched from */
+                            sourceUrl?: string;
+                            /** @description The file it was uploaded as */
+                            fileName?: string;
+                            /** @description Its metadata category */
+                            category?: string;
+                            /** @description Its metadata tags */
+                            tags?: string[];
+                        } | {
+                            /** @description true: held for review as a proposal, the page unchanged; false: written */
+                            held: boolean;
+                            /** @description The page id */
+                            pageId: string;
+                            /** @description The page title */
+                            title: string;
+                            /** @description What happened, in a sentence to quote to the user, with the undo call */
+                            receipt: string;
+                            /** @description The version written (when not held) */
+                            version?: number;
+                            /** @description The tool call that takes the write back, with your own key (when not held) */
+                            undo?: {
+                                /**
+                                 * @description The tool that takes this write back
+                                 * @enum {string}
+                                 */
+                                tool: "page_delete" | "page_revert";
+                                /** @description Its arguments, ready to pass */
+                                arguments: {
+                                    [key: string]: string | number;
+                                };
+                            };
+                            /** @description The proposal holding the change (when held): kb_proposal_status follows it */
+                            proposalId?: string;
+                            /**
+                             * @description The proposal status (when held)
+                             * @constant
+                             */
+                            status?: "pending";
+                        } | {
+                            /** @description The page id */
+                            id: string;
+                            /** @description The page title */
+                            title: string;
+                            /** @description The version read */
+                            version: number;
+                            /** @description The latest version (pass it as expectedVersion when you write) */
+                            latestVersion: number;
+                            /** @description How to cite it to the user: "<title> · v<version>" */
+                            citation: string;
+                            /** @description The text read: all of it, or the part asked for */
+                            content: string;
+                            /** @description Which part of the whole text this is */
+                            range: {
+                                /** @description Where the text read starts (characters) */
+                                start: number;
+                                /** @description Where it ends */
+                                end: number;
+                                /** @description The length of the whole text */
+                                total: number;
+                            };
+                            /** @description More follows: read on with offset set to this (and the same section, if any) */
+                            next?: number;
+                            /** @description The headings of the whole text (when only part of it was read) */
+                            sections?: string[];
+                            /** @description The collection it belongs to */
+                            collectionId?: string;
+                            /** @description unverified, verified, or changed_since_verified (only where the workspace verifies pages) */
+                            verification?: string;
+                        } | {
+                            /** @description The page id */
+                            pageId: string;
+                            /** @description The page title */
+                            title: string;
+                            /** @description The latest version */
+                            version: number;
+                            /** @description Newest first */
+                            versions: {
+                                /** @description The version number */
+                                version: number;
+                                /** @description How it was written: create, append, replace or revert */
+                                mode: string;
+                                /** @description Who wrote it: a person { kind, userId, name } or an agent { kind, client, skill } */
+                                author: Record<string, never>;
+                                /** @description When (ISO 8601) */
+                                createdAt: string;
+                                /** @description Size of change */
+                                change: {
+                                    /** @description Lines added */
+                                    added: number;
+                                    /** @description Lines removed */
+                                    removed: number;
+                                };
+                                /** @description The person who approved it in review */
+                                approvedBy?: Record<string, never>;
+                                /** @description The proposal it was published from (approved in review) */
+                                proposalId?: string;
+                                /** @description The version a revert restored */
+                                revertedFrom?: number;
+                            }[];
+                        } | {
+                            /** @description The proposal id */
+                            proposalId: string;
+                            /**
+                             * @description Where the review stands
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "rejected";
+                            /** @description The page it changes (or would create) */
+                            pageId: string;
+                            /** @description That page title */
+                            pageTitle: string;
+                            /** @description The version it became (approved) */
+                            version?: number;
+                            /** @description When it was approved or rejected (ISO 8601) */
+                            decidedAt?: string;
+                            /** @description The reviewer's reason (rejected) */
+                            reason?: string;
+                            /** @description The call that proposes taking an approved change back (a person reviews it too) */
+                            undo?: {
+                                /**
+                                 * @description The tool that takes this write back
+                                 * @enum {string}
+                                 */
+                                tool: "page_delete" | "page_revert";
+                                /** @description Its arguments, ready to pass */
+                                arguments: {
+                                    [key: string]: string | number;
+                                };
+                            };
+                        } | {
+                            /** @description true: held for review as a proposal, the page unchanged; false: written */
+                            held: boolean;
+                            /** @description The page id */
+                            pageId: string;
+                            /** @description The page title */
+                            title: string;
+                            /** @description What happened, in a sentence to quote to the user, with the undo call */
+                            receipt: string;
+                            /** @description The version written (when not held) */
+                            version?: number;
+                            /** @description The tool call that takes the write back, with your own key (when not held) */
+                            undo?: {
+                                /**
+                                 * @description The tool that takes this write back
+                                 * @enum {string}
+                                 */
+                                tool: "page_delete" | "page_revert";
+                                /** @description Its arguments, ready to pass */
+                                arguments: {
+                                    [key: string]: string | number;
+                                };
+                            };
+                            /** @description The proposal holding the change (when held): kb_proposal_status follows it */
+                            proposalId?: string;
+                            /**
+                             * @description The proposal status (when held)
+                             * @constant
+                             */
+                            status?: "pending";
+                        } | {
+                            /** @description The page id */
+                            pageId: string;
+                            /**
+                             * @description The page is gone (its title is free again)
+                             * @constant
+                             */
+                            deleted: true;
+                            /** @description What happened, in a sentence to quote to the user */
+                            receipt: string;
+                        } | {
+                            /** @description Best first; empty when nothing scored at least minScore */
+                            results: {
+                                /** @description The entry id: kb_get_entry reads the entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description Relevance 0-1: about the chance that this result answers the query */
+                                score: number;
+                                /** @description The sentences that best match the query */
+                                highlight: string;
+                                /** @description How to cite it to the user: its title, and the web page it came from if any */
+                                citation: string;
+                                /** @description Which chunk of the entry matched (0 is the first) */
+                                chunkIndex: number;
+                                /** @description The entry's version (1 for its first content) that was served */
+                                version: number;
+                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
+                                sha256: string;
+                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
+                                headingPath?: string;
+                                /** @description The whole chunk (with include "chunk") */
+                                content?: string;
+                            }[];
+                            /**
+                             * @description The mode that ran
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description The answer receipt: what was served, checkable later */
+                            receipt: {
+                                /** @description The receipt of this answer */
+                                id: string;
+                                /** @description The log position the knowledge base had reached when it answered */
+                                position: number;
+                            };
+                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
+                            fallback?: string;
+                        } | {
+                            /** @description Best first; empty when nothing scored at least minScore */
+                            results: {
+                                /** @description The page id: page_read reads the page */
+                                pageId: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description Relevance 0-1: about the chance that this result answers the query */
+                                score: number;
+                                /** @description The sentences that best match the query */
+                                highlight: string;
+                                /** @description The version that matched */
+                                version: number;
+                                /** @description How to cite it to the user: "<title> · v<version>" */
+                                citation: string;
+                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
+                                sha256: string;
+                                /** @description The whole page version (with include "chunk") */
+                                content?: string;
+                            }[];
+                            /**
+                             * @description The mode that ran
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description The answer receipt: what was served, checkable later */
+                            receipt: {
+                                /** @description The receipt of this answer */
+                                id: string;
+                                /** @description The log position the knowledge base had reached when it answered */
+                                position: number;
+                            };
+                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
+                            fallback?: string;
+                        } | {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
                             }[];
                         };
                     };
@@ -4130,1220 +3255,6 @@ export interface operations {
                             icon?: string;
                         } | {
                             id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getAuditEvents: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                after?: number;
-                streamId?: string;
-                type?: string;
-                actor?: string;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            events: {
-                                position: number;
-                                streamId: string;
-                                revision: number;
-                                id: string;
-                                type: string;
-                                actor: Record<string, never>;
-                                data: Record<string, never>;
-                                metadata: Record<string, never>;
-                                time: string;
-                            }[];
-                            pagination: {
-                                page: number;
-                                limit: number;
-                                total: number;
-                                totalPages: number;
-                                hasNext: boolean;
-                                hasPrev: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getAuditHead: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            workspaceId: string;
-                            /** @description Log position of the workspace's latest event (0: none yet) */
-                            position: number;
-                            /** @description SHA-256 link of that event, hex: SHA-256(previous link || SHA-256(the event's canonical form)) */
-                            hash: string;
-                            /** @constant */
-                            algorithm: "sha256";
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getEventsStream: {
-        parameters: {
-            query?: {
-                after?: number | "now";
-                type?: string;
-                streamId?: string;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Each event as `id: <position>`, `event: <type>`, `data: <the event as GET /api/v1/audit/events shows it>`; a comment line (`: heartbeat`) after a silence */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getWebhooks: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            webhooks: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                /** @description enabled or disabled */
-                                status: string;
-                                createdAt: string;
-                                /** @description Position of the last event delivered */
-                                deliveredUpTo: number;
-                                /** @description Failed tries of the event now being delivered */
-                                failures: number;
-                                nextAttemptAt: string | null;
-                                disabledReason?: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postWebhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-2048 characters */
-                    url: string;
-                    /** @description an array of at most 50 items */
-                    events: string[];
-                    /** @description a secret of whsec_ and the base64 of 18 to 64 bytes */
-                    secret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description enabled or disabled */
-                            status: string;
-                            createdAt: string;
-                            /** @description Position of the last event delivered */
-                            deliveredUpTo: number;
-                            /** @description Failed tries of the event now being delivered */
-                            failures: number;
-                            nextAttemptAt: string | null;
-                            /** @description Shown only in this answer */
-                            secret: string;
-                            disabledReason?: string;
-                        } | {
-                            id: string;
-                            secret: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getWebhooksById: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description enabled or disabled */
-                            status: string;
-                            createdAt: string;
-                            /** @description Position of the last event delivered */
-                            deliveredUpTo: number;
-                            /** @description Failed tries of the event now being delivered */
-                            failures: number;
-                            nextAttemptAt: string | null;
-                            disabledReason?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    deleteWebhooksById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            deleted: true;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getWebhooksByIdDeliveries: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            deliveries: {
-                                deliveryId: string;
-                                eventPosition: number;
-                                eventType: string;
-                                attempt: number;
-                                /** @description The receiver's HTTP status; 0 when none came */
-                                statusCode: number;
-                                delivered: boolean;
-                                manual: boolean;
-                                nextAttemptAt: string | null;
-                                at: string;
-                                error?: string;
-                            }[];
-                            pagination: {
-                                page: number;
-                                limit: number;
-                                total: number;
-                                totalPages: number;
-                                hasNext: boolean;
-                                hasPrev: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postWebhooksByIdDeliveriesByDeliveryIdRetry: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                deliveryId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            deliveryId: string;
-                            attempt: number;
-                            statusCode: number;
-                            delivered: boolean;
-                            error?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getReceiptsById: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            id: string;
-                            /** @description knowledge or pages */
-                            kind: string;
-                            at: string;
-                            position: number;
-                            /** @description Whether the search's record (query, mode, who) has reached the log */
-                            recorded: boolean;
-                            results: {
-                                /** @description The entry's version (1 for its first content), or the page's, that was served */
-                                version: number;
-                                /** @description SHA-256 (hex) of the text served */
-                                sha256: string;
-                                /** @description current, changed or deleted */
-                                status: string;
-                                entryId?: string;
-                                pageId?: string;
-                                chunkIndex?: number;
-                                /** @description When changed: the version now */
-                                currentVersion?: number;
-                                /** @description When changed: a unified diff of the text served against the text now */
-                                diff?: string;
-                            }[];
-                            query?: string;
-                            mode?: string;
-                            /** @description Who was served (an agent by its client) */
-                            actor?: {
-                                /** @constant */
-                                kind: "human";
-                                userId: string;
-                                name?: string;
-                            } | {
-                                /** @constant */
-                                kind: "agent";
-                                client: string;
-                                skill?: string;
-                            } | {
-                                /** @constant */
-                                kind: "system";
-                                process: string;
-                            };
-                            asOf?: number;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getReportsStaleExposure: {
-        parameters: {
-            query: {
-                since: string;
-                page?: number;
-                limit?: number;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            items: {
-                                /** @description changed or deleted */
-                                status: string;
-                                changedAt: string | null;
-                                servedTo: {
-                                    receiptId: string;
-                                    at: string;
-                                    /** @description unknown */
-                                    actor: unknown;
-                                    version: number;
-                                }[];
-                                entryId?: string;
-                                pageId?: string;
-                                title?: string;
-                                currentVersion?: number;
-                            }[];
-                            pagination: {
-                                page: number;
-                                limit: number;
-                                total: number;
-                                totalPages: number;
-                                hasNext: boolean;
-                                hasPrev: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getReportsAccess: {
-        parameters: {
-            query: {
-                entryId: string;
-                at?: string;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @description The moment asked, as the log has it */
-                            at: {
-                                position: number;
-                                time: string | null;
-                            };
-                            entry: {
-                                entryId: string;
-                                title: string | null;
-                                /** @description absent (not created yet), present or deleted */
-                                state: string;
-                                /** @description Whether a member or a key could read it then */
-                                readable: boolean;
-                                /** @description Whether searches served it then (null: deleted since, its history cut with its content) */
-                                enabled?: boolean | null;
-                                deleted?: {
-                                    at: string;
-                                    position: number;
-                                };
-                                /** @description Why no one could read it then */
-                                reason?: string;
-                            };
-                            knowledgeBaseEnabled: boolean;
-                            readers: {
-                                members: {
-                                    userId: string;
-                                    name: string;
-                                    email: string;
-                                    role: string;
-                                    /** @description Since when (ISO 8601) */
-                                    since: string;
-                                }[];
-                                apiKeys: {
-                                    keyId: string;
-                                    name: string;
-                                    /** @description Since when (ISO 8601) */
-                                    since: string;
-                                }[];
-                                /** @description Accesses people had granted MCP clients then (each also reads as its person does, within its scopes) */
-                                grants: {
-                                    grantId: string;
-                                    clientName: string;
-                                    userId: string;
-                                    scopes: string[];
-                                    /** @description Since when (ISO 8601) */
-                                    since: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getReportsAccessReceipts: {
-        parameters: {
-            query?: {
-                entryId?: string;
-                userId?: string;
-                keyId?: string;
-                from?: string;
-                to?: string;
-                page?: number;
-                limit?: number;
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            subject: {
-                                entryId?: string;
-                                userId?: string;
-                                keyId?: string;
-                            };
-                            window: {
-                                from: string;
-                                to: string;
-                            };
-                            revocations: {
-                                type: string;
-                                position: number;
-                                at: string;
-                                /** @description unknown */
-                                actor: unknown;
-                            }[];
-                            items: {
-                                /** @description The receipt, as GET /api/v1/receipts/{id} reads it */
-                                receiptId: string;
-                                /** @description knowledge or pages */
-                                kind: string;
-                                query: string;
-                                mode: string;
-                                /** @description Who was served: a user, an agent (its client and key) or a process */
-                                actor: unknown;
-                                at: string;
-                                position: number;
-                                served: {
-                                    rank: number;
-                                    version: number;
-                                    entryId?: string;
-                                    pageId?: string;
-                                    title?: string;
-                                }[];
-                                /** @description The past moment the answer was asked as of */
-                                asOf?: number;
-                            }[];
-                            pagination: {
-                                page: number;
-                                limit: number;
-                                total: number;
-                                totalPages: number;
-                                hasNext: boolean;
-                                hasPrev: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postUndo: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-300 characters */
-                    actor: string;
-                    /**
-                     * Format: date-time
-                     * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                     */
-                    from: string;
-                    /**
-                     * Format: date-time
-                     * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                     */
-                    to: string;
-                    dryRun?: boolean;
-                    force?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            dryRun: boolean;
-                            items: {
-                                /** @description page or entry */
-                                kind: string;
-                                id: string;
-                                title: string;
-                                /** @description delete, revert or restore */
-                                action: string;
-                                toVersion?: number;
-                                diff?: string;
-                                conflict?: string;
-                                status?: string;
-                                reason?: string;
-                            }[];
-                            undoId?: string;
                         };
                     };
                 };
@@ -6029,768 +3940,6 @@ export interface operations {
                                     documentsUpdated24h: number;
                                     searchesLast24h: number;
                                 };
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postKnowledgeSearchCompare: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-1000 characters */
-                    query: string;
-                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
-                    from: string;
-                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
-                    to?: string;
-                    /** @enum {string} */
-                    mode?: "hybrid" | "vector" | "text";
-                    /** @description an integer between 1 and 50 */
-                    limit?: number;
-                    /** @description a number between 0 and 1 */
-                    minScore?: number;
-                    /** @enum {string} */
-                    source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
-                    /** @description a string of 1-200 characters */
-                    category?: string;
-                    /** @description a string of 1-100 characters */
-                    tag?: string;
-                    /** @description an id */
-                    folderId?: string;
-                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
-                    filter?: {
-                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
-                        metadata?: {
-                            [key: string]: {
-                                /** @description equal to (a list holding it, for a key whose value is a list) */
-                                eq?: unknown;
-                                /** @description equal to one of these */
-                                in?: unknown[];
-                                /** @description not equal to (absent counts as not equal) */
-                                not?: unknown;
-                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
-                                gt?: unknown;
-                                /** @description greater than or equal to */
-                                gte?: unknown;
-                                /** @description less than */
-                                lt?: unknown;
-                                /** @description less than or equal to */
-                                lte?: unknown;
-                                /** @description the key is present (true) or absent (false) */
-                                exists?: boolean;
-                            };
-                        };
-                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
-                        createdAt?: {
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gte?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lte?: string;
-                        };
-                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
-                        updatedAt?: {
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gte?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lte?: string;
-                        };
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /**
-                             * @description The mode both searches were asked in
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            from: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            to: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description The answer as of from */
-                            before: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description The answer as of to */
-                            after: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
-                            moved: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /**
-                                 * @description How its place changed
-                                 * @enum {string}
-                                 */
-                                movement: "entered" | "left" | "rose" | "fell";
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                before: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                after: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description The entry's events between the moments, oldest first */
-                                because: {
-                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                    causes: string[];
-                                    /** @description The event type */
-                                    type: string;
-                                    /** @description The event's log position */
-                                    position: number;
-                                    /** @description When it was written (ISO 8601) */
-                                    time: string;
-                                    /** @description Who wrote it: a user, an agent (its client) or a process */
-                                    actor: {
-                                        /** @constant */
-                                        kind: "human";
-                                        userId: string;
-                                        name?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "agent";
-                                        client: string;
-                                        skill?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "system";
-                                        process: string;
-                                    };
-                                }[];
-                            }[];
-                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
-                            workspace: {
-                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                causes: string[];
-                                /** @description The event type */
-                                type: string;
-                                /** @description The event's log position */
-                                position: number;
-                                /** @description When it was written (ISO 8601) */
-                                time: string;
-                                /** @description Who wrote it: a user, an agent (its client) or a process */
-                                actor: {
-                                    /** @constant */
-                                    kind: "human";
-                                    userId: string;
-                                    name?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "agent";
-                                    client: string;
-                                    skill?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "system";
-                                    process: string;
-                                };
-                            }[];
-                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
-                            deleted: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title when deleted (null for entries deleted long ago) */
-                                title: string | null;
-                                /** @description The deletion's log position */
-                                position: number;
-                                /** @description When it was deleted (ISO 8601) */
-                                time: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    getReceiptsByIdCompare: {
-        parameters: {
-            query?: {
-                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
-                settle?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /**
-                             * @description The mode both searches were asked in
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            from: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            to: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description The answer as of from */
-                            before: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description The answer as of to */
-                            after: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
-                            moved: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /**
-                                 * @description How its place changed
-                                 * @enum {string}
-                                 */
-                                movement: "entered" | "left" | "rose" | "fell";
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                before: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                after: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description The entry's events between the moments, oldest first */
-                                because: {
-                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                    causes: string[];
-                                    /** @description The event type */
-                                    type: string;
-                                    /** @description The event's log position */
-                                    position: number;
-                                    /** @description When it was written (ISO 8601) */
-                                    time: string;
-                                    /** @description Who wrote it: a user, an agent (its client) or a process */
-                                    actor: {
-                                        /** @constant */
-                                        kind: "human";
-                                        userId: string;
-                                        name?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "agent";
-                                        client: string;
-                                        skill?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "system";
-                                        process: string;
-                                    };
-                                }[];
-                            }[];
-                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
-                            workspace: {
-                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                causes: string[];
-                                /** @description The event type */
-                                type: string;
-                                /** @description The event's log position */
-                                position: number;
-                                /** @description When it was written (ISO 8601) */
-                                time: string;
-                                /** @description Who wrote it: a user, an agent (its client) or a process */
-                                actor: {
-                                    /** @constant */
-                                    kind: "human";
-                                    userId: string;
-                                    name?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "agent";
-                                    client: string;
-                                    skill?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "system";
-                                    process: string;
-                                };
-                            }[];
-                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
-                            deleted: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title when deleted (null for entries deleted long ago) */
-                                title: string | null;
-                                /** @description The deletion's log position */
-                                position: number;
-                                /** @description When it was deleted (ISO 8601) */
-                                time: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postKnowledgeSearch: {
-        parameters: {
-            query?: {
-                view?: "full" | "compact";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a string of 1-1000 characters */
-                    query: string;
-                    /** @enum {string} */
-                    mode?: "hybrid" | "vector" | "text";
-                    /** @description an integer between 1 and 50 */
-                    limit?: number;
-                    /** @description a number between 0 and 1 */
-                    minScore?: number;
-                    /** @enum {string} */
-                    source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
-                    /** @description a string of 1-200 characters */
-                    category?: string;
-                    /** @description a string of 1-100 characters */
-                    tag?: string;
-                    /** @description an id */
-                    folderId?: string;
-                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
-                    filter?: {
-                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
-                        metadata?: {
-                            [key: string]: {
-                                /** @description equal to (a list holding it, for a key whose value is a list) */
-                                eq?: unknown;
-                                /** @description equal to one of these */
-                                in?: unknown[];
-                                /** @description not equal to (absent counts as not equal) */
-                                not?: unknown;
-                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
-                                gt?: unknown;
-                                /** @description greater than or equal to */
-                                gte?: unknown;
-                                /** @description less than */
-                                lt?: unknown;
-                                /** @description less than or equal to */
-                                lte?: unknown;
-                                /** @description the key is present (true) or absent (false) */
-                                exists?: boolean;
-                            };
-                        };
-                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
-                        createdAt?: {
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gte?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lte?: string;
-                        };
-                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
-                        updatedAt?: {
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            gte?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lt?: string;
-                            /**
-                             * Format: date-time
-                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
-                             */
-                            lte?: string;
-                        };
-                    };
-                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
-                    asOf?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            results: {
-                                /** @description The entry */
-                                id: string;
-                                title: string;
-                                /** @description The chunk of the entry that best answers the query */
-                                content: string;
-                                source: string;
-                                metadata: Record<string, never>;
-                                /** @description 0-1: the calibrated chance that the result is relevant, the same in every mode and query; minScore compares it */
-                                score: number;
-                                /** @description Each leg's calibrated score for this entry (a leg that did not run is absent), the fused score served, and the reranking model's */
-                                scores: {
-                                    /** @description 0-1: keyword (BM25) evidence alone */
-                                    text?: number;
-                                    /** @description 0-1: vector similarity alone */
-                                    vector?: number;
-                                    /** @description 0-1: the score served */
-                                    fused?: number;
-                                    /** @description The reranking model's relevance score, where it reordered the results */
-                                    rerank?: number;
-                                };
-                                /** @description The entry's rank in each leg that found it (1 is first) */
-                                ranks: {
-                                    text?: number;
-                                    vector?: number;
-                                };
-                                chunkIndex: number;
-                                /** @description The entry's version (1 for its first content) whose content the served chunk is */
-                                version: number;
-                                /** @description SHA-256 (hex) of the served chunk text */
-                                sha256: string;
-                                /** @description For a crawled entry: the page the chunk came from */
-                                pageUrl?: string;
-                                /** @description The headings the served chunk stands under, as "Installation › Linux" */
-                                headingPath?: string;
-                                /** @description The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` */
-                                highlight?: {
-                                    text: string;
-                                    start: number;
-                                    end: number;
-                                    /** @description Where the query's words are */
-                                    terms: {
-                                        start: number;
-                                        end: number;
-                                    }[];
-                                };
-                            }[] | {
-                                /** @description The entry id: kb_get_entry reads the entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description Relevance 0-1: about the chance that this result answers the query */
-                                score: number;
-                                /** @description The sentences that best match the query */
-                                highlight: string;
-                                /** @description How to cite it to the user: its title, and the web page it came from if any */
-                                citation: string;
-                                /** @description Which chunk of the entry matched (0 is the first) */
-                                chunkIndex: number;
-                                /** @description The entry's version (1 for its first content) that was served */
-                                version: number;
-                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
-                                sha256: string;
-                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
-                                headingPath?: string;
-                                /** @description The whole chunk (with include "chunk") */
-                                content?: string;
-                            }[];
-                            /**
-                             * @description The mode that answered (text when vectors could not be searched)
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description Why another mode than the one asked for answered */
-                            fallback?: string;
-                            /** @description The answer receipt: what was served, checkable later */
-                            receipt?: {
-                                /** @description The receipt of this answer */
-                                id: string;
-                                /** @description The log position the knowledge base had reached when it answered */
-                                position: number;
-                            };
-                            /** @description Present when asOf was asked: the workspace's last event at or before it, whose state the answer shows */
-                            asOf?: {
-                                position: number;
-                                time: string | null;
-                            };
-                            /** @description The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact scan; and the reranking model that reordered the results, or why none did (off, unavailable: the reason) */
-                            engines?: {
-                                text?: string;
-                                vectors?: string;
-                                rerank?: string;
                             };
                         };
                     };
@@ -8430,487 +5579,6 @@ export interface operations {
                                 start: number;
                                 end: number;
                                 tokenCount: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postToolsByToolExecute: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                tool: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    arguments: Record<string, never>;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description NOT_FOUND: unknown id, or one of another workspace */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        /** @description a tool's output */
-                        data: {
-                            /** @description true: held for review as a proposal, the page unchanged; false: written */
-                            held: boolean;
-                            /** @description The page id */
-                            pageId: string;
-                            /** @description The page title */
-                            title: string;
-                            /** @description What happened, in a sentence to quote to the user, with the undo call */
-                            receipt: string;
-                            /** @description The version written (when not held) */
-                            version?: number;
-                            /** @description The tool call that takes the write back, with your own key (when not held) */
-                            undo?: {
-                                /**
-                                 * @description The tool that takes this write back
-                                 * @enum {string}
-                                 */
-                                tool: "page_delete" | "page_revert";
-                                /** @description Its arguments, ready to pass */
-                                arguments: {
-                                    [key: string]: string | number;
-                                };
-                            };
-                            /** @description The proposal holding the change (when held): kb_proposal_status follows it */
-                            proposalId?: string;
-                            /**
-                             * @description The proposal status (when held)
-                             * @constant
-                             */
-                            status?: "pending";
-                        } | {
-                            /** @description The page id */
-                            id: string;
-                            /** @description The page title */
-                            title: string;
-                            /** @description The version read */
-                            version: number;
-                            /** @description The latest version (pass it as expectedVersion when you write) */
-                            latestVersion: number;
-                            /** @description How to cite it to the user: "<title> · v<version>" */
-                            citation: string;
-                            /** @description The text read: all of it, or the part asked for */
-                            content: string;
-                            /** @description Which part of the whole text this is */
-                            range: {
-                                /** @description Where the text read starts (characters) */
-                                start: number;
-                                /** @description Where it ends */
-                                end: number;
-                                /** @description The length of the whole text */
-                                total: number;
-                            };
-                            /** @description More follows: read on with offset set to this (and the same section, if any) */
-                            next?: number;
-                            /** @description The headings of the whole text (when only part of it was read) */
-                            sections?: string[];
-                            /** @description The collection it belongs to */
-                            collectionId?: string;
-                            /** @description unverified, verified, or changed_since_verified (only where the workspace verifies pages) */
-                            verification?: string;
-                        } | {
-                            /** @description The page id */
-                            pageId: string;
-                            /** @description The page title */
-                            title: string;
-                            /** @description The latest version */
-                            version: number;
-                            /** @description Newest first */
-                            versions: {
-                                /** @description The version number */
-                                version: number;
-                                /** @description How it was written: create, append, replace or revert */
-                                mode: string;
-                                /** @description Who wrote it: a person { kind, userId, name } or an agent { kind, client, skill } */
-                                author: Record<string, never>;
-                                /** @description When (ISO 8601) */
-                                createdAt: string;
-                                /** @description Size of change */
-                                change: {
-                                    /** @description Lines added */
-                                    added: number;
-                                    /** @description Lines removed */
-                                    removed: number;
-                                };
-                                /** @description The person who approved it in review */
-                                approvedBy?: Record<string, never>;
-                                /** @description The proposal it was published from (approved in review) */
-                                proposalId?: string;
-                                /** @description The version a revert restored */
-                                revertedFrom?: number;
-                            }[];
-                        } | {
-                            /** @description The proposal id */
-                            proposalId: string;
-                            /**
-                             * @description Where the review stands
-                             * @enum {string}
-                             */
-                            status: "pending" | "approved" | "rejected";
-                            /** @description The page it changes (or would create) */
-                            pageId: string;
-                            /** @description That page title */
-                            pageTitle: string;
-                            /** @description The version it became (approved) */
-                            version?: number;
-                            /** @description When it was approved or rejected (ISO 8601) */
-                            decidedAt?: string;
-                            /** @description The reviewer's reason (rejected) */
-                            reason?: string;
-                            /** @description The call that proposes taking an approved change back (a person reviews it too) */
-                            undo?: {
-                                /**
-                                 * @description The tool that takes this write back
-                                 * @enum {string}
-                                 */
-                                tool: "page_delete" | "page_revert";
-                                /** @description Its arguments, ready to pass */
-                                arguments: {
-                                    [key: string]: string | number;
-                                };
-                            };
-                        } | {
-                            /** @description true: held for review as a proposal, the page unchanged; false: written */
-                            held: boolean;
-                            /** @description The page id */
-                            pageId: string;
-                            /** @description The page title */
-                            title: string;
-                            /** @description What happened, in a sentence to quote to the user, with the undo call */
-                            receipt: string;
-                            /** @description The version written (when not held) */
-                            version?: number;
-                            /** @description The tool call that takes the write back, with your own key (when not held) */
-                            undo?: {
-                                /**
-                                 * @description The tool that takes this write back
-                                 * @enum {string}
-                                 */
-                                tool: "page_delete" | "page_revert";
-                                /** @description Its arguments, ready to pass */
-                                arguments: {
-                                    [key: string]: string | number;
-                                };
-                            };
-                            /** @description The proposal holding the change (when held): kb_proposal_status follows it */
-                            proposalId?: string;
-                            /**
-                             * @description The proposal status (when held)
-                             * @constant
-                             */
-                            status?: "pending";
-                        } | {
-                            /** @description The page id */
-                            pageId: string;
-                            /**
-                             * @description The page is gone (its title is free again)
-                             * @constant
-                             */
-                            deleted: true;
-                            /** @description What happened, in a sentence to quote to the user */
-                            receipt: string;
-                        } | {
-                            /** @description The entry id */
-                            id: string;
-                            /** @description Its title */
-                            title: string;
-                            /** @description What it was made from: manual (text), webpage, document (a file), or a legacy kind */
-                            source: string;
-                            /** @description How to cite it to the user */
-                            citation: string;
-                            /** @description current, stale (not verified within the freshness period) or unknown */
-                            freshness: string;
-                            /** @description When it last changed (ISO 8601) */
-                            updatedAt: string;
-                            /** @description The text read: all of it, or the part asked for */
-                            content: string;
-                            /** @description Which part of the whole text this is */
-                            range: {
-                                /** @description Where the text read starts (characters) */
-                                start: number;
-                                /** @description Where it ends */
-                                end: number;
-                                /** @description The length of the whole text */
-                                total: number;
-                            };
-                            /** @description More follows: read on with offset set to this (and the same section, if any) */
-                            next?: number;
-                            /** @description The headings of the whole text (when only part of it was read) */
-                            sections?: string[];
-                            /** @description The web page it was fetched from */
-                            sourceUrl?: string;
-                            /** @description The file it was uploaded as */
-                            fileName?: string;
-                            /** @description Its metadata category */
-                            category?: string;
-                            /** @description Its metadata tags */
-                            tags?: string[];
-                        } | {
-                            /** @description Best first; empty when nothing scored at least minScore */
-                            results: {
-                                /** @description The entry id: kb_get_entry reads the entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description Relevance 0-1: about the chance that this result answers the query */
-                                score: number;
-                                /** @description The sentences that best match the query */
-                                highlight: string;
-                                /** @description How to cite it to the user: its title, and the web page it came from if any */
-                                citation: string;
-                                /** @description Which chunk of the entry matched (0 is the first) */
-                                chunkIndex: number;
-                                /** @description The entry's version (1 for its first content) that was served */
-                                version: number;
-                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
-                                sha256: string;
-                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
-                                headingPath?: string;
-                                /** @description The whole chunk (with include "chunk") */
-                                content?: string;
-                            }[];
-                            /**
-                             * @description The mode that ran
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description The answer receipt: what was served, checkable later */
-                            receipt: {
-                                /** @description The receipt of this answer */
-                                id: string;
-                                /** @description The log position the knowledge base had reached when it answered */
-                                position: number;
-                            };
-                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
-                            fallback?: string;
-                        } | {
-                            /** @description Best first; empty when nothing scored at least minScore */
-                            results: {
-                                /** @description The page id: page_read reads the page */
-                                pageId: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description Relevance 0-1: about the chance that this result answers the query */
-                                score: number;
-                                /** @description The sentences that best match the query */
-                                highlight: string;
-                                /** @description The version that matched */
-                                version: number;
-                                /** @description How to cite it to the user: "<title> · v<version>" */
-                                citation: string;
-                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
-                                sha256: string;
-                                /** @description The whole page version (with include "chunk") */
-                                content?: string;
-                            }[];
-                            /**
-                             * @description The mode that ran
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description The answer receipt: what was served, checkable later */
-                            receipt: {
-                                /** @description The receipt of this answer */
-                                id: string;
-                                /** @description The log position the knowledge base had reached when it answered */
-                                position: number;
-                            };
-                            /** @description Why another mode ran than the one asked (no vectors, the model failed) */
-                            fallback?: string;
-                        } | {
-                            /**
-                             * @description The mode both searches were asked in
-                             * @enum {string}
-                             */
-                            mode: "hybrid" | "vector" | "text";
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            from: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
-                            to: {
-                                /** @description Its log position */
-                                position: number;
-                                /** @description Its time (ISO 8601) */
-                                time: string | null;
-                            };
-                            /** @description The answer as of from */
-                            before: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description The answer as of to */
-                            after: {
-                                /** @description Its place in the answer (1 is first) */
-                                rank: number;
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /** @description 0-1: the score served */
-                                score: number;
-                                /** @description The entry's version whose content was served */
-                                version: number;
-                                /** @description The chunk served (0 is the first) */
-                                chunkIndex: number;
-                            }[];
-                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
-                            moved: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title */
-                                title: string;
-                                /**
-                                 * @description How its place changed
-                                 * @enum {string}
-                                 */
-                                movement: "entered" | "left" | "rose" | "fell";
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                before: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description Its place, score and version in that answer, or null where it was not in it */
-                                after: {
-                                    /** @description Its place (1 is first) */
-                                    rank: number;
-                                    /** @description 0-1: the score served */
-                                    score: number;
-                                    /** @description The entry's version served */
-                                    version: number;
-                                } | null;
-                                /** @description The entry's events between the moments, oldest first */
-                                because: {
-                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                    causes: string[];
-                                    /** @description The event type */
-                                    type: string;
-                                    /** @description The event's log position */
-                                    position: number;
-                                    /** @description When it was written (ISO 8601) */
-                                    time: string;
-                                    /** @description Who wrote it: a user, an agent (its client) or a process */
-                                    actor: {
-                                        /** @constant */
-                                        kind: "human";
-                                        userId: string;
-                                        name?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "agent";
-                                        client: string;
-                                        skill?: string;
-                                    } | {
-                                        /** @constant */
-                                        kind: "system";
-                                        process: string;
-                                    };
-                                }[];
-                            }[];
-                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
-                            workspace: {
-                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
-                                causes: string[];
-                                /** @description The event type */
-                                type: string;
-                                /** @description The event's log position */
-                                position: number;
-                                /** @description When it was written (ISO 8601) */
-                                time: string;
-                                /** @description Who wrote it: a user, an agent (its client) or a process */
-                                actor: {
-                                    /** @constant */
-                                    kind: "human";
-                                    userId: string;
-                                    name?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "agent";
-                                    client: string;
-                                    skill?: string;
-                                } | {
-                                    /** @constant */
-                                    kind: "system";
-                                    process: string;
-                                };
-                            }[];
-                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
-                            deleted: {
-                                /** @description The entry */
-                                id: string;
-                                /** @description Its title when deleted (null for entries deleted long ago) */
-                                title: string | null;
-                                /** @description The deletion's log position */
-                                position: number;
-                                /** @description When it was deleted (ISO 8601) */
-                                time: string;
                             }[];
                         };
                     };
@@ -11084,6 +7752,3338 @@ export interface operations {
                             slug: string;
                             url: string;
                             mcpUrl: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminReembed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            reembedded: {
+                                workspaceId: string;
+                                model: string;
+                                vectors: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReceiptsById: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            /** @description knowledge or pages */
+                            kind: string;
+                            at: string;
+                            position: number;
+                            /** @description Whether the search's record (query, mode, who) has reached the log */
+                            recorded: boolean;
+                            results: {
+                                /** @description The entry's version (1 for its first content), or the page's, that was served */
+                                version: number;
+                                /** @description SHA-256 (hex) of the text served */
+                                sha256: string;
+                                /** @description current, changed or deleted */
+                                status: string;
+                                entryId?: string;
+                                pageId?: string;
+                                chunkIndex?: number;
+                                /** @description When changed: the version now */
+                                currentVersion?: number;
+                                /** @description When changed: a unified diff of the text served against the text now */
+                                diff?: string;
+                            }[];
+                            query?: string;
+                            mode?: string;
+                            /** @description Who was served (an agent by its client) */
+                            actor?: {
+                                /** @constant */
+                                kind: "human";
+                                userId: string;
+                                name?: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                client: string;
+                                skill?: string;
+                            } | {
+                                /** @constant */
+                                kind: "system";
+                                process: string;
+                            };
+                            asOf?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReportsStaleExposure: {
+        parameters: {
+            query: {
+                since: string;
+                page?: number;
+                limit?: number;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                /** @description changed or deleted */
+                                status: string;
+                                changedAt: string | null;
+                                servedTo: {
+                                    receiptId: string;
+                                    at: string;
+                                    /** @description unknown */
+                                    actor: unknown;
+                                    version: number;
+                                }[];
+                                entryId?: string;
+                                pageId?: string;
+                                title?: string;
+                                currentVersion?: number;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postKnowledgeSearchCompare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-1000 characters */
+                    query: string;
+                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
+                    from: string;
+                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
+                    to?: string;
+                    /** @enum {string} */
+                    mode?: "hybrid" | "vector" | "text";
+                    /** @description an integer between 1 and 50 */
+                    limit?: number;
+                    /** @description a number between 0 and 1 */
+                    minScore?: number;
+                    /** @enum {string} */
+                    source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
+                    /** @description a string of 1-200 characters */
+                    category?: string;
+                    /** @description a string of 1-100 characters */
+                    tag?: string;
+                    /** @description an id */
+                    folderId?: string;
+                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
+                    filter?: {
+                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
+                        metadata?: {
+                            [key: string]: {
+                                /** @description equal to (a list holding it, for a key whose value is a list) */
+                                eq?: unknown;
+                                /** @description equal to one of these */
+                                in?: unknown[];
+                                /** @description not equal to (absent counts as not equal) */
+                                not?: unknown;
+                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
+                                gt?: unknown;
+                                /** @description greater than or equal to */
+                                gte?: unknown;
+                                /** @description less than */
+                                lt?: unknown;
+                                /** @description less than or equal to */
+                                lte?: unknown;
+                                /** @description the key is present (true) or absent (false) */
+                                exists?: boolean;
+                            };
+                        };
+                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        createdAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        updatedAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReceiptsByIdCompare: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /**
+                             * @description The mode both searches were asked in
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            from: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description A moment compared: the workspace's last event at or before the one asked (time null: before its first event) */
+                            to: {
+                                /** @description Its log position */
+                                position: number;
+                                /** @description Its time (ISO 8601) */
+                                time: string | null;
+                            };
+                            /** @description The answer as of from */
+                            before: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description The answer as of to */
+                            after: {
+                                /** @description Its place in the answer (1 is first) */
+                                rank: number;
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description 0-1: the score served */
+                                score: number;
+                                /** @description The entry's version whose content was served */
+                                version: number;
+                                /** @description The chunk served (0 is the first) */
+                                chunkIndex: number;
+                            }[];
+                            /** @description Every entry that entered, left, rose or fell, with the events behind it */
+                            moved: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /**
+                                 * @description How its place changed
+                                 * @enum {string}
+                                 */
+                                movement: "entered" | "left" | "rose" | "fell";
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                before: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description Its place, score and version in that answer, or null where it was not in it */
+                                after: {
+                                    /** @description Its place (1 is first) */
+                                    rank: number;
+                                    /** @description 0-1: the score served */
+                                    score: number;
+                                    /** @description The entry's version served */
+                                    version: number;
+                                } | null;
+                                /** @description The entry's events between the moments, oldest first */
+                                because: {
+                                    /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                    causes: string[];
+                                    /** @description The event type */
+                                    type: string;
+                                    /** @description The event's log position */
+                                    position: number;
+                                    /** @description When it was written (ISO 8601) */
+                                    time: string;
+                                    /** @description Who wrote it: a user, an agent (its client) or a process */
+                                    actor: {
+                                        /** @constant */
+                                        kind: "human";
+                                        userId: string;
+                                        name?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "agent";
+                                        client: string;
+                                        skill?: string;
+                                    } | {
+                                        /** @constant */
+                                        kind: "system";
+                                        process: string;
+                                    };
+                                }[];
+                            }[];
+                            /** @description The workspace's events between the moments that change every search: search settings, a re-embedding */
+                            workspace: {
+                                /** @description What the event did: created, edited, retitled, reprocessed, metadata, disabled, enabled, moved, deleted, re-embedded, settings */
+                                causes: string[];
+                                /** @description The event type */
+                                type: string;
+                                /** @description The event's log position */
+                                position: number;
+                                /** @description When it was written (ISO 8601) */
+                                time: string;
+                                /** @description Who wrote it: a user, an agent (its client) or a process */
+                                actor: {
+                                    /** @constant */
+                                    kind: "human";
+                                    userId: string;
+                                    name?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "agent";
+                                    client: string;
+                                    skill?: string;
+                                } | {
+                                    /** @constant */
+                                    kind: "system";
+                                    process: string;
+                                };
+                            }[];
+                            /** @description Entries deleted between the moments (the latest 100): their content is cut, so no answer of any moment serves them, and whether they answered then is not shown */
+                            deleted: {
+                                /** @description The entry */
+                                id: string;
+                                /** @description Its title when deleted (null for entries deleted long ago) */
+                                title: string | null;
+                                /** @description The deletion's log position */
+                                position: number;
+                                /** @description When it was deleted (ISO 8601) */
+                                time: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postKnowledgeSearch: {
+        parameters: {
+            query?: {
+                view?: "full" | "compact";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-1000 characters */
+                    query: string;
+                    /** @enum {string} */
+                    mode?: "hybrid" | "vector" | "text";
+                    /** @description an integer between 1 and 50 */
+                    limit?: number;
+                    /** @description a number between 0 and 1 */
+                    minScore?: number;
+                    /** @enum {string} */
+                    source?: "manual" | "document" | "webpage" | "faq" | "api_docs" | "transcript";
+                    /** @description a string of 1-200 characters */
+                    category?: string;
+                    /** @description a string of 1-100 characters */
+                    tag?: string;
+                    /** @description an id */
+                    folderId?: string;
+                    /** @description Conditions every result meets: on metadata keys, and on when the entry was created or last changed */
+                    filter?: {
+                        /** @description a JSON object of at most 20 metadata keys, each naming its conditions */
+                        metadata?: {
+                            [key: string]: {
+                                /** @description equal to (a list holding it, for a key whose value is a list) */
+                                eq?: unknown;
+                                /** @description equal to one of these */
+                                in?: unknown[];
+                                /** @description not equal to (absent counts as not equal) */
+                                not?: unknown;
+                                /** @description greater than: a number against numbers, a string (an ISO date) against strings */
+                                gt?: unknown;
+                                /** @description greater than or equal to */
+                                gte?: unknown;
+                                /** @description less than */
+                                lt?: unknown;
+                                /** @description less than or equal to */
+                                lte?: unknown;
+                                /** @description the key is present (true) or absent (false) */
+                                exists?: boolean;
+                            };
+                        };
+                        /** @description When the entry was created: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        createdAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                        /** @description When the entry last changed: bounds gt, gte, lt, lte, each an ISO 8601 time */
+                        updatedAt?: {
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            gte?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lt?: string;
+                            /**
+                             * Format: date-time
+                             * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                             */
+                            lte?: string;
+                        };
+                    };
+                    /** @description a log position pos:<n>, or an ISO 8601 date and time such as 2026-11-25T10:00:00Z */
+                    asOf?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            results: {
+                                /** @description The entry */
+                                id: string;
+                                title: string;
+                                /** @description The chunk of the entry that best answers the query */
+                                content: string;
+                                source: string;
+                                metadata: Record<string, never>;
+                                /** @description 0-1: the calibrated chance that the result is relevant, the same in every mode and query; minScore compares it */
+                                score: number;
+                                /** @description Each leg's calibrated score for this entry (a leg that did not run is absent), the fused score served, and the reranking model's */
+                                scores: {
+                                    /** @description 0-1: keyword (BM25) evidence alone */
+                                    text?: number;
+                                    /** @description 0-1: vector similarity alone */
+                                    vector?: number;
+                                    /** @description 0-1: the score served */
+                                    fused?: number;
+                                    /** @description The reranking model's relevance score, where it reordered the results */
+                                    rerank?: number;
+                                };
+                                /** @description The entry's rank in each leg that found it (1 is first) */
+                                ranks: {
+                                    text?: number;
+                                    vector?: number;
+                                };
+                                chunkIndex: number;
+                                /** @description The entry's version (1 for its first content) whose content the served chunk is */
+                                version: number;
+                                /** @description SHA-256 (hex) of the served chunk text */
+                                sha256: string;
+                                /** @description For a crawled entry: the page the chunk came from */
+                                pageUrl?: string;
+                                /** @description The headings the served chunk stands under, as "Installation › Linux" */
+                                headingPath?: string;
+                                /** @description The sentence or two of `content` that best match the query; offsets are UTF-16 code units into `content` */
+                                highlight?: {
+                                    text: string;
+                                    start: number;
+                                    end: number;
+                                    /** @description Where the query's words are */
+                                    terms: {
+                                        start: number;
+                                        end: number;
+                                    }[];
+                                };
+                            }[] | {
+                                /** @description The entry id: kb_get_entry reads the entry */
+                                id: string;
+                                /** @description Its title */
+                                title: string;
+                                /** @description Relevance 0-1: about the chance that this result answers the query */
+                                score: number;
+                                /** @description The sentences that best match the query */
+                                highlight: string;
+                                /** @description How to cite it to the user: its title, and the web page it came from if any */
+                                citation: string;
+                                /** @description Which chunk of the entry matched (0 is the first) */
+                                chunkIndex: number;
+                                /** @description The entry's version (1 for its first content) that was served */
+                                version: number;
+                                /** @description SHA-256 (hex) of the text served (the chunk, or the page version) */
+                                sha256: string;
+                                /** @description The section the chunk is in: the headings above it, as "Installation › Linux" */
+                                headingPath?: string;
+                                /** @description The whole chunk (with include "chunk") */
+                                content?: string;
+                            }[];
+                            /**
+                             * @description The mode that answered (text when vectors could not be searched)
+                             * @enum {string}
+                             */
+                            mode: "hybrid" | "vector" | "text";
+                            /** @description Why another mode than the one asked for answered */
+                            fallback?: string;
+                            /** @description The answer receipt: what was served, checkable later */
+                            receipt?: {
+                                /** @description The receipt of this answer */
+                                id: string;
+                                /** @description The log position the knowledge base had reached when it answered */
+                                position: number;
+                            };
+                            /** @description Present when asOf was asked: the workspace's last event at or before it, whose state the answer shows */
+                            asOf?: {
+                                position: number;
+                                time: string | null;
+                            };
+                            /** @description The engines that answered each leg that ran: pg_textsearch, tsvector or elasticsearch; pgvector or exact scan; and the reranking model that reordered the results, or why none did (off, unavailable: the reason) */
+                            engines?: {
+                                text?: string;
+                                vectors?: string;
+                                rerank?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAuthValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            valid: true;
+                            user: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                current_workspace: {
+                                    id: string;
+                                    name: string;
+                                    /** @description owner, admin, editor or viewer */
+                                    role: string;
+                                };
+                                /** @description The user's workspaces, to switch between */
+                                workspaces: {
+                                    id: string;
+                                    name: string;
+                                    /** @description owner, admin, editor or viewer */
+                                    role: string;
+                                }[];
+                            };
+                            token: {
+                                issued_at: string;
+                                expires_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAuthSwitchWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            workspace: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                /** @description owner, admin, editor or viewer */
+                                role: string;
+                                permissions: string[];
+                            };
+                            /** @description A new token for that workspace */
+                            access_token: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getOauthAuthorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                response_type: string;
+                code_challenge: string;
+                code_challenge_method: string;
+                redirect_uri?: string;
+                scope?: string;
+                resource?: string;
+                state?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            client: {
+                                id: string;
+                                /** @description The name the client registered with */
+                                name: string;
+                            };
+                            /** @description Where the browser goes back to */
+                            redirectUri: string;
+                            /** @description What the client asks for: kb:read, and kb:write */
+                            scopes: string[];
+                            /** @description The MCP endpoint the access is for */
+                            resource: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getOauthGrants: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                id: string;
+                                clientId: string;
+                                clientName: string;
+                                /** @description Who granted it */
+                                userId: string;
+                                userName: string;
+                                scopes: string[];
+                                createdAt: string;
+                                /** @description pending (its code not yet used), active or revoked */
+                                status: string;
+                                lastRefreshedAt?: string;
+                                revokedAt?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postOauthGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    request: {
+                        /** @description a string of 1-200 characters */
+                        client_id: string;
+                        /** @description a string of 1-50 characters */
+                        response_type: string;
+                        /** @description a string of 1-200 characters */
+                        code_challenge: string;
+                        /** @description a string of 1-20 characters */
+                        code_challenge_method: string;
+                        /** @description a string of 1-2000 characters */
+                        redirect_uri?: string;
+                        /** @description a string of at most 500 characters */
+                        scope?: string;
+                        /** @description a string of 1-2000 characters */
+                        resource?: string;
+                        /** @description a string of at most 1000 characters */
+                        state?: string;
+                    };
+                    approve: boolean;
+                    /** @description an id */
+                    workspaceId?: string;
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description The client's redirect URI with the code (or the refusal): send the browser there */
+                            redirectTo: string;
+                            grantId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteOauthGrantsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                id: string;
+                                name: string;
+                                createdAt: string;
+                                /** @description active or revoked */
+                                status: string;
+                                revokedAt?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description an email address
+                     */
+                    email: string;
+                    /** @description a string of 1-200 characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            email: string;
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-200 characters */
+                    name: string;
+                    /** @description a slug of lowercase letters, digits and dashes (1-60) */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    userId: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "editor" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            workspaceId: string;
+                            userId: string;
+                            /** @description owner, admin, editor or viewer */
+                            role: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteAdminWorkspacesByIdMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            workspaceId: string;
+                            userId: string;
+                            /** @constant */
+                            removed: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    userId: string;
+                    /** @description an id */
+                    workspaceId: string;
+                    /** @description an integer between 60 and 31536000 */
+                    ttlSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            /** @description Shown once; stored only as a hash */
+                            access_token: string;
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteAdminTokensById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    workspaceId: string;
+                    /** @description a string of 1-100 characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            /** @description Shown once; stored only as a hash */
+                            api_key: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteAdminApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminVerifyChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-200 characters */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            chains: {
+                                /** @description A workspace id */
+                                chain: string;
+                                position: number;
+                                hash: string;
+                            }[];
+                            /** @description Events whose content was checked against its hash */
+                            verified: number;
+                            /** @description Events cut by a deletion: their hashes still link the chain */
+                            cut: number;
+                            broken?: {
+                                chain: string;
+                                position: number;
+                                streamId: string;
+                                revision: number;
+                                reason: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getAdminReceiptKeys: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            keys: {
+                                id: string;
+                                createdAt: string;
+                                /** @description The key new receipts are signed with */
+                                signing: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postAdminReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            keys: {
+                                id: string;
+                                createdAt: string;
+                                /** @description The key new receipts are signed with */
+                                signing: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteAdminReceiptKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @constant */
+                            removed: true;
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getAuditEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                after?: number;
+                streamId?: string;
+                type?: string;
+                actor?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            events: {
+                                position: number;
+                                streamId: string;
+                                revision: number;
+                                id: string;
+                                type: string;
+                                actor: Record<string, never>;
+                                data: Record<string, never>;
+                                metadata: Record<string, never>;
+                                time: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getAuditHead: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            workspaceId: string;
+                            /** @description Log position of the workspace's latest event (0: none yet) */
+                            position: number;
+                            /** @description SHA-256 link of that event, hex: SHA-256(previous link || SHA-256(the event's canonical form)) */
+                            hash: string;
+                            /** @constant */
+                            algorithm: "sha256";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                after?: number | "now";
+                type?: string;
+                streamId?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Each event as `id: <position>`, `event: <type>`, `data: <the event as GET /api/v1/audit/events shows it>`; a comment line (`: heartbeat`) after a silence */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            webhooks: {
+                                id: string;
+                                url: string;
+                                events: string[];
+                                /** @description enabled or disabled */
+                                status: string;
+                                createdAt: string;
+                                /** @description Position of the last event delivered */
+                                deliveredUpTo: number;
+                                /** @description Failed tries of the event now being delivered */
+                                failures: number;
+                                nextAttemptAt: string | null;
+                                disabledReason?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-2048 characters */
+                    url: string;
+                    /** @description an array of at most 50 items */
+                    events: string[];
+                    /** @description a secret of whsec_ and the base64 of 18 to 64 bytes */
+                    secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            /** @description enabled or disabled */
+                            status: string;
+                            createdAt: string;
+                            /** @description Position of the last event delivered */
+                            deliveredUpTo: number;
+                            /** @description Failed tries of the event now being delivered */
+                            failures: number;
+                            nextAttemptAt: string | null;
+                            /** @description Shown only in this answer */
+                            secret: string;
+                            disabledReason?: string;
+                        } | {
+                            id: string;
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getWebhooksById: {
+        parameters: {
+            query?: {
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            /** @description enabled or disabled */
+                            status: string;
+                            createdAt: string;
+                            /** @description Position of the last event delivered */
+                            deliveredUpTo: number;
+                            /** @description Failed tries of the event now being delivered */
+                            failures: number;
+                            nextAttemptAt: string | null;
+                            disabledReason?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getWebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            deliveries: {
+                                deliveryId: string;
+                                eventPosition: number;
+                                eventType: string;
+                                attempt: number;
+                                /** @description The receiver's HTTP status; 0 when none came */
+                                statusCode: number;
+                                delivered: boolean;
+                                manual: boolean;
+                                nextAttemptAt: string | null;
+                                at: string;
+                                error?: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdDeliveriesByDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or one of another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            deliveryId: string;
+                            attempt: number;
+                            statusCode: number;
+                            delivered: boolean;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReportsAccess: {
+        parameters: {
+            query: {
+                entryId: string;
+                at?: string;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description The moment asked, as the log has it */
+                            at: {
+                                position: number;
+                                time: string | null;
+                            };
+                            entry: {
+                                entryId: string;
+                                title: string | null;
+                                /** @description absent (not created yet), present or deleted */
+                                state: string;
+                                /** @description Whether a member or a key could read it then */
+                                readable: boolean;
+                                /** @description Whether searches served it then (null: deleted since, its history cut with its content) */
+                                enabled?: boolean | null;
+                                deleted?: {
+                                    at: string;
+                                    position: number;
+                                };
+                                /** @description Why no one could read it then */
+                                reason?: string;
+                            };
+                            knowledgeBaseEnabled: boolean;
+                            readers: {
+                                members: {
+                                    userId: string;
+                                    name: string;
+                                    email: string;
+                                    role: string;
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                                apiKeys: {
+                                    keyId: string;
+                                    name: string;
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                                /** @description Accesses people had granted MCP clients then (each also reads as its person does, within its scopes) */
+                                grants: {
+                                    grantId: string;
+                                    clientName: string;
+                                    userId: string;
+                                    scopes: string[];
+                                    /** @description Since when (ISO 8601) */
+                                    since: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReportsAccessReceipts: {
+        parameters: {
+            query?: {
+                entryId?: string;
+                userId?: string;
+                keyId?: string;
+                from?: string;
+                to?: string;
+                page?: number;
+                limit?: number;
+                /** @description true: the answer counts every search answered before it (their records are appended after the answers, so cited counts may otherwise trail by a moment) */
+                settle?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            subject: {
+                                entryId?: string;
+                                userId?: string;
+                                keyId?: string;
+                            };
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            revocations: {
+                                type: string;
+                                position: number;
+                                at: string;
+                                /** @description unknown */
+                                actor: unknown;
+                            }[];
+                            items: {
+                                /** @description The receipt, as GET /api/v1/receipts/{id} reads it */
+                                receiptId: string;
+                                /** @description knowledge or pages */
+                                kind: string;
+                                query: string;
+                                mode: string;
+                                /** @description Who was served: a user, an agent (its client and key) or a process */
+                                actor: unknown;
+                                at: string;
+                                position: number;
+                                served: {
+                                    rank: number;
+                                    version: number;
+                                    entryId?: string;
+                                    pageId?: string;
+                                    title?: string;
+                                }[];
+                                /** @description The past moment the answer was asked as of */
+                                asOf?: number;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                                hasNext: boolean;
+                                hasPrev: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postUndo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a string of 1-300 characters */
+                    actor: string;
+                    /**
+                     * Format: date-time
+                     * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description an ISO 8601 date and time, such as 2026-11-25T10:00:00Z
+                     */
+                    to: string;
+                    dryRun?: boolean;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            dryRun: boolean;
+                            items: {
+                                /** @description page or entry */
+                                kind: string;
+                                id: string;
+                                title: string;
+                                /** @description delete, revert or restore */
+                                action: string;
+                                toVersion?: number;
+                                diff?: string;
+                                conflict?: string;
+                                status?: string;
+                                reason?: string;
+                            }[];
+                            undoId?: string;
                         };
                     };
                 };
