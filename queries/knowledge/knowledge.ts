@@ -2,12 +2,13 @@ import type { Queryable } from '../../adapters/db'
 import { readKbConfig } from './kbConfig'
 import type { StorageInfo } from '../../domain/knowledge/entry'
 import { currentAt } from '../asOf'
+import { citedCount } from '../citedCount'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
 const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
 /** How often searches served the entry (counted by search's projector of what was served). */
-const CITED = "coalesce((SELECT c.cited FROM kb_citation_counts c WHERE c.kind = 'entry' AND c.id = e.id), 0)"
+const CITED = citedCount('entry', 'e.id')
 /**
  * Freshness, derived at read time from the workspace's freshnessDays. An entry without content (its task
  * pending or failed) vouches for nothing, however recent: unknown.

@@ -2,6 +2,7 @@ import type { Queryable } from '../../adapters/db'
 import { appended, changeSize, unifiedDiff } from '../../adapters/diff'
 import type { ProposalSubmitted } from '../../domain/pages/proposal'
 import type { Author, Person } from '../../domain/shared'
+import { citedCount } from '../citedCount'
 import { pagination } from '../pagination'
 
 /** The page's content as a proposal would make it, from the content of the version it was made against. */
@@ -34,8 +35,7 @@ export interface PageRow {
 }
 
 /** The columns of a PageRow, from kb_pages p. */
-const PAGE =
-  "p.*, coalesce((SELECT c.cited FROM kb_citation_counts c WHERE c.kind = 'page' AND c.id = p.id), 0) AS cited_count"
+const PAGE = `p.*, ${citedCount('page', 'p.id')} AS cited_count`
 
 /** A row of kb_page_versions. */
 export interface VersionRow {
