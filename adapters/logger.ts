@@ -1,7 +1,6 @@
 import pino from 'pino'
 
-/** Structured JSON logs, one object a line. */
-/** On stdout, or on stderr where stdout is a command's output (the kb CLI). */
+/** Structured JSON logs, one object a line, on stdout, or on stderr where stdout is a command's output (the kb CLI). */
 export const createLogger = (level: string, to: 'stdout' | 'stderr' = 'stdout') =>
   to === 'stdout'
     ? pino({ level, base: { service: 'kb' } })

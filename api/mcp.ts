@@ -33,12 +33,12 @@ export interface McpTool {
   call(args: unknown, client: string): Promise<E.Either<DomainError, ToolOutput>>
 }
 
-/** A tool's answer as text too, for clients that read no structuredContent (compact: it costs the agent tokens). */
 /** Why GET is not documented on the MCP endpoints (they answer it 405). */
 export const NO_MCP_STREAM =
   'Every answer is JSON. GET on this endpoint answers 405 Method Not Allowed: the server offers no ' +
   'server-to-client event stream, which MCP Streamable HTTP allows (clients then send every request by POST).'
 
+/** A tool's answer as text too, for clients that read no structuredContent (compact: it costs the agent tokens). */
 const text = (value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value) }]
 
 /** A failure an agent can act on: the envelope's code, message and details, and the next step. */

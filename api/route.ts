@@ -170,9 +170,9 @@ export const mount = (router: Router, deps: Deps, routes: AnyRoute[]) => {
     })
   }
 
-  /** A query parameter the route does not take is a mistake to name, not one to ignore (`?q=` filtering nothing). */
   // Each route's query parameter names, worked out once at mount rather than per request.
   const knownQuery = new Map(routes.map((spec) => [spec, new Set(propsOf(spec.query))]))
+  /** A query parameter the route does not take is a mistake to name, not one to ignore (`?q=` filtering nothing). */
   const unknownQuery = (ctx: Context, spec: AnyRoute) => {
     const known = knownQuery.get(spec) ?? new Set<string>()
     const takes = known.size ? ` (it takes ${[...known].join(', ')})` : ''

@@ -245,7 +245,6 @@ const shown = (name: string, value: unknown) => {
   return JSON.stringify(typeof value === 'string' ? withoutCredentials(value) : value)
 }
 
-/** Decodes the environment; Left is one line naming the variable and what it must be. */
 /** What the S3 store reads (BLOB_URL=s3://...); taken from the same environment as the rest. */
 const S3_SETTINGS = [
   'S3_ENDPOINT',
@@ -257,6 +256,7 @@ const S3_SETTINGS = [
   'AWS_SESSION_TOKEN',
 ]
 
+/** Decodes the environment; Left is one line naming the variable and what it must be. */
 export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => {
   // A variable set to nothing (as Compose passes `${X:-}`) is unset.
   const decoded = ConfigCodec.decode(

@@ -114,8 +114,8 @@ export class ProjectionError extends Error {
   }
 }
 
-/** Creates a projector's tables in the current search_path schema and its checkpoint row. */
 /**
+ * Creates a projector's tables in the current search_path schema and its checkpoint row.
  * `onlyIfMissing`: for a process that only reads them (it follows another that runs the projector): the tables
  * are made if there are none, never reset for a new version (only the process running the projector does that).
  */

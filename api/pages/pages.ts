@@ -33,7 +33,7 @@ const verificationOff = fail(
   ['verification.enabled: is false'],
 )
 
-/** People's side of pages: their versions, diffs, reverts and verification. */
+/** People's side of pages: create, list, read, change, delete and verify (versions: pageVersions.ts). */
 export const pageRoutes: AnyRoute[] = [
   route({
     method: 'post',

@@ -68,10 +68,10 @@ export const updateFolder = async (
   return answered({ id: folderId })(done)
 }
 
-/** Deletes the folder and moves its entries to root before answering. */
 /** Times a folder's deletion looks for entries left in it. */
 const SWEEPS = 3
 
+/** Deletes the folder and moves its entries to root before answering. */
 export const deleteFolder = async (
   store: EventStore,
   db: Queryable,

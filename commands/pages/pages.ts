@@ -190,8 +190,10 @@ export const writePage = (deps: PageDeps, ctx: CommandContext, input: WritePageI
     })
   })
 
-/** A version's content, read from its event (the page's state keeps only the latest). */
-/** The content of a version of the page, read at the event that wrote it (undefined: no such version). */
+/**
+ * The content of a version of the page, read at the event that wrote it (the page's state keeps only the
+ * latest; undefined: no such version).
+ */
 export const versionContent = async (store: EventStore, pageId: string, state: PageState, version: number) => {
   if (state.status === 'none' || version < 1 || version > state.version) return undefined
   const [event] = await store.readStream(pages.stream(pageId), {

@@ -2,7 +2,6 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/Either'
 import type { Decider } from '../shared'
 
-/** One search as served: a batch of citations, one per entry (or page version) in its results. */
 /**
  * What one result served (an answer receipt keeps these): the entry, its stream's revision whose
  * content was served (named `version` when it was first written; shown as the entry's version, from 1),
@@ -10,6 +9,7 @@ import type { Decider } from '../shared'
  */
 export const ServedEntry = t.type({ entryId: t.string, version: t.number, chunkIndex: t.number, sha256: t.string })
 
+/** One search as served: a batch of citations, one per entry (or page version) in its results. */
 export const SearchServed = t.type({
   type: t.literal('SearchServed'),
   data: t.intersection([

@@ -52,7 +52,7 @@ const garble = (e: t.TypeOf<typeof Event>): t.TypeOf<typeof Event> => {
   return { ...e, data: { ...e.data, changes } }
 }
 
-/** The index's tables, each with its history (./history.ts), all keyed by entry. */
+/** The index's tables, each with its history (projections/history.ts), all keyed by entry. */
 const TABLES = ['kb_chunks', 'kb_chunk_entries', 'kb_passages']
 /** Columns whose change alone makes no new row of history. */
 const UNVERSIONED: Record<string, string[]> = { kb_chunks: ['revision'] }

@@ -6,7 +6,6 @@ import { type Doc, capped } from './sets'
 
 const SOURCE = '/usr/share/doc/python3.11/html/_sources/library'
 
-/** reStructuredText to plain text: roles and markup unwrapped, directives kept as their signatures. */
 /** Directives whose block is markup, not text. */
 const SKIPPED =
   /^\.\. (index|sectionauthor|moduleauthor|module|currentmodule|highlight|testsetup|testcleanup|toctree|_[^:]+):/
@@ -33,6 +32,7 @@ const DESCRIBED = [
 /** A directive that describes an object: its signature is kept as text. */
 const DESCRIPTION = new RegExp(`^(\\s*)\\.\\. (${DESCRIBED.join('|')})::\\s*`)
 
+/** reStructuredText to plain text: roles and markup unwrapped, directives kept as their signatures. */
 export const rstToText = (rst: string) => {
   const out: string[] = []
   let skipping = false

@@ -32,8 +32,8 @@ const TABLES = [
  * with no transaction open while the model runs, then sets the vectors of the rows that wait for
  * them, each table in one short statement. What it writes is a function of each row's own text, so
  * a rebuild gives the same rows. Runs in the process that holds the projections.
+ * `vectors`: whether the tables keep pgvector vectors (else `real[]`).
  */
-/** `vectors`: whether the tables keep pgvector vectors (else `real[]`). */
 export const startEmbeddingFiller = (db: Database, embedder: Embedder, vectors: boolean, log: Logger) => {
   const fill = (hashes?: string[]) => fillRows(db, embedder, vectors, hashes)
   let stopped = false
