@@ -7,7 +7,7 @@ import type { Embedder } from '../../adapters/embedders/port'
 import type { EventStore } from '../../adapters/eventstore/port'
 import { type DomainError, fail } from '../../domain/shared'
 import { workspaceExists } from '../accounts'
-import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/knowledge'
+import { embeddedPassages, workspacesWithEmbeddings } from '../../queries/search/passages'
 import { reembeds } from './aggregates'
 
 const BATCH = 256
