@@ -1,5 +1,5 @@
 import { collectionRoutes, mountPacks, packsOpenApi, pageRoutes, pageTools, pageUndoTools } from '../../api/pages'
-import { pageVersionRoutes, proposalTools } from '../../api/pages'
+import { pageVersionRoutes, proposalRoutes, proposalTools } from '../../api/pages'
 import { packSearch } from '../../api/search'
 import { pageStreams } from '../../commands/pages'
 import { pagesProjector } from '../../projections/pages'
@@ -11,7 +11,7 @@ export const pages: Capability = {
   uses: ['knowledge'],
   streams: pageStreams,
   projectors: () => [pagesProjector],
-  routes: [...pageRoutes, ...pageVersionRoutes, ...collectionRoutes],
+  routes: [...pageRoutes, ...pageVersionRoutes, ...collectionRoutes, ...proposalRoutes],
   tools: [...pageTools, ...proposalTools, ...pageUndoTools],
   // A pack's page_search is search's: the composition hands it to the packs, which cannot import search.
   mounts: [{ mount: (router, deps) => mountPacks(router, deps, packSearch), openApi: packsOpenApi }],
