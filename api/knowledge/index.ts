@@ -4,6 +4,7 @@
  * (app/capabilities), and the dependencies log's undo routes hand to knowledge's commands. The rest is knowledge's
  * own.
  */
+export { deprecatedUploadRoutes } from './deprecatedUploads'
 export { entryRoutes } from './entries'
 export { entryTools } from './entryTools'
 export { folderRoutes } from './folders'

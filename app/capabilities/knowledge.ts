@@ -1,4 +1,5 @@
 import {
+  deprecatedUploadRoutes,
   entryRoutes,
   entryTools,
   folderRoutes,
@@ -16,7 +17,14 @@ export const knowledge: Capability = {
   uses: ['accounts'],
   streams: knowledgeStreams,
   projectors: () => [knowledgeProjector, tasksProjector],
-  routes: [...knowledgeOperatorRoutes, ...folderRoutes, ...kbConfigRoutes, ...ingestionRoutes, ...entryRoutes],
+  routes: [
+    ...knowledgeOperatorRoutes,
+    ...folderRoutes,
+    ...kbConfigRoutes,
+    ...ingestionRoutes,
+    ...deprecatedUploadRoutes,
+    ...entryRoutes,
+  ],
   tools: entryTools,
   mounts: [],
 }

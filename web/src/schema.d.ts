@@ -511,40 +511,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/knowledge/upload/file": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deprecated: upload a file (use POST /api/v1/knowledge with source file) */
-        post: operations["postKnowledgeUploadFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/knowledge/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deprecated: ingest a URL or text (use POST /api/v1/knowledge) */
-        post: operations["postKnowledgeUpload"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/knowledge/{id}/sync-config": {
         parameters: {
             query?: never;
@@ -574,6 +540,40 @@ export interface paths {
         put?: never;
         /** Re-fetch and reprocess a URL entry now ("unchanged" while a sync is already pending or running) */
         post: operations["postKnowledgeByIdSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/upload/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deprecated: upload a file (use POST /api/v1/knowledge with source file) */
+        post: operations["postKnowledgeUploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deprecated: ingest a URL or text (use POST /api/v1/knowledge) */
+        post: operations["postKnowledgeUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -827,6 +827,23 @@ export interface paths {
         patch: operations["patchCollectionsById"];
         trace?: never;
     };
+    "/api/v1/packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a collection's verified pages as a public pack (verification must be on) */
+        post: operations["postPacks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/proposals": {
         parameters: {
             query?: never;
@@ -889,23 +906,6 @@ export interface paths {
         put?: never;
         /** Archive a proposal; the page is untouched */
         post: operations["postProposalsByIdReject"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/packs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Publish a collection's verified pages as a public pack (verification must be on) */
-        post: operations["postPacks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4139,171 +4139,6 @@ export interface operations {
             };
         };
     };
-    postKnowledgeUploadFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /** @description the file; its type is decided by its content */
-                    file: string;
-                    /** @description a string of 1-500 characters */
-                    title?: string;
-                    /** @description an id */
-                    folderId?: string;
-                    /** @description JSON: unknown */
-                    customMetadata?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @description pending; unchanged for a sync already pending or running */
-                            status: string;
-                            message: string;
-                            taskId?: string;
-                            documentId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postKnowledgeUpload: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    sourceType: "url" | "text";
-                    /** @description a string of 1-2048 characters */
-                    url?: string;
-                    /** @description a string of 1-500000 characters */
-                    content?: string;
-                    /** @description a string of 1-500 characters */
-                    title?: string;
-                    /** @description an id */
-                    folderId?: string;
-                    /** @description unknown */
-                    customMetadata?: unknown;
-                    chunkingOptions?: {
-                        /** @description an integer between 100 and 2000 */
-                        chunkSize?: number;
-                        /** @description an integer between 0 and 500 */
-                        chunkOverlap?: number;
-                        tokens?: boolean;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            /** @description pending; unchanged for a sync already pending or running */
-                            status: string;
-                            message: string;
-                            taskId?: string;
-                            documentId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
     getKnowledgeByIdSyncConfig: {
         parameters: {
             query?: {
@@ -4511,6 +4346,171 @@ export interface operations {
             };
             /** @description NOT_FOUND: unknown id, or one of another workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description pending; unchanged for a sync already pending or running */
+                            status: string;
+                            message: string;
+                            taskId?: string;
+                            documentId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postKnowledgeUploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description the file; its type is decided by its content */
+                    file: string;
+                    /** @description a string of 1-500 characters */
+                    title?: string;
+                    /** @description an id */
+                    folderId?: string;
+                    /** @description JSON: unknown */
+                    customMetadata?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description pending; unchanged for a sync already pending or running */
+                            status: string;
+                            message: string;
+                            taskId?: string;
+                            documentId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postKnowledgeUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    sourceType: "url" | "text";
+                    /** @description a string of 1-2048 characters */
+                    url?: string;
+                    /** @description a string of 1-500000 characters */
+                    content?: string;
+                    /** @description a string of 1-500 characters */
+                    title?: string;
+                    /** @description an id */
+                    folderId?: string;
+                    /** @description unknown */
+                    customMetadata?: unknown;
+                    chunkingOptions?: {
+                        /** @description an integer between 100 and 2000 */
+                        chunkSize?: number;
+                        /** @description an integer between 0 and 500 */
+                        chunkOverlap?: number;
+                        tokens?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7238,6 +7238,77 @@ export interface operations {
             };
         };
     };
+    postPacks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an id */
+                    collectionId: string;
+                    /** @description a slug of lowercase letters, digits and dashes (1-60) */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description VALIDATION_ERROR: details lists each field and reason */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Success (201 for a creation, 202 for queued work) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            slug: string;
+                            url: string;
+                            mcpUrl: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
     getProposals: {
         parameters: {
             query?: {
@@ -7681,77 +7752,6 @@ export interface operations {
                             reason?: string;
                         } | {
                             id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Any other failure (CONFLICT and VERSION_CONFLICT 409, QUOTA_EXCEEDED 403, PAYLOAD_TOO_LARGE 413, RATE_LIMITED 429, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    postPacks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description an id */
-                    collectionId: string;
-                    /** @description a slug of lowercase letters, digits and dashes (1-60) */
-                    slug: string;
-                };
-            };
-        };
-        responses: {
-            /** @description VALIDATION_ERROR: details lists each field and reason */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description UNAUTHORIZED (no credentials) or INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description FORBIDDEN (the role lacks the permission, or the knowledge base is disabled) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Success (201 for a creation, 202 for queued work) */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        data: {
-                            slug: string;
-                            url: string;
-                            mcpUrl: string;
                         };
                     };
                 };
