@@ -14,10 +14,39 @@ import {
 } from './port'
 import { canonicalEvent, chainHead, lastChainedAt, sha256 } from './chain'
 import { EVENTS, chainSchema, chainUnchained, verifyChain } from './postgresChain'
-import { APPEND_LOCK, COLUMNS, NOTIFY_CHANNEL, PRESENT, type Row, eventStoreSchema, toRecorded } from './postgresSchema'
+import { APPEND_LOCK, NOTIFY_CHANNEL, eventStoreSchema } from './postgresSchema'
 import { pollingSubscription } from './subscription'
 
 const MAX_BATCH = 200
+
+/** A row of the events table as the driver reads it (an event no cut emptied). */
+export interface Row {
+  position: number
+  stream_id: string
+  revision: number
+  event_id: string
+  type: string
+  data: unknown
+  metadata: RecordedEvent['metadata']
+  created_at: Date
+}
+
+export const toRecorded = (r: Row): RecordedEvent => ({
+  id: r.event_id,
+  type: r.type,
+  data: r.data,
+  metadata: r.metadata,
+  streamId: r.stream_id,
+  revision: r.revision,
+  position: r.position,
+  time: r.created_at.toISOString(),
+})
+
+/** The columns a read selects, in the order `toRecorded` expects. */
+export const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
+
+/** The events a read serves: a cut event's row stays, emptied, for the chain. */
+export const PRESENT = 'data IS NOT NULL'
 
 interface PendingAppend {
   streamId: string

@@ -1,7 +1,6 @@
 import { headsSchema } from './chain'
-import type { RecordedEvent } from './port'
 
-// The Postgres event store's table, its append function (./postgres.ts calls it), and its rows as events.
+// The Postgres event store's table and its append function (./postgres.ts calls it).
 
 export const NOTIFY_CHANNEL = 'kb_events'
 // One advisory lock orders all appends: positions are taken and committed one transaction at a
@@ -149,32 +148,3 @@ BEGIN
 END
 $$;
 `
-
-/** A row of the events table as the driver reads it (an event no cut emptied). */
-export interface Row {
-  position: number
-  stream_id: string
-  revision: number
-  event_id: string
-  type: string
-  data: unknown
-  metadata: RecordedEvent['metadata']
-  created_at: Date
-}
-
-export const toRecorded = (r: Row): RecordedEvent => ({
-  id: r.event_id,
-  type: r.type,
-  data: r.data,
-  metadata: r.metadata,
-  streamId: r.stream_id,
-  revision: r.revision,
-  position: r.position,
-  time: r.created_at.toISOString(),
-})
-
-/** The columns a read selects, in the order `toRecorded` expects. */
-export const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
-
-/** The events a read serves: a cut event's row stays, emptied, for the chain. */
-export const PRESENT = 'data IS NOT NULL'
