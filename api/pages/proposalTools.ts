@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import { fail } from '../../domain/shared'
-import { readProposal } from '../../queries/pages/pages'
+import { readProposal } from '../../queries/pages/proposals'
 import * as c from '../codecs'
 import { Undo } from './pageTools'
 import { READS, defineTool } from '../tools/tool'

@@ -17,7 +17,7 @@ import {
   writePage,
   type PageDeps,
 } from './pages'
-import { proposedContent } from '../../queries/pages/pages'
+import { proposedContent } from '../../queries/pages/proposals'
 import { nameKey } from '../reservations'
 import { proposals } from './aggregates'
 

@@ -1,17 +1,12 @@
 import type { Queryable } from '../../adapters/db'
-import { appended, changeSize, unifiedDiff } from '../../adapters/diff'
-import type { ProposalSubmitted } from '../../domain/pages/proposal'
+import { changeSize } from '../../adapters/diff'
 import type { Author, Person } from '../../domain/shared'
 import { citedCount } from '../citedCount'
 import { pagination } from '../pagination'
 
-/** The page's content as a proposal would make it, from the content of the version it was made against. */
-export const proposedContent = (p: Pick<ProposalSubmitted['data'], 'mode' | 'content'>, base: string) =>
-  p.mode === 'append' ? appended(base, p.content) : p.content
-
 // Read-side queries over the pages' read models, and the JSON shapes the pages API answers.
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null)
+export const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
 /**
  * A page's row with how often searches served it (projections/pages/pages.ts owns the pages' tables,
@@ -66,28 +61,6 @@ export interface CollectionRow {
   page_count: number
 }
 
-/** A row of kb_proposals. */
-export interface ProposalRow {
-  id: string
-  workspace_id: string
-  page_id: string
-  new_page: boolean
-  title: string
-  collection_id: string
-  mode: 'create' | 'append' | 'replace'
-  content: string
-  base_version: number
-  author: Author
-  added: number
-  removed: number
-  status: string
-  version: number | null
-  decided_by: Person | null
-  decided_at: Date | null
-  reason: string | null
-  created_at: Date
-}
-
 export type VerificationState = 'unverified' | 'verified' | 'changed_since_verified'
 
 export const stateOf = (r: { verified_version: number | null; version: number }): VerificationState =>
@@ -101,7 +74,7 @@ const STATE_SQL: Record<VerificationState, string> = {
 }
 
 /** An author as readers see it: the API key an agent wrote with stays inside (it decides what the agent may undo). */
-const shownAuthor = <A extends Author | null>(author: A): A => {
+export const shownAuthor = <A extends Author | null>(author: A): A => {
   if (!author || author.kind !== 'agent' || author.keyId === undefined) return author
   const { keyId: _, ...shown } = author
   return shown as A
@@ -240,59 +213,6 @@ export const getCollection = async (db: Queryable, workspaceId: string, id: stri
   const r = (await db.query<CollectionRow>(`${COLLECTIONS} WHERE c.workspace_id = $1 AND c.id = $2`, [workspaceId, id]))
     .rows[0] as CollectionRow | undefined
   return r ? collectionView(r) : undefined
-}
-
-/** A proposal with its page name, size of change and the diff it would make to the version it was made against. */
-export const proposalView = async (db: Queryable, r: ProposalRow) => {
-  const base = r.new_page
-    ? ''
-    : ((
-        await db.query<{ content: string }>(
-          'SELECT content FROM kb_page_versions WHERE page_id = $1 AND version = $2',
-          [r.page_id, r.base_version],
-        )
-      ).rows[0]?.content ?? '')
-  return {
-    id: r.id,
-    status: r.status,
-    pageId: r.page_id,
-    pageTitle: r.title,
-    newPage: r.new_page,
-    collectionId: r.collection_id,
-    mode: r.mode,
-    baseVersion: r.base_version,
-    author: shownAuthor(r.author),
-    change: { added: r.added, removed: r.removed },
-    diff: unifiedDiff(base, proposedContent(r, base), `${r.title} v${r.base_version}`, `${r.title} (proposed)`),
-    createdAt: iso(r.created_at),
-    ...(r.version ? { version: r.version } : {}),
-    ...(r.decided_by ? { decidedBy: r.decided_by, decidedAt: iso(r.decided_at) } : {}),
-    ...(r.reason ? { reason: r.reason } : {}),
-  }
-}
-
-export const readProposal = async (db: Queryable, workspaceId: string, id: string) =>
-  (await db.query<ProposalRow>('SELECT * FROM kb_proposals WHERE id = $1 AND workspace_id = $2', [id, workspaceId]))
-    .rows[0] as ProposalRow | undefined
-
-export const listProposals = async (
-  db: Queryable,
-  workspaceId: string,
-  status: string | undefined,
-  page: number,
-  limit: number,
-) => {
-  const args: unknown[] = [workspaceId]
-  const filter = `workspace_id = $1${status ? ` AND status = $${args.push(status)}` : ''}`
-  const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM kb_proposals WHERE ${filter}`, args))
-    .rows[0].n
-  const { rows } = await db.query<ProposalRow>(
-    // Newest first: a decided proposal by its decision, a pending one by when it was held.
-    `SELECT * FROM kb_proposals WHERE ${filter} ORDER BY coalesce(decided_at, created_at) DESC,
-      id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
-    args,
-  )
-  return { rows, total, pagination: pagination(page, limit, total) }
 }
 
 /** The ids of the pages in a collection. */
