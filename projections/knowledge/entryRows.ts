@@ -1,6 +1,9 @@
 import type { Client } from '../../adapters/db'
 import { searchableText } from '../../adapters/text'
 import type { EntryEvent } from '../../domain/knowledge/entry'
+import type { TaskEvent } from '../../domain/knowledge/task'
+
+// An entry's row: what its own events say, and its processing state, which the task that fills it moves.
 
 /** When a URL entry is next due for a sync, from the time of its last one. */
 const NEXT_SYNC =
@@ -155,6 +158,40 @@ export const applyEntry = async (tx: Client, e: EntryEvent, at: string) => {
       return
     case 'EntryDeleted':
       await tx.query('DELETE FROM kb_entries WHERE id = $1', [e.data.entryId])
+      return
+  }
+}
+
+/** An entry's processing state follows the task that fills it (not its later syncs). */
+export const applyTask = async (tx: Client, e: TaskEvent, at: string) => {
+  switch (e.type) {
+    case 'TaskStarted':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2
+          AND processing_status IN ('pending', 'processing')`,
+        [e.data.entryId, e.data.taskId],
+      )
+      return
+    case 'TaskProgressed':
+      await tx.query(
+        'UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2',
+        [e.data.entryId, e.data.taskId, e.data.progress],
+      )
+      return
+    case 'TaskCompleted':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'completed',
+          processing_progress = 100 WHERE id = $1 AND task_id = $2`,
+        [e.data.entryId, e.data.taskId],
+      )
+      return
+    // The reason stays with the entry: its task is only one row among many.
+    case 'TaskFailed':
+      await tx.query(
+        `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3, failure_reason = $4,
+          failure_task_id = $2, failed_at = $5 WHERE id = $1 AND task_id = $2`,
+        [e.data.entryId, e.data.taskId, e.data.progress, e.data.error, at],
+      )
       return
   }
 }

@@ -6,7 +6,7 @@ import { FolderEvent } from '../../domain/knowledge/folder'
 import { KbConfigChanged, type KbConfigChanges, mergeChanges } from '../../domain/knowledge/kbConfig'
 import { assertNever } from '../../domain/shared'
 import { TaskEvent } from '../../domain/knowledge/task'
-import { applyEntry } from './entryRows'
+import { applyEntry, applyTask } from './entryRows'
 import { historyDdl, recordHistory } from '../history'
 import { type Projector, decodeEvent } from '../projector'
 
@@ -155,41 +155,6 @@ const firstContent = async (tx: Client, e: EntryEvent, revision: number) => {
        AND (first_content_revision IS NULL OR first_content_revision > $2)`,
     [e.data.entryId, revision],
   )
-}
-
-/** An entry's processing state follows the task that fills it (not its later syncs). */
-const applyTask = async (tx: Client, e: Extract<KnowledgeEvent, { type: `Task${string}` }>, at: string) => {
-  switch (e.type) {
-    // The entry's processing state follows the task that fills it (not its later syncs).
-    case 'TaskStarted':
-      await tx.query(
-        `UPDATE kb_entries SET processing_status = 'processing' WHERE id = $1 AND task_id = $2
-          AND processing_status IN ('pending', 'processing')`,
-        [e.data.entryId, e.data.taskId],
-      )
-      return
-    case 'TaskProgressed':
-      await tx.query(
-        'UPDATE kb_entries SET processing_progress = GREATEST(processing_progress, $3) WHERE id = $1 AND task_id = $2',
-        [e.data.entryId, e.data.taskId, e.data.progress],
-      )
-      return
-    case 'TaskCompleted':
-      await tx.query(
-        `UPDATE kb_entries SET processing_status = 'completed',
-          processing_progress = 100 WHERE id = $1 AND task_id = $2`,
-        [e.data.entryId, e.data.taskId],
-      )
-      return
-    // The reason stays with the entry: its task is only one row among many.
-    case 'TaskFailed':
-      await tx.query(
-        `UPDATE kb_entries SET processing_status = 'failed', processing_progress = $3, failure_reason = $4,
-          failure_task_id = $2, failed_at = $5 WHERE id = $1 AND task_id = $2`,
-        [e.data.entryId, e.data.taskId, e.data.progress, e.data.error, at],
-      )
-      return
-  }
 }
 
 /** Folders. */
