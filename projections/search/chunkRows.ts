@@ -11,7 +11,7 @@ import { pieceText } from '../../ingestion/tables'
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
 
 /** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
-export const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
+const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
   fields
     .map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`)
     .join(' UNION ALL ')
@@ -87,6 +87,18 @@ export const deleteChunks = async (tx: Client, entryId: string) => {
     [entryId],
   )
   await tx.query('DELETE FROM kb_passages WHERE entry_id = $1', [entryId])
+}
+
+/** A deleted entry's rows: its chunks, passages and its row, with their term statistics. */
+export const deleteEntry = async (tx: Client, entryId: string) => {
+  await deleteChunks(tx, entryId)
+  await countTerms(
+    tx,
+    CHUNK_STATS,
+    'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)',
+    entryFields('gone', -1),
+    [entryId],
+  )
 }
 
 export const writeChunks = async (

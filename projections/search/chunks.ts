@@ -3,14 +3,13 @@ import type { Client } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { RecordedEvent } from '../../adapters/eventstore/port'
 import type { TextIndex } from '../../adapters/textIndex/port'
-import { CHUNK_STATS, countTerms, termStatsSchema } from '../../adapters/textIndex/terms'
+import { CHUNK_STATS, termStatsSchema } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
 import { EntryEvent } from '../../domain/knowledge'
 import {
   createEntry,
-  deleteChunks,
-  entryFields,
+  deleteEntry,
   keepReplacedVectors,
   refilter,
   rewriteEntry,
@@ -166,14 +165,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
       case 'EntryDeleted':
         // Deleted content is never served again, as of any time.
         for (const table of TABLES) await tx.query(`DELETE FROM ${table}_history WHERE entry_id = $1`, [e.data.entryId])
-        await deleteChunks(tx, e.data.entryId)
-        await countTerms(
-          tx,
-          CHUNK_STATS,
-          'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)',
-          entryFields('gone', -1),
-          [e.data.entryId],
-        )
+        await deleteEntry(tx, e.data.entryId)
         break
       case 'EmbeddingsRebuilt':
         // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once,
