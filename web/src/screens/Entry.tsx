@@ -22,7 +22,7 @@ import { type Answer, ApiError, answer, client } from '../api'
 import { LoadState, times, when } from '../components'
 import { useSession } from '../session'
 import { act, useApi } from '../useApi'
-import { TaskProgress, statusColor } from './AddKnowledge'
+import { TaskProgress, statusColor } from './TaskProgress'
 
 const Fact = ({ label, children }: { label: string; children: React.ReactNode }) => (
   <div>
@@ -105,8 +105,6 @@ const current = (e: Answer<'/api/v1/knowledge/{id}', 'get'>) => {
   if ('deleted' in e) throw new ApiError(404, 'NOT_FOUND', e.message)
   return e
 }
-
-/** "1 time", "2 times". */
 
 /** Why the entry's processing failed, where everyone looking at it sees it first. */
 const Failure = ({ failure }: { failure: { reason: string; taskId: string; at: string } }) => (

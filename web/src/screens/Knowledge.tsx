@@ -6,7 +6,8 @@ import { useFollowing } from '../events'
 import { ListPagination, LoadState, when } from '../components'
 import { useSession } from '../session'
 import { invalidate, useApi } from '../useApi'
-import { AddKnowledge, CHANGES, statusColor } from './AddKnowledge'
+import { AddKnowledge, CHANGES } from './AddKnowledge'
+import { statusColor } from './TaskProgress'
 import { FolderNav, ROOT } from './Folders'
 
 type Item = Answer<'/api/v1/knowledge', 'get'>['items'][number]
