@@ -123,6 +123,14 @@ export const authorName = (a: object | null | undefined) => {
   return field(a, 'name') ?? field(a, 'email') ?? field(a, 'userId') ?? 'a person'
 }
 
+/** Who searched or wrote: an agent by its client, a person by name, "you", or another member. */
+export const actorName = (actor: object, me?: string) =>
+  field(actor, 'kind') === 'agent' || field(actor, 'name')
+    ? authorName(actor)
+    : field(actor, 'userId') === me
+      ? 'you'
+      : 'another member'
+
 export const Stacked = ({ children }: { children: ReactNode }) => <Stack gap="md">{children}</Stack>
 
 /** A count of times in words: "1 time", "2 times". */

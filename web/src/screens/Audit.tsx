@@ -7,7 +7,7 @@ import { useSession } from '../session'
 import { useApi } from '../useApi'
 
 /** Who caused an event: an agent client, a person (you, or their id), or the service itself. */
-const actorName = (a: object | null | undefined, me?: { id: string; name: string }) => {
+const auditActor = (a: object | null | undefined, me?: { id: string; name: string }) => {
   if (!a) return '—'
   const kind = field(a, 'kind')
   if (kind === 'agent') return `agent ${field(a, 'client')}`
@@ -88,7 +88,7 @@ export const AuditScreen = () => {
                         <Table.Td>{e.position}</Table.Td>
                         <Table.Td>{when(e.time)}</Table.Td>
                         <Table.Td>{e.type}</Table.Td>
-                        <Table.Td>{actorName(e.actor, me)}</Table.Td>
+                        <Table.Td>{auditActor(e.actor, me)}</Table.Td>
                         <Table.Td>{streamLink(e.streamId)}</Table.Td>
                         <Table.Td>
                           <Button

@@ -2,10 +2,9 @@ import { Badge, Button, Group, Paper, Stack, Text, TextInput } from '@mantine/co
 import { useState } from 'react'
 import { Link } from 'wouter'
 import { type Answer, type ApiError, type Body, answer, client } from '../api'
-import { ErrorAlert, when } from '../components'
+import { ErrorAlert, actorName, when } from '../components'
 import { useSession } from '../session'
 import { asApiError } from '../useApi'
-import { actorName } from './ReceiptCheck'
 
 // Retrieval testing's "compare with…": the search asked as of an earlier moment and now, and why the answers differ,
 // from the log (POST /api/v1/knowledge/search/compare).

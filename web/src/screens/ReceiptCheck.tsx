@@ -2,7 +2,7 @@ import { Badge, Button, CopyButton, Group, Paper, Stack, Text } from '@mantine/c
 import { useState } from 'react'
 import { Link } from 'wouter'
 import { type Answer, answer, client } from '../api'
-import { Diff, LoadState, authorName, field, when } from '../components'
+import { Diff, LoadState, actorName, when } from '../components'
 import { useSession } from '../session'
 import { useApi } from '../useApi'
 
@@ -18,14 +18,6 @@ const STATUS: Record<string, { color: string; says: (r: Checked) => string }> = 
   },
   deleted: { color: 'red', says: (r) => `deleted since: version ${r.version} was served` },
 }
-
-/** Who searched or wrote: an agent by its client, a person by name, "you", or another member. */
-export const actorName = (actor: object, me?: string) =>
-  field(actor, 'kind') === 'agent' || field(actor, 'name')
-    ? authorName(actor)
-    : field(actor, 'userId') === me
-      ? 'you'
-      : 'another member'
 
 /** What the receipt says of each served result now: current, changed (with the difference) or deleted. */
 const Results = ({ receipt, titles }: { receipt: Receipt; titles: Map<string, string> }) => {
