@@ -20,6 +20,7 @@ import { ProjectionRunner } from '../projections/runner'
 import { rebuildWithReplay, reembedAll } from '../commands/search'
 import { projectors as capabilityProjectors, streams } from '../app/capabilities'
 import { IMPORT_USAGE, importCommand } from './kb/import'
+import { running } from './kb/importClient'
 import { failure, print } from './kb/print'
 import { replayOptions } from './kb/replay'
 
@@ -176,11 +177,19 @@ const vectorModels = async (db: Database) => {
   return [...models]
 }
 
-const direct = async (args: string[]) => {
-  // A mistyped DATA_DIR must not read as an empty knowledge base (opening it would create one).
+/**
+ * Why DATA_DIR holds no database to open, if it holds none: a mistyped DATA_DIR must not read as an empty
+ * knowledge base (opening it would create one).
+ */
+const noDatabase = () => {
   const pgDir = path.join(cfg.dataDir, 'pg')
   if (!cfg.databaseUrl && !fs.existsSync(pgDir))
-    die(`no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`)
+    return `no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`
+}
+
+const direct = async (args: string[]) => {
+  const missing = noDatabase()
+  if (missing) die(missing)
   const db = await openDatabase(cfg)
   const store = await openEventStore(db, cfg.eventStoreUrl)
   await db.pool.query(checkpointSchema)
@@ -249,24 +258,12 @@ const ownService = () => {
   let service: Service | undefined
   return {
     start: async () => {
-      const pgDir = path.join(cfg.dataDir, 'pg')
-      if (!cfg.databaseUrl && !fs.existsSync(pgDir))
-        throw new Error(
-          `no database in ${pgDir}: is DATA_DIR right? (or is the service on another PORT, or at KB_URL?)`,
-        )
+      const missing = noDatabase()
+      if (missing) throw new Error(missing)
       service = await startService({ ...cfg, port: 0, host: '127.0.0.1' }, log)
       return service.url
     },
     stop: async () => service?.stop(),
-  }
-}
-
-const running = async (base: string) => {
-  try {
-    await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })
-    return true
-  } catch {
-    return false
   }
 }
 

@@ -1,5 +1,6 @@
-// The ingest-files benchmark's client, on a thread of its own as load.ts's: uploading and watching
-// the tasks must not share the service's thread (PGlite runs on it too), as no real client would.
+// The upload benchmarks' client (ingest-files, blob stores, scale), on a thread of its own as load.ts's:
+// uploading and watching the tasks must not share the service's thread (PGlite runs on it too), as no real
+// client would.
 import { fileURLToPath } from 'node:url'
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
 

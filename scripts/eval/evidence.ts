@@ -3,7 +3,7 @@
 // it can be compared in milliseconds (scripts/eval/variants.ts) instead of a run of the service each:
 // - the text leg's evidence of each candidate entry (chunk, body, title, coverage), from the service's own legs;
 // - every passage of the workspace with its vector, and each chunk's own vector (the chunk's head,
-//   head, as the local model reads it in one window, embedded with the title), and the query's vector.
+//   as the local model reads it in one window, embedded with the title), and the query's vector.
 import fs from 'node:fs'
 import { embeddingInput } from '../../adapters/embeddingCache'
 import { chunkScope } from '../../adapters/textIndex/port'

@@ -4,8 +4,8 @@
 // (its path, or the line's externalId): a second run skips what is there, so a run stopped halfway is
 // resumed by running it again.
 import fs from 'node:fs'
-import { type Answer, Refused, Unreachable, reason, serviceClient } from './importClient'
-import { type Item, type Source, folderPath } from './importJsonl'
+import { type Answer, Refused, Unreachable, reason, running, serviceClient } from './importClient'
+import { type Item, type Source, folderPath } from './importItem'
 import { openSource } from './importSources'
 
 /** Requests in flight at once. */
@@ -57,15 +57,6 @@ const clock = (s: number) => {
   return hms[0]
     ? `${hms[0]}:${String(hms[1]).padStart(2, '0')}:${String(hms[2]).padStart(2, '0')}`
     : `${hms[1]}:${String(hms[2]).padStart(2, '0')}`
-}
-
-const running = async (base: string) => {
-  try {
-    await fetch(`${base}/health`, { signal: AbortSignal.timeout(3000) })
-    return true
-  } catch {
-    return false
-  }
 }
 
 export const importCommand = async (args: string[], o: Options): Promise<never> => {

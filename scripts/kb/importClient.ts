@@ -1,6 +1,6 @@
 // What `kb import` asks of the running service: the admin API's routes of a workspace's entries and folders.
 import path from 'node:path'
-import type { Item } from './importJsonl'
+import type { Item } from './importItem'
 
 export interface Answer {
   status: number
@@ -105,4 +105,14 @@ export class Refused extends Error {}
 export const reason = (r: Answer) => {
   const details = r.error?.details?.length ? ` (${r.error.details.join('; ')})` : ''
   return `${r.error?.code ?? r.status}: ${r.error?.message ?? 'refused'}${details}`
+}
+
+/** Whether a service answers at `base` (its health, whatever it says). */
+export const running = async (base: string) => {
+  try {
+    await fetch(`${base}/health`, { signal: AbortSignal.timeout(3000) })
+    return true
+  } catch {
+    return false
+  }
 }

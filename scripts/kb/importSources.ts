@@ -5,7 +5,8 @@ import path from 'node:path'
 import { Parser, type ReadEntry } from 'tar'
 import yauzl from 'yauzl'
 import { MAX_FILE_SIZE } from '../../domain/knowledge'
-import { type Item, type Source, jsonlSource } from './importJsonl'
+import type { Item, Source } from './importItem'
+import { jsonlSource } from './importJsonl'
 
 /** At most this many files in an archive, and this many bytes once unpacked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000
