@@ -2,20 +2,20 @@ import type { Queryable } from '../../adapters/db'
 import { readKbConfig } from './kbConfig'
 import type { StorageInfo } from '../../domain/knowledge/entry'
 import { currentAt } from '../asOf'
-import { citedCount } from '../citedCount'
+import { citedCountJoined } from '../citedCount'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.
 
 const LAST_ACTIVITY = 'GREATEST(e.updated_at, e.verified_at, e.last_sync_at)'
-/** How often searches served the entry (counted by search's projector of what was served). */
-const CITED = citedCount('entry', 'e.id')
+/** How often searches served the entry (counted by search's projector of what was served), joined as `cited`. */
+const CITED = citedCountJoined('entry', 'e.id')
 /**
  * Freshness, derived at read time from the workspace's freshnessDays. An entry without content (its task
  * pending or failed) vouches for nothing, however recent: unknown.
  */
 const FRESHNESS = `CASE WHEN e.content = '' THEN 'unknown'
   WHEN ${LAST_ACTIVITY} >= now() - make_interval(days => $FRESH) THEN 'current'
-  WHEN ${CITED} >= 5 THEN 'stale' ELSE 'unknown' END`
+  WHEN ${CITED.count} >= 5 THEN 'stale' ELSE 'unknown' END`
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
@@ -167,12 +167,12 @@ export const listEntries = async (
   // The freshness threshold is bound in both queries, whether or not it filters.
   const total = (
     await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${table} e WHERE ${filter} AND ${fresh}::int > 0`,
+      `SELECT count(*)::int AS n FROM ${table} e ${CITED.join} WHERE ${filter} AND ${fresh}::int > 0`,
       args,
     )
   ).rows[0].n
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${CITED} AS cited_count, ${freshness} AS freshness FROM ${table} e WHERE ${filter}
+    `SELECT e.*, ${CITED.count} AS cited_count, ${freshness} AS freshness FROM ${table} e ${CITED.join} WHERE ${filter}
      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     args,
   )
@@ -189,7 +189,8 @@ export const getEntry = async (db: Queryable, workspaceId: string, id: string, a
   const days = freshnessDays ?? (await readKbConfig(db, workspaceId)).freshnessDays
   const { table, then } = entriesAt(at)
   const { rows } = await db.query<FreshEntryRow>(
-    `SELECT e.*, ${CITED} AS cited_count, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e
+    `SELECT e.*, ${CITED.count} AS cited_count, ${FRESHNESS.replace('$FRESH', '$3')} AS freshness FROM ${table} e
+      ${CITED.join}
       WHERE e.id = $1
       AND e.workspace_id = $2${then.map((c) => ` AND ${c}`).join('')}`,
     [id, workspaceId, days],
