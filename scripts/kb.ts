@@ -287,7 +287,7 @@ const base = process.env.KB_URL ?? `http://127.0.0.1:${cfg.port || 3000}`
 // An import always goes through the service: the same admission, quotas and events as the API's. When none
 // answers (and KB_URL names none), it starts one of its own on DATA_DIR (or DATABASE_URL), on a port of its own.
 if (args[0] === 'import') {
-  const own = process.env.KB_URL || (await running(base)) ? undefined : ownService()
+  const own = process.env.KB_URL || (await running(base, 2000)) ? undefined : ownService()
   await importCommand(args.slice(1), { base, token: adminToken, mistake: die, failure, own })
 }
 const req = requestOf(args)
@@ -295,7 +295,7 @@ if (args[0] === 'stream' && !(Number.isInteger(STREAM_PAGE) && STREAM_PAGE >= 1 
   die(`KB_STREAM_PAGE must be an integer between 1 and 10000 (got "${process.env.KB_STREAM_PAGE}")`)
 try {
   const data =
-    process.env.KB_URL || (!cfg.databaseUrl && (await running(base)))
+    process.env.KB_URL || (!cfg.databaseUrl && (await running(base, 2000)))
       ? await (args[0] === 'stream' ? streamViaService(base, req) : viaService(base, req))
       : await direct(args)
   print(args, data)

@@ -20,7 +20,7 @@ import { pollingSubscription } from './subscription'
 const MAX_BATCH = 200
 
 /** A row of the events table as the driver reads it (an event no cut emptied). */
-export interface Row {
+interface Row {
   position: number
   stream_id: string
   revision: number
@@ -31,7 +31,7 @@ export interface Row {
   created_at: Date
 }
 
-export const toRecorded = (r: Row): RecordedEvent => ({
+const toRecorded = (r: Row): RecordedEvent => ({
   id: r.event_id,
   type: r.type,
   data: r.data,
@@ -43,10 +43,10 @@ export const toRecorded = (r: Row): RecordedEvent => ({
 })
 
 /** The columns a read selects, in the order `toRecorded` expects. */
-export const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
+const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at'
 
 /** The events a read serves: a cut event's row stays, emptied, for the chain. */
-export const PRESENT = 'data IS NOT NULL'
+const PRESENT = 'data IS NOT NULL'
 
 interface PendingAppend {
   streamId: string

@@ -4,8 +4,8 @@ import { pageSearch, search } from '../../domain/search/search'
 import { aggregate } from '../handle'
 import { type StreamCategory, category } from '../streams'
 
-// Search's aggregates, each decider bound to its streams' name (a search over entries or pages is
-// recorded on a stream of its own, named alike).
+// Search's aggregates, each decider bound to its streams' category (a search over entries or pages is
+// recorded on a stream of its own, of one category).
 
 const searchCategory = category('search')
 export const searches = aggregate(search, searchCategory)

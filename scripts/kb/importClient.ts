@@ -107,10 +107,10 @@ export const reason = (r: Answer) => {
   return `${r.error?.code ?? r.status}: ${r.error?.message ?? 'refused'}${details}`
 }
 
-/** Whether a service answers at `base` (its health, whatever it says). */
-export const running = async (base: string) => {
+/** Whether a service answers at `base` within `ms` (its health, whatever it says). */
+export const running = async (base: string, ms = 3000) => {
   try {
-    await fetch(`${base}/health`, { signal: AbortSignal.timeout(3000) })
+    await fetch(`${base}/health`, { signal: AbortSignal.timeout(ms) })
     return true
   } catch {
     return false
