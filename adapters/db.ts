@@ -203,18 +203,60 @@ export const openDatabase = (
 ): Promise<Database> =>
   config.databaseUrl ? openPostgres(config.databaseUrl, 10, log) : openPglite(`${config.dataDir}/pg`)
 
+/** Lets a transaction that fn runs (inSlicedTransaction) commit what it has written and go on in a new one. */
+export type Pause = () => Promise<void>
+
 /** Runs fn in a transaction on one client; rolls back when it throws. */
-export const inTransaction = async <T>(pool: pg.Pool, fn: (client: Client) => Promise<T>): Promise<T> => {
-  const client = await pool.connect()
+export const inTransaction = <T>(pool: pg.Pool, fn: (client: Client) => Promise<T>): Promise<T> =>
+  inSlicedTransaction(
+    pool,
+    Number.POSITIVE_INFINITY,
+    async () => undefined,
+    (tx) => fn(tx),
+  )
+
+/**
+ * Runs fn in a transaction that fn may cut where it calls `pause()`: once the transaction has held its
+ * connection `sliceMs`, the pause commits, hands the connection back to the pool, so that the queries
+ * queued for it run (on PGlite, the only one), then begins again on the next connection the pool gives,
+ * running `resume` first (to take its locks again). What a pause committed stays when fn later throws:
+ * fn must be able to run again from the start over what any of its pauses left. `tx` is one object
+ * throughout, whichever connection holds the transaction.
+ */
+export const inSlicedTransaction = async <T>(
+  pool: pg.Pool,
+  sliceMs: number,
+  resume: (tx: Client) => Promise<unknown>,
+  fn: (tx: Client, pause: Pause) => Promise<T>,
+): Promise<T> => {
+  let client: Client | undefined = await pool.connect()
+  const tx = new Proxy(client, {
+    get: (_, prop) => {
+      const held = client as Client
+      const value = Reflect.get(held, prop, held)
+      return typeof value === 'function' ? value.bind(held) : value
+    },
+  })
+  let since = performance.now()
+  const pause = async () => {
+    if (performance.now() - since < sliceMs) return
+    await tx.query('COMMIT')
+    client?.release()
+    client = undefined
+    client = await pool.connect()
+    await tx.query('BEGIN')
+    await resume(tx)
+    since = performance.now()
+  }
   try {
-    await client.query('BEGIN')
-    const result = await fn(client)
-    await client.query('COMMIT')
+    await tx.query('BEGIN')
+    const result = await fn(tx, pause)
+    await tx.query('COMMIT')
     return result
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined)
+    await client?.query('ROLLBACK').catch(() => undefined)
     throw error
   } finally {
-    client.release()
+    client?.release()
   }
 }

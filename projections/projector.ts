@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import type * as t from 'io-ts'
-import { type Client, type Database, inTransaction } from '../adapters/db'
+import { type Client, type Database, type Pause, inTransaction } from '../adapters/db'
 import type { RecordedEvent } from '../adapters/eventstore/port'
 import type { MirroredTable } from '../adapters/textIndex/port'
 
@@ -33,8 +33,13 @@ export interface Projector {
   schema: string
   /** Event types it applies ('all' for every event); other events only move its checkpoint. */
   handles: readonly string[] | 'all'
-  /** Must be idempotent: applying an event twice changes nothing. */
-  apply(tx: Client, event: RecordedEvent): Promise<void>
+  /**
+   * Must be idempotent: applying an event twice changes nothing. An event with much to write calls
+   * `pause()` between its parts, which may commit what is written so far and let readers in (the
+   * runner's transaction is cut there): applied again from the start over what a pause left, as after
+   * a crash, it must come to the same rows.
+   */
+  apply(tx: Client, event: RecordedEvent, pause: Pause): Promise<void>
   /**
    * Optional: applies events it handles, in log order, with the same result as `apply` on each
    * (a projector that writes one row per event does it in one statement).
@@ -69,14 +74,23 @@ export const BATCH = 1000
 export const handles = (projector: Projector, event: RecordedEvent) =>
   projector.handles === 'all' || projector.handles.includes(event.type)
 
+/** A pause that never cuts the transaction. */
+export const noPause: Pause = async () => undefined
+
 /** Applies a batch to the projector's tables; returns the checkpoint it recorded. */
-export const applyBatch = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
-  const position = await applyEvents(tx, projector, events, after)
+export const applyBatch = async (
+  tx: Client,
+  projector: Projector,
+  events: RecordedEvent[],
+  after: number,
+  pause = noPause,
+) => {
+  const position = await applyEvents(tx, projector, events, after, pause)
   if (position > after) await projector.afterBatch?.(tx)
   return position
 }
 
-const applyEvents = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number) => {
+const applyEvents = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number, pause: Pause) => {
   if (projector.applyEvents) {
     const handled = events.filter((e) => e.position > after && handles(projector, e))
     try {
@@ -90,8 +104,9 @@ const applyEvents = async (tx: Client, projector: Projector, events: RecordedEve
   for (const event of events) {
     if (event.position <= after) continue
     if (handles(projector, event)) {
+      await pause()
       try {
-        await projector.apply(tx, event)
+        await projector.apply(tx, event, pause)
       } catch (error) {
         throw new ProjectionError(projector.name, event, error)
       }

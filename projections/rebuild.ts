@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
-import { type Database, inTransaction } from '../adapters/db'
+import { type Client, type Database, inSlicedTransaction, inTransaction } from '../adapters/db'
 import type { EventStore } from '../adapters/eventstore/port'
 import type { Projector } from './projector'
 import { BATCH, applyBatch, installProjector } from './projector'
@@ -33,7 +33,7 @@ const SHADOW_MAX_AGE_S = 24 * 3600
  * How long one of a rebuild's transactions should take: the number of events each applies starts
  * at 16, halves when one takes longer and doubles when one takes a quarter of it. On PGlite's one
  * connection every request waits for the transaction in flight (1,000 chunk events held it for
- * seconds).
+ * seconds). One event that takes longer is cut where its projector pauses.
  */
 const SLICE_MS = 100
 
@@ -86,10 +86,13 @@ export const catchUpShadow = async (db: Database, store: EventStore, shadow: Sha
       const part = events.slice(i, i + slice)
       // The transaction's own time, not the wait for the connection (API queries ahead of it).
       let ms = 0
-      shadow.position = await inTransaction(db.pool, async (tx) => {
+      // On PGlite, a long event is cut where the projector pauses, each part in the shadow's schema.
+      const sliceMs = db.kind === 'pglite' ? SLICE_MS : Number.POSITIVE_INFINITY
+      const enter = (tx: Client) => tx.query(inShadow(schema))
+      shadow.position = await inSlicedTransaction(db.pool, sliceMs, enter, async (tx, pause) => {
         const t0 = Date.now()
-        await tx.query(inShadow(schema))
-        const reached = await applyBatch(tx, projector, part, shadow.position)
+        await enter(tx)
+        const reached = await applyBatch(tx, projector, part, shadow.position, pause)
         ms = Date.now() - t0
         return reached
       })

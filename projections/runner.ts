@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { type Client, type Database, inTransaction } from '../adapters/db'
+import { type Client, type Database, type Pause, inSlicedTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
 import { ProjectionFollower, type Report, announce } from './follow'
 import { BATCH, type Projector, applyBatch, handles, installProjector } from './projector'
@@ -16,9 +16,18 @@ const IDLE_CHECKPOINT_MS = 1000
 /**
  * A batch's transaction holds the database (PGlite's one connection) from reads: a batch is
  * applied in slices, each its own transaction, sized from the time events took lately so that
- * each commits within this long (an event that alone takes longer is a slice of one).
+ * each commits within this long. An event that alone takes longer is cut where its projector
+ * pauses (a long entry's rows go in parts), each part committed once the transaction has held
+ * the connection this long. A Postgres server's readers never wait for a writer: there an event
+ * is one transaction.
  */
 const SLICE_MS = 20
+
+const lockCheckpoints = (tx: Client, names: string[]) =>
+  tx.query<{ name: string; position: number }>(
+    'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE',
+    [names],
+  )
 
 /**
  * Feeds the projectors from their checkpoints: catch up, then live. One loop reads the log once
@@ -170,13 +179,13 @@ export class ProjectionRunner {
     }
     if (writers.length > 0) {
       try {
-        const reached = await inTransaction(this.db.pool, (tx) => this.applyIn(tx, writers, events))
+        const reached = await this.inSlices(writers, (tx, pause) => this.applyIn(tx, writers, events, pause))
         writers.forEach((p, i) => this.advance(p.name, reached[i]))
       } catch {
         // Find the projector that cannot apply this batch: each alone, in its own transaction.
         for (const p of writers) {
           try {
-            const [reached] = await inTransaction(this.db.pool, (tx) => this.applyIn(tx, [p], events))
+            const [reached] = await this.inSlices([p], (tx, pause) => this.applyIn(tx, [p], events, pause))
             this.advance(p.name, reached)
           } catch (error) {
             this.states.fail(p.name, error)
@@ -194,22 +203,27 @@ export class ProjectionRunner {
     )
   }
 
+  /** A transaction for the projectors, cut where they pause (on PGlite); each part holds their checkpoint rows. */
+  private inSlices<T>(projectors: Projector[], fn: (tx: Client, pause: Pause) => Promise<T>) {
+    const names = projectors.map((p) => p.name)
+    const sliceMs = this.db.kind === 'pglite' ? SLICE_MS : Number.POSITIVE_INFINITY
+    return inSlicedTransaction(this.db.pool, sliceMs, (tx) => lockCheckpoints(tx, names), fn)
+  }
+
   /**
    * Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions
-   * reached.
+   * reached. The checkpoints are written last: a part committed at a pause is applied again after a crash.
    */
-  private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[]) {
+  private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[], pause: Pause) {
     const names = projectors.map((p) => p.name)
-    const { rows } = await tx.query<{ name: string; position: number }>(
-      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE',
-      [names],
-    )
+    const { rows } = await lockCheckpoints(tx, names)
     const recorded = new Map(rows.map((r) => [r.name, r.position]))
     const reached: number[] = []
     for (const p of projectors) {
+      await pause()
       // A rebuild may have swapped in tables that are ahead of what we read.
       reached.push(
-        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.states.get(p.name).position)),
+        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.states.get(p.name).position), pause),
       )
     }
     await tx.query(

@@ -3,22 +3,18 @@ import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/em
 import type { Embedder } from '../../adapters/embedders/port'
 import { searchableText } from '../../adapters/text'
 import { CHUNK_STATS, countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
-import type { ChunkSpans, EntryEvent } from '../../domain/knowledge'
-import { headingPathAt, subjectOf } from '../../ingestion/headings'
-import { entryPassages } from '../../ingestion/passages'
-import { pieceText } from '../../ingestion/tables'
+import type { EntryEvent } from '../../domain/knowledge'
+import { subjectOf } from '../../ingestion/headings'
+import { dropChunks } from './entryChunks'
 
-// The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry.
+// The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry: the
+// entry's own row, its filters, its deletion, and its passages' vectors (its chunks: ./entryChunks.ts).
 
 /** The title and body statistics rows of entry rows (a CTE's name), for countTerms. */
 const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'> = ['title', 'body']) =>
   fields
     .map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`)
     .join(' UNION ALL ')
-
-/** Chunks' statistics rows, for countTerms. */
-const chunkFields = (rows: string, sign: 1 | -1) =>
-  `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
 
 export const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCreated' }>['data']) => {
   const title = searchableText(d.title)
@@ -78,106 +74,15 @@ export const refilter = async (
   }
 }
 
-export const deleteChunks = async (tx: Client, entryId: string) => {
-  await countTerms(
-    tx,
-    CHUNK_STATS,
-    'gone AS (DELETE FROM kb_chunks WHERE entry_id = $1 RETURNING workspace_id, tf, len)',
-    chunkFields('gone', -1),
-    [entryId],
-  )
-  await tx.query('DELETE FROM kb_passages WHERE entry_id = $1', [entryId])
-}
-
 /** A deleted entry's rows: its chunks, passages and its row, with their term statistics. */
 export const deleteEntry = async (tx: Client, entryId: string) => {
-  await deleteChunks(tx, entryId)
+  await dropChunks(tx, entryId, 0)
   await countTerms(
     tx,
     CHUNK_STATS,
     'gone AS (DELETE FROM kb_chunk_entries WHERE entry_id = $1 RETURNING *)',
     entryFields('gone', -1),
     [entryId],
-  )
-}
-
-export const writeChunks = async (
-  tx: Client,
-  embedder: Embedder,
-  pgvector: boolean,
-  entryId: string,
-  content: string,
-  spans: ChunkSpans,
-  /** The entry stream's revision of the event that holds this content: the version a search serves. */
-  revision: number,
-) => {
-  const { rows } = await tx.query<{ embed: boolean; title: string }>(
-    'SELECT embed, title FROM kb_chunk_entries WHERE entry_id = $1',
-    [entryId],
-  )
-  if (!rows[0]) return
-  const { embed, title } = rows[0]
-  await deleteChunks(tx, entryId)
-  if (spans.length === 0) return
-  // Each row stands under the headings above where it starts: indexed with its words, embedded beside the title.
-  // A chunk that starts among a table's rows holds the table's header first: served, indexed and embedded so.
-  const pathAt = headingPathAt(content)
-  const piece = pieceText(content)
-  const chunks = spans.map((s, index) => ({ ...s, index, text: piece(s.start, s.end), path: pathAt(s.start) }))
-  await countTerms(
-    tx,
-    CHUNK_STATS,
-    `added AS (
-      INSERT INTO kb_chunks (id, entry_id, workspace_id, chunk_index, content, searchable_text, start_offset,
-        end_offset, token_count, is_enabled, source, category, tags, page_url, heading_path, tf, len, revision)
-      SELECT $1 || ':' || i, $1, x.workspace_id, i, c, s, so, eo, tc, x.is_enabled, x.source, x.category, x.tags, p,
-        nullif(hp, ''), t.tf, ${lenSql('t.tf')}, $9::bigint
-      FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $10::text[])
-         AS u(i, c, s, so, eo, tc, p, hp)
-      CROSS JOIN LATERAL (SELECT ${tfSql('u.s')} AS tf) t
-      JOIN kb_chunk_entries x ON x.entry_id = $1
-      RETURNING workspace_id, tf, len)`,
-    chunkFields('added', 1),
-    [
-      entryId,
-      chunks.map((c) => c.index),
-      chunks.map((c) => c.text),
-      chunks.map((c) => searchableText(c.path ? `${c.path}\n${c.text}` : c.text)),
-      chunks.map((c) => c.start),
-      chunks.map((c) => c.end),
-      chunks.map((c) => c.tokenCount),
-      chunks.map((c) => c.pageUrl ?? null),
-      revision,
-      chunks.map((c) => c.path),
-    ],
-  )
-  const passages = entryPassages(content, spans, embedder.passageWords).map((p) => ({ ...p, path: pathAt(p.start) }))
-  const hashes = embed
-    ? await cachedOrPending(
-        tx,
-        embedder.model,
-        passages.map((p) => embeddingInput(subjectOf(title, p.path), p.text)),
-      )
-    : []
-  await tx.query(
-    `INSERT INTO kb_passages (id, entry_id, workspace_id, chunk_index, start_offset, end_offset, content, heading_path,
-      is_enabled, source, category, tags, model, text_hash, embedding)
-     SELECT $1 || ':' || n, $1, x.workspace_id, ci, so, eo, c, nullif(hp, ''), x.is_enabled, x.source, x.category,
-       x.tags, $2, h, ${cachedVector('$2', 'h', pgvector)}
-     FROM unnest($3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[])
-       AS u(n, ci, so, eo, c, h, hp)
-     JOIN kb_chunk_entries x ON x.entry_id = $1`,
-    [
-      entryId,
-      embed ? embedder.model : null,
-      passages.map((_, n) => n),
-      passages.map((p) => p.chunkIndex),
-      passages.map((p) => p.start),
-      passages.map((p) => p.end),
-      passages.map((p) => p.text),
-      passages.map((_, n) => (embed ? hashes[n] : null)),
-      passages.map((p) => p.path),
-    ],
   )
 }
 

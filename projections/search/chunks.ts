@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import type { Client } from '../../adapters/db'
+import type { Client, Pause } from '../../adapters/db'
 import type { Embedder } from '../../adapters/embedders/port'
 import type { RecordedEvent } from '../../adapters/eventstore/port'
 import type { TextIndex } from '../../adapters/textIndex/port'
@@ -7,15 +7,8 @@ import { CHUNK_STATS, termStatsSchema } from '../../adapters/textIndex/terms'
 import { ensureVectorIndex, vectorColumn, vectorIndexDdl } from '../../adapters/vectorIndex'
 import { EmbeddingsRebuilt } from '../../domain/search/embeddings'
 import { EntryEvent } from '../../domain/knowledge'
-import {
-  createEntry,
-  deleteEntry,
-  keepReplacedVectors,
-  refilter,
-  rewriteEntry,
-  writeChunks,
-  writeVectors,
-} from './chunkRows'
+import { createEntry, deleteEntry, keepReplacedVectors, refilter, rewriteEntry, writeVectors } from './chunkRows'
+import { writeChunks } from './entryChunks'
 import { historyDdl, recordHistory } from '../history'
 import { type Projector, decodeEvent } from '../projector'
 
@@ -134,14 +127,15 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
     'EntryDeleted',
     'EmbeddingsRebuilt',
   ],
-  async apply(tx: Client, recorded: RecordedEvent) {
+  async apply(tx: Client, recorded: RecordedEvent, pause: Pause) {
     const decoded = decodeEvent(Event, recorded)
     const e = garbled ? garble(decoded) : decoded
     switch (e.type) {
       case 'EntryCreated': {
         const d = e.data
         await createEntry(tx, d)
-        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks, recorded.revision)
+        await pause()
+        await writeChunks(tx, embedder, vectors, d.entryId, d.content, d.chunks, recorded.revision, pause)
         break
       }
       case 'EntryUpdated': {
@@ -149,8 +143,10 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
         if (isEnabled !== undefined || metadata !== undefined) await refilter(tx, e.data.entryId, isEnabled, metadata)
         if (title !== undefined) await rewriteEntry(tx, e.data.entryId, 'title', title)
         if (content !== undefined && chunks !== undefined) {
+          await pause()
           await rewriteEntry(tx, e.data.entryId, 'body', content)
-          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks, recorded.revision)
+          await pause()
+          await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks, recorded.revision, pause)
         } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
         break
       }
@@ -158,9 +154,19 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
         await refilter(tx, e.data.entryId, undefined, e.data.metadata, true)
         break
       case 'EntryContentProcessed':
-        // A task's result replaces the chunks at once: a half-processed entry is never searchable.
+        // A task's result is one event: an entry is never searchable by a part of its file.
         await rewriteEntry(tx, e.data.entryId, 'body', e.data.content)
-        await writeChunks(tx, embedder, vectors, e.data.entryId, e.data.content, e.data.chunks, recorded.revision)
+        await pause()
+        await writeChunks(
+          tx,
+          embedder,
+          vectors,
+          e.data.entryId,
+          e.data.content,
+          e.data.chunks,
+          recorded.revision,
+          pause,
+        )
         break
       case 'EntryDeleted':
         // Deleted content is never served again, as of any time.
@@ -176,8 +182,10 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
     }
     // A chunk an edit left as it was keeps its row of history (and the revision it came with).
     if (e.type !== 'EntryDeleted')
-      for (const table of TABLES)
-        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
+      for (const table of TABLES) {
+        await pause()
+        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table], pause)
+      }
     if (e.type !== 'EntryDeleted' && vectors) await keepReplacedVectors(tx, e.data.entryId)
     // An index outside the database gets the entry's rows as they now are.
     for (const rows of MIRRORED)

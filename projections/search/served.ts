@@ -5,7 +5,7 @@ import { EntryDeleted } from '../../domain/knowledge'
 import { PageDeleted } from '../../domain/pages'
 import { assertNever } from '../../domain/shared'
 import { PageSearchServed, SearchServed } from '../../domain/search'
-import { type Projector, decodeEvent } from '../projector'
+import { type Projector, decodeEvent, noPause } from '../projector'
 
 const Event = t.union([SearchServed, PageSearchServed, EntryDeleted, PageDeleted])
 
@@ -40,7 +40,7 @@ export const servedProjector: Projector = {
       if (end > i) {
         await countSearches(tx, events.slice(i, end))
         i = end
-      } else await this.apply(tx, events[i++])
+      } else await this.apply(tx, events[i++], noPause)
     }
   },
   async apply(tx: Client, recorded: RecordedEvent) {

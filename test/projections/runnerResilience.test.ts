@@ -136,4 +136,42 @@ test('a projector whose version changed is rebuilt from position 0 at start', as
   await db.close()
 })
 
+test('an event whose projector pauses commits in parts: a reader waits for a part, not for the event', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  const ROWS = 4
+  let applying: Promise<number> | undefined
+  const slow: Projector = {
+    name: 'slow',
+    version: 1,
+    tables: ['slow_rows'],
+    schema: 'CREATE TABLE slow_rows (n integer PRIMARY KEY)',
+    handles: ['Long'],
+    async apply(tx, _e, pause) {
+      for (let n = 0; n < ROWS; n++) {
+        await tx.query('INSERT INTO slow_rows VALUES ($1) ON CONFLICT DO NOTHING', [n])
+        // A statement that holds the connection longer than a slice of the runner.
+        await tx.query('SELECT pg_sleep(0.03)')
+        // A reader arrives while the event's first row is written: it queues for PGlite's one connection.
+        if (n === 0) applying ??= db.pool.query('SELECT count(*)::int AS n FROM slow_rows').then((r) => r.rows[0].n)
+        await pause()
+      }
+    },
+  }
+  const long = await store.append('s-1', [event('Long')], 'no_stream')
+  const runner = new ProjectionRunner(db, store, [slow], silent)
+  await runner.start()
+  try {
+    assert.ok(await runner.waitFor(long.position, 10_000))
+    // It read between the parts: the rows committed at the first pause, not the event's all.
+    assert.is(await applying, 1)
+    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM slow_rows')).rows[0].n, ROWS)
+    const { rows } = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'slow'")
+    assert.is(rows[0].position, long.position)
+  } finally {
+    await runner.stop()
+    await db.close()
+  }
+})
+
 test.run()

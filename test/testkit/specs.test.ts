@@ -47,6 +47,38 @@ test('a projector that is not idempotent fails its spec, after its rows passed t
   assert.match(String(error?.message), 'counting: every event applied twice')
 })
 
+/**
+ * Idempotent when applied twice, but not from what a pause left: the count is of the rows its insert
+ * wrote, and applied again after the pause the insert writes none.
+ */
+const pausing: Projector = {
+  name: 'pausing',
+  version: 1,
+  tables: ['spec_items', 'spec_totals'],
+  schema:
+    'CREATE TABLE spec_items (id text PRIMARY KEY); CREATE TABLE spec_totals (id text PRIMARY KEY, n integer NOT NULL)',
+  handles: ['Counted'],
+  async apply(tx, event, pause) {
+    const { rowCount } = await tx.query('INSERT INTO spec_items VALUES ($1) ON CONFLICT DO NOTHING', [event.id])
+    await pause()
+    await tx.query(
+      "INSERT INTO spec_totals VALUES ('t', $1) ON CONFLICT (id) DO UPDATE SET n = spec_totals.n + EXCLUDED.n",
+      [rowCount],
+    )
+  },
+}
+
+test('a projector that cannot be applied again from what its pause left fails its spec', async () => {
+  const error = await projectorSpec(pausing)
+    .given([{ type: 'Counted', data: {} }])
+    .then((rows) => assert.equal(rows.spec_totals, [{ id: 't', n: 1 }]))
+    .then(
+      () => undefined,
+      (err: Error) => err,
+    )
+  assert.match(String(error?.message), 'pausing: applied again after pause 1 of 1')
+})
+
 test('a decider spec fails on other events, on a refusal it did not expect, and on an invalid event', () => {
   const registration = { webhookId: 'h', workspaceId: 'w', url: 'https://x.example', events: ['*'], secret: 's' }
   const when = given(webhook, []).when({ type: 'RegisterWebhook', data: registration })
