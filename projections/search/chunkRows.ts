@@ -1,10 +1,11 @@
-import type { Client } from '../../adapters/db'
+import type { Client, Pause } from '../../adapters/db'
 import { cachedOrPending, cachedVector, embeddingInput } from '../../adapters/embeddingCache'
 import type { Embedder } from '../../adapters/embedders/port'
 import { searchableText } from '../../adapters/text'
 import { CHUNK_STATS, countTerms, lenSql, tfSql } from '../../adapters/textIndex/terms'
 import type { EntryEvent } from '../../domain/knowledge'
 import { subjectOf } from '../../ingestion/headings'
+import { Pace, inParts } from '../parts'
 import { dropChunks } from './entryChunks'
 
 // The rows of the knowledge search index (./chunks.ts) and their term statistics, written per entry: the
@@ -15,6 +16,10 @@ const entryFields = (rows: string, sign: 1 | -1, fields: Array<'title' | 'body'>
   fields
     .map((f) => `SELECT workspace_id, '${f}' AS field, ${f}_tf AS tf, ${f}_len AS len, ${sign} AS sign FROM ${rows}`)
     .join(' UNION ALL ')
+
+/** How long rows took lately, for the parts of an entry's filters and of a re-embedding. */
+const filterPace = new Pace()
+const vectorPace = new Pace()
 
 export const createEntry = async (tx: Client, d: Extract<EntryEvent, { type: 'EntryCreated' }>['data']) => {
   const title = searchableText(d.title)
@@ -55,6 +60,7 @@ export const refilter = async (
   entryId: string,
   isEnabled: boolean | undefined,
   metadata: unknown,
+  pause: Pause,
   replace = false,
 ) => {
   const merged = `(CASE WHEN $4 THEN $3::jsonb ELSE metadata || coalesce($3::jsonb, '{}'::jsonb) END)`
@@ -65,11 +71,21 @@ export const refilter = async (
      WHERE entry_id = $1`,
     [entryId, isEnabled ?? null, metadata ? JSON.stringify(metadata) : null, replace],
   )
+  // In parts, and only the rows whose filters change: a row written again is indexed again (its vector too).
   for (const table of ['kb_chunks', 'kb_passages']) {
-    await tx.query(
-      `UPDATE ${table} c SET is_enabled = x.is_enabled, category = x.category, tags = x.tags
-       FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.entry_id = x.entry_id`,
-      [entryId],
+    const { rows } = await tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE entry_id = $1`, [entryId])
+    await inParts(
+      rows.map((r) => r.id),
+      filterPace,
+      pause,
+      async (ids) => {
+        await tx.query(
+          `UPDATE ${table} c SET is_enabled = x.is_enabled, category = x.category, tags = x.tags
+           FROM kb_chunk_entries x WHERE x.entry_id = $1 AND c.id = ANY($2::text[])
+             AND ROW(c.is_enabled, c.category, c.tags) IS DISTINCT FROM ROW(x.is_enabled, x.category, x.tags)`,
+          [entryId, ids],
+        )
+      },
     )
   }
 }
@@ -115,6 +131,7 @@ export const writeVectors = async (
   pgvector: boolean,
   where: string,
   arg: string,
+  pause: Pause,
   history = false,
 ) => {
   const [suffix, then] = history ? ['_history', ' AND x.valid_from = p.valid_from'] : ['', '']
@@ -125,21 +142,34 @@ export const writeVectors = async (
     : pgvector
       ? `, closed_embedding = CASE WHEN p.replaced THEN ${vector} END`
       : ''
-  // Rows are named by their place in the table (ctid), which holds until this transaction changes them.
-  const { rows } = await tx.query<{ id: string; content: string; title: string; heading_path: string | null }>(
-    `SELECT p.ctid::text AS id, p.content, p.heading_path, x.title FROM kb_passages${suffix} p
+  // Rows are named by id (in the history, and by when they became current): other writers may come
+  // in at a pause. A row that has the vector already is left (applied again after a crash).
+  const { rows } = await tx.query<{
+    id: string
+    vf: number | null
+    content: string
+    title: string
+    heading_path: string | null
+  }>(
+    `SELECT p.id, ${history ? 'p.valid_from' : 'NULL::bigint'} AS vf, p.content, p.heading_path, x.title
+     FROM kb_passages${suffix} p
      JOIN kb_chunk_entries${suffix} x ON x.entry_id = p.entry_id${then} WHERE ${where} AND x.embed`,
     [arg],
   )
-  if (rows.length === 0) return
   const hashes = await cachedOrPending(
     tx,
     embedder.model,
     rows.map((r) => embeddingInput(subjectOf(r.title, r.heading_path ?? ''), r.content)),
   )
-  await tx.query(
-    `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h${embedding}
-     FROM unnest($2::tid[], $3::text[]) AS u(id, h) WHERE p.ctid = u.id`,
-    [embedder.model, rows.map((r) => r.id), hashes],
-  )
+  const named = rows.map((r, i) => ({ id: r.id, vf: r.vf, hash: hashes[i] }))
+  await inParts(named, vectorPace, pause, async (part) => {
+    await tx.query(
+      `UPDATE kb_passages${suffix} p SET model = $1, text_hash = u.h${embedding}
+       FROM unnest($2::text[], $3::bigint[], $4::text[]) AS u(id, vf, h)
+       WHERE p.id = u.id${history ? ' AND p.valid_from = u.vf' : ''}
+         AND (p.model IS DISTINCT FROM $1 OR p.text_hash IS DISTINCT FROM u.h)`,
+      [embedder.model, part.map((r) => r.id), part.map((r) => r.vf), part.map((r) => r.hash)],
+    )
+  })
 }
+

@@ -140,18 +140,20 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
       }
       case 'EntryUpdated': {
         const { content, chunks, isEnabled, metadata, title } = e.data.changes
-        if (isEnabled !== undefined || metadata !== undefined) await refilter(tx, e.data.entryId, isEnabled, metadata)
+        if (isEnabled !== undefined || metadata !== undefined)
+          await refilter(tx, e.data.entryId, isEnabled, metadata, pause)
         if (title !== undefined) await rewriteEntry(tx, e.data.entryId, 'title', title)
         if (content !== undefined && chunks !== undefined) {
           await pause()
           await rewriteEntry(tx, e.data.entryId, 'body', content)
           await pause()
           await writeChunks(tx, embedder, vectors, e.data.entryId, content, chunks, recorded.revision, pause)
-        } else if (title !== undefined) await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId)
+        } else if (title !== undefined)
+          await writeVectors(tx, embedder, vectors, 'p.entry_id = $1', e.data.entryId, pause)
         break
       }
       case 'EntryMetadataReplaced':
-        await refilter(tx, e.data.entryId, undefined, e.data.metadata, true)
+        await refilter(tx, e.data.entryId, undefined, e.data.metadata, pause, true)
         break
       case 'EntryContentProcessed':
         // A task's result is one event: an entry is never searchable by a part of its file.
@@ -177,7 +179,7 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
         // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once,
         // and so do those of its history, which an earlier model's query vectors no longer match.
         for (const history of [false, true])
-          await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, history)
+          await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, pause, history)
         return
     }
     // A chunk an edit left as it was keeps its row of history (and the revision it came with).

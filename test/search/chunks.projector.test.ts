@@ -139,4 +139,20 @@ test('a row closed by a switch keeps no vector until its text is replaced', () =
       )
     }))
 
+test("a new title gives the entry's passages new vectors, and a re-embedding every passage of the workspace", () =>
+  spec
+    .given([
+      entryCreated('e-1', 'Wombats', 'Wombats dig burrows.'),
+      { type: 'EntryUpdated', data: { entryId: 'e-1', changes: { title: 'Wombats at night' } }, ...entry('e-1', 1) },
+      { type: 'EmbeddingsRebuilt', data: { workspaceId: 'ws-1', model: 'hashing-v1', chunkCount: 1 } },
+    ])
+    .then((rows) => {
+      const [now] = rows.kb_passages
+      const [then] = rows.kb_passages_history.filter((p) => Number(p.valid_from) === 1)
+      // Each is embedded beside its title: the passage's text under the new title is another input.
+      assert.equal([now.model, then.model], ['hashing-v1', 'hashing-v1'])
+      assert.ok(now.text_hash !== then.text_hash)
+      assert.ok(now.embedding === null, 'the cache holds no vector for the new input yet: the filler sets it')
+    }))
+
 test.run()
