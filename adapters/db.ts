@@ -208,55 +208,66 @@ export type Pause = () => Promise<void>
 
 /** Runs fn in a transaction on one client; rolls back when it throws. */
 export const inTransaction = <T>(pool: pg.Pool, fn: (client: Client) => Promise<T>): Promise<T> =>
-  inSlicedTransaction(
-    pool,
-    Number.POSITIVE_INFINITY,
-    async () => undefined,
-    (tx) => fn(tx),
-  )
+  inSlicedTransaction(pool, { sliceMs: Number.POSITIVE_INFINITY }, (tx) => fn(tx))
+
+/** Where a transaction that inSlicedTransaction runs is cut, and what it does at each cut. */
+export interface Slicing {
+  /** How long (ms) the transaction holds its connection before a pause commits it. */
+  sliceMs: number
+  /** Runs before each COMMIT a pause makes (to record how far it got). */
+  beforeCommit?(tx: Client): Promise<unknown>
+  /** Runs after each BEGIN a pause makes (to take its locks again, or to refuse to go on). */
+  resume?(tx: Client): Promise<unknown>
+}
 
 /**
  * Runs fn in a transaction that fn may cut where it calls `pause()`: once the transaction has held its
  * connection `sliceMs`, the pause commits, hands the connection back to the pool, so that the queries
- * queued for it run (on PGlite, the only one), then begins again on the next connection the pool gives,
- * running `resume` first (to take its locks again). What a pause committed stays when fn later throws:
- * fn must be able to run again from the start over what any of its pauses left. `tx` is one object
- * throughout, whichever connection holds the transaction.
+ * queued for it run (on PGlite, the only one), then begins again on the next connection the pool gives.
+ * What a pause committed stays when fn later throws: fn must be able to run again over what any of its
+ * pauses left. `tx` is one object throughout, whichever connection holds the transaction.
  */
 export const inSlicedTransaction = async <T>(
   pool: pg.Pool,
-  sliceMs: number,
-  resume: (tx: Client) => Promise<unknown>,
+  { sliceMs, beforeCommit, resume }: Slicing,
   fn: (tx: Client, pause: Pause) => Promise<T>,
 ): Promise<T> => {
   let client: Client | undefined = await pool.connect()
   const tx = new Proxy(client, {
     get: (_, prop) => {
-      const held = client as Client
+      if (!client) throw new Error('the transaction is over')
+      const held = client
       const value = Reflect.get(held, prop, held)
       return typeof value === 'function' ? value.bind(held) : value
     },
   })
+  const commit = async () => {
+    // COMMIT of a transaction that failed answers ROLLBACK, without an error.
+    const { command } = await tx.query('COMMIT')
+    if (command !== 'COMMIT') throw new Error(`the transaction was rolled back (${command})`)
+  }
   let since = performance.now()
   const pause = async () => {
     if (performance.now() - since < sliceMs) return
-    await tx.query('COMMIT')
+    await beforeCommit?.(tx)
+    await commit()
     client?.release()
     client = undefined
     client = await pool.connect()
     await tx.query('BEGIN')
-    await resume(tx)
+    await resume?.(tx)
     since = performance.now()
   }
   try {
     await tx.query('BEGIN')
     const result = await fn(tx, pause)
-    await tx.query('COMMIT')
+    await commit()
     return result
   } catch (error) {
     await client?.query('ROLLBACK').catch(() => undefined)
     throw error
   } finally {
     client?.release()
+    client = undefined
   }
 }

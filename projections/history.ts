@@ -1,4 +1,4 @@
-import type { Client, Pause, Queryable } from '../adapters/db'
+import type { Client, Queryable } from '../adapters/db'
 
 /**
  * A table's history: every row it held, each with the log positions between which it was current
@@ -56,8 +56,6 @@ export const recordHistory = async (
   value: string,
   position: number,
   unversioned: string[] = [],
-  /** Between closing the rows replaced and opening the new ones (applied again, it opens what it has not). */
-  pause?: Pause,
 ) => {
   const { rows } = await tx.query(`SELECT 1 FROM ${table}_history WHERE ${key} = $1 AND valid_from >= $2 LIMIT 1`, [
     value,
@@ -73,7 +71,6 @@ export const recordHistory = async (
        AND NOT EXISTS (SELECT 1 FROM ${table} c WHERE c.${key} = $1 AND ${same('c', 'h')})`,
     [value, position],
   )
-  await pause?.()
   const list = columns.join(', ')
   await tx.query(
     `INSERT INTO ${table}_history (${list}, valid_from) SELECT ${list}, $2 FROM ${table} c WHERE c.${key} = $1

@@ -84,13 +84,22 @@ export const applyBatch = async (
   events: RecordedEvent[],
   after: number,
   pause = noPause,
+  /** Told the position of each event once it is applied whole. */
+  applied: (position: number) => void = () => undefined,
 ) => {
-  const position = await applyEvents(tx, projector, events, after, pause)
+  const position = await applyEvents(tx, projector, events, after, pause, applied)
   if (position > after) await projector.afterBatch?.(tx)
   return position
 }
 
-const applyEvents = async (tx: Client, projector: Projector, events: RecordedEvent[], after: number, pause: Pause) => {
+const applyEvents = async (
+  tx: Client,
+  projector: Projector,
+  events: RecordedEvent[],
+  after: number,
+  pause: Pause,
+  applied: (position: number) => void,
+) => {
   if (projector.applyEvents) {
     const handled = events.filter((e) => e.position > after && handles(projector, e))
     try {
@@ -98,7 +107,9 @@ const applyEvents = async (tx: Client, projector: Projector, events: RecordedEve
     } catch (error) {
       throw new ProjectionError(projector.name, handled[0], error)
     }
-    return Math.max(after, events[events.length - 1]?.position ?? after)
+    const position = Math.max(after, events[events.length - 1]?.position ?? after)
+    applied(position)
+    return position
   }
   let position = after
   for (const event of events) {
@@ -112,6 +123,7 @@ const applyEvents = async (tx: Client, projector: Projector, events: RecordedEve
       }
     }
     position = event.position
+    applied(position)
   }
   return position
 }

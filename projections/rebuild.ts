@@ -89,7 +89,7 @@ export const catchUpShadow = async (db: Database, store: EventStore, shadow: Sha
       // On PGlite, a long event is cut where the projector pauses, each part in the shadow's schema.
       const sliceMs = db.kind === 'pglite' ? SLICE_MS : Number.POSITIVE_INFINITY
       const enter = (tx: Client) => tx.query(inShadow(schema))
-      shadow.position = await inSlicedTransaction(db.pool, sliceMs, enter, async (tx, pause) => {
+      shadow.position = await inSlicedTransaction(db.pool, { sliceMs, resume: enter }, async (tx, pause) => {
         const t0 = Date.now()
         await enter(tx)
         const reached = await applyBatch(tx, projector, part, shadow.position, pause)

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { type Client, type Database, type Pause, inSlicedTransaction } from '../adapters/db'
+import { type Client, type Database, inSlicedTransaction } from '../adapters/db'
 import type { EventStore, RecordedEvent } from '../adapters/eventstore/port'
 import { ProjectionFollower, type Report, announce } from './follow'
 import { BATCH, type Projector, applyBatch, handles, installProjector } from './projector'
@@ -23,10 +23,20 @@ const IDLE_CHECKPOINT_MS = 1000
  */
 const SLICE_MS = 20
 
+/** The projectors' checkpoints, locked; `row` changes whenever anyone writes one (its xmin). */
 const lockCheckpoints = (tx: Client, names: string[]) =>
-  tx.query<{ name: string; position: number }>(
-    'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE',
+  tx.query<{ name: string; position: number; row: string }>(
+    'SELECT name, position, xmin::text AS row FROM projection_checkpoints WHERE name = ANY($1::text[]) FOR UPDATE',
     [names],
+  )
+
+/** Records positions the projectors reached (never moving one back); answers the rows it wrote. */
+const saveCheckpoints = (tx: Client, names: string[], positions: number[]) =>
+  tx.query<{ name: string; row: string }>(
+    `UPDATE projection_checkpoints c SET position = u.position, updated_at = now()
+     FROM unnest($1::text[], $2::bigint[]) AS u(name, position) WHERE c.name = u.name AND c.position < u.position
+     RETURNING c.name, c.xmin::text AS row`,
+    [names, positions],
   )
 
 /**
@@ -179,13 +189,13 @@ export class ProjectionRunner {
     }
     if (writers.length > 0) {
       try {
-        const reached = await this.inSlices(writers, (tx, pause) => this.applyIn(tx, writers, events, pause))
+        const reached = await this.applyIn(writers, events)
         writers.forEach((p, i) => this.advance(p.name, reached[i]))
       } catch {
         // Find the projector that cannot apply this batch: each alone, in its own transaction.
         for (const p of writers) {
           try {
-            const [reached] = await this.inSlices([p], (tx, pause) => this.applyIn(tx, [p], events, pause))
+            const [reached] = await this.applyIn([p], events)
             this.advance(p.name, reached)
           } catch (error) {
             this.states.fail(p.name, error)
@@ -203,35 +213,51 @@ export class ProjectionRunner {
     )
   }
 
-  /** A transaction for the projectors, cut where they pause (on PGlite); each part holds their checkpoint rows. */
-  private inSlices<T>(projectors: Projector[], fn: (tx: Client, pause: Pause) => Promise<T>) {
-    const names = projectors.map((p) => p.name)
-    const sliceMs = this.db.kind === 'pglite' ? SLICE_MS : Number.POSITIVE_INFINITY
-    return inSlicedTransaction(this.db.pool, sliceMs, (tx) => lockCheckpoints(tx, names), fn)
-  }
-
   /**
    * Applies the batch to the projectors from their checkpoints and records the checkpoints; answers the positions
-   * reached. The checkpoints are written last: a part committed at a pause is applied again after a crash.
+   * reached. On PGlite the transaction is cut where it pauses (between events, projectors and the parts of a long
+   * event): at each cut the checkpoints move to the events applied whole, so that after a crash only the event in
+   * progress is applied again, over what its parts left; and after it the batch goes on only if no one wrote the
+   * checkpoints meanwhile (a rebuild that swapped its tables in). Else it throws, and the batch is applied again.
    */
-  private async applyIn(tx: Client, projectors: Projector[], events: RecordedEvent[], pause: Pause) {
+  private applyIn(projectors: Projector[], events: RecordedEvent[]) {
     const names = projectors.map((p) => p.name)
-    const { rows } = await lockCheckpoints(tx, names)
-    const recorded = new Map(rows.map((r) => [r.name, r.position]))
-    const reached: number[] = []
-    for (const p of projectors) {
-      await pause()
-      // A rebuild may have swapped in tables that are ahead of what we read.
-      reached.push(
-        await applyBatch(tx, p, events, Math.max(recorded.get(p.name) ?? 0, this.states.get(p.name).position), pause),
-      )
+    const seen = new Map<string, string>()
+    /** Positions of the events applied whole since the last cut, by projector. */
+    const whole = new Map<string, number>()
+    const lock = async (tx: Client) => {
+      const { rows } = await lockCheckpoints(tx, names)
+      if (seen.size > 0 && rows.some((r) => seen.get(r.name) !== r.row))
+        throw new Error("the projectors' checkpoints were written while their batch paused: it is applied again")
+      for (const r of rows) seen.set(r.name, r.row)
+      return new Map(rows.map((r) => [r.name, r.position]))
     }
-    await tx.query(
-      `UPDATE projection_checkpoints c SET position = u.position, updated_at = now()
-       FROM unnest($1::text[], $2::bigint[]) AS u(name, position) WHERE c.name = u.name AND c.position < u.position`,
-      [names, reached],
-    )
-    return reached
+    const cut = async (tx: Client) => {
+      if (whole.size === 0) return
+      const moved = [...whole]
+      whole.clear()
+      // An index outside the database gets what the projectors wrote, before their checkpoints pass it.
+      for (const p of projectors) if (moved.some(([name]) => name === p.name)) await p.afterBatch?.(tx)
+      const { rows } = await saveCheckpoints(
+        tx,
+        moved.map(([name]) => name),
+        moved.map(([, position]) => position),
+      )
+      for (const r of rows) seen.set(r.name, r.row)
+    }
+    const sliceMs = this.db.kind === 'pglite' ? SLICE_MS : Number.POSITIVE_INFINITY
+    return inSlicedTransaction(this.db.pool, { sliceMs, beforeCommit: cut, resume: lock }, async (tx, pause) => {
+      const recorded = await lock(tx)
+      const reached: number[] = []
+      for (const p of projectors) {
+        await pause()
+        // A rebuild may have swapped in tables that are ahead of what we read.
+        const after = Math.max(recorded.get(p.name) ?? 0, this.states.get(p.name).position)
+        reached.push(await applyBatch(tx, p, events, after, pause, (position) => whole.set(p.name, position)))
+      }
+      await saveCheckpoints(tx, names, reached)
+      return reached
+    })
   }
 
   private advance(name: string, position: number) {

@@ -51,19 +51,14 @@ const CRASH = 'crashed after a pause'
  */
 const applyEach = (db: Database, projector: Projector, events: RecordedEvent[], crashAt = 0) => {
   let pauses = 0
-  return inSlicedTransaction(
-    db.pool,
-    0,
-    async () => undefined,
-    async (tx, pause) => {
-      for (const event of events)
-        await projector.apply(tx, event, async () => {
-          await pause()
-          if (++pauses === crashAt) throw new Error(CRASH)
-        })
-      return pauses
-    },
-  )
+  return inSlicedTransaction(db.pool, { sliceMs: 0 }, async (tx, pause) => {
+    for (const event of events)
+      await projector.apply(tx, event, async () => {
+        await pause()
+        if (++pauses === crashAt) throw new Error(CRASH)
+      })
+    return pauses
+  })
 }
 
 export const projectorSpec = (make: Projector | ((db: Database) => Promise<Projector>)) => ({

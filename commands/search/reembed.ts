@@ -23,8 +23,8 @@ export interface ReembedReport {
 /**
  * Re-embeds a workspace's passages with the configured model: the new vectors are built beside the
  * old ones (in the embedding cache) while search goes on, then one EmbeddingsRebuilt event makes
- * the chunks projection swap them in (in parts, on PGlite). Search compares only vectors of the
- * current model, so it never mixes two: a passage joins the vector leg once its part is in.
+ * the chunks projection swap them all in one statement (the history's in parts). Search compares only
+ * vectors of the current model, so it never mixes two.
  */
 export const reembedWorkspace = async (
   store: EventStore,

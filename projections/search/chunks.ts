@@ -10,7 +10,7 @@ import { EntryEvent } from '../../domain/knowledge'
 import { createEntry, deleteEntry, keepReplacedVectors, refilter, rewriteEntry, writeVectors } from './chunkRows'
 import { writeChunks } from './entryChunks'
 import { historyDdl, recordHistory } from '../history'
-import { type Projector, decodeEvent } from '../projector'
+import { type Projector, decodeEvent, noPause } from '../projector'
 
 const Event = t.union([EntryEvent, EmbeddingsRebuilt])
 
@@ -176,17 +176,18 @@ export const chunksProjector = ({ embedder, vectors, textIndex, garbled }: Chunk
         await deleteEntry(tx, e.data.entryId)
         break
       case 'EmbeddingsRebuilt':
-        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once,
-        // and so do those of its history, which an earlier model's query vectors no longer match.
-        for (const history of [false, true])
-          await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, pause, history)
+        // A re-embedding: every embedded passage of the workspace gets this embedder's vector at once (a
+        // search compares the vectors of one model: a part of them would hide the rest from the vector leg),
+        // and so do those of its history, in parts, which an earlier model's query vectors no longer match.
+        await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, noPause)
+        await writeVectors(tx, embedder, vectors, 'p.workspace_id = $1', e.data.workspaceId, pause, true)
         return
     }
     // A chunk an edit left as it was keeps its row of history (and the revision it came with).
     if (e.type !== 'EntryDeleted')
       for (const table of TABLES) {
         await pause()
-        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table], pause)
+        await recordHistory(tx, table, 'entry_id', e.data.entryId, recorded.position, UNVERSIONED[table])
       }
     if (e.type !== 'EntryDeleted' && vectors) await keepReplacedVectors(tx, e.data.entryId)
     // An index outside the database gets the entry's rows as they now are.

@@ -17,8 +17,8 @@ import { Pace, inParts } from '../parts'
 const chunkFields = (rows: string, sign: 1 | -1) =>
   `SELECT workspace_id, 'chunk' AS field, tf, len, ${sign} AS sign FROM ${rows}`
 
-/** The entry's chunks and passages from `from` on (by chunk, and by passage), with the chunks' statistics. */
-export const dropChunks = async (tx: Client, entryId: string, from: number, passagesFrom = from) => {
+/** The entry's chunks from `from` on and its passages but `kept`, with the chunks' statistics. */
+export const dropChunks = async (tx: Client, entryId: string, from: number, kept: string[] = []) => {
   await countTerms(
     tx,
     CHUNK_STATS,
@@ -26,11 +26,7 @@ export const dropChunks = async (tx: Client, entryId: string, from: number, pass
     chunkFields('gone', -1),
     [entryId, from],
   )
-  // A passage's id is `<entryId>:<n>`.
-  await tx.query('DELETE FROM kb_passages WHERE entry_id = $1 AND substr(id, length($1) + 2)::int >= $2', [
-    entryId,
-    passagesFrom,
-  ])
+  await tx.query('DELETE FROM kb_passages WHERE entry_id = $1 AND NOT (id = ANY($2::text[]))', [entryId, kept])
 }
 
 const CHUNK_COLUMNS = [
@@ -189,5 +185,10 @@ export const writeChunks = async (
       ],
     )
   })
-  await dropChunks(tx, entryId, chunks.length, passages.length)
+  await dropChunks(
+    tx,
+    entryId,
+    chunks.length,
+    passages.map((p) => `${entryId}:${p.n}`),
+  )
 }

@@ -174,4 +174,77 @@ test('an event whose projector pauses commits in parts: a reader waits for a par
   }
 })
 
+test('at a cut the checkpoint passes the events applied whole: a failure applies only the rest again', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  const applied: string[] = []
+  let failed = false
+  const steps: Projector = {
+    name: 'steps',
+    version: 1,
+    tables: ['step_rows'],
+    schema: 'CREATE TABLE step_rows (id text PRIMARY KEY)',
+    handles: ['Short', 'Long'],
+    async apply(tx, e, pause) {
+      applied.push(e.type)
+      await tx.query('INSERT INTO step_rows VALUES ($1) ON CONFLICT DO NOTHING', [e.id])
+      // Longer than a slice: the runner cuts before the next event.
+      await tx.query('SELECT pg_sleep(0.03)')
+      if (e.type !== 'Long') return
+      await pause()
+      if (!failed) {
+        failed = true
+        throw new Error('fails once, after a cut')
+      }
+    },
+  }
+  await store.append('s-1', [event('Short')], 'no_stream')
+  const long = await store.append('s-1', [event('Long')], 0)
+  const runner = new ProjectionRunner(db, store, [steps], silent)
+  await runner.start()
+  try {
+    assert.ok(await runner.waitFor(long.position, 10_000))
+    assert.equal(applied, ['Short', 'Long', 'Long'], 'the event applied whole before the cut is not applied again')
+    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM step_rows')).rows[0].n, 2)
+  } finally {
+    await runner.stop()
+    await db.close()
+  }
+})
+
+test('a batch whose checkpoint was written as it paused (a rebuild swapped tables in) is applied again', async () => {
+  const db = await testPglite()
+  const store = await PostgresEventStore.open(db)
+  let applications = 0
+  const swapped: Projector = {
+    name: 'swapped',
+    version: 1,
+    tables: ['swapped_rows'],
+    schema: 'CREATE TABLE swapped_rows (n integer PRIMARY KEY)',
+    handles: ['Long'],
+    async apply(tx, _e, pause) {
+      applications++
+      await tx.query('INSERT INTO swapped_rows VALUES (0) ON CONFLICT DO NOTHING')
+      await tx.query('SELECT pg_sleep(0.03)')
+      // Queued for the connection: it runs at the cut, as a rebuild's swap would.
+      if (applications === 1)
+        void db.pool.query("UPDATE projection_checkpoints SET updated_at = now() WHERE name = 'swapped'")
+      await pause()
+      await tx.query('INSERT INTO swapped_rows VALUES (1) ON CONFLICT DO NOTHING')
+    },
+  }
+  const long = await store.append('s-1', [event('Long')], 'no_stream')
+  const runner = new ProjectionRunner(db, store, [swapped], silent)
+  await runner.start()
+  try {
+    assert.ok(await runner.waitFor(long.position, 10_000))
+    assert.is(applications, 2, 'stopped at the cut, then applied again')
+    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM swapped_rows')).rows[0].n, 2)
+    assert.equal(runner.statuses()[0].state, 'running')
+  } finally {
+    await runner.stop()
+    await db.close()
+  }
+})
+
 test.run()
