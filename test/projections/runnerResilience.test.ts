@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
+import type { Database } from '../../adapters/db'
 import { PostgresEventStore } from '../../adapters/eventstore/postgres'
 import type { Projector } from '../../projections/projector'
 import { installProjector } from '../../projections/projector'
@@ -136,12 +137,38 @@ test('a projector whose version changed is rebuilt from position 0 at start', as
   await db.close()
 })
 
-test('an event whose projector pauses commits in parts: a reader waits for a part, not for the event', async () => {
+/**
+ * Runs the projector `make` gives (on a database and a log of their own) over the events of the given
+ * types, until it has reached the last; then `check` with the database, the runner and the last position.
+ */
+const runOver = async (
+  make: (db: Database) => Projector,
+  types: string[],
+  check: (db: Database, runner: ProjectionRunner, last: number) => Promise<void>,
+) => {
   const db = await testPglite()
   const store = await PostgresEventStore.open(db)
+  let last = 0
+  for (const [i, type] of types.entries())
+    last = (await store.append('s-1', [event(type)], i === 0 ? 'no_stream' : i - 1)).position
+  const runner = new ProjectionRunner(db, store, [make(db)], silent)
+  await runner.start()
+  try {
+    assert.ok(await runner.waitFor(last, 10_000))
+    await check(db, runner, last)
+  } finally {
+    await runner.stop()
+    await db.close()
+  }
+}
+
+const count = async (db: Database, table: string) =>
+  (await db.pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n
+
+test('an event whose projector pauses commits in parts: a reader waits for a part, not for the event', async () => {
   const ROWS = 4
   let applying: Promise<number> | undefined
-  const slow: Projector = {
+  const slow = (db: Database): Projector => ({
     name: 'slow',
     version: 1,
     tables: ['slow_rows'],
@@ -153,33 +180,24 @@ test('an event whose projector pauses commits in parts: a reader waits for a par
         // A statement that holds the connection longer than a slice of the runner.
         await tx.query('SELECT pg_sleep(0.03)')
         // A reader arrives while the event's first row is written: it queues for PGlite's one connection.
-        if (n === 0) applying ??= db.pool.query('SELECT count(*)::int AS n FROM slow_rows').then((r) => r.rows[0].n)
+        if (n === 0) applying ??= count(db, 'slow_rows')
         await pause()
       }
     },
-  }
-  const long = await store.append('s-1', [event('Long')], 'no_stream')
-  const runner = new ProjectionRunner(db, store, [slow], silent)
-  await runner.start()
-  try {
-    assert.ok(await runner.waitFor(long.position, 10_000))
+  })
+  await runOver(slow, ['Long'], async (db, _runner, last) => {
     // It read between the parts: the rows committed at the first pause, not the event's all.
     assert.is(await applying, 1)
-    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM slow_rows')).rows[0].n, ROWS)
+    assert.is(await count(db, 'slow_rows'), ROWS)
     const { rows } = await db.pool.query("SELECT position FROM projection_checkpoints WHERE name = 'slow'")
-    assert.is(rows[0].position, long.position)
-  } finally {
-    await runner.stop()
-    await db.close()
-  }
+    assert.is(rows[0].position, last)
+  })
 })
 
 test('at a cut the checkpoint passes the events applied whole: a failure applies only the rest again', async () => {
-  const db = await testPglite()
-  const store = await PostgresEventStore.open(db)
   const applied: string[] = []
   let failed = false
-  const steps: Projector = {
+  const steps = (): Projector => ({
     name: 'steps',
     version: 1,
     tables: ['step_rows'],
@@ -197,26 +215,16 @@ test('at a cut the checkpoint passes the events applied whole: a failure applies
         throw new Error('fails once, after a cut')
       }
     },
-  }
-  await store.append('s-1', [event('Short')], 'no_stream')
-  const long = await store.append('s-1', [event('Long')], 0)
-  const runner = new ProjectionRunner(db, store, [steps], silent)
-  await runner.start()
-  try {
-    assert.ok(await runner.waitFor(long.position, 10_000))
+  })
+  await runOver(steps, ['Short', 'Long'], async (db) => {
     assert.equal(applied, ['Short', 'Long', 'Long'], 'the event applied whole before the cut is not applied again')
-    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM step_rows')).rows[0].n, 2)
-  } finally {
-    await runner.stop()
-    await db.close()
-  }
+    assert.is(await count(db, 'step_rows'), 2)
+  })
 })
 
 test('a batch whose checkpoint was written as it paused (a rebuild swapped tables in) is applied again', async () => {
-  const db = await testPglite()
-  const store = await PostgresEventStore.open(db)
   let applications = 0
-  const swapped: Projector = {
+  const swapped = (db: Database): Projector => ({
     name: 'swapped',
     version: 1,
     tables: ['swapped_rows'],
@@ -232,19 +240,12 @@ test('a batch whose checkpoint was written as it paused (a rebuild swapped table
       await pause()
       await tx.query('INSERT INTO swapped_rows VALUES (1) ON CONFLICT DO NOTHING')
     },
-  }
-  const long = await store.append('s-1', [event('Long')], 'no_stream')
-  const runner = new ProjectionRunner(db, store, [swapped], silent)
-  await runner.start()
-  try {
-    assert.ok(await runner.waitFor(long.position, 10_000))
+  })
+  await runOver(swapped, ['Long'], async (db, runner) => {
     assert.is(applications, 2, 'stopped at the cut, then applied again')
-    assert.is((await db.pool.query('SELECT count(*)::int AS n FROM swapped_rows')).rows[0].n, 2)
+    assert.is(await count(db, 'swapped_rows'), 2)
     assert.equal(runner.statuses()[0].state, 'running')
-  } finally {
-    await runner.stop()
-    await db.close()
-  }
+  })
 })
 
 test.run()
