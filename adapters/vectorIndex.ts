@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import pgvector from 'pgvector'
 import type { Queryable } from './db'
+import { currentAt, unchangedSince } from './history'
 import { type Scope, scopeSql } from './textIndex/port'
 
 export interface VectorHit {
@@ -22,13 +23,15 @@ export interface VectorQuery {
   model: string
   /** The model's vector length. */
   dimensions: number
+  /** Conditions on the columns the table shares with its history. */
   scope: Scope
   limit: number
   /**
-   * The table keeps no vectors of its own (a history): each row's comes from the embedding cache
-   * by its text's hash, and every row in scope is compared (no index).
+   * A past log position: `table` is a history (projections/history.ts), read as it stood then. It keeps no vectors of
+   * its own but those of rows whose text was replaced (`pastSearch`); others are read from the current table or the
+   * embedding cache.
    */
-  cached?: boolean
+  at?: number
   /** Compare every row in scope, without the index (a scope known to hold few rows). */
   exact?: boolean
 }
@@ -96,7 +99,7 @@ const EF_SEARCH = 300
  * vectors; otherwise by comparing every row in scope (`exactVectorSearch`).
  */
 export const nearestRows = (tx: Queryable, pgvector: boolean, q: VectorQuery) =>
-  !pgvector ? exactVectorSearch(tx, q) : q.cached ? pastSearch(tx, q) : vectorSearch(tx, q)
+  !pgvector ? exactVectorSearch(tx, q) : q.at !== undefined ? pastSearch(tx, q, q.at) : vectorSearch(tx, q)
 
 /** How many distinct keys a search of nearest rows gathers, and how many rows of each it keeps. */
 export interface Spread {
@@ -106,6 +109,12 @@ export interface Spread {
 
 /** Times `nearestKeys` asks again, at most, before it answers with the keys it holds. */
 const SPREAD_ROUNDS = 5
+
+/**
+ * The share of its rows a search of the past asks first of those whose text was replaced since (`pastSearch`).
+ * Measured on a history of five rewrites at 10,000 passages: asking 50 rather than 200 took that scan from 10 ms to 3.
+ */
+const CLOSED_FIRST = 0.25
 
 /**
  * Nearest rows of at least `spread.keys` distinct keys (fewer where the scope holds fewer), at most
@@ -133,7 +142,8 @@ export const nearestKeys = async (
     const full = [...perKey].filter(([, n]) => n >= spread.perKey).map(([key]) => key)
     const left: Scope = full.length > 0 ? [[`${q.key} <> ALL(?::text[])`, full]] : []
     const rest = { ...q, scope: [...q.scope, ...left] }
-    let hits = pgvector && q.exact && !q.cached ? await exactNearest(tx, rest) : await nearestRows(tx, pgvector, rest)
+    let hits =
+      pgvector && q.exact && q.at === undefined ? await exactNearest(tx, rest) : await nearestRows(tx, pgvector, rest)
     if (pgvector && !q.exact && hits.length < q.limit) hits = await exactNearest(tx, rest)
     for (const h of hits) {
       const n = perKey.get(h.key) ?? 0
@@ -153,11 +163,11 @@ export const nearestKeys = async (
  * still find the rows to compare.
  */
 export const exactNearest = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
-  const s = scopeSql(q.scope, 4)
+  const s = scopeSql(scopeAt(q.scope, q.at), 4)
   const distance = `(embedding::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}) + 0`
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; distance: number }>(
     `SELECT id, ${q.key} AS key, ${q.chunk ?? 'NULL::int'} AS chunk, ${distance} AS distance
-     FROM ${rowsOf(q.table, q.cached)} WHERE model = $3${s.sql} ORDER BY ${distance} LIMIT $2`,
+     FROM ${rowsOf(q.table, q.at)} WHERE model = $3${s.sql} ORDER BY ${distance} LIMIT $2`,
     [pgvector.toSql(q.vector), q.limit, q.model, ...s.args],
   )
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(r.distance) }))
@@ -174,48 +184,63 @@ const reset =
   'SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT'
 
 /**
- * Nearest rows of a history (`cached`: it keeps vectors only of rows whose text was replaced) as of
- * the moment its scope names, in three parts. The rows of then whose text is their passage's text
- * now are the current table's rows with the same id and text: found through today's HNSW index,
- * each checked against its row of history then (filters as of then included). The rows of then
- * whose text was replaced since kept their vector then (`replaced`, `closed_embedding`), in an HNSW
- * index of their own: found through it, the moment a condition of the scan. A replaced row whose
- * vector the cache did not hold then is compared exactly, its vector read from the cache by hash.
- * A scope known to hold few rows (`exact`) is compared exactly in every part, read from the rows of
- * history in scope: an index scan filtered down to it could miss some.
+ * Nearest rows of a history as of `at`, in three parts.
+ * - The rows of then whose text is their passage's text now: the current table's rows, found through today's HNSW
+ *   index. A row no version of which opened since `at` is the row of then, checked against the scope as it stands;
+ *   any other is checked against its row of history then (same text, and the scope then).
+ * - The rows of then whose text was replaced since kept their vector then (`replaced`, `closed_embedding`), in an HNSW
+ *   index of their own, the moment a condition of the scan. They are usually a small part of the rows of then: the
+ *   scan first asks for a share of `limit` (CLOSED_FIRST), and for all of it only where all of those are nearer than
+ *   the farthest row of the first part (so that more of them could be among the nearest).
+ * - A replaced row whose vector the cache did not hold as it closed is compared exactly, read from the cache by hash.
+ * A scope known to hold few rows (`exact`) is compared exactly in every part, read from the rows of history in scope:
+ * an index scan filtered down to it could miss some.
  */
-const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> => {
+const pastSearch = async (tx: Queryable, q: VectorQuery, at: number): Promise<VectorHit[]> => {
   const current = q.table.replace(/_history$/, '')
-  const s = scopeSql(q.scope, 4)
+  const then = scopeSql(scopeAt(q.scope, at), 4)
   const chunk = (alias: string) => (q.chunk ? `${alias}.${q.chunk}` : 'NULL::int')
   const to = (column: string) => `${column}::${typed(q.dimensions)} <=> $1::${typed(q.dimensions)}`
   // Ordered by an expression no index holds, the rows in scope are compared exactly.
-  const order = (column: string) => `${to(column)}${q.exact ? ' + 0' : ''}`
+  const order = (column: string) => (q.exact ? `(${to(column)}) + 0` : to(column))
   type Row = { id: string; key: string; chunk: number | null; distance: number }
-  const args = [pgvector.toSql(q.vector), q.limit, q.model, ...s.args]
+  const args = [pgvector.toSql(q.vector), q.limit, q.model, ...then.args]
   if (!q.exact) await tx.query(indexOrder(q.limit))
+  // The scope as it stands, on the current row, after the scope then (its parameters numbered on).
+  const now = scopeSql(q.scope, 4 + then.args.length)
   const still = await tx.query<Row>(
     q.exact
       ? `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance
-         FROM (SELECT * FROM ${q.table} WHERE model = $3${s.sql}) h
+         FROM (SELECT * FROM ${q.table} WHERE model = $3${then.sql}) h
          JOIN ${current} p ON p.id = h.id AND p.model = h.model AND p.text_hash = h.text_hash
          ORDER BY ${order('p.embedding')} LIMIT $2`
-      : `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ${to('p.embedding')} AS distance FROM ${current} p
-         CROSS JOIN LATERAL (SELECT * FROM ${q.table} WHERE id = p.id AND model = p.model
-           AND text_hash = p.text_hash${s.sql} LIMIT 1) h
+      : `SELECT p.id, h.key, h.chunk, ${to('p.embedding')} AS distance FROM ${current} p
+         CROSS JOIN LATERAL (
+           SELECT p.${q.key} AS key, ${chunk('p')} AS chunk WHERE ${unchangedSince(q.table, at, 'p')}${now.sql}
+           UNION ALL
+           (SELECT ${q.key}, ${chunk(q.table)} FROM ${q.table} WHERE id = p.id AND model = p.model
+              AND text_hash = p.text_hash${then.sql} LIMIT 1)
+           LIMIT 1) h
          WHERE p.model = $3 ORDER BY ${to('p.embedding')} LIMIT $2`,
-    args,
+    q.exact ? args : [...args, ...now.args],
   )
-  const closed = await tx.query<Row>(
-    `SELECT id, ${q.key} AS key, ${chunk(q.table)} AS chunk, ${to('closed_embedding')} AS distance FROM ${q.table}
-     WHERE model = $3 AND replaced AND closed_embedding IS NOT NULL${s.sql}
-     ORDER BY ${order('closed_embedding')} LIMIT $2`,
-    args,
-  )
+  const closedRows = (limit: number) =>
+    tx.query<Row>(
+      `SELECT id, ${q.key} AS key, ${chunk(q.table)} AS chunk, ${to('closed_embedding')} AS distance FROM ${q.table}
+       WHERE model = $3 AND replaced AND closed_embedding IS NOT NULL${then.sql}
+       ORDER BY ${order('closed_embedding')} LIMIT $2`,
+      [args[0], limit, ...args.slice(2)],
+    )
+  const first = q.exact ? q.limit : Math.ceil(q.limit * CLOSED_FIRST)
+  let closed = await closedRows(first)
+  const farthest = (rows: Row[]) => Math.max(...rows.map((r) => r.distance))
+  const bound = still.rows.length < q.limit ? Number.POSITIVE_INFINITY : farthest(still.rows)
+  if (closed.rows.length === first && first < q.limit && farthest(closed.rows) < bound)
+    closed = await closedRows(q.limit)
   if (!q.exact) await tx.query(reset)
   const unkept = await tx.query<Row>(
     `SELECT h.id, h.${q.key} AS key, ${chunk('h')} AS chunk, ec.vector::vector <=> $1::vector AS distance
-     FROM (SELECT * FROM ${q.table} WHERE replaced AND closed_embedding IS NULL AND model = $3${s.sql}) h
+     FROM (SELECT * FROM ${q.table} WHERE replaced AND closed_embedding IS NULL AND model = $3${then.sql}) h
      JOIN embedding_cache ec ON ec.model = h.model AND ec.text_hash = h.text_hash ORDER BY distance LIMIT $2`,
     args,
   )
@@ -225,9 +250,12 @@ const pastSearch = async (tx: Queryable, q: VectorQuery): Promise<VectorHit[]> =
     .slice(0, q.limit)
 }
 
-/** The rows a query reads: the table, or (cached) its rows each with its text's vector from the cache. */
-const rowsOf = (table: string, cached?: boolean) =>
-  cached
+/** A scope over a history as of `at`: its conditions, and that a row was current then. */
+export const scopeAt = (scope: Scope, at?: number): Scope => (at === undefined ? scope : [...scope, currentAt(at)])
+
+/** The rows a query reads: the table, or (a history as of `at`) its rows each with its text's vector from the cache. */
+const rowsOf = (table: string, at?: number) =>
+  at !== undefined
     ? `(SELECT r.*, ec.vector AS embedding FROM ${table} r
         JOIN embedding_cache ec ON ec.model = r.model AND ec.text_hash = r.text_hash) AS ${table}`
     : table
@@ -270,24 +298,24 @@ export const exactVectorSearch = async (tx: Queryable, q: VectorQuery): Promise<
   const { key, chunk, vector, model, scope, limit } = q
   const length = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
   if (length === 0) return []
-  const s = scopeSql(scope, 4)
+  const s = scopeSql(scopeAt(scope, q.at), 4)
   const { rows } = await tx.query<{ id: string; key: string; chunk: number | null; cosine: number | null }>(
     `SELECT id, key, chunk, cosine FROM (
        SELECT id, ${key} AS key, ${chunk ?? 'NULL::int'} AS chunk,
          (SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)), 0)
             FROM unnest(embedding, $1::real[]) AS u(a, b)) AS cosine
-       FROM ${rowsOf(q.table, q.cached)} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
+       FROM ${rowsOf(q.table, q.at)} WHERE model = $3 AND embedding IS NOT NULL${s.sql}) scored
      WHERE cosine IS NOT NULL AND cosine <> 'NaN' ORDER BY cosine DESC LIMIT $2`,
     [vector.map((x) => x / length), limit, model, ...s.args],
   )
   return rows.map((r) => ({ id: r.id, key: r.key, chunk: r.chunk, score: similarity(1 - Number(r.cosine)) }))
 }
 
-/** Whether any row in scope has a vector of this model (in the table, or in the cache for a `cached` one). */
-export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope, cached = false) => {
-  const s = scopeSql(scope, 2)
+/** Whether any row in scope has a vector of this model (in the table, or for a history as of `at`, in the cache). */
+export const hasVectors = async (q: Queryable, table: string, model: string, scope: Scope, at?: number) => {
+  const s = scopeSql(scopeAt(scope, at), 2)
   const { rows: found } = await q.query(
-    `SELECT 1 FROM ${rowsOf(table, cached)} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`,
+    `SELECT 1 FROM ${rowsOf(table, at)} WHERE model = $1 AND embedding IS NOT NULL${s.sql} LIMIT 1`,
     [model, ...s.args],
   )
   return found.length > 0

@@ -68,13 +68,6 @@ export interface AsOfDeps {
   config: { readYourWritesTimeoutMs: number }
 }
 
-/** The condition that a history row (of `alias`, if given) was current at a log position. */
-export const currentAt = (position: number, alias?: string) => {
-  const p = alias ? `${alias}.` : ''
-  const at = Math.trunc(position)
-  return `${p}valid_from <= ${at} AND (${p}valid_to IS NULL OR ${p}valid_to > ${at})`
-}
-
 /**
  * What remains, at a log position, of entries deleted since (their content is cut): id, title, and
  * when they were deleted. `id` for one entry; otherwise all of the workspace's, newest deletion first.

@@ -109,8 +109,10 @@ export const scopeSql = (scope: Scope, first: number) => {
 const entriesThen = (then?: string) => (then ? `kb_entries_history WHERE ${then} AND` : 'kb_entries WHERE')
 
 /**
- * The chunks a knowledge search may return: the workspace's enabled chunks passing the filters; in
- * the index's history, those of rows meeting `then` (the condition of rows current at a past moment).
+ * The chunks a knowledge search may return: the workspace's enabled chunks passing the filters, the
+ * filters on an entry's folder, metadata and times read from the entries' history rows meeting `then`
+ * where given (the condition of rows current at a past moment). The rows of the index's own history
+ * are kept to those current then by the search (`scopeAt` of ../vectorIndex.ts).
  */
 export const chunkScope = (workspaceId: string, filters: SearchFilters, then?: string): Scope => [
   ['workspace_id = ?', workspaceId],
@@ -124,5 +126,4 @@ export const chunkScope = (workspaceId: string, filters: SearchFilters, then?: s
     : []),
   ...metadataScope(workspaceId, filters.metadata, then),
   ...timeScope(workspaceId, { created_at: filters.createdAt, updated_at: filters.updatedAt }, entriesThen(then)),
-  ...(then ? [then] : []),
 ]

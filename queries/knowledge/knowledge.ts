@@ -1,7 +1,7 @@
 import type { Queryable } from '../../adapters/db'
 import { readKbConfig } from './kbConfig'
 import type { StorageInfo } from '../../domain/knowledge/entry'
-import { currentAt } from '../asOf'
+import { currentAt } from '../../adapters/history'
 import { citedCountJoined } from '../citedCount'
 
 // Read-side queries over the knowledge read models, and the JSON shapes of the API.

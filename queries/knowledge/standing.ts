@@ -1,5 +1,5 @@
 import type { Queryable } from '../../adapters/db'
-import { currentAt } from '../asOf'
+import { currentAt } from '../../adapters/history'
 
 /**
  * An entry as it stood at a log position, for who could read it then: not yet created, there (enabled or

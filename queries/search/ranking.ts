@@ -4,7 +4,7 @@ import type { Embedder } from '../../adapters/embedders/port'
 import { MIN_AVG_LEN, bm25, coverage } from '../../adapters/textIndex/bm25'
 import { type Scope, type TextIndex, scopeSql } from '../../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../../adapters/textIndex/terms'
-import { type VectorHit, hasVectors, nearestKeys, vectorEngine } from '../../adapters/vectorIndex'
+import { type VectorHit, hasVectors, nearestKeys, scopeAt, vectorEngine } from '../../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
@@ -42,14 +42,16 @@ export interface SearchIndex {
   key: string
   rows: { table: string; field: string }
   entries?: { table: string }
-  /** `cached`: a table that keeps no vectors, its rows' are read from the embedding cache (a history). */
-  vectors: { table: string; chunk?: string; cached?: boolean }
+  vectors: { table: string; chunk?: string }
 }
 
 export interface RankQuery {
   index: SearchIndex
   workspaceId: string
+  /** Conditions on the columns all the index's tables share (and their histories). */
   scope: Scope
+  /** A past log position: the index's tables are histories, read as they stood then. */
+  at?: number
   query: string
   mode: Mode
   fusion: Fusion
@@ -161,7 +163,7 @@ const fewInScope = (deps: RankDeps, tx: Client, q: RankQuery, table: string): Pr
   counted.set(q, tables)
   const known = tables.get(table)
   if (known) return known
-  const s = scopeSql(q.scope, 2)
+  const s = scopeSql(scopeAt(q.scope, q.at), 2)
   const counting = tx
     .query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE true${s.sql} LIMIT $1) x`, [
       few + 1,
@@ -201,7 +203,8 @@ const textLeg = async (
   q: RankQuery,
   terms: QueryTerms,
 ): Promise<Map<string, TextEvidence>> => {
-  const { index, scope, query } = q
+  const { index, query } = q
+  const scope = scopeAt(q.scope, q.at)
   const rowLimit = Math.max(ROW_CANDIDATES, q.limit * 4)
   const few = await fewInScope(deps, tx, q, index.rows.table)
   const rows = await textCandidates(
@@ -318,8 +321,8 @@ const vectorLeg = async (
   q: RankQuery,
   vector: QueryVector,
 ): Promise<E.Either<string, VectorHit[]>> => {
-  const { table, cached } = q.index.vectors
-  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope, cached)))
+  const { table } = q.index.vectors
+  if (!(await hasVectors(tx, table, deps.embedder.model, q.scope, q.at)))
     return E.left('there are no embeddings of the current model to search')
   if (!vector) return E.left('the query was not embedded')
   if (E.isLeft(vector)) return vector
@@ -334,7 +337,7 @@ const vectorLeg = async (
       vector: vector.right,
       model: deps.embedder.model,
       dimensions: deps.embedder.dimensions,
-      cached,
+      at: q.at,
       scope: q.scope,
       limit: Math.max(VECTOR_CANDIDATES, q.limit * 8),
       exact: await fewInScope(deps, tx, q, table),

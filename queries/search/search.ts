@@ -5,7 +5,8 @@ import { bm25 } from '../../adapters/textIndex/bm25'
 import { type SearchFilters, chunkScope } from '../../adapters/textIndex/port'
 import { CHUNK_STATS, tfOfSql } from '../../adapters/textIndex/terms'
 import { type DomainError, fail } from '../../domain/shared'
-import { type AsOf, currentAt } from '../asOf'
+import { currentAt } from '../../adapters/history'
+import type { AsOf } from '../asOf'
 import { entryVersion, readKbConfig } from '../knowledge'
 import type { RerankSettings } from '../../domain/knowledge'
 import { type Highlight, highlight } from './highlight'
@@ -106,7 +107,7 @@ export const knowledgeIndex = (history = false): SearchIndex => {
     key: 'entry_id',
     rows: { table: `kb_chunks${h}`, field: 'chunk' },
     entries: { table: `kb_chunk_entries${h}` },
-    vectors: { table: `kb_passages${h}`, chunk: 'chunk_index', cached: history },
+    vectors: { table: `kb_passages${h}`, chunk: 'chunk_index' },
   }
 }
 
@@ -142,6 +143,7 @@ export const findKnowledge = async (
         index: knowledgeIndex(at !== undefined),
         workspaceId,
         scope: chunkScope(workspaceId, req.filters, at === undefined ? undefined : currentAt(at)),
+        at,
         query: req.query,
         mode,
         fusion,

@@ -52,20 +52,24 @@ test.before(async (ctx) => {
 })
 test.after(async ({ db }) => db.close())
 
-/** Nearest rows of workspace w1 now, or (at) in the history as of a position. */
-const search = (db: Database, q: { model: string; dimensions: number }, vector: number[], at?: number) =>
+/** Nearest rows of workspace w1 now, or (at) in the history as of a position; `exact`: compared without an index. */
+const search = (
+  db: Database,
+  q: { model: string; dimensions: number },
+  vector: number[],
+  at?: number,
+  { limit = 10, exact = false } = {},
+) =>
   inTransaction(db.pool, (tx) =>
     nearestRows(tx, true, {
       table: at === undefined ? 'vecs' : 'vecs_history',
       key: 'entry_id',
       vector,
       ...q,
-      cached: at !== undefined,
-      scope: [
-        ['workspace_id = ?', 'w1'],
-        ...(at === undefined ? [] : [`valid_from <= ${at} AND (valid_to IS NULL OR valid_to > ${at})`]),
-      ],
-      limit: 10,
+      at,
+      scope: [['workspace_id = ?', 'w1']],
+      limit,
+      exact,
     }),
   )
 
@@ -172,6 +176,45 @@ test('the past: rows still current and rows changed since, each through an index
   assert.ok(unkept[0].score > 0.999)
   // Another model's rows are never compared.
   assert.ok((await search(db, LARGE, vectorOf(1, LARGE.dimensions), 3)).every((h) => h.id.startsWith('large')))
+})
+
+test('the past: a row moved out of scope since is found as of then, and many replaced rows all count', async ({
+  db,
+}) => {
+  await ensureVectorIndex(db.pool, 'vecs', LARGE.model, LARGE.dimensions)
+  await ensureVectorIndex(db.pool, 'vecs_history', LARGE.model, LARGE.dimensions, 'closed_embedding')
+  const ids = (hits: { id: string }[]) => hits.map((h) => h.id).sort()
+  const query = vectorOf(20, LARGE.dimensions)
+  const before = await search(db, LARGE, query, 7, { limit: 30 })
+  assert.equal(ids(before), ids(await search(db, LARGE, query, 7, { limit: 30, exact: true })))
+  // At position 8, row large21 (the nearest) moves to workspace w2 with the same text: its row of then is read.
+  await db.pool.query(
+    `UPDATE vecs SET workspace_id = 'w2' WHERE id = 'large21';
+     UPDATE vecs_history SET valid_to = 8 WHERE id = 'large21' AND valid_to IS NULL;
+     INSERT INTO vecs_history SELECT id, entry_id, workspace_id, model, text_hash, 8, NULL FROM vecs
+       WHERE id = 'large21'`,
+  )
+  assert.ok(!(await search(db, LARGE, query)).some((h) => h.id === 'large21'), 'now it is out of scope')
+  assert.equal(ids(await search(db, LARGE, query, 7, { limit: 30 })), ids(before))
+  // At position 9 every row of w1 gets a text far from its old one, keeping its vector then: as of 7, the 30 nearest
+  // rows are all rows replaced since, more than a search of the past asks for first.
+  await db.pool.query(
+    `UPDATE vecs_history h SET valid_to = 9, replaced = true, closed_embedding = v.embedding
+       FROM vecs v WHERE h.id = v.id AND h.valid_to IS NULL AND v.model = 'large' AND v.workspace_id = 'w1';
+     UPDATE vecs SET text_hash = text_hash || '-new',
+       embedding = (SELECT array_agg(-x) FROM unnest(embedding::real[]) x)
+       WHERE model = 'large' AND workspace_id = 'w1';
+     INSERT INTO vecs_history SELECT id, entry_id, workspace_id, model, text_hash, 9, NULL FROM vecs
+       WHERE model = 'large' AND workspace_id = 'w1'`,
+  )
+  const after = await search(db, LARGE, query, 7, { limit: 30 })
+  assert.is(after.length, 30)
+  assert.equal(ids(after), ids(before))
+  after.forEach((h) => assert.ok(Math.abs(h.score - (before.find((b) => b.id === h.id)?.score ?? -1)) < 1e-3, h.id))
+  // A text of now is not found as of then.
+  const moved = vectorOf(0, LARGE.dimensions).map((x) => -x)
+  assert.is((await search(db, LARGE, moved, 9))[0].id, 'large1')
+  assert.ok((await search(db, LARGE, moved, 7)).every((h) => h.id !== 'large1' || h.score < 0.5))
 })
 
 test.run()

@@ -73,6 +73,10 @@ const asOfSuite = (where: string, start: () => Promise<TestService>) => {
       const r = await search('Rottnest Island near Perth', { asOf: t1, mode })
       assert.is(r.mode, mode)
       assert.is(r.results[0]?.content, 'Quokkas live on Rottnest Island, off the coast of Perth.')
+      // Narrowed by a filter to few rows, which are then compared exactly.
+      const tagged = await search('Rottnest Island near Perth', { asOf: t1, mode, tag: 'marsupials' })
+      assert.equal([tagged.mode, tagged.results.map((x: any) => x.id)], [mode, [e.id]])
+      assert.is((await search('Rottnest Island near Perth', { asOf: t1, mode, tag: 'islands' })).results.length, 0)
     }
     // A log position names the same moment; before the entry, there was nothing.
     const byPosition = await search('rottnest', { asOf: `pos:${then.asOf.position}` })
