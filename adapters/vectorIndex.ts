@@ -112,7 +112,8 @@ const SPREAD_ROUNDS = 5
 
 /**
  * The share of its rows a search of the past asks first of those whose text was replaced since (`pastSearch`).
- * Measured on a history of five rewrites at 10,000 passages: asking 50 rather than 200 took that scan from 10 ms to 3.
+ * Measured on a history of five rewrites at 10,000 passages (docs/benchmarks.md, as-of): asking 50 rather than 200
+ * took that scan from 10-15 ms to 5-6.
  */
 const CLOSED_FIRST = 0.25
 
