@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   uploads: () => import('./bench/blobStores'),
   'pdf-ocr': () => import('./bench/pdfOcr'),
   filters: () => import('./bench/filters'),
+  'vector-index': () => import('./bench/vectorIndexCost'),
 }
 if (!which || !benches[which]) {
   process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`)
