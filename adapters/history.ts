@@ -3,6 +3,7 @@
  * positions between which it was current: from `valid_from` up to, not including, `valid_to` (null
  * while it still is).
  */
+import type { Scope } from './textIndex/port'
 
 /** The condition that a history row (of `alias`, if given) was current at a log position. */
 export const currentAt = (position: number, alias?: string) => {
@@ -14,3 +15,6 @@ export const currentAt = (position: number, alias?: string) => {
 /** The condition that no row of a history opened after a log position for the id of `alias`'s row. */
 export const unchangedSince = (history: string, position: number, alias: string) =>
   `NOT EXISTS (SELECT 1 FROM ${history} o WHERE o.id = ${alias}.id AND o.valid_from > ${Math.trunc(position)})`
+
+/** A scope over a history as of `at` (none: over the table of now): its conditions, and that a row was current then. */
+export const scopeAt = (scope: Scope, at?: number): Scope => (at === undefined ? scope : [...scope, currentAt(at)])

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import pgvector from 'pgvector'
 import type { Queryable } from './db'
-import { currentAt, unchangedSince } from './history'
+import { scopeAt, unchangedSince } from './history'
 import { type Scope, scopeSql } from './textIndex/port'
 
 export interface VectorHit {
@@ -250,9 +250,6 @@ const pastSearch = async (tx: Queryable, q: VectorQuery, at: number): Promise<Ve
     .sort((a, b) => b.score - a.score)
     .slice(0, q.limit)
 }
-
-/** A scope over a history as of `at`: its conditions, and that a row was current then. */
-export const scopeAt = (scope: Scope, at?: number): Scope => (at === undefined ? scope : [...scope, currentAt(at)])
 
 /** The rows a query reads: the table, or (a history as of `at`) its rows each with its text's vector from the cache. */
 const rowsOf = (table: string, at?: number) =>

@@ -112,7 +112,7 @@ const entriesThen = (then?: string) => (then ? `kb_entries_history WHERE ${then}
  * The chunks a knowledge search may return: the workspace's enabled chunks passing the filters, the
  * filters on an entry's folder, metadata and times read from the entries' history rows meeting `then`
  * where given (the condition of rows current at a past moment). The rows of the index's own history
- * are kept to those current then by the search (`scopeAt` of ../vectorIndex.ts).
+ * are kept to those current then by the search (`scopeAt` of ../history.ts).
  */
 export const chunkScope = (workspaceId: string, filters: SearchFilters, then?: string): Scope => [
   ['workspace_id = ?', workspaceId],

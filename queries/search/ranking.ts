@@ -4,7 +4,8 @@ import type { Embedder } from '../../adapters/embedders/port'
 import { MIN_AVG_LEN, bm25, coverage } from '../../adapters/textIndex/bm25'
 import { type Scope, type TextIndex, scopeSql } from '../../adapters/textIndex/port'
 import { type QueryTerms, queryTerms, tfOfSql } from '../../adapters/textIndex/terms'
-import { type VectorHit, hasVectors, nearestKeys, scopeAt, vectorEngine } from '../../adapters/vectorIndex'
+import { scopeAt } from '../../adapters/history'
+import { type VectorHit, hasVectors, nearestKeys, vectorEngine } from '../../adapters/vectorIndex'
 import { type Fused, type Fusion, type Mode, type TextEvidence, type VectorEvidence, fuse } from './rankingModel'
 
 export type { Fusion, Mode }
